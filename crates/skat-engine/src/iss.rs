@@ -1,0 +1,514 @@
+//! International Skat Server game records: reading, replaying through the engine, and
+//! writing (see `ISS-FORMAT.md` in the project's shared specs).
+//!
+//! A replay drives the real [`Deal`] move by move. A move the rules refuse is reported
+//! with its index in `MV[...]`, never skipped.
+
+use std::fmt::Write as _;
+
+use crate::action::{Action, ForfeitReason, Phase, RuleError};
+use crate::bid::Bid;
+use crate::card::Card;
+use crate::cards::CardSet;
+use crate::contract::{Announcement, Contract, GameType};
+use crate::deal::Deal;
+use crate::dealing::Dealt;
+use crate::position::Position;
+use crate::record::{DealRecord, Move};
+use crate::score::Outcome;
+
+/// A record's properties, in the order written.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct IssRecord {
+    /// `(key, value)` pairs such as `("ID", "541932")`.
+    pub properties: Vec<(String, String)>,
+}
+
+/// Why a record cannot be read or replayed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IssError {
+    /// The text is not `KEY[value]` properties.
+    #[error("malformed record: {0}")]
+    Syntax(String),
+    /// A required property is missing.
+    #[error("record has no {0}[...] property")]
+    Missing(&'static str),
+    /// The deal (`w` and 32 cards) is not a deal.
+    #[error("the deal is not 32 distinct cards: {0}")]
+    BadDeal(String),
+    /// A move cannot be understood.
+    #[error("move {index} (`{text}`): {reason}")]
+    BadMove {
+        /// 0-based index of the move in `MV` (the deal is move 0).
+        index: usize,
+        /// The move as written.
+        text: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The rules refuse a move.
+    #[error("move {index} (`{text}`) is illegal: {error}")]
+    Illegal {
+        /// 0-based index of the move in `MV`.
+        index: usize,
+        /// The move as written.
+        text: String,
+        /// The rule.
+        error: RuleError,
+    },
+    /// The moves stop before the deal is over.
+    #[error("the record ends before the deal is over (in the {0} phase)")]
+    Unfinished(Phase),
+}
+
+impl IssRecord {
+    /// Parses one record: `(;GM[Skat]...MV[...]R[...];)`. Surrounding whitespace and the
+    /// `(;` `;)` wrapping are optional.
+    pub fn parse(text: &str) -> Result<IssRecord, IssError> {
+        let mut properties = Vec::new();
+        let mut rest = text.trim();
+        loop {
+            rest = rest.trim_start_matches(|c: char| c.is_whitespace() || c == '(' || c == ';' || c == ')');
+            if rest.is_empty() {
+                break;
+            }
+            let key_len = rest.find('[').ok_or_else(|| IssError::Syntax(format!("expected KEY[...] at `{}`", excerpt(rest))))?;
+            let key = &rest[..key_len];
+            if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric()) {
+                return Err(IssError::Syntax(format!("bad property name `{}`", excerpt(key))));
+            }
+            let after = &rest[key_len + 1..];
+            let end = after.find(']').ok_or_else(|| IssError::Syntax(format!("{key}[ is not closed")))?;
+            properties.push((key.to_string(), after[..end].to_string()));
+            rest = &after[end + 1..];
+        }
+        if properties.is_empty() {
+            return Err(IssError::Syntax("no properties".into()));
+        }
+        Ok(IssRecord { properties })
+    }
+
+    /// The first value of `key`.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.properties.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+
+    /// The game id (`ID`), or empty.
+    pub fn id(&self) -> &str {
+        self.get("ID").unwrap_or("")
+    }
+
+    /// The server's result `R[...]`, if present and readable.
+    pub fn result(&self) -> Option<IssResult> {
+        IssResult::parse(self.get("R")?)
+    }
+}
+
+fn excerpt(s: &str) -> String {
+    s.chars().take(24).collect()
+}
+
+/// The server's result field, `R[...]`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct IssResult {
+    /// `R[passed]`.
+    pub passed: bool,
+    /// `penalty` instead of win/loss.
+    pub penalty: bool,
+    /// `d:` declarer seat, −1 for none.
+    pub declarer: i8,
+    /// `win`.
+    pub won: bool,
+    /// `v:` signed scoresheet value.
+    pub value: i32,
+    /// `m:` signed matadors.
+    pub matadors: i8,
+    /// `overbid` rather than `bidok`.
+    pub overbid: bool,
+    /// `p:` declarer card points.
+    pub points: u8,
+    /// `t:` declarer tricks.
+    pub tricks: u8,
+    /// `s:1`.
+    pub schneider: bool,
+    /// `z:1`.
+    pub schwarz: bool,
+    /// `l:` seat that left, −1 none.
+    pub left: i8,
+    /// `to:` seat that timed out, −1 none.
+    pub timeout: i8,
+}
+
+impl IssResult {
+    /// Parses the content of `R[...]`.
+    pub fn parse(text: &str) -> Option<IssResult> {
+        let text = text.trim();
+        if text == "passed" {
+            return Some(IssResult { passed: true, declarer: -1, left: -1, timeout: -1, ..Default::default() });
+        }
+        let mut r = IssResult { declarer: -1, left: -1, timeout: -1, ..Default::default() };
+        for field in text.split_whitespace() {
+            match field {
+                "win" => r.won = true,
+                "loss" => r.won = false,
+                "penalty" => r.penalty = true,
+                "overbid" => r.overbid = true,
+                "bidok" => r.overbid = false,
+                _ => {
+                    let (k, v) = field.split_once(':')?;
+                    match k {
+                        "d" => r.declarer = v.parse().ok()?,
+                        "v" => r.value = v.parse().ok()?,
+                        "m" => r.matadors = v.parse().ok()?,
+                        "p" => r.points = v.parse().ok()?,
+                        "t" => r.tricks = v.parse().ok()?,
+                        "s" => r.schneider = v == "1",
+                        "z" => r.schwarz = v == "1",
+                        "l" => r.left = v.parse().ok()?,
+                        "to" => r.timeout = v.parse().ok()?,
+                        _ => {}
+                    }
+                }
+            }
+        }
+        Some(r)
+    }
+
+    /// The same fields computed by our engine from `outcome`, for comparison.
+    pub fn from_outcome(outcome: &Outcome) -> IssResult {
+        let none = IssResult { declarer: -1, left: -1, timeout: -1, ..Default::default() };
+        match outcome {
+            Outcome::PassedIn => IssResult { passed: true, ..none },
+            Outcome::Penalty(p) => {
+                let seat = p.offender.index() as i8;
+                let (left, timeout) = match p.reason {
+                    ForfeitReason::Left => (seat, -1),
+                    ForfeitReason::Timeout => (-1, seat),
+                };
+                IssResult { penalty: true, left, timeout, ..none }
+            }
+            Outcome::Game(g) => {
+                let (left, timeout) = match g.end {
+                    crate::DealEnd::Forfeit { position, reason: ForfeitReason::Left } => (position.index() as i8, -1),
+                    crate::DealEnd::Forfeit { position, reason: ForfeitReason::Timeout } => (-1, position.index() as i8),
+                    _ => (-1, -1),
+                };
+                IssResult {
+                    declarer: g.declarer.index() as i8,
+                    won: g.won,
+                    value: g.score(),
+                    matadors: g.matadors,
+                    overbid: g.overbid,
+                    points: g.declarer_points,
+                    tricks: g.declarer_tricks,
+                    schneider: g.schneider,
+                    schwarz: g.schwarz,
+                    left,
+                    timeout,
+                    ..none
+                }
+            }
+        }
+    }
+
+    /// Writes the `R[...]` content the way ISS does.
+    pub fn to_iss(&self) -> String {
+        if self.passed {
+            return "passed".into();
+        }
+        let outcome = if self.penalty {
+            "penalty"
+        } else if self.won {
+            "win"
+        } else {
+            "loss"
+        };
+        let mut penalties = [0u8; 3];
+        if self.penalty {
+            let seat = if self.left >= 0 { self.left } else { self.timeout };
+            if let Some(p) = penalties.get_mut(seat.max(0) as usize) {
+                *p = 1;
+            }
+        }
+        format!(
+            "d:{} {} v:{} m:{} {} p:{} t:{} s:{} z:{} p0:{} p1:{} p2:{} l:{} to:{} r:0",
+            self.declarer,
+            outcome,
+            self.value,
+            self.matadors,
+            if self.overbid { "overbid" } else { "bidok" },
+            self.points,
+            self.tricks,
+            u8::from(self.schneider),
+            u8::from(self.schwarz),
+            penalties[0],
+            penalties[1],
+            penalties[2],
+            self.left,
+            self.timeout,
+        )
+    }
+}
+
+/// A replayed record: the finished deal and its moves in engine terms.
+#[derive(Debug, Clone)]
+pub struct Replay {
+    /// The deal, finished.
+    pub deal: Deal,
+    /// The moves as applied.
+    pub moves: Vec<Move>,
+    /// The result.
+    pub outcome: Outcome,
+    /// Whether the replay had to complete a claim that the record ends on: older ISS2
+    /// records end a claim after one defender's `RE`; the second defender's concession
+    /// is then applied (the server ended the game, so the record is the truth).
+    pub completed_claim: bool,
+}
+
+struct Declaration {
+    contract: Contract,
+    hand: bool,
+    discards: Option<CardSet>,
+}
+
+fn parse_declaration(text: &str) -> Option<Declaration> {
+    let mut parts = text.split('.');
+    let head = parts.next()?;
+    let mut chars = head.chars();
+    let game = GameType::from_letter(chars.next()?)?;
+    let (mut hand, mut schneider, mut schwarz, mut ouvert) = (false, false, false, false);
+    for c in chars {
+        match c {
+            'H' => hand = true,
+            'S' => schneider = true,
+            'Z' => schwarz = true,
+            'O' => ouvert = true,
+            _ => return None,
+        }
+    }
+    let announcement = if ouvert {
+        Announcement::Ouvert
+    } else if schwarz {
+        Announcement::Schwarz
+    } else if schneider {
+        Announcement::Schneider
+    } else {
+        Announcement::None
+    };
+    if ouvert && !game.is_null() {
+        hand = true;
+    }
+    let rest: Vec<&str> = parts.collect();
+    let discards = match rest.len() {
+        0 => None,
+        2 => Some(rest.iter().map(|c| c.parse::<Card>()).collect::<Result<CardSet, _>>().ok()?),
+        _ => return None,
+    };
+    Some(Declaration { contract: Contract { game, announcement }, hand, discards })
+}
+
+/// Replays a record through the engine.
+pub fn replay(record: &IssRecord) -> Result<Replay, IssError> {
+    let mv = record.get("MV").ok_or(IssError::Missing("MV"))?;
+    let tokens: Vec<&str> = mv.split_whitespace().collect();
+    if tokens.len() % 2 != 0 {
+        return Err(IssError::Syntax("MV has an odd number of words (moves are `who action` pairs)".into()));
+    }
+    let pairs: Vec<(&str, &str)> = tokens.chunks(2).map(|c| (c[0], c[1])).collect();
+    let Some(&("w", deal_text)) = pairs.first() else {
+        return Err(IssError::Syntax("MV does not start with the deal (`w` and 32 cards)".into()));
+    };
+    let dealt = parse_deal(deal_text)?;
+    let mut deal = Deal::new(dealt);
+    let mut moves = Vec::new();
+    let mut pending: Option<(Position, Contract)> = None;
+
+    for (index, &(who, act)) in pairs.iter().enumerate().skip(1) {
+        let text = format!("{who} {act}");
+        let bad = |reason: &str| IssError::BadMove { index, text: text.clone(), reason: reason.into() };
+        let mut apply = |deal: &mut Deal, p: Position, action: Action| -> Result<(), IssError> {
+            deal.apply(p, action).map_err(|error| IssError::Illegal { index, text: text.clone(), error })?;
+            moves.push(Move { position: p, action });
+            Ok(())
+        };
+        if deal.is_finished() {
+            return Err(bad("the deal is already over"));
+        }
+        if who == "w" {
+            if let Some((kind, seat)) = act.split_once('.') {
+                let reason = match kind {
+                    "TI" => ForfeitReason::Timeout,
+                    "LE" => ForfeitReason::Left,
+                    _ => {
+                        // The skat shown to the declarer after `s`.
+                        let shown: CardSet = act.parse().map_err(|_| bad("unknown server move"))?;
+                        if shown != dealt.skat || deal.phase() != Phase::Discarding {
+                            return Err(bad("the skat shown is not the skat dealt"));
+                        }
+                        continue;
+                    }
+                };
+                let p = seat.parse().ok().and_then(Position::from_index).ok_or_else(|| bad("no such seat"))?;
+                apply(&mut deal, p, Action::Forfeit { reason })?;
+                continue;
+            }
+            return Err(bad("unknown server move"));
+        }
+        let p = who.parse().ok().and_then(Position::from_index).ok_or_else(|| bad("seat must be w, 0, 1 or 2"))?;
+        let action = match act {
+            "??" => continue,
+            "y" => Action::Hold,
+            "p" => Action::Pass,
+            "s" => Action::PickUpSkat,
+            "RE" => Action::Resign,
+            _ if act == "SC" || act.starts_with("SC.") => Action::Claim,
+            _ if act.bytes().all(|b| b.is_ascii_digit()) => {
+                let value = act.parse().ok().and_then(Bid::new).ok_or_else(|| bad("not a value on the bid ladder"))?;
+                Action::Bid { value }
+            }
+            _ => {
+                if let Ok(card) = act.parse::<Card>() {
+                    Action::Play { card }
+                } else if let (Some((p0, contract)), Ok(cards)) = (pending, act.parse::<CardSet>()) {
+                    // Newer records: `0 G` then `0 SK.S7`.
+                    if p0 != p {
+                        return Err(bad("discards by another seat than the declarer"));
+                    }
+                    apply(&mut deal, p, Action::Discard { cards })?;
+                    pending = None;
+                    Action::Declare { contract }
+                } else {
+                    let d = parse_declaration(act).ok_or_else(|| bad("not a move"))?;
+                    match deal.phase() {
+                        Phase::SkatDecision => {
+                            if !d.hand {
+                                return Err(bad("declaration without hand, but the skat was not picked up"));
+                            }
+                            apply(&mut deal, p, Action::PlayHand)?;
+                        }
+                        Phase::Discarding if d.hand => return Err(bad("hand declared after picking up the skat")),
+                        Phase::Discarding => match d.discards {
+                            Some(cards) => apply(&mut deal, p, Action::Discard { cards })?,
+                            None => {
+                                pending = Some((p, d.contract));
+                                continue;
+                            }
+                        },
+                        _ => {}
+                    }
+                    Action::Declare { contract: d.contract }
+                }
+            }
+        };
+        apply(&mut deal, p, action)?;
+    }
+
+    let mut completed_claim = false;
+    if !deal.is_finished() {
+        let declarer = deal.declarer();
+        let resigned = deal.resigned();
+        let one_defender_resigned = Position::ALL.iter().any(|q| Some(*q) != declarer && resigned[q.index()]);
+        if deal.claimed() && one_defender_resigned {
+            if let Some(q) = Position::ALL.into_iter().find(|q| Some(*q) != declarer && !resigned[q.index()]) {
+                deal.apply(q, Action::Resign).map_err(|error| IssError::Illegal {
+                    index: pairs.len(),
+                    text: format!("{} RE (completing the claim)", q.index()),
+                    error,
+                })?;
+                moves.push(Move { position: q, action: Action::Resign });
+                completed_claim = true;
+            }
+        }
+    }
+    let outcome = deal.outcome().ok_or(IssError::Unfinished(deal.phase()))?;
+    Ok(Replay { deal, moves, outcome, completed_claim })
+}
+
+fn parse_deal(text: &str) -> Result<Dealt, IssError> {
+    let cards: Vec<Card> = text
+        .split('.')
+        .map(str::parse)
+        .collect::<Result<_, _>>()
+        .map_err(|_| IssError::BadDeal("a card code is not valid".into()))?;
+    let deck: [Card; 32] = cards
+        .try_into()
+        .map_err(|v: Vec<Card>| IssError::BadDeal(format!("{} cards", v.len())))?;
+    let set = |r: std::ops::Range<usize>| deck[r].iter().copied().collect::<CardSet>();
+    Dealt::new([set(0..10), set(10..20), set(20..30)], set(30..32)).map_err(|e| IssError::BadDeal(e.to_string()))
+}
+
+/// Names and ids for writing a record.
+#[derive(Debug, Clone, Default)]
+pub struct RecordMeta {
+    /// `PC`, the server name.
+    pub server: String,
+    /// `ID`.
+    pub id: String,
+    /// `DT`, as `YYYY-MM-DD/HH:MM:SS/UTC` (the engine reads no clock; the caller gives it).
+    pub date: String,
+    /// `P0`..`P2`: forehand, middlehand, rearhand.
+    pub players: [String; 3],
+    /// `SE`, a series or match id (the seed, for our matches).
+    pub series: String,
+}
+
+/// Writes a finished deal as an ISS record (one line).
+pub fn write(record: &DealRecord, meta: &RecordMeta) -> String {
+    let mut mv = format!("w {}", record.dealt.to_iss());
+    let mut moves = record.moves.iter().peekable();
+    while let Some(m) = moves.next() {
+        let who = m.position.index();
+        let word = match m.action {
+            Action::Bid { value } => value.to_string(),
+            Action::Hold => "y".into(),
+            Action::Pass => "p".into(),
+            Action::PickUpSkat => format!("s w {}", record.dealt.skat),
+            // Implied by the declaration's H.
+            Action::PlayHand => continue,
+            Action::Discard { cards } => {
+                // Written with the declaration that follows, the classic `G.D1.D2` form.
+                if let Some(Move { action: Action::Declare { contract }, .. }) = moves.peek().copied() {
+                    moves.next();
+                    format!("{}.{}", contract.iss_code(false), cards)
+                } else {
+                    cards.to_string()
+                }
+            }
+            Action::Declare { contract } => {
+                let picked_up = record.moves.iter().any(|m| m.action == Action::PickUpSkat);
+                contract.iss_code(!picked_up)
+            }
+            Action::Play { card } => card.to_string(),
+            Action::Claim => "SC".into(),
+            Action::Resign => "RE".into(),
+            Action::Forfeit { reason } => {
+                let kind = match reason {
+                    ForfeitReason::Timeout => "TI",
+                    ForfeitReason::Left => "LE",
+                };
+                let _ = write!(mv, " w {kind}.{who}");
+                continue;
+            }
+        };
+        let _ = write!(mv, " {who} {word}");
+    }
+    let result = IssResult::from_outcome(&record.outcome).to_iss();
+    let [p0, p1, p2] = &meta.players;
+    format!(
+        "(;GM[Skat]PC[{}]CO[]SE[{}]ID[{}]DT[{}]P0[{}]P1[{}]P2[{}]R0[]R1[]R2[]MV[{}]R[{}] ;)",
+        clean(&meta.server),
+        clean(&meta.series),
+        clean(&meta.id),
+        clean(&meta.date),
+        clean(p0),
+        clean(p1),
+        clean(p2),
+        mv,
+        result
+    )
+}
+
+/// Property values cannot hold brackets.
+fn clean(s: &str) -> String {
+    s.chars().filter(|c| !matches!(c, '[' | ']')).collect()
+}

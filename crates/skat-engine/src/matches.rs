@@ -1,0 +1,264 @@
+//! [`Match`]: a list of deals at a table of 3 or 4 seats, the dealer rotating, with
+//! plain and Seeger-Fabian scores.
+//!
+//! Seats are numbered from 0. Deal `k` (from 0) is dealt by seat `(k + n − 1) mod n`, so
+//! seat 0 is forehand in the first deal; forehand, middlehand and rearhand follow the
+//! dealer clockwise, and at 4 seats the dealer sits the deal out. Deal `k` holds the
+//! cards [`Dealt::seeded`]`(seed, k)`.
+
+use serde::{Deserialize, Serialize};
+
+use crate::action::{Action, RuleError};
+use crate::deal::Deal;
+use crate::dealing::Dealt;
+use crate::position::Position;
+use crate::record::{DealRecord, Move};
+use crate::score::Outcome;
+use crate::view::View;
+
+/// A seat at the table, 0..3 or 0..4.
+pub type Seat = u8;
+
+/// How a match is set up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MatchConfig {
+    /// 3 or 4.
+    pub seats: u8,
+    /// Number of deals in the list (36 at 3 seats and 48 at 4 are standard).
+    pub deals: u32,
+    /// The seed every deal's cards follow from.
+    pub seed: u64,
+}
+
+impl MatchConfig {
+    /// The standard list for `seats`: 36 deals at 3, 48 at 4.
+    pub const fn standard(seats: u8, seed: u64) -> MatchConfig {
+        MatchConfig { seats, deals: if seats == 4 { 48 } else { 36 }, seed }
+    }
+}
+
+/// Why a match cannot be created or an action not taken.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MatchError {
+    /// Only 3 or 4 seats.
+    #[error("a table has 3 or 4 seats, not {0}")]
+    Seats(u8),
+    /// At least one deal.
+    #[error("a match needs at least one deal")]
+    NoDeals,
+    /// No such seat.
+    #[error("there is no seat {0} at this table")]
+    UnknownSeat(Seat),
+    /// The seat deals this hand and sits it out (4 seats).
+    #[error("seat {0} is the dealer and sits this deal out")]
+    SittingOut(Seat),
+    /// Every deal has been played.
+    #[error("the match is over")]
+    MatchOver,
+    /// The rules refuse the action.
+    #[error(transparent)]
+    Rule(#[from] RuleError),
+}
+
+/// Totals and counts for one seat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct SeatStanding {
+    /// The seat.
+    pub seat: Seat,
+    /// Sum of the scoresheet values (plain list).
+    pub plain: i32,
+    /// Seeger-Fabian points.
+    pub seeger_fabian: i32,
+    /// Games declared.
+    pub declared: u32,
+    /// Of those, won.
+    pub won: u32,
+    /// Of those, lost.
+    pub lost: u32,
+    /// Sum of the values of the games declared (for the average game value).
+    pub declared_value: u32,
+    /// Opponents' games lost (each brings the Seeger-Fabian bonus).
+    pub defended_won: u32,
+    /// Penalties charged (forfeits before a declaration).
+    pub penalties: u32,
+}
+
+/// What applying an action did beyond the move itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Applied {
+    /// The deal that this action ended, with its record.
+    pub finished_deal: Option<DealRecord>,
+    /// Whether that was the last deal of the list.
+    pub match_over: bool,
+}
+
+/// A list of deals.
+#[derive(Debug, Clone)]
+pub struct Match {
+    config: MatchConfig,
+    number: u32,
+    deal: Deal,
+    moves: Vec<Move>,
+    records: Vec<DealRecord>,
+    standings: Vec<SeatStanding>,
+}
+
+impl Match {
+    /// Starts a match; the first deal is dealt at once.
+    pub fn new(config: MatchConfig) -> Result<Match, MatchError> {
+        if !(3..=4).contains(&config.seats) {
+            return Err(MatchError::Seats(config.seats));
+        }
+        if config.deals == 0 {
+            return Err(MatchError::NoDeals);
+        }
+        Ok(Match {
+            config,
+            number: 0,
+            deal: Deal::new(Dealt::seeded(config.seed, 0)),
+            moves: Vec::new(),
+            records: Vec::new(),
+            standings: (0..config.seats)
+                .map(|seat| SeatStanding { seat, ..SeatStanding::default() })
+                .collect(),
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> MatchConfig {
+        self.config
+    }
+
+    /// The number of the current deal (from 0); equals the number of deals when over.
+    pub fn deal_number(&self) -> u32 {
+        self.number
+    }
+
+    /// Whether every deal has been played.
+    pub fn is_over(&self) -> bool {
+        self.number >= self.config.deals
+    }
+
+    /// The dealer of deal `number`.
+    pub fn dealer_of(&self, number: u32) -> Seat {
+        let n = self.config.seats as u32;
+        ((number + n - 1) % n) as Seat
+    }
+
+    /// The seats at forehand, middlehand, rearhand in deal `number`.
+    pub fn seats_of(&self, number: u32) -> [Seat; 3] {
+        let n = self.config.seats;
+        let dealer = self.dealer_of(number);
+        [1, 2, 3].map(|k| (dealer + k) % n)
+    }
+
+    /// Where `seat` sits in the current deal (`None`: sitting out, or no such seat).
+    pub fn position_of(&self, seat: Seat) -> Option<Position> {
+        let seats = self.seats_of(self.number);
+        seats.iter().position(|s| *s == seat).and_then(Position::from_index)
+    }
+
+    /// The seat at `position` in the current deal.
+    pub fn seat_at(&self, position: Position) -> Seat {
+        self.seats_of(self.number)[position.index()]
+    }
+
+    /// The deal in progress (after the last deal: the last deal, finished).
+    pub fn deal(&self) -> &Deal {
+        &self.deal
+    }
+
+    /// The moves of the deal in progress.
+    pub fn moves(&self) -> &[Move] {
+        &self.moves
+    }
+
+    /// The seat that must act now.
+    pub fn seat_to_move(&self) -> Option<Seat> {
+        if self.is_over() {
+            return None;
+        }
+        self.deal.to_move().map(|p| self.seat_at(p))
+    }
+
+    /// The finished deals.
+    pub fn records(&self) -> &[DealRecord] {
+        &self.records
+    }
+
+    /// Totals per seat.
+    pub fn standings(&self) -> &[SeatStanding] {
+        &self.standings
+    }
+
+    /// The current deal as `seat` sees it (`None`: a spectator, or a seat sitting out,
+    /// who sees the public view).
+    pub fn view(&self, seat: Option<Seat>) -> View {
+        self.deal.view(seat.and_then(|s| self.position_of(s)))
+    }
+
+    /// Applies an action by a seat. When it ends the deal, the deal is recorded, the
+    /// scores are updated and the next deal is dealt.
+    pub fn apply(&mut self, seat: Seat, action: Action) -> Result<Applied, MatchError> {
+        if seat >= self.config.seats {
+            return Err(MatchError::UnknownSeat(seat));
+        }
+        if self.is_over() {
+            return Err(MatchError::MatchOver);
+        }
+        let position = self.position_of(seat).ok_or(MatchError::SittingOut(seat))?;
+        self.deal.apply(position, action)?;
+        self.moves.push(Move { position, action });
+        let Some(outcome) = self.deal.outcome() else {
+            return Ok(Applied { finished_deal: None, match_over: false });
+        };
+        let record = DealRecord {
+            number: self.number,
+            seed: Some(self.config.seed),
+            seats: self.seats_of(self.number),
+            dealer: self.dealer_of(self.number),
+            dealt: *self.deal.dealt(),
+            moves: std::mem::take(&mut self.moves),
+            outcome,
+        };
+        self.score(&record);
+        self.records.push(record.clone());
+        self.number += 1;
+        if !self.is_over() {
+            self.deal = Deal::new(Dealt::seeded(self.config.seed, self.number as u64));
+        }
+        Ok(Applied { finished_deal: Some(record), match_over: self.is_over() })
+    }
+
+    fn score(&mut self, record: &DealRecord) {
+        let seats = self.config.seats as usize;
+        let plain = record.outcome.plain_scores();
+        let (sf, sitting_out) = record.outcome.seeger_fabian(seats);
+        for p in Position::ALL {
+            let st = &mut self.standings[record.seats[p.index()] as usize];
+            st.plain += plain[p.index()];
+            st.seeger_fabian += sf[p.index()];
+        }
+        if seats == 4 {
+            self.standings[record.dealer as usize].seeger_fabian += sitting_out;
+        }
+        match record.outcome {
+            Outcome::PassedIn => {}
+            Outcome::Game(g) => {
+                let declarer = record.seats[g.declarer.index()];
+                let st = &mut self.standings[declarer as usize];
+                st.declared += 1;
+                st.declared_value += g.value as u32;
+                if g.won {
+                    st.won += 1;
+                } else {
+                    st.lost += 1;
+                    for st in self.standings.iter_mut().filter(|s| s.seat != declarer) {
+                        st.defended_won += 1;
+                    }
+                }
+            }
+            Outcome::Penalty(p) => self.standings[record.seats[p.offender.index()] as usize].penalties += 1,
+        }
+    }
+}

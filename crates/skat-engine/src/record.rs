@@ -1,0 +1,69 @@
+//! [`DealRecord`]: a finished deal written down as its cards and its moves, from which
+//! everything else (state, views, result, ISS text) can be derived again.
+
+use serde::{Deserialize, Serialize};
+
+use crate::action::{Action, RuleError};
+use crate::deal::Deal;
+use crate::dealing::Dealt;
+use crate::position::Position;
+use crate::score::Outcome;
+
+/// One accepted move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Move {
+    /// Who moved (for a forfeit: who forfeited).
+    pub position: Position,
+    /// What.
+    #[serde(flatten)]
+    pub action: Action,
+}
+
+/// A deal's cards and moves, with its result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DealRecord {
+    /// The deal's number in its match, from 0.
+    pub number: u32,
+    /// The match seed the cards were dealt from, when seeded.
+    pub seed: Option<u64>,
+    /// The seats of the match sitting at forehand, middlehand, rearhand.
+    pub seats: [u8; 3],
+    /// The dealer's seat (rearhand at 3 seats; sitting out at 4).
+    pub dealer: u8,
+    /// The cards.
+    pub dealt: Dealt,
+    /// The moves, in order.
+    pub moves: Vec<Move>,
+    /// The result.
+    pub outcome: Outcome,
+}
+
+/// A move in a record that the rules refuse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("move {index} ({position} {action}): {error}")]
+pub struct IllegalMove {
+    /// 0-based index in the record's moves.
+    pub index: usize,
+    /// Who.
+    pub position: Position,
+    /// The action's name.
+    pub action: &'static str,
+    /// The rule.
+    pub error: RuleError,
+}
+
+impl DealRecord {
+    /// Plays the moves again on a fresh deal of the same cards.
+    pub fn replay(&self) -> Result<Deal, IllegalMove> {
+        let mut deal = Deal::new(self.dealt);
+        for (index, m) in self.moves.iter().enumerate() {
+            deal.apply(m.position, m.action).map_err(|error| IllegalMove {
+                index,
+                position: m.position,
+                action: m.action.name(),
+                error,
+            })?;
+        }
+        Ok(deal)
+    }
+}

@@ -1,1 +1,43 @@
-fn main() {}
+//! `skat`: the command-line face of the open Skat server for bots.
+//!
+//! Each subcommand lives in its own module under `commands/`.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod commands;
+
+/// The open Skat server for bots: rules engine, records, self-play and benchmarks.
+#[derive(Debug, Parser)]
+#[command(name = "skat", version, about, long_about = None, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Replay game records through the engine and print each result as one JSON line.
+    Replay(commands::replay::Args),
+    /// Play complete deals between uniformly random legal players and write the records.
+    Selfplay(commands::selfplay::Args),
+    /// Measure how many complete random deals per second the engine plays on one thread.
+    Bench(commands::bench::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Replay(args) => commands::replay::run(args),
+        Command::Selfplay(args) => commands::selfplay::run(args),
+        Command::Bench(args) => commands::bench::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("skat: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -50,7 +50,9 @@ enum Stage {
 /// three passes: 129 calls.
 const MAX_CALLS: usize = 130;
 
-/// The auction's state. It allocates nothing: the history is a fixed array.
+/// The auction's state. It allocates nothing: the history is a fixed array of 16-bit
+/// codes (position in the high byte; 0 pass, 1 hold, 2 + ladder index for a bid), zero
+/// when unused so that a new deal starts with a plain memset.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Auction {
     stage: Stage,
@@ -59,8 +61,27 @@ pub struct Auction {
     listener: Position,
     awaiting_answer: bool,
     declarer: Option<Position>,
-    history: [AuctionCall; MAX_CALLS],
+    history: [u16; MAX_CALLS],
     len: u8,
+}
+
+fn encode(call: AuctionCall) -> u16 {
+    let code = match call.call {
+        Call::Pass => 0,
+        Call::Hold => 1,
+        Call::Bid { value } => 2 + value.ladder_index() as u16,
+    };
+    (call.position.index() as u16) << 8 | code
+}
+
+fn decode(code: u16) -> AuctionCall {
+    let position = Position::from_index((code >> 8) as usize).unwrap_or(Position::Forehand);
+    let call = match code & 0xff {
+        0 => Call::Pass,
+        1 => Call::Hold,
+        i => Bid::from_ladder_index(i as usize - 2).map_or(Call::Pass, |value| Call::Bid { value }),
+    };
+    AuctionCall { position, call }
 }
 
 impl std::fmt::Debug for Auction {
@@ -68,7 +89,7 @@ impl std::fmt::Debug for Auction {
         f.debug_struct("Auction")
             .field("stage", &self.stage)
             .field("bid", &self.bid)
-            .field("history", &self.history())
+            .field("history", &self.history().collect::<Vec<_>>())
             .finish()
     }
 }
@@ -104,7 +125,7 @@ impl Auction {
             listener: Position::Forehand,
             awaiting_answer: false,
             declarer: None,
-            history: [AuctionCall { position: Position::Forehand, call: Call::Pass }; MAX_CALLS],
+            history: [0; MAX_CALLS],
             len: 0,
         }
     }
@@ -125,8 +146,8 @@ impl Auction {
     }
 
     /// The calls so far, in order.
-    pub fn history(&self) -> &[AuctionCall] {
-        &self.history[..self.len as usize]
+    pub fn history(&self) -> impl ExactSizeIterator<Item = AuctionCall> + '_ {
+        self.history[..self.len as usize].iter().map(|c| decode(*c))
     }
 
     /// Who must call now (`None` when done).
@@ -183,7 +204,7 @@ impl Auction {
     pub fn apply(&mut self, who: Position, call: Call) -> Result<(), RuleError> {
         self.check(who, call)?;
         if (self.len as usize) < MAX_CALLS {
-            self.history[self.len as usize] = AuctionCall { position: who, call };
+            self.history[self.len as usize] = encode(AuctionCall { position: who, call });
             self.len += 1;
         }
         match (self.stage, call) {
@@ -281,5 +302,10 @@ mod tests {
         a.apply(Middlehand, Call::Pass).unwrap();
         a.apply(Rearhand, Call::Pass).unwrap();
         assert_eq!(a.declarer(), Some(Forehand));
+        let calls: Vec<AuctionCall> = a.history().collect();
+        assert_eq!(calls.len(), 4);
+        assert_eq!(calls[0], AuctionCall { position: Middlehand, call: bid(264) });
+        assert_eq!(calls[1], AuctionCall { position: Forehand, call: Call::Hold });
+        assert_eq!(calls[3], AuctionCall { position: Rearhand, call: Call::Pass });
     }
 }

@@ -174,7 +174,7 @@ impl Rank {
 
 /// A playing card. `Copy`, one byte; every value is a real card.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Card(u8);
+pub struct Card(pub(crate) u8);
 
 impl Card {
     /// The card of this suit and rank.

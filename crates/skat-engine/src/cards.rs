@@ -132,16 +132,26 @@ impl CardSet {
     }
 
     /// The `n`-th card in index order (0-based), if the set has more than `n` cards.
-    /// Used to pick a uniformly random member without allocating.
+    /// Used to pick a uniformly random member without allocating: a binary search by
+    /// population counts, five steps without data-dependent loops.
+    #[inline]
     pub fn nth(self, n: u32) -> Option<Card> {
-        let mut bits = self.0;
-        for _ in 0..n {
-            if bits == 0 {
-                return None;
-            }
-            bits &= bits - 1;
+        if n >= self.len() {
+            return None;
         }
-        CardSet(bits).first()
+        let (mut bits, mut n, mut base) = (self.0, n, 0u32);
+        for width in [16u32, 8, 4, 2, 1] {
+            let low = bits & ((1u32 << width) - 1);
+            let count = low.count_ones();
+            if n >= count {
+                n -= count;
+                bits >>= width;
+                base += width;
+            } else {
+                bits = low;
+            }
+        }
+        Card::from_index(base as u8)
     }
 
     /// The cards in index order.
@@ -309,6 +319,12 @@ mod tests {
             assert_eq!(set.nth(i as u32), Some(*c));
         }
         assert_eq!(set.nth(4), None);
+        for bits in [1u32, 0x8000_0000, u32::MAX, 0xdead_beef, 0x0101_0101] {
+            let set = CardSet::from_bits(bits);
+            for (i, c) in set.iter().enumerate() {
+                assert_eq!(set.nth(i as u32), Some(c), "{bits:x} {i}");
+            }
+        }
         assert_eq!(set.to_string().parse::<CardSet>(), Ok(set));
     }
 }

@@ -76,64 +76,42 @@ impl GameType {
     }
 
     /// The trumps: the jacks plus the trump suit; just the jacks in grand; none in null.
+    #[inline]
     pub const fn trumps(self) -> CardSet {
-        match self {
-            GameType::Null => CardSet::EMPTY,
-            GameType::Grand => CardSet::JACKS,
-            _ => match self.trump_suit() {
-                Some(s) => CardSet::from_bits(CardSet::JACKS.bits() | CardSet::suit(s).bits()),
-                None => CardSet::EMPTY,
-            },
-        }
+        TRUMPS[self as usize]
     }
 
     /// The cards that count as the same suit as `led` (what a player must follow with).
+    #[inline]
     pub const fn follow_set(self, led: Card) -> CardSet {
         let trumps = self.trumps();
         if trumps.contains(led) {
             trumps
-        } else if self.is_null() {
-            CardSet::suit(led.suit())
         } else {
-            CardSet::suit_without_jack(led.suit())
+            // Jacks are trumps in suit games and grand, plain cards in null.
+            CardSet::from_bits(CardSet::suit(led.suit()).bits() & !trumps.bits())
         }
     }
 
     /// The cards of `hand` that may be played when `led` was led (all of `hand` when it
     /// cannot follow).
+    #[inline]
     pub const fn playable(self, hand: CardSet, led: Card) -> CardSet {
         let follow = CardSet::from_bits(hand.bits() & self.follow_set(led).bits());
         if follow.is_empty() { hand } else { follow }
     }
 
-    /// A number that orders the cards of a trick: the highest wins. Trumps beat cards
-    /// of the led suit, which beat everything else (0).
-    const fn strength(self, card: Card, led: Card) -> u8 {
-        let trumps = self.trumps();
-        if trumps.contains(card) {
-            if card.is_jack() {
-                40 + card.suit() as u8
-            } else {
-                20 + card.rank() as u8
-            }
-        } else if self.follow_set(led).contains(card) {
-            if self.is_null() {
-                10 + card.rank().null_order()
-            } else {
-                10 + card.rank() as u8
-            }
-        } else {
-            0
-        }
-    }
-
     /// Which of the three cards (in play order, `trick[0]` led) wins the trick: 0, 1 or 2.
-    pub const fn trick_winner(self, trick: [Card; 3]) -> usize {
-        let led = trick[0];
-        let s0 = self.strength(trick[0], led);
-        let s1 = self.strength(trick[1], led);
-        let s2 = self.strength(trick[2], led);
-        if s1 > s0 && s1 >= s2 {
+    /// The highest trump wins, else the highest card of the led suit.
+    #[inline]
+    pub fn trick_winner(self, trick: [Card; 3]) -> usize {
+        let order = &ORDER[self as usize];
+        let eligible = self.trumps().bits() | self.follow_set(trick[0]).bits();
+        let strength = |c: Card| -> u8 {
+            if eligible & (1 << c.index()) != 0 { order[c.index() as usize] } else { 0 }
+        };
+        let (s0, s1, s2) = (strength(trick[0]), strength(trick[1]), strength(trick[2]));
+        if s1 > s0 && s1 > s2 {
             1
         } else if s2 > s0 && s2 > s1 {
             2
@@ -326,6 +304,45 @@ impl fmt::Display for Contract {
         }
     }
 }
+
+
+/// Trumps per game type, indexed by `GameType as usize`.
+const TRUMPS: [CardSet; 6] = {
+    let j = CardSet::JACKS.bits();
+    [
+        CardSet::from_bits(j | CardSet::suit(Suit::Diamonds).bits()),
+        CardSet::from_bits(j | CardSet::suit(Suit::Hearts).bits()),
+        CardSet::from_bits(j | CardSet::suit(Suit::Spades).bits()),
+        CardSet::from_bits(j | CardSet::suit(Suit::Clubs).bits()),
+        CardSet::JACKS,
+        CardSet::EMPTY,
+    ]
+};
+
+/// Card strength per game type: trumps 20.. (jacks on top), other cards 1..=8 by rank
+/// within their suit. A trick compares only trumps and cards of the led suit.
+const ORDER: [[u8; 32]; 6] = {
+    let mut table = [[0u8; 32]; 6];
+    let mut g = 0;
+    while g < 6 {
+        let trumps = TRUMPS[g];
+        let mut i = 0u8;
+        while i < 32 {
+            let card = Card(i);
+            let rank = card.rank();
+            table[g][i as usize] = if trumps.contains(card) {
+                if card.is_jack() { 40 + card.suit() as u8 } else { 20 + rank as u8 }
+            } else if g == 5 {
+                1 + rank.null_order()
+            } else {
+                1 + rank as u8
+            };
+            i += 1;
+        }
+        g += 1;
+    }
+    table
+};
 
 #[cfg(test)]
 mod tests {

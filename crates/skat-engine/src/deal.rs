@@ -43,8 +43,13 @@ impl Trick {
     }
 
     /// The cards as a set.
+    #[inline]
     pub fn card_set(&self) -> CardSet {
-        self.cards().iter().copied().collect()
+        let mut set = CardSet::EMPTY;
+        for c in &self.cards[..self.len as usize] {
+            set.insert(*c);
+        }
+        set
     }
 
     /// The card led, if any.
@@ -68,15 +73,12 @@ impl Trick {
     }
 
     /// Who takes the trick in `game`, once it is complete.
+    #[inline]
     pub fn winner(&self, game: GameType) -> Option<Position> {
         if !self.is_complete() {
             return None;
         }
-        let mut winner = self.leader;
-        for _ in 0..game.trick_winner(self.cards) {
-            winner = winner.next();
-        }
-        Some(winner)
+        Position::from_index((self.leader.index() + game.trick_winner(self.cards)) % 3)
     }
 }
 
@@ -290,7 +292,16 @@ impl Deal {
     // ----- changing the state ------------------------------------------------------
 
     /// Applies `action` by `who`, or explains which rule refuses it and changes nothing.
+    #[inline]
     pub fn apply(&mut self, who: Position, action: Action) -> Result<(), RuleError> {
+        match action {
+            Action::Play { card } => self.play(who, card),
+            _ => self.apply_other(who, action),
+        }
+    }
+
+    #[inline(never)]
+    fn apply_other(&mut self, who: Position, action: Action) -> Result<(), RuleError> {
         if self.phase == Phase::Finished {
             return Err(RuleError::DealOver);
         }
@@ -406,6 +417,25 @@ impl Deal {
         }
     }
 
+    /// The contracts the declarer may declare now (phase aside), in [`Contract::all`]
+    /// order, as a fixed array and a count: nothing is allocated.
+    pub fn legal_contracts(&self) -> ([Contract; 24], usize) {
+        const LEVELS: [Announcement; 4] =
+            [Announcement::None, Announcement::Schneider, Announcement::Schwarz, Announcement::Ouvert];
+        let mut legal = [Contract::plain(GameType::Grand); 24];
+        let mut n = 0;
+        for game in GameType::ALL {
+            for announcement in LEVELS {
+                let c = Contract { game, announcement };
+                if self.check_contract(c).is_ok() {
+                    legal[n] = c;
+                    n += 1;
+                }
+            }
+        }
+        (legal, n)
+    }
+
     /// Whether `contract` may be declared now (phase and declarer aside).
     pub fn check_contract(&self, contract: Contract) -> Result<(), RuleError> {
         let hand = !self.skat_picked_up;
@@ -427,6 +457,9 @@ impl Deal {
     /// Plays a card: the hot path.
     #[inline]
     fn play(&mut self, who: Position, card: Card) -> Result<(), RuleError> {
+        if self.phase == Phase::Finished {
+            return Err(RuleError::DealOver);
+        }
         if self.phase != Phase::Playing {
             return Err(RuleError::WrongPhase { action: "play a card", phase: self.phase });
         }
@@ -460,6 +493,7 @@ impl Deal {
         Ok(())
     }
 
+    #[inline(never)]
     fn close_trick(&mut self, contract: Contract) {
         let winner = self.trick.winner(contract.game).unwrap_or(self.trick.leader);
         let cards = self.trick.card_set();

@@ -164,7 +164,8 @@ impl Deal {
             }
             Phase::Discarding if to_move == Some(p) => legal.discard_from = self.hand(p),
             Phase::Declaring if to_move == Some(p) => {
-                legal.contracts = Contract::all().filter(|c| self.check_contract(*c).is_ok()).collect();
+                let (contracts, n) = self.legal_contracts();
+                legal.contracts = contracts[..n].to_vec();
             }
             Phase::Playing => {
                 legal.cards = self.playable_cards(p);
@@ -215,7 +216,7 @@ impl Deal {
             to_move: self.to_move(),
             hand: viewer.map_or(CardSet::EMPTY, |v| self.hand(v)),
             hand_sizes: Position::ALL.map(|p| self.hand(p).len() as u8),
-            auction: self.auction().history().to_vec(),
+            auction: self.auction().history().collect(),
             bid: self.bid(),
             declarer,
             skat_picked_up: decided.then_some(self.skat_picked_up()),

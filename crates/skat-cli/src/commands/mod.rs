@@ -1,0 +1,8 @@
+//! One module per subcommand.
+
+pub mod bench;
+pub mod replay;
+pub mod selfplay;
+
+/// Errors a command reports before exiting with status 2.
+pub type CmdResult = Result<std::process::ExitCode, Box<dyn std::error::Error>>;

@@ -188,12 +188,14 @@ impl Auction {
         match (call, self.expect()) {
             (Call::Pass, _) => Ok(()),
             (Call::Bid { value }, Some(Expect::Say { min: Some(min) })) => {
-                if value >= min { Ok(()) } else { Err(RuleError::BidTooLow { min }) }
+                if value >= min {
+                    Ok(())
+                } else {
+                    Err(RuleError::BidTooLow { min })
+                }
             }
             // 264 was said: nothing above it, only pass remains.
-            (Call::Bid { .. }, Some(Expect::Say { min: None }) | None) => {
-                Err(RuleError::NoHigherBid)
-            }
+            (Call::Bid { .. }, Some(Expect::Say { min: None }) | None) => Err(RuleError::NoHigherBid),
             (Call::Bid { .. }, Some(Expect::Answer { bid })) => Err(RuleError::MustAnswer { bid }),
             (Call::Hold, Some(Expect::Answer { .. })) => Ok(()),
             (Call::Hold, _) => Err(RuleError::NothingToHold),

@@ -100,16 +100,8 @@ pub enum Rank {
 
 impl Rank {
     /// All ranks in index order.
-    pub const ALL: [Rank; 8] = [
-        Rank::Seven,
-        Rank::Eight,
-        Rank::Nine,
-        Rank::Queen,
-        Rank::King,
-        Rank::Ten,
-        Rank::Ace,
-        Rank::Jack,
-    ];
+    pub const ALL: [Rank; 8] =
+        [Rank::Seven, Rank::Eight, Rank::Nine, Rank::Queen, Rank::King, Rank::Ten, Rank::Ace, Rank::Jack];
 
     /// The rank with index 0..8.
     pub const fn from_index(i: u8) -> Rank {

@@ -115,20 +115,12 @@ impl CardSet {
 
     /// The card with the lowest index, if any.
     pub const fn first(self) -> Option<Card> {
-        if self.0 == 0 {
-            None
-        } else {
-            Card::from_index(self.0.trailing_zeros() as u8)
-        }
+        if self.0 == 0 { None } else { Card::from_index(self.0.trailing_zeros() as u8) }
     }
 
     /// The card with the highest index, if any.
     pub const fn last(self) -> Option<Card> {
-        if self.0 == 0 {
-            None
-        } else {
-            Card::from_index(31 - self.0.leading_zeros() as u8)
-        }
+        if self.0 == 0 { None } else { Card::from_index(31 - self.0.leading_zeros() as u8) }
     }
 
     /// The `n`-th card in index order (0-based), if the set has more than `n` cards.
@@ -301,10 +293,7 @@ mod tests {
         for card in Card::all() {
             assert_eq!(CardSet::JACKS.contains(card), card.rank() == Rank::Jack);
             assert!(CardSet::suit(card.suit()).contains(card));
-            assert_eq!(
-                CardSet::suit_without_jack(card.suit()).contains(card),
-                !card.is_jack()
-            );
+            assert_eq!(CardSet::suit_without_jack(card.suit()).contains(card), !card.is_jack());
             assert!(CardSet::rank(card.rank()).contains(card));
             assert_eq!(CardSet::single(card).points(), card.points() as u32);
         }

@@ -107,9 +107,8 @@ impl GameType {
     pub fn trick_winner(self, trick: [Card; 3]) -> usize {
         let order = &ORDER[self as usize];
         let eligible = self.trumps().bits() | self.follow_set(trick[0]).bits();
-        let strength = |c: Card| -> u8 {
-            if eligible & (1 << c.index()) != 0 { order[c.index() as usize] } else { 0 }
-        };
+        let strength =
+            |c: Card| -> u8 { if eligible & (1 << c.index()) != 0 { order[c.index() as usize] } else { 0 } };
         let (s0, s1, s2) = (strength(trick[0]), strength(trick[1]), strength(trick[2]));
         if s1 > s0 && s1 > s2 {
             1
@@ -233,8 +232,7 @@ impl Contract {
 
     /// Schwarz announced (suit and grand; implied by ouvert).
     pub const fn schwarz_announced(self) -> bool {
-        !self.game.is_null()
-            && matches!(self.announcement, Announcement::Schwarz | Announcement::Ouvert)
+        !self.game.is_null() && matches!(self.announcement, Announcement::Schwarz | Announcement::Ouvert)
     }
 
     /// The fixed value of a null contract: 23, 35 hand, 46 ouvert, 59 ouvert hand.
@@ -304,7 +302,6 @@ impl fmt::Display for Contract {
         }
     }
 }
-
 
 /// Trumps per game type, indexed by `GameType as usize`.
 const TRUMPS: [CardSet; 6] = {
@@ -385,10 +382,7 @@ mod tests {
         assert_eq!(GameType::Clubs.matadors(set("HJ.CA")), -2);
         assert_eq!(GameType::Grand.matadors(set("CJ.SJ.HJ.DJ.CA")), 4);
         assert_eq!(GameType::Grand.matadors(set("H7")), -4);
-        assert_eq!(
-            GameType::Diamonds.matadors(set("CJ.SJ.HJ.DJ.DA.DT.DK.DQ.D9.D8.D7")),
-            11
-        );
+        assert_eq!(GameType::Diamonds.matadors(set("CJ.SJ.HJ.DJ.DA.DT.DK.DQ.D9.D8.D7")), 11);
         assert_eq!(GameType::Diamonds.matadors(set("H7")), -11);
         assert_eq!(GameType::Null.matadors(set("CJ")), 0);
     }

@@ -17,8 +17,10 @@ use crate::dealing::Dealt;
 use crate::position::Position;
 use crate::score::{self, Outcome};
 
-/// A trick: who led and the cards in play order.
+/// A trick: who led and the cards in play order. Serialized as `{leader, cards}` with
+/// only the cards played.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(into = "TrickText", try_from = "TrickText")]
 pub struct Trick {
     /// Who led.
     pub leader: Position,
@@ -79,6 +81,33 @@ impl Trick {
             return None;
         }
         Position::from_index((self.leader.index() + game.trick_winner(self.cards)) % 3)
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+struct TrickText {
+    leader: Position,
+    cards: Vec<Card>,
+}
+
+impl From<Trick> for TrickText {
+    fn from(t: Trick) -> TrickText {
+        TrickText { leader: t.leader, cards: t.cards().to_vec() }
+    }
+}
+
+impl TryFrom<TrickText> for Trick {
+    type Error = &'static str;
+    fn try_from(t: TrickText) -> Result<Trick, &'static str> {
+        if t.cards.len() > 3 {
+            return Err("a trick has at most 3 cards");
+        }
+        let mut trick = Trick::new(t.leader);
+        for (i, c) in t.cards.iter().enumerate() {
+            trick.cards[i] = *c;
+        }
+        trick.len = t.cards.len() as u8;
+        Ok(trick)
     }
 }
 
@@ -443,10 +472,10 @@ impl Deal {
             if matches!(contract.announcement, Announcement::Schneider | Announcement::Schwarz) {
                 return Err(RuleError::NullAnnouncement);
             }
-            if let (Some(value), Some(bid)) = (contract.null_value(hand), self.bid()) {
-                if value < bid.value() {
-                    return Err(RuleError::NullBelowBid { value, bid });
-                }
+            if let (Some(value), Some(bid)) = (contract.null_value(hand), self.bid())
+                && value < bid.value()
+            {
+                return Err(RuleError::NullBelowBid { value, bid });
             }
         } else if !hand && contract.announcement != Announcement::None {
             return Err(RuleError::AnnouncementNeedsHand);
@@ -474,15 +503,11 @@ impl Deal {
         let Some(contract) = self.contract else {
             return Err(RuleError::WrongPhase { action: "play a card", phase: self.phase });
         };
-        if let Some(led) = self.trick.led() {
-            if !contract.game.playable(hand, led).contains(card) {
-                let led_name = if contract.game.trumps().contains(led) {
-                    "trump"
-                } else {
-                    led.suit().name()
-                };
-                return Err(RuleError::MustFollowSuit { led: led_name });
-            }
+        if let Some(led) = self.trick.led()
+            && !contract.game.playable(hand, led).contains(card)
+        {
+            let led_name = if contract.game.trumps().contains(led) { "trump" } else { led.suit().name() };
+            return Err(RuleError::MustFollowSuit { led: led_name });
         }
         self.hands[who.index()] = hand.without(card);
         self.trick.cards[self.trick.len as usize] = card;

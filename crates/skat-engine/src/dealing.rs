@@ -105,9 +105,8 @@ impl Dealt {
 
 /// Where each card of the shuffled deck goes: 0-2 the hands of forehand, middlehand,
 /// rearhand; 3 the skat. Three each, two to the skat, four each, three each.
-const DEAL_ORDER: [u8; 32] = [
-    0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 0, 0, 0, 1, 1, 1, 2, 2, 2,
-];
+const DEAL_ORDER: [u8; 32] =
+    [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 0, 0, 0, 1, 1, 1, 2, 2, 2];
 
 const fn card_at(i: u8) -> Card {
     match Card::from_index(i) {

@@ -72,7 +72,9 @@ impl IssRecord {
             if rest.is_empty() {
                 break;
             }
-            let key_len = rest.find('[').ok_or_else(|| IssError::Syntax(format!("expected KEY[...] at `{}`", excerpt(rest))))?;
+            let key_len = rest
+                .find('[')
+                .ok_or_else(|| IssError::Syntax(format!("expected KEY[...] at `{}`", excerpt(rest))))?;
             let key = &rest[..key_len];
             if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric()) {
                 return Err(IssError::Syntax(format!("bad property name `{}`", excerpt(key))));
@@ -144,7 +146,13 @@ impl IssResult {
     pub fn parse(text: &str) -> Option<IssResult> {
         let text = text.trim();
         if text == "passed" {
-            return Some(IssResult { passed: true, declarer: -1, left: -1, timeout: -1, ..Default::default() });
+            return Some(IssResult {
+                passed: true,
+                declarer: -1,
+                left: -1,
+                timeout: -1,
+                ..Default::default()
+            });
         }
         let mut r = IssResult { declarer: -1, left: -1, timeout: -1, ..Default::default() };
         for field in text.split_whitespace() {
@@ -189,8 +197,12 @@ impl IssResult {
             }
             Outcome::Game(g) => {
                 let (left, timeout) = match g.end {
-                    crate::DealEnd::Forfeit { position, reason: ForfeitReason::Left } => (position.index() as i8, -1),
-                    crate::DealEnd::Forfeit { position, reason: ForfeitReason::Timeout } => (-1, position.index() as i8),
+                    crate::DealEnd::Forfeit { position, reason: ForfeitReason::Left } => {
+                        (position.index() as i8, -1)
+                    }
+                    crate::DealEnd::Forfeit { position, reason: ForfeitReason::Timeout } => {
+                        (-1, position.index() as i8)
+                    }
                     _ => (-1, -1),
                 };
                 IssResult {
@@ -311,7 +323,7 @@ fn parse_declaration(text: &str) -> Option<Declaration> {
 pub fn replay(record: &IssRecord) -> Result<Replay, IssError> {
     let mv = record.get("MV").ok_or(IssError::Missing("MV"))?;
     let tokens: Vec<&str> = mv.split_whitespace().collect();
-    if tokens.len() % 2 != 0 {
+    if !tokens.len().is_multiple_of(2) {
         return Err(IssError::Syntax("MV has an odd number of words (moves are `who action` pairs)".into()));
     }
     let pairs: Vec<(&str, &str)> = tokens.chunks(2).map(|c| (c[0], c[1])).collect();
@@ -348,13 +360,18 @@ pub fn replay(record: &IssRecord) -> Result<Replay, IssError> {
                         continue;
                     }
                 };
-                let p = seat.parse().ok().and_then(Position::from_index).ok_or_else(|| bad("no such seat"))?;
+                let p =
+                    seat.parse().ok().and_then(Position::from_index).ok_or_else(|| bad("no such seat"))?;
                 apply(&mut deal, p, Action::Forfeit { reason })?;
                 continue;
             }
             return Err(bad("unknown server move"));
         }
-        let p = who.parse().ok().and_then(Position::from_index).ok_or_else(|| bad("seat must be w, 0, 1 or 2"))?;
+        let p = who
+            .parse()
+            .ok()
+            .and_then(Position::from_index)
+            .ok_or_else(|| bad("seat must be w, 0, 1 or 2"))?;
         let action = match act {
             "??" => continue,
             "y" => Action::Hold,
@@ -363,7 +380,11 @@ pub fn replay(record: &IssRecord) -> Result<Replay, IssError> {
             "RE" => Action::Resign,
             _ if act == "SC" || act.starts_with("SC.") => Action::Claim,
             _ if act.bytes().all(|b| b.is_ascii_digit()) => {
-                let value = act.parse().ok().and_then(Bid::new).ok_or_else(|| bad("not a value on the bid ladder"))?;
+                let value = act
+                    .parse()
+                    .ok()
+                    .and_then(Bid::new)
+                    .ok_or_else(|| bad("not a value on the bid ladder"))?;
                 Action::Bid { value }
             }
             _ => {
@@ -386,7 +407,9 @@ pub fn replay(record: &IssRecord) -> Result<Replay, IssError> {
                             }
                             apply(&mut deal, p, Action::PlayHand)?;
                         }
-                        Phase::Discarding if d.hand => return Err(bad("hand declared after picking up the skat")),
+                        Phase::Discarding if d.hand => {
+                            return Err(bad("hand declared after picking up the skat"));
+                        }
                         Phase::Discarding => match d.discards {
                             Some(cards) => apply(&mut deal, p, Action::Discard { cards })?,
                             None => {
@@ -408,16 +431,17 @@ pub fn replay(record: &IssRecord) -> Result<Replay, IssError> {
         let declarer = deal.declarer();
         let resigned = deal.resigned();
         let one_defender_resigned = Position::ALL.iter().any(|q| Some(*q) != declarer && resigned[q.index()]);
-        if deal.claimed() && one_defender_resigned {
-            if let Some(q) = Position::ALL.into_iter().find(|q| Some(*q) != declarer && !resigned[q.index()]) {
-                deal.apply(q, Action::Resign).map_err(|error| IssError::Illegal {
-                    index: pairs.len(),
-                    text: format!("{} RE (completing the claim)", q.index()),
-                    error,
-                })?;
-                moves.push(Move { position: q, action: Action::Resign });
-                completed_claim = true;
-            }
+        if deal.claimed()
+            && one_defender_resigned
+            && let Some(q) = Position::ALL.into_iter().find(|q| Some(*q) != declarer && !resigned[q.index()])
+        {
+            deal.apply(q, Action::Resign).map_err(|error| IssError::Illegal {
+                index: pairs.len(),
+                text: format!("{} RE (completing the claim)", q.index()),
+                error,
+            })?;
+            moves.push(Move { position: q, action: Action::Resign });
+            completed_claim = true;
         }
     }
     let outcome = deal.outcome().ok_or(IssError::Unfinished(deal.phase()))?;
@@ -430,11 +454,11 @@ fn parse_deal(text: &str) -> Result<Dealt, IssError> {
         .map(str::parse)
         .collect::<Result<_, _>>()
         .map_err(|_| IssError::BadDeal("a card code is not valid".into()))?;
-    let deck: [Card; 32] = cards
-        .try_into()
-        .map_err(|v: Vec<Card>| IssError::BadDeal(format!("{} cards", v.len())))?;
+    let deck: [Card; 32] =
+        cards.try_into().map_err(|v: Vec<Card>| IssError::BadDeal(format!("{} cards", v.len())))?;
     let set = |r: std::ops::Range<usize>| deck[r].iter().copied().collect::<CardSet>();
-    Dealt::new([set(0..10), set(10..20), set(20..30)], set(30..32)).map_err(|e| IssError::BadDeal(e.to_string()))
+    Dealt::new([set(0..10), set(10..20), set(20..30)], set(30..32))
+        .map_err(|e| IssError::BadDeal(e.to_string()))
 }
 
 /// Names and ids for writing a record.

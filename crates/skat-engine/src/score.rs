@@ -154,15 +154,52 @@ pub(crate) fn outcome(deal: &Deal, end: DealEnd) -> Outcome {
 
     if let Some(value) = contract.null_value(hand) {
         // The declarer's null value was checked against the bid at the declaration.
-        return Outcome::Game(GameResult {
-            value,
-            won: tricks == 0 && !declarer_gave_up,
-            ..base
-        });
+        return Outcome::Game(GameResult { value, won: tricks == 0 && !declarer_gave_up, ..base });
     }
 
     let matadors = contract.game.matadors(dealt.hand(declarer) | dealt.skat);
+    let v = valuation(contract, hand, matadors, bid, points, tricks);
+    Outcome::Game(GameResult {
+        matadors,
+        multiplier: v.multiplier,
+        value: v.value,
+        schneider: v.schneider,
+        schwarz: v.schwarz,
+        overbid: v.overbid,
+        won: v.won,
+        ..base
+    })
+}
+
+/// The value side of a suit game or grand result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Valuation {
+    /// Matadors + game + levels.
+    pub multiplier: u8,
+    /// Base × multiplier, or the overbid value.
+    pub value: u16,
+    /// A side has 90+ card points.
+    pub schneider: bool,
+    /// A side took every trick.
+    pub schwarz: bool,
+    /// The value fell short of the bid.
+    pub overbid: bool,
+    /// The declarer won.
+    pub won: bool,
+}
+
+/// Values a suit game or grand from the declarer's card points (skat included) and
+/// tricks. The pure core of scoring, kept apart so every corner is testable directly.
+pub fn valuation(
+    contract: Contract,
+    hand: bool,
+    matadors: i8,
+    bid: Bid,
+    points: u8,
+    tricks: u8,
+) -> Valuation {
     let schneider = points >= 90 || points <= 30;
+    // Schwarz is counted by tricks, never by points: a trick of 7, 8 and 9 saves it.
     let schwarz = tricks == 10 || tricks == 0;
     let levels = [
         hand,
@@ -174,7 +211,7 @@ pub(crate) fn outcome(deal: &Deal, end: DealEnd) -> Outcome {
     ];
     let multiplier = matadors.unsigned_abs() + 1 + levels.iter().filter(|l| **l).count() as u8;
     let base_value = contract.game.base_value();
-    let mut value = base_value * multiplier as u16;
+    let mut value = base_value * u16::from(multiplier);
     let made = if contract.schwarz_announced() {
         tricks == 10
     } else if contract.schneider_announced() {
@@ -184,16 +221,8 @@ pub(crate) fn outcome(deal: &Deal, end: DealEnd) -> Outcome {
     };
     let overbid = value < bid.value();
     if overbid {
+        // ISkO: the lowest multiple of the base value that reaches the bid.
         value = bid.value().div_ceil(base_value) * base_value;
     }
-    Outcome::Game(GameResult {
-        matadors,
-        multiplier,
-        value,
-        schneider,
-        schwarz,
-        overbid,
-        won: made && !overbid,
-        ..base
-    })
+    Valuation { multiplier, value, schneider, schwarz, overbid, won: made && !overbid }
 }

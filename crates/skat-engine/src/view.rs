@@ -193,10 +193,10 @@ impl Deal {
                 seen |= self.dealt().skat | self.discards();
             }
         }
-        if let Some(d) = declarer {
-            if self.declarer_hand_open() {
-                seen |= self.hand(d);
-            }
+        if let Some(d) = declarer
+            && self.declarer_hand_open()
+        {
+            seen |= self.hand(d);
         }
         seen
     }

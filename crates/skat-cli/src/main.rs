@@ -8,7 +8,7 @@ use clap::{Parser, Subcommand};
 
 mod commands;
 
-/// The open Skat server for bots: rules engine, records, self-play and benchmarks.
+/// The open Skat server for bots: a gRPC server, the rules engine's records, self-play and benchmarks.
 #[derive(Debug, Parser)]
 #[command(name = "skat", version, about, long_about = None, propagate_version = true)]
 struct Cli {
@@ -24,6 +24,8 @@ enum Command {
     Selfplay(commands::selfplay::Args),
     /// Measure how many complete random deals per second the engine plays on one thread.
     Bench(commands::bench::Args),
+    /// Run the gRPC server (tables for bots, health, reflection, metrics).
+    Serve(commands::serve::Args),
 }
 
 fn main() -> ExitCode {
@@ -32,6 +34,7 @@ fn main() -> ExitCode {
         Command::Replay(args) => commands::replay::run(args),
         Command::Selfplay(args) => commands::selfplay::run(args),
         Command::Bench(args) => commands::bench::run(args),
+        Command::Serve(args) => commands::serve::run(args),
     };
     match result {
         Ok(code) => code,

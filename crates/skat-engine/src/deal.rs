@@ -136,6 +136,22 @@ pub enum DealEnd {
     },
 }
 
+impl DealEnd {
+    /// Snake-case name: `played_out`, `declarer_took_trick`, `defenders_took_trick`,
+    /// `declarer_resigned`, `defenders_resigned`, `forfeit`, `passed_in`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            DealEnd::PassedIn => "passed_in",
+            DealEnd::PlayedOut => "played_out",
+            DealEnd::DeclarerTookTrick => "declarer_took_trick",
+            DealEnd::DefendersTookTrick => "defenders_took_trick",
+            DealEnd::DeclarerResigned => "declarer_resigned",
+            DealEnd::DefendersResigned => "defenders_resigned",
+            DealEnd::Forfeit { .. } => "forfeit",
+        }
+    }
+}
+
 /// One deal of Skat.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Deal {

@@ -16,6 +16,7 @@
 //! | scoring | [`score`] |
 //! | what each seat may see and do | [`view`] |
 //! | a list of deals with rotating dealer | [`matches`] |
+//! | match events and their redaction per seat | [`events`] |
 //! | ISS game records | [`iss`] |
 //! | uniformly random legal players | [`random`] |
 //!
@@ -42,6 +43,7 @@ pub mod cards;
 pub mod contract;
 pub mod deal;
 pub mod dealing;
+pub mod events;
 pub mod iss;
 pub mod matches;
 pub mod position;
@@ -58,6 +60,7 @@ pub use cards::CardSet;
 pub use contract::{Announcement, Contract, GameType};
 pub use deal::{Deal, DealEnd, Trick};
 pub use dealing::Dealt;
+pub use events::{EventView, GameEvent};
 pub use matches::{Match, MatchConfig, Seat};
 pub use position::Position;
 pub use record::DealRecord;

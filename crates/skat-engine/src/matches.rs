@@ -15,6 +15,8 @@ use crate::position::Position;
 use crate::record::{DealRecord, Move};
 use crate::score::Outcome;
 use crate::view::View;
+use crate::events::GameEvent;
+use crate::cards::CardSet;
 
 /// A seat at the table, 0..3 or 0..4.
 pub type Seat = u8;
@@ -83,9 +85,12 @@ pub struct SeatStanding {
     pub penalties: u32,
 }
 
-/// What applying an action did beyond the move itself.
+/// What applying an action did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Applied {
+    /// The events it caused, in order: the move, and when it ended the deal, the deal's
+    /// end, then the next deal's start or the match's end.
+    pub events: Vec<GameEvent>,
     /// The deal that this action ended, with its record.
     pub finished_deal: Option<DealRecord>,
     /// Whether that was the last deal of the list.
@@ -197,6 +202,16 @@ impl Match {
         self.deal.view(seat.and_then(|s| self.position_of(s)))
     }
 
+    /// The event that dealt the current deal (the first event of a match).
+    pub fn deal_started_event(&self) -> GameEvent {
+        GameEvent::DealStarted {
+            number: self.number,
+            dealer: self.dealer_of(self.number),
+            seats: self.seats_of(self.number),
+            dealt: *self.deal.dealt(),
+        }
+    }
+
     /// Applies an action by a seat. When it ends the deal, the deal is recorded, the
     /// scores are updated and the next deal is dealt.
     pub fn apply(&mut self, seat: Seat, action: Action) -> Result<Applied, MatchError> {
@@ -209,8 +224,17 @@ impl Match {
         let position = self.position_of(seat).ok_or(MatchError::SittingOut(seat))?;
         self.deal.apply(position, action)?;
         self.moves.push(Move { position, action });
+        let skat = if action == Action::PickUpSkat { self.deal.dealt().skat } else { CardSet::EMPTY };
+        let opened = match action {
+            Action::Claim => true,
+            Action::Declare { contract } => contract.ouvert(),
+            _ => false,
+        };
+        let open_hand = if opened { self.deal.hand(position) } else { CardSet::EMPTY };
+        let mut events =
+            vec![GameEvent::Moved { number: self.number, seat, position, action, skat, open_hand }];
         let Some(outcome) = self.deal.outcome() else {
-            return Ok(Applied { finished_deal: None, match_over: false });
+            return Ok(Applied { events, finished_deal: None, match_over: false });
         };
         let record = DealRecord {
             number: self.number,
@@ -222,12 +246,36 @@ impl Match {
             outcome,
         };
         self.score(&record);
+        events.push(GameEvent::DealEnded {
+            number: record.number,
+            seats: record.seats,
+            outcome,
+            dealt: record.dealt,
+            discards: self.deal.discards(),
+            seeger_fabian: self.seeger_fabian_by_seat(&record),
+        });
         self.records.push(record.clone());
         self.number += 1;
-        if !self.is_over() {
+        if self.is_over() {
+            events.push(GameEvent::MatchEnded { standings: self.standings.clone() });
+        } else {
             self.deal = Deal::new(Dealt::seeded(self.config.seed, self.number as u64));
+            events.push(self.deal_started_event());
         }
-        Ok(Applied { finished_deal: Some(record), match_over: self.is_over() })
+        Ok(Applied { events, finished_deal: Some(record), match_over: self.is_over() })
+    }
+
+    /// Seeger-Fabian points of one finished deal, per seat of the table.
+    pub fn seeger_fabian_by_seat(&self, record: &DealRecord) -> Vec<i32> {
+        let (sf, sitting_out) = record.outcome.seeger_fabian(self.config.seats as usize);
+        let mut by_seat = vec![0; self.config.seats as usize];
+        for p in Position::ALL {
+            by_seat[record.seats[p.index()] as usize] = sf[p.index()];
+        }
+        if self.config.seats == 4 {
+            by_seat[record.dealer as usize] = sitting_out;
+        }
+        by_seat
     }
 
     fn score(&mut self, record: &DealRecord) {

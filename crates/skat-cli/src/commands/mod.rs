@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod replay;
 pub mod selfplay;
+pub mod serve;
 
 /// Errors a command reports before exiting with status 2.
 pub type CmdResult = Result<std::process::ExitCode, Box<dyn std::error::Error>>;

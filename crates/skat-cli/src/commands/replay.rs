@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use serde_json::{Value, json};
 use skat_engine::iss::{self, IssRecord, IssResult};
-use skat_engine::{DealEnd, Outcome};
+use skat_engine::Outcome;
 
 use super::CmdResult;
 
@@ -89,15 +89,6 @@ pub fn result_json(outcome: &Outcome) -> Value {
             "value": -2 * p.value as i32,
         }),
         Outcome::Game(g) => {
-            let end = match g.end {
-                DealEnd::PlayedOut => "played_out",
-                DealEnd::DeclarerTookTrick => "declarer_took_trick",
-                DealEnd::DefendersTookTrick => "defenders_took_trick",
-                DealEnd::DeclarerResigned => "declarer_resigned",
-                DealEnd::DefendersResigned => "defenders_resigned",
-                DealEnd::Forfeit { .. } => "forfeit",
-                DealEnd::PassedIn => "passed_in",
-            };
             json!({
                 "passed": false,
                 "penalty": false,
@@ -113,7 +104,7 @@ pub fn result_json(outcome: &Outcome) -> Value {
                 "overbid": g.overbid,
                 "won": g.won,
                 "value": g.score(),
-                "end": end,
+                "end": g.end.name(),
             })
         }
     }

@@ -1,0 +1,128 @@
+//! `skat serve`: the gRPC server.
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use skat_server::ServerConfig;
+
+use super::CmdResult;
+
+/// Log formats.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line, for log collectors.
+    Json,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Address for gRPC.
+    #[arg(long, env = "SKAT_ADDR", default_value = "127.0.0.1:50051")]
+    pub addr: SocketAddr,
+    /// Address for Prometheus metrics (`GET /metrics`); `off` to disable.
+    #[arg(long, env = "SKAT_METRICS_ADDR", default_value = "127.0.0.1:9090")]
+    pub metrics_addr: String,
+    /// Most tables held at once (finished ones count until they expire).
+    #[arg(long, env = "SKAT_MAX_TABLES", default_value_t = 1000)]
+    pub max_tables: usize,
+    /// Most watch streams per table.
+    #[arg(long, env = "SKAT_MAX_WATCHERS", default_value_t = 64)]
+    pub max_watchers: usize,
+    /// Largest gRPC message in bytes.
+    #[arg(long, env = "SKAT_MAX_MESSAGE_BYTES", default_value_t = 4 * 1024 * 1024)]
+    pub max_message_bytes: usize,
+    /// How long finished (or idle waiting) tables are kept, e.g. `1h`, `90s`.
+    #[arg(long, env = "SKAT_TABLE_EXPIRY", default_value = "1h", value_parser = humantime::parse_duration)]
+    pub table_expiry: Duration,
+    /// Default per-action time limit for new tables, e.g. `30s` (`0s`: none).
+    #[arg(long, env = "SKAT_ACTION_TIMEOUT", default_value = "30s", value_parser = humantime::parse_duration)]
+    pub action_timeout: Duration,
+    /// Default per-seat clock for one deal, e.g. `2m` (`0s`: none).
+    #[arg(long, env = "SKAT_DEAL_CLOCK", default_value = "2m", value_parser = humantime::parse_duration)]
+    pub deal_clock: Duration,
+    /// If set, CreateTable requires `authorization: Bearer <this token>`.
+    #[arg(long, env = "SKAT_CREATE_TOKEN", hide_env_values = true)]
+    pub create_token: Option<String>,
+    /// After SIGTERM, keep serving this long with health NOT_SERVING before stopping.
+    #[arg(long, env = "SKAT_DRAIN", default_value = "0s", value_parser = humantime::parse_duration)]
+    pub drain: Duration,
+    /// Log format.
+    #[arg(long, env = "SKAT_LOG_FORMAT", value_enum, default_value = "text")]
+    pub log_format: LogFormat,
+}
+
+impl Args {
+    /// The server settings these flags describe.
+    pub fn config(&self) -> Result<ServerConfig, Box<dyn std::error::Error>> {
+        let metrics_addr = match self.metrics_addr.as_str() {
+            "off" | "" => None,
+            a => Some(a.parse().map_err(|e| format!("--metrics-addr {a}: {e}"))?),
+        };
+        Ok(ServerConfig {
+            addr: self.addr,
+            metrics_addr,
+            max_tables: self.max_tables,
+            max_watchers_per_table: self.max_watchers,
+            max_message_bytes: self.max_message_bytes,
+            table_expiry: self.table_expiry,
+            default_action_ms: self.action_timeout.as_millis() as u64,
+            default_deal_ms: self.deal_clock.as_millis() as u64,
+            create_token: self.create_token.clone().filter(|t| !t.is_empty()),
+            drain: self.drain,
+            server_name: "skat-server".into(),
+        })
+    }
+}
+
+/// Sets up logging: `RUST_LOG` filters (default `info`), text or JSON lines on stderr.
+pub fn init_tracing(format: LogFormat) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    let _ = match format {
+        LogFormat::Text => builder.try_init(),
+        LogFormat::Json => builder.json().flatten_event(true).try_init(),
+    };
+}
+
+/// Resolves on SIGTERM or Ctrl-C.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {}
+        _ = term => {}
+    }
+}
+
+pub fn run(args: Args) -> CmdResult {
+    init_tracing(args.log_format);
+    let config = args.config()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    runtime.block_on(async {
+        let server = skat_server::start(config, shutdown_signal()).await?;
+        eprintln!("skat server listening on {} (gRPC){}", server.addr, match server.metrics_addr {
+            Some(m) => format!(", metrics on http://{m}/metrics"),
+            None => String::new(),
+        });
+        server.task.await??;
+        tracing::info!("server stopped");
+        Ok::<_, Box<dyn std::error::Error>>(())
+    })?;
+    Ok(ExitCode::SUCCESS)
+}

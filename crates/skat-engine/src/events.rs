@@ -1,0 +1,183 @@
+//! What happens in a match as a stream of events, and each event as one seat (or a
+//! spectator) may see it.
+//!
+//! The server keeps the full [`GameEvent`]s in its table log and calls
+//! [`GameEvent::seen_by`] when it sends one, so redaction happens in exactly one place,
+//! by the rules of "Who sees what":
+//!
+//! - a new deal shows each seat its own ten cards only;
+//! - a pick-up shows the skat to the declarer only; a discard shows its cards to the
+//!   declarer only;
+//! - an ouvert declaration or a claim shows the declarer's cards to everyone;
+//! - played cards, bids, declarations and results are public, and at the end of a deal
+//!   every card is.
+
+use serde::{Deserialize, Serialize};
+
+use crate::action::Action;
+use crate::cards::CardSet;
+use crate::dealing::Dealt;
+use crate::matches::{Seat, SeatStanding};
+use crate::position::Position;
+use crate::score::Outcome;
+
+/// A match event with everything in it (never sent as is).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum GameEvent {
+    /// A deal was dealt.
+    DealStarted {
+        /// Its number, from 0.
+        number: u32,
+        /// The dealer.
+        dealer: Seat,
+        /// The seats at forehand, middlehand, rearhand.
+        seats: [Seat; 3],
+        /// The cards.
+        dealt: Dealt,
+    },
+    /// A seat acted (or the table for it: a forfeit).
+    Moved {
+        /// The deal's number.
+        number: u32,
+        /// Who.
+        seat: Seat,
+        /// Its position.
+        position: Position,
+        /// What.
+        action: Action,
+        /// The skat, when the action picked it up.
+        skat: CardSet,
+        /// The declarer's cards, when the action opened them (ouvert declaration, claim).
+        open_hand: CardSet,
+    },
+    /// A deal ended.
+    DealEnded {
+        /// The deal's number.
+        number: u32,
+        /// The seats at forehand, middlehand, rearhand.
+        seats: [Seat; 3],
+        /// The result.
+        outcome: Outcome,
+        /// The cards as dealt.
+        dealt: Dealt,
+        /// The declarer's discards.
+        discards: CardSet,
+        /// Seeger-Fabian points of this deal per seat.
+        seeger_fabian: Vec<i32>,
+    },
+    /// The list is complete.
+    MatchEnded {
+        /// Final totals.
+        standings: Vec<SeatStanding>,
+    },
+}
+
+/// An event as one viewer may see it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum EventView {
+    /// A deal was dealt.
+    DealStarted {
+        /// Its number.
+        number: u32,
+        /// The dealer.
+        dealer: Seat,
+        /// The seats at forehand, middlehand, rearhand.
+        seats: [Seat; 3],
+        /// The viewer's own cards (empty for spectators and a dealer sitting out).
+        hand: CardSet,
+    },
+    /// A seat acted.
+    Moved {
+        /// The deal's number.
+        number: u32,
+        /// Who.
+        seat: Seat,
+        /// Its position.
+        position: Position,
+        /// What; a discard's cards are empty unless the viewer made it.
+        action: Action,
+        /// The skat, for the declarer who picked it up; empty for everyone else.
+        skat: CardSet,
+        /// The declarer's cards when this action opened them.
+        open_hand: CardSet,
+    },
+    /// A deal ended: everything is public.
+    DealEnded {
+        /// The deal's number.
+        number: u32,
+        /// The seats at forehand, middlehand, rearhand.
+        seats: [Seat; 3],
+        /// The result.
+        outcome: Outcome,
+        /// The cards as dealt.
+        dealt: Dealt,
+        /// The discards.
+        discards: CardSet,
+        /// Seeger-Fabian points of this deal per seat.
+        seeger_fabian: Vec<i32>,
+    },
+    /// The list is complete.
+    MatchEnded {
+        /// Final totals.
+        standings: Vec<SeatStanding>,
+    },
+}
+
+impl GameEvent {
+    /// The event as `viewer` may see it (`None`: a spectator).
+    pub fn seen_by(&self, viewer: Option<Seat>) -> EventView {
+        match self {
+            GameEvent::DealStarted { number, dealer, seats, dealt } => {
+                let hand = viewer
+                    .and_then(|v| seats.iter().position(|s| *s == v))
+                    .map_or(CardSet::EMPTY, |i| dealt.hands[i]);
+                EventView::DealStarted { number: *number, dealer: *dealer, seats: *seats, hand }
+            }
+            GameEvent::Moved { number, seat, position, action, skat, open_hand } => {
+                let own = viewer == Some(*seat);
+                let action = match action {
+                    Action::Discard { .. } if !own => Action::Discard { cards: CardSet::EMPTY },
+                    other => *other,
+                };
+                EventView::Moved {
+                    number: *number,
+                    seat: *seat,
+                    position: *position,
+                    action,
+                    skat: if own { *skat } else { CardSet::EMPTY },
+                    open_hand: *open_hand,
+                }
+            }
+            GameEvent::DealEnded { number, seats, outcome, dealt, discards, seeger_fabian } => {
+                EventView::DealEnded {
+                    number: *number,
+                    seats: *seats,
+                    outcome: *outcome,
+                    dealt: *dealt,
+                    discards: *discards,
+                    seeger_fabian: seeger_fabian.clone(),
+                }
+            }
+            GameEvent::MatchEnded { standings } => EventView::MatchEnded { standings: standings.clone() },
+        }
+    }
+}
+
+impl EventView {
+    /// Every card the view names (for the hidden-information tests).
+    pub fn named_cards(&self) -> CardSet {
+        match self {
+            EventView::DealStarted { hand, .. } => *hand,
+            EventView::Moved { action, skat, open_hand, .. } => {
+                let acted = match action {
+                    Action::Discard { cards } => *cards,
+                    Action::Play { card } => CardSet::single(*card),
+                    _ => CardSet::EMPTY,
+                };
+                acted | *skat | *open_hand
+            }
+            EventView::DealEnded { dealt, .. } => CardSet::DECK & (dealt.hands[0] | dealt.hands[1] | dealt.hands[2] | dealt.skat),
+            EventView::MatchEnded { .. } => CardSet::EMPTY,
+        }
+    }
+}

@@ -1,0 +1,476 @@
+//! Conversions between `skat.v1` protobuf messages and engine types: the only place
+//! where the two meet.
+//!
+//! Outbound (engine → protobuf) conversions cannot fail. Inbound ones return
+//! [`ConvertError`], which the server answers with `INVALID_ARGUMENT`: an unknown card,
+//! a game type left unspecified, a bid that is not on the ladder.
+
+use skat_engine::events::EventView;
+use skat_engine::matches::{Seat, SeatStanding};
+use skat_engine::view::TrickView;
+use skat_engine::{
+    Action, Announcement, AuctionCall, Bid, Call, Card, CardSet, Contract, Dealt, ForfeitReason, GameType,
+    LegalActions, Outcome, Phase, Position, Trick, View,
+};
+
+use crate::pb;
+
+/// A request field that does not describe a valid engine value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConvertError(pub String);
+
+impl std::fmt::Display for ConvertError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConvertError {}
+
+fn bad<T>(msg: impl Into<String>) -> Result<T, ConvertError> {
+    Err(ConvertError(msg.into()))
+}
+
+// ----- cards ------------------------------------------------------------------------
+
+/// A card as its protobuf enum number (1 + engine index).
+pub fn card(c: Card) -> i32 {
+    i32::from(c.index()) + 1
+}
+
+/// Cards in index order.
+pub fn cards(set: CardSet) -> Vec<i32> {
+    set.iter().map(card).collect()
+}
+
+/// A protobuf card number to a card.
+pub fn card_from(v: i32) -> Result<Card, ConvertError> {
+    match u8::try_from(v - 1).ok().and_then(Card::from_index) {
+        Some(c) if v >= 1 => Ok(c),
+        _ => bad(format!("{v} is not a card (CARD_D7 = 1 .. CARD_CJ = 32)")),
+    }
+}
+
+/// Protobuf card numbers to a set; a card named twice is refused.
+pub fn cards_from(v: &[i32]) -> Result<CardSet, ConvertError> {
+    let mut set = CardSet::EMPTY;
+    for c in v {
+        let c = card_from(*c)?;
+        if set.contains(c) {
+            return bad(format!("{c} is named twice"));
+        }
+        set.insert(c);
+    }
+    Ok(set)
+}
+
+// ----- small enums -----------------------------------------------------------------
+
+/// A position as its protobuf enum number.
+pub fn position(p: Position) -> i32 {
+    p.index() as i32 + 1
+}
+
+/// An optional position (unspecified when absent).
+pub fn position_opt(p: Option<Position>) -> i32 {
+    p.map_or(pb::Position::Unspecified as i32, position)
+}
+
+/// A protobuf position to a position (`None` for unspecified or unknown).
+pub fn position_from(v: i32) -> Option<Position> {
+    usize::try_from(v - 1).ok().and_then(Position::from_index)
+}
+
+/// A game type as its protobuf enum number.
+pub fn game_type(g: GameType) -> i32 {
+    (match g {
+        GameType::Diamonds => pb::GameType::Diamonds,
+        GameType::Hearts => pb::GameType::Hearts,
+        GameType::Spades => pb::GameType::Spades,
+        GameType::Clubs => pb::GameType::Clubs,
+        GameType::Grand => pb::GameType::Grand,
+        GameType::Null => pb::GameType::Null,
+    }) as i32
+}
+
+/// A protobuf game type to the engine's.
+pub fn game_type_from(v: i32) -> Result<GameType, ConvertError> {
+    match pb::GameType::try_from(v) {
+        Ok(pb::GameType::Diamonds) => Ok(GameType::Diamonds),
+        Ok(pb::GameType::Hearts) => Ok(GameType::Hearts),
+        Ok(pb::GameType::Spades) => Ok(GameType::Spades),
+        Ok(pb::GameType::Clubs) => Ok(GameType::Clubs),
+        Ok(pb::GameType::Grand) => Ok(GameType::Grand),
+        Ok(pb::GameType::Null) => Ok(GameType::Null),
+        _ => bad(format!("{v} is not a game type")),
+    }
+}
+
+/// An announcement as its protobuf enum number.
+pub fn announcement(a: Announcement) -> i32 {
+    (match a {
+        Announcement::None => pb::Announcement::Unspecified,
+        Announcement::Schneider => pb::Announcement::Schneider,
+        Announcement::Schwarz => pb::Announcement::Schwarz,
+        Announcement::Ouvert => pb::Announcement::Ouvert,
+    }) as i32
+}
+
+/// A protobuf announcement to the engine's.
+pub fn announcement_from(v: i32) -> Result<Announcement, ConvertError> {
+    match pb::Announcement::try_from(v) {
+        Ok(pb::Announcement::Unspecified) => Ok(Announcement::None),
+        Ok(pb::Announcement::Schneider) => Ok(Announcement::Schneider),
+        Ok(pb::Announcement::Schwarz) => Ok(Announcement::Schwarz),
+        Ok(pb::Announcement::Ouvert) => Ok(Announcement::Ouvert),
+        Err(_) => bad(format!("{v} is not an announcement")),
+    }
+}
+
+/// A contract (with whether it is a hand game).
+pub fn contract(c: Contract, hand: bool) -> pb::Contract {
+    pb::Contract { game: game_type(c.game), announcement: announcement(c.announcement), hand }
+}
+
+/// A protobuf contract to the engine's (the hand flag is not part of it).
+pub fn contract_from(c: &pb::Contract) -> Result<Contract, ConvertError> {
+    Ok(Contract { game: game_type_from(c.game)?, announcement: announcement_from(c.announcement)? })
+}
+
+/// A phase as its protobuf enum number.
+pub fn phase(p: Phase) -> i32 {
+    (match p {
+        Phase::Bidding => pb::Phase::Bidding,
+        Phase::SkatDecision => pb::Phase::SkatDecision,
+        Phase::Discarding => pb::Phase::Discarding,
+        Phase::Declaring => pb::Phase::Declaring,
+        Phase::Playing => pb::Phase::Playing,
+        Phase::Finished => pb::Phase::Finished,
+    }) as i32
+}
+
+/// A protobuf phase to the engine's.
+pub fn phase_from(v: i32) -> Option<Phase> {
+    match pb::Phase::try_from(v).ok()? {
+        pb::Phase::Bidding => Some(Phase::Bidding),
+        pb::Phase::SkatDecision => Some(Phase::SkatDecision),
+        pb::Phase::Discarding => Some(Phase::Discarding),
+        pb::Phase::Declaring => Some(Phase::Declaring),
+        pb::Phase::Playing => Some(Phase::Playing),
+        pb::Phase::Finished => Some(Phase::Finished),
+        pb::Phase::Unspecified => None,
+    }
+}
+
+fn forfeit_reason(r: ForfeitReason) -> i32 {
+    (match r {
+        ForfeitReason::Timeout => pb::ForfeitReason::Timeout,
+        ForfeitReason::Left => pb::ForfeitReason::Left,
+    }) as i32
+}
+
+// ----- requests to actions -------------------------------------------------------
+
+/// A Bid request's call and value to an action.
+pub fn bid_action(call: i32, value: u32) -> Result<Action, ConvertError> {
+    match pb::BidCall::try_from(call) {
+        Ok(pb::BidCall::Say) => match u16::try_from(value).ok().and_then(Bid::new) {
+            Some(value) => Ok(Action::Bid { value }),
+            None => bad(format!("{value} is not on the bid ladder (18, 20, 22, 23, 24, 27, ... 264)")),
+        },
+        Ok(pb::BidCall::Hold) => Ok(Action::Hold),
+        Ok(pb::BidCall::Pass) => Ok(Action::Pass),
+        _ => bad("call must be BID_CALL_SAY, BID_CALL_HOLD or BID_CALL_PASS"),
+    }
+}
+
+/// A Discard request's cards to an action (exactly two distinct cards).
+pub fn discard_action(v: &[i32]) -> Result<Action, ConvertError> {
+    let cards = cards_from(v)?;
+    if cards.len() != 2 {
+        return bad("discard exactly two cards");
+    }
+    Ok(Action::Discard { cards })
+}
+
+/// A Declare request to an action.
+pub fn declare_action(game: i32, announcement: i32) -> Result<Action, ConvertError> {
+    Ok(Action::Declare { contract: Contract { game: game_type_from(game)?, announcement: announcement_from(announcement)? } })
+}
+
+/// A PlayCard request to an action.
+pub fn play_action(c: i32) -> Result<Action, ConvertError> {
+    Ok(Action::Play { card: card_from(c)? })
+}
+
+// ----- engine to protobuf --------------------------------------------------------
+
+/// An action as a watcher sees it (redaction already done by the engine).
+pub fn action(a: &Action, skat: CardSet) -> pb::Action {
+    let mut out = pb::Action::default();
+    let kind = match a {
+        Action::Bid { value } => {
+            out.bid = u32::from(value.value());
+            pb::ActionKind::Bid
+        }
+        Action::Hold => pb::ActionKind::Hold,
+        Action::Pass => pb::ActionKind::Pass,
+        Action::PickUpSkat => {
+            out.cards = cards(skat);
+            pb::ActionKind::PickUpSkat
+        }
+        Action::PlayHand => pb::ActionKind::PlayHand,
+        Action::Discard { cards: c } => {
+            out.cards = cards(*c);
+            pb::ActionKind::Discard
+        }
+        Action::Declare { contract: c } => {
+            out.contract = Some(contract(*c, false));
+            pb::ActionKind::Declare
+        }
+        Action::Play { card: c } => {
+            out.card = card(*c);
+            pb::ActionKind::PlayCard
+        }
+        Action::Claim => pb::ActionKind::Claim,
+        Action::Resign => pb::ActionKind::Resign,
+        Action::Forfeit { reason } => {
+            out.forfeit_reason = forfeit_reason(*reason);
+            pb::ActionKind::Forfeit
+        }
+    };
+    out.kind = kind as i32;
+    out
+}
+
+/// The legal actions.
+pub fn legal(l: &LegalActions, hand: bool) -> pb::LegalActions {
+    pb::LegalActions {
+        min_bid: l.bid_from.map_or(0, |b| u32::from(b.value())),
+        hold: l.hold,
+        pass: l.pass,
+        pick_up_skat: l.pick_up_skat,
+        play_hand: l.play_hand,
+        discard_from: cards(l.discard_from),
+        contracts: l.contracts.iter().map(|c| contract(*c, hand)).collect(),
+        cards: cards(l.cards),
+        claim: l.claim,
+        resign: l.resign,
+    }
+}
+
+/// Protobuf legal actions back to the engine's (for clients).
+pub fn legal_from(l: &pb::LegalActions) -> Result<LegalActions, ConvertError> {
+    Ok(LegalActions {
+        bid_from: if l.min_bid == 0 { None } else { u16::try_from(l.min_bid).ok().and_then(Bid::new) },
+        hold: l.hold,
+        pass: l.pass,
+        pick_up_skat: l.pick_up_skat,
+        play_hand: l.play_hand,
+        discard_from: cards_from(&l.discard_from)?,
+        contracts: l.contracts.iter().map(contract_from).collect::<Result<_, _>>()?,
+        cards: cards_from(&l.cards)?,
+        claim: l.claim,
+        resign: l.resign,
+    })
+}
+
+fn auction_call(c: &AuctionCall) -> pb::AuctionCall {
+    let (call, value) = match c.call {
+        Call::Bid { value } => (pb::BidCall::Say, u32::from(value.value())),
+        Call::Hold => (pb::BidCall::Hold, 0),
+        Call::Pass => (pb::BidCall::Pass, 0),
+    };
+    pb::AuctionCall { position: position(c.position), call: call as i32, value }
+}
+
+fn trick(t: &Trick) -> pb::Trick {
+    pb::Trick {
+        leader: position(t.leader),
+        cards: t.cards().iter().map(|c| card(*c)).collect(),
+        winner: pb::Position::Unspecified as i32,
+    }
+}
+
+fn completed_trick(t: &TrickView) -> pb::Trick {
+    pb::Trick {
+        leader: position(t.leader),
+        cards: t.cards.iter().map(|c| card(*c)).collect(),
+        winner: position(t.winner),
+    }
+}
+
+/// A finished deal's result; `seeger_fabian` per seat of the table.
+pub fn deal_result(outcome: &Outcome, seats: [Seat; 3], seeger_fabian: &[i32]) -> pb::DealResult {
+    let mut r = pb::DealResult { seeger_fabian: seeger_fabian.to_vec(), ..Default::default() };
+    match outcome {
+        Outcome::PassedIn => {
+            r.passed_in = true;
+            r.end = "passed_in".into();
+        }
+        Outcome::Penalty(p) => {
+            r.penalty = true;
+            r.declarer_seat = u32::from(seats[p.offender.index()]);
+            r.declarer = position(p.offender);
+            r.value = u32::from(p.value);
+            r.score = -2 * i32::from(p.value);
+            r.end = "forfeit".into();
+        }
+        Outcome::Game(g) => {
+            r.declarer_seat = u32::from(seats[g.declarer.index()]);
+            r.declarer = position(g.declarer);
+            r.contract = Some(contract(g.contract, g.hand));
+            r.game_code = g.contract.iss_code(g.hand);
+            r.bid = u32::from(g.bid.value());
+            r.matadors = i32::from(g.matadors);
+            r.value = u32::from(g.value);
+            r.declarer_points = u32::from(g.declarer_points);
+            r.declarer_tricks = u32::from(g.declarer_tricks);
+            r.schneider = g.schneider;
+            r.schwarz = g.schwarz;
+            r.overbid = g.overbid;
+            r.won = g.won;
+            r.score = g.score();
+            r.end = g.end.name().into();
+        }
+    }
+    r
+}
+
+/// All cards of a finished deal.
+pub fn dealt(d: &Dealt, discards: CardSet) -> pb::DealtCards {
+    pb::DealtCards {
+        forehand: cards(d.hands[0]),
+        middlehand: cards(d.hands[1]),
+        rearhand: cards(d.hands[2]),
+        skat: cards(d.skat),
+        discards: cards(discards),
+    }
+}
+
+/// The facts about a deal that the engine's [`View`] leaves to the match.
+#[derive(Debug, Clone, Copy)]
+pub struct DealFrame<'a> {
+    /// The deal's number.
+    pub number: u32,
+    /// The dealer.
+    pub dealer: Seat,
+    /// Seats at forehand, middlehand, rearhand.
+    pub seats: [Seat; 3],
+    /// Seeger-Fabian points per seat, once over.
+    pub seeger_fabian: &'a [i32],
+}
+
+/// A deal view.
+pub fn deal_view(v: &View, frame: DealFrame<'_>) -> pb::DealView {
+    let to_move = v.to_move;
+    pb::DealView {
+        number: frame.number,
+        dealer_seat: u32::from(frame.dealer),
+        position_seats: frame.seats.iter().map(|s| u32::from(*s)).collect(),
+        your_position: position_opt(v.viewer),
+        phase: phase(v.phase),
+        to_move: position_opt(to_move),
+        seat_to_move: to_move.map_or(0, |p| u32::from(frame.seats[p.index()])),
+        hand: cards(v.hand),
+        hand_sizes: v.hand_sizes.iter().map(|n| u32::from(*n)).collect(),
+        auction: v.auction.iter().map(auction_call).collect(),
+        bid: v.bid.map_or(0, |b| u32::from(b.value())),
+        declarer: position_opt(v.declarer),
+        skat_decided: v.skat_picked_up.is_some(),
+        skat_picked_up: v.skat_picked_up.unwrap_or(false),
+        skat: cards(v.skat),
+        discards: cards(v.discards),
+        contract: v.contract.map(|c| contract(c, v.hand_game)),
+        open_hand: v.open_hand.map(cards).unwrap_or_default(),
+        current_trick: v.current_trick.as_ref().map(trick),
+        tricks: v.tricks.iter().map(completed_trick).collect(),
+        claimed: v.claimed,
+        resigned: Position::ALL.iter().filter(|p| v.resigned[p.index()]).map(|p| position(*p)).collect(),
+        legal: Some(legal(&v.legal, v.hand_game)),
+        result: v.outcome.as_ref().map(|o| deal_result(o, frame.seats, frame.seeger_fabian)),
+        dealt: v.dealt.as_ref().map(|d| dealt(d, v.discards)),
+    }
+}
+
+/// A standing, with the player's name.
+pub fn standing(s: &SeatStanding, name: &str) -> pb::Standing {
+    pb::Standing {
+        seat: u32::from(s.seat),
+        name: name.to_string(),
+        plain: s.plain,
+        seeger_fabian: s.seeger_fabian,
+        declared: s.declared,
+        won: s.won,
+        lost: s.lost,
+        penalties: s.penalties,
+    }
+}
+
+/// A redacted match event; `names` gives each seat's player name for standings.
+pub fn event(e: &EventView, names: &[String]) -> pb::event::Kind {
+    use pb::event::Kind;
+    match e {
+        EventView::DealStarted { number, dealer, seats, hand } => Kind::DealStarted(pb::DealStarted {
+            number: *number,
+            dealer_seat: u32::from(*dealer),
+            position_seats: seats.iter().map(|s| u32::from(*s)).collect(),
+            hand: cards(*hand),
+        }),
+        EventView::Moved { number, seat, position: p, action: a, skat, open_hand } => {
+            Kind::ActionTaken(pb::ActionTaken {
+                deal: *number,
+                seat: u32::from(*seat),
+                position: position(*p),
+                action: Some(action(a, *skat)),
+                open_hand: cards(*open_hand),
+            })
+        }
+        EventView::DealEnded { number, seats, outcome, dealt: d, discards, seeger_fabian } => {
+            Kind::DealEnded(pb::DealEnded {
+                deal: *number,
+                result: Some(deal_result(outcome, *seats, seeger_fabian)),
+                dealt: Some(dealt(d, *discards)),
+            })
+        }
+        EventView::MatchEnded { standings } => Kind::MatchEnded(pb::MatchEnded {
+            standings: standings
+                .iter()
+                .map(|s| standing(s, names.get(s.seat as usize).map_or("", String::as_str)))
+                .collect(),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_card_round_trips_and_matches_the_proto_names() {
+        for c in Card::all() {
+            assert_eq!(card_from(card(c)), Ok(c));
+            let name = pb::Card::try_from(card(c)).unwrap().as_str_name().to_string();
+            assert_eq!(name, format!("CARD_{c}"));
+        }
+        assert!(card_from(0).is_err());
+        assert!(card_from(33).is_err());
+        assert!(card_from(-5).is_err());
+        assert!(cards_from(&[1, 1]).is_err());
+    }
+
+    #[test]
+    fn requests_convert_or_explain() {
+        assert!(bid_action(pb::BidCall::Say as i32, 19).is_err());
+        assert!(bid_action(pb::BidCall::Say as i32, 70000).is_err());
+        assert_eq!(bid_action(pb::BidCall::Say as i32, 18), Ok(Action::Bid { value: Bid::MIN }));
+        assert!(bid_action(0, 18).is_err());
+        assert!(declare_action(0, 0).is_err());
+        assert!(declare_action(game_type(GameType::Grand), 9).is_err());
+        assert!(discard_action(&[1]).is_err());
+        assert!(discard_action(&[1, 2]).is_ok());
+        for p in Position::ALL {
+            assert_eq!(position_from(position(p)), Some(p));
+        }
+    }
+}

@@ -1,0 +1,19 @@
+//! # skat-proto
+//!
+//! The `skat.v1` gRPC contract (`proto/skat/v1/skat.proto`) as generated Rust code, and
+//! [`convert`], the one place that turns protobuf messages into engine types and back.
+//! The server, the SDK and the tests all go through it, so a card or a game type is
+//! translated the same way everywhere.
+
+#![warn(missing_docs)]
+
+pub mod convert;
+
+/// The generated `skat.v1` messages, client and server.
+#[allow(missing_docs, clippy::all)]
+pub mod pb {
+    tonic::include_proto!("skat.v1");
+}
+
+/// The encoded file descriptor set of `skat.v1`, for server reflection.
+pub const FILE_DESCRIPTOR_SET: &[u8] = tonic::include_file_descriptor_set!("skat_v1_descriptor");

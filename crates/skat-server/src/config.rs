@@ -1,0 +1,51 @@
+//! Server settings. The CLI maps its flags and `SKAT_*` environment variables onto
+//! [`ServerConfig`]; tests build one directly.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+/// Everything `skat serve` can be told.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// Where to listen for gRPC.
+    pub addr: SocketAddr,
+    /// Where to serve Prometheus metrics (`None`: not served).
+    pub metrics_addr: Option<SocketAddr>,
+    /// Most tables held at once (finished ones count until they expire).
+    pub max_tables: usize,
+    /// Most concurrent watch streams per table.
+    pub max_watchers_per_table: usize,
+    /// Largest gRPC message accepted or sent, in bytes.
+    pub max_message_bytes: usize,
+    /// How long a finished (or idle waiting) table is kept.
+    pub table_expiry: Duration,
+    /// Time control for tables that do not choose one.
+    pub default_action_ms: u64,
+    /// Deal clock for tables that do not choose one.
+    pub default_deal_ms: u64,
+    /// If set, CreateTable needs `authorization: Bearer <this>`.
+    pub create_token: Option<String>,
+    /// After SIGTERM, how long to keep serving while health reports NOT_SERVING, so that
+    /// load balancers stop sending new tables before the server goes away.
+    pub drain: Duration,
+    /// The name written into records (`PC[...]`).
+    pub server_name: String,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            addr: SocketAddr::from(([127, 0, 0, 1], 50051)),
+            metrics_addr: None,
+            max_tables: 1000,
+            max_watchers_per_table: 64,
+            max_message_bytes: 4 * 1024 * 1024,
+            table_expiry: Duration::from_secs(3600),
+            default_action_ms: 30_000,
+            default_deal_ms: 120_000,
+            create_token: None,
+            drain: Duration::ZERO,
+            server_name: "skat-server".into(),
+        }
+    }
+}

@@ -1,0 +1,136 @@
+//! # skat-server
+//!
+//! The `skat.v1` gRPC server: in-memory tables playing lists of deals with the engine,
+//! seat tokens, clocks, one event log per table with resumable, per-seat redacted
+//! streams, gRPC health and reflection, Prometheus metrics, graceful shutdown.
+//!
+//! | concern | module |
+//! |---|---|
+//! | settings | [`config`] |
+//! | seat tokens | [`auth`] |
+//! | one table: match, seats, clocks, log, views | [`table`] |
+//! | all tables, per-table lock, timers, expiry | [`tables`] |
+//! | the gRPC service (thin: convert, call, map errors) | [`service`] |
+//! | metrics | [`metrics`] |
+//! | start and stop | this page: [`start`] |
+
+#![warn(missing_docs)]
+
+pub mod auth;
+pub mod config;
+pub mod metrics;
+pub mod service;
+pub mod table;
+pub mod tables;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use skat_proto::pb::skat_service_server::SkatServiceServer;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+use tokio_stream::wrappers::TcpListenerStream;
+
+pub use config::ServerConfig;
+pub use metrics::Metrics;
+
+/// A server started by [`start`].
+#[derive(Debug)]
+pub struct RunningServer {
+    /// The gRPC address it listens on (useful with port 0).
+    pub addr: SocketAddr,
+    /// The metrics address, when served.
+    pub metrics_addr: Option<SocketAddr>,
+    /// Finishes when the server has shut down.
+    pub task: JoinHandle<Result<(), tonic::transport::Error>>,
+}
+
+/// Binds and starts the server; it runs until `shutdown` resolves, then: health turns
+/// NOT_SERVING, the server keeps serving for `config.drain`, open watch streams end with
+/// UNAVAILABLE ("reconnect with after_seq"), and in-flight RPCs finish.
+pub async fn start(
+    config: ServerConfig,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<RunningServer> {
+    let listener = tokio::net::TcpListener::bind(config.addr).await?;
+    let addr = listener.local_addr()?;
+    let config = Arc::new(config);
+    let metrics = Metrics::new();
+    let tables = Arc::new(tables::Tables::default());
+    let (stop_tx, stop_rx) = watch::channel(false);
+
+    let (health_reporter, health_service) = tonic_health::server::health_reporter();
+    health_reporter.set_serving::<SkatServiceServer<service::SkatServer>>().await;
+
+    let reflection_v1 = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(skat_proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1()
+        .map_err(std::io::Error::other)?;
+    let reflection_v1alpha = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(skat_proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1alpha()
+        .map_err(std::io::Error::other)?;
+
+    let metrics_addr = match config.metrics_addr {
+        Some(a) => {
+            let mut rx = stop_rx.clone();
+            let stopped = async move {
+                let _ = rx.wait_for(|s| *s).await;
+            };
+            Some(metrics.clone().serve(a, stopped).await?)
+        }
+        None => None,
+    };
+
+    // Expire finished and idle tables.
+    {
+        let tables = Arc::clone(&tables);
+        let metrics = metrics.clone();
+        let expiry = config.table_expiry;
+        let mut stop = stop_rx.clone();
+        tokio::spawn(async move {
+            let every = (expiry / 4).clamp(Duration::from_millis(50), Duration::from_secs(30));
+            loop {
+                tokio::select! {
+                    _ = tokio::time::sleep(every) => {}
+                    _ = stop.wait_for(|s| *s) => return,
+                }
+                let dropped = tables.expire(Instant::now(), expiry);
+                if dropped > 0 {
+                    tracing::info!(dropped, "expired tables dropped");
+                }
+                metrics.tables.set(tables.len() as i64);
+            }
+        });
+    }
+
+    let service = service::SkatServer::new(Arc::clone(&tables), Arc::clone(&config), metrics.clone(), stop_rx);
+    let grpc = SkatServiceServer::new(service)
+        .max_decoding_message_size(config.max_message_bytes)
+        .max_encoding_message_size(config.max_message_bytes);
+
+    let drain = config.drain;
+    let on_shutdown = async move {
+        shutdown.await;
+        tracing::info!(drain_ms = drain.as_millis() as u64, "shutting down: health NOT_SERVING, draining");
+        health_reporter.set_not_serving::<SkatServiceServer<service::SkatServer>>().await;
+        health_reporter.set_service_status("", tonic_health::ServingStatus::NotServing).await;
+        tokio::time::sleep(drain).await;
+        let _ = stop_tx.send(true);
+    };
+
+    let task = tokio::spawn(
+        tonic::transport::Server::builder()
+            .add_service(health_service)
+            .add_service(reflection_v1)
+            .add_service(reflection_v1alpha)
+            .add_service(grpc)
+            .serve_with_incoming_shutdown(TcpListenerStream::new(listener), on_shutdown),
+    );
+    tracing::info!(%addr, metrics = ?metrics_addr, "skat server listening");
+    Ok(RunningServer { addr, metrics_addr, task })
+}

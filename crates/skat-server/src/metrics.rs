@@ -1,0 +1,106 @@
+//! Prometheus metrics, served on their own port so that scraping never competes with
+//! game traffic: tables, watchers, deals played, time-outs, and RPC latency per method.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Instant;
+
+use prometheus_client::encoding::text::encode;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+
+type Labels = Vec<(&'static str, String)>;
+
+/// The server's metrics. Cheap to clone (handles to shared atomics).
+#[derive(Clone)]
+pub struct Metrics {
+    registry: Arc<Registry>,
+    /// Tables held.
+    pub tables: Gauge,
+    /// Open watch streams.
+    pub watchers: Gauge,
+    /// Deals finished.
+    pub deals: Counter,
+    /// Seats that ran out of time.
+    pub timeouts: Counter,
+    /// RPC latency by method.
+    pub rpc_seconds: Family<Labels, Histogram>,
+    /// RPCs by method and status code.
+    pub rpcs: Family<Labels, Counter>,
+}
+
+impl std::fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Metrics")
+    }
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics::new()
+    }
+}
+
+impl Metrics {
+    /// A fresh registry with every metric registered.
+    pub fn new() -> Metrics {
+        let mut registry = Registry::with_prefix("skat");
+        let tables = Gauge::default();
+        let watchers = Gauge::default();
+        let deals = Counter::default();
+        let timeouts = Counter::default();
+        let rpc_seconds =
+            Family::<Labels, Histogram>::new_with_constructor(|| Histogram::new(exponential_buckets(0.000_05, 2.0, 18)));
+        let rpcs = Family::<Labels, Counter>::default();
+        registry.register("tables", "Tables held (waiting, playing, or finished and not yet expired)", tables.clone());
+        registry.register("watchers", "Open WatchTable streams", watchers.clone());
+        registry.register("deals_played", "Deals finished", deals.clone());
+        registry.register("timeouts", "Seats that ran out of time and forfeited a deal", timeouts.clone());
+        registry.register("rpc_duration_seconds", "gRPC handling time by method", rpc_seconds.clone());
+        registry.register("rpcs", "gRPC requests by method and status code", rpcs.clone());
+        Metrics { registry: Arc::new(registry), tables, watchers, deals, timeouts, rpc_seconds, rpcs }
+    }
+
+    /// Records one RPC's latency and outcome.
+    pub fn observe(&self, method: &'static str, start: Instant, code: tonic::Code) {
+        self.rpc_seconds.get_or_create(&vec![("method", method.to_string())]).observe(start.elapsed().as_secs_f64());
+        self.rpcs.get_or_create(&vec![("method", method.to_string()), ("code", format!("{code:?}"))]).inc();
+    }
+
+    /// The text exposition format.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        if encode(&mut out, &self.registry).is_err() {
+            out.clear();
+        }
+        out
+    }
+
+    /// Serves `GET /metrics` on `addr` until `shutdown` resolves.
+    pub async fn serve(
+        self,
+        addr: SocketAddr,
+        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> std::io::Result<SocketAddr> {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        let bound = listener.local_addr()?;
+        let app = axum::Router::new().route(
+            "/metrics",
+            axum::routing::get(move || {
+                let m = self.clone();
+                async move {
+                    ([(axum::http::header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8")], m.render())
+                }
+            }),
+        );
+        tokio::spawn(async move {
+            if let Err(e) = axum::serve(listener, app).with_graceful_shutdown(shutdown).await {
+                tracing::warn!(error = %e, "metrics server stopped");
+            }
+        });
+        Ok(bound)
+    }
+}

@@ -1,0 +1,410 @@
+//! The `skat.v1.SkatService` implementation: a thin layer that authenticates, converts
+//! requests with [`skat_proto::convert`], hands them to a [`Table`](crate::table::Table)
+//! and maps refusals to gRPC status codes. No Skat rule lives here.
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use skat_engine::matches::Seat;
+use skat_engine::{Action, MatchConfig};
+use skat_proto::convert;
+use skat_proto::pb::skat_service_server::SkatService;
+use skat_proto::pb::{self, watch_table_response::Kind as WatchKind};
+use tokio::sync::{mpsc, watch};
+use tokio_stream::Stream;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::metadata::MetadataMap;
+use tonic::{Request, Response, Status};
+use tracing::Instrument;
+
+use crate::auth;
+use crate::config::ServerConfig;
+use crate::metrics::Metrics;
+use crate::table::{Table, TableConfig, TableError};
+use crate::tables::{TableHandle, Tables};
+
+/// The service state shared by all requests.
+#[derive(Debug, Clone)]
+pub struct SkatServer {
+    tables: Arc<Tables>,
+    config: Arc<ServerConfig>,
+    metrics: Metrics,
+    shutdown: watch::Receiver<bool>,
+}
+
+/// The WatchTable stream.
+pub type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchTableResponse, Status>> + Send>>;
+
+fn table_error(e: TableError) -> Status {
+    match e {
+        TableError::Stale { .. } => Status::aborted(e.to_string()),
+        TableError::Full | TableError::SeatTaken(_) => Status::resource_exhausted(e.to_string()),
+        TableError::NoSuchSeat(_) => Status::invalid_argument(e.to_string()),
+        TableError::Waiting | TableError::Refused(_) => Status::failed_precondition(e.to_string()),
+    }
+}
+
+fn invalid(e: convert::ConvertError) -> Status {
+    Status::invalid_argument(e.0)
+}
+
+/// Decrements the watcher counts when a stream ends, however it ends.
+struct WatcherGuard {
+    handle: Arc<TableHandle>,
+    metrics: Metrics,
+}
+
+impl Drop for WatcherGuard {
+    fn drop(&mut self) {
+        self.handle.watchers.fetch_sub(1, Ordering::Relaxed);
+        self.metrics.watchers.dec();
+    }
+}
+
+impl SkatServer {
+    /// A service over `tables`.
+    pub fn new(tables: Arc<Tables>, config: Arc<ServerConfig>, metrics: Metrics, shutdown: watch::Receiver<bool>) -> Self {
+        SkatServer { tables, config, metrics, shutdown }
+    }
+
+    fn table(&self, id: &str) -> Result<Arc<TableHandle>, Status> {
+        self.tables.get(id).ok_or_else(|| Status::not_found(format!("no table `{}`", id.chars().take(64).collect::<String>())))
+    }
+
+    /// The caller's seat from its bearer token; a token is required.
+    fn seat(&self, handle: &TableHandle, metadata: &MetadataMap) -> Result<Seat, Status> {
+        match self.viewer(handle, metadata)? {
+            Some(seat) => Ok(seat),
+            None => Err(Status::unauthenticated("this call needs `authorization: Bearer <seat token>` from JoinTable")),
+        }
+    }
+
+    /// The caller's seat if it sent a token (spectators send none). A token that is not
+    /// one of this table's seats is refused rather than treated as a spectator.
+    fn viewer(&self, handle: &TableHandle, metadata: &MetadataMap) -> Result<Option<Seat>, Status> {
+        match auth::bearer(metadata)? {
+            None => Ok(None),
+            Some(token) => match handle.lock().seat_of_token(&token) {
+                Some(seat) => Ok(Some(seat)),
+                None => Err(Status::permission_denied("this token holds no seat at this table")),
+            },
+        }
+    }
+
+    fn finish<T>(&self, method: &'static str, start: Instant, result: Result<T, Status>) -> Result<Response<T>, Status> {
+        let code = result.as_ref().map_or_else(|s| s.code(), |_| tonic::Code::Ok);
+        self.metrics.observe(method, start, code);
+        if let Err(s) = &result {
+            tracing::debug!(code = ?s.code(), message = s.message(), "refused");
+        }
+        result.map(Response::new)
+    }
+
+    fn changed(&self, handle: &Arc<TableHandle>) {
+        handle.changed(&self.metrics);
+    }
+
+    /// Applies a seat's action: the common path of every action RPC.
+    fn act(
+        &self,
+        table_id: &str,
+        metadata: &MetadataMap,
+        action: Result<Action, convert::ConvertError>,
+        expected_seq: Option<u64>,
+    ) -> Result<(u64, Arc<TableHandle>, Seat), Status> {
+        let handle = self.table(table_id)?;
+        let seat = self.seat(&handle, metadata)?;
+        let action = action.map_err(invalid)?;
+        let seq = handle.lock().act(seat, action, expected_seq, Instant::now()).map_err(table_error)?;
+        // Only the action's name: a discard's cards are secret, and logs are not the place.
+        tracing::debug!(seat, action = action.name(), seq, "accepted");
+        self.changed(&handle);
+        Ok((seq, handle, seat))
+    }
+}
+
+#[tonic::async_trait]
+impl SkatService for SkatServer {
+    async fn create_table(
+        &self,
+        request: Request<pb::CreateTableRequest>,
+    ) -> Result<Response<pb::CreateTableResponse>, Status> {
+        let start = Instant::now();
+        let span = tracing::info_span!("CreateTable");
+        let _entered = span.enter();
+        let result = (|| {
+            if let Some(required) = &self.config.create_token {
+                match auth::bearer(request.metadata())? {
+                    Some(t) if auth::same_token(&t, required) => {}
+                    Some(_) => return Err(Status::permission_denied("wrong server token for CreateTable")),
+                    None => return Err(Status::unauthenticated("CreateTable needs `authorization: Bearer <server token>`")),
+                }
+            }
+            let req = request.get_ref();
+            let seats = match req.seats {
+                0 | 3 => 3,
+                4 => 4,
+                n => return Err(Status::invalid_argument(format!("a table has 3 or 4 seats, not {n}"))),
+            };
+            let mut game = MatchConfig::standard(seats, 0);
+            if req.deals > 0 {
+                if req.deals > 10_000 {
+                    return Err(Status::invalid_argument("at most 10000 deals per table"));
+                }
+                game.deals = req.deals;
+            }
+            game.seed = match req.seed {
+                Some(s) => s,
+                None => auth::random_u64()?,
+            };
+            let tc = req.time_control.unwrap_or(pb::TimeControl {
+                action_ms: self.config.default_action_ms,
+                deal_ms: self.config.default_deal_ms,
+            });
+            let config = TableConfig {
+                name: req.name.chars().take(128).collect(),
+                game,
+                action_ms: tc.action_ms,
+                deal_ms: tc.deal_ms,
+            };
+            let id = format!("t{:012x}", auth::random_u64()? & 0xffff_ffff_ffff);
+            let table = Table::new(id.clone(), config, Instant::now()).map_err(|e| Status::invalid_argument(e.to_string()))?;
+            let view = table.view(None, Instant::now());
+            self.tables.insert(table, self.config.max_tables).ok_or_else(|| {
+                Status::resource_exhausted(format!("the server holds its limit of {} tables", self.config.max_tables))
+            })?;
+            self.metrics.tables.set(self.tables.len() as i64);
+            tracing::info!(table = %id, seats, deals = game.deals, "table created");
+            Ok(pb::CreateTableResponse { table_id: id, seed: game.seed, table: Some(view) })
+        })();
+        self.finish("CreateTable", start, result)
+    }
+
+    async fn list_tables(&self, _request: Request<pb::ListTablesRequest>) -> Result<Response<pb::ListTablesResponse>, Status> {
+        let start = Instant::now();
+        let mut tables: Vec<pb::TableSummary> = self.tables.all().iter().map(|h| h.lock().summary()).collect();
+        tables.sort_by(|a, b| a.table_id.cmp(&b.table_id));
+        self.finish("ListTables", start, Ok(pb::ListTablesResponse { tables }))
+    }
+
+    async fn join_table(&self, request: Request<pb::JoinTableRequest>) -> Result<Response<pb::JoinTableResponse>, Status> {
+        let start = Instant::now();
+        let req = request.get_ref();
+        let span = tracing::info_span!("JoinTable", table = %req.table_id.chars().take(64).collect::<String>());
+        let _entered = span.enter();
+        let result = (|| {
+            let handle = self.table(&req.table_id)?;
+            let seat = match req.seat {
+                Some(s) => Some(Seat::try_from(s).map_err(|_| Status::invalid_argument("no such seat"))?),
+                None => None,
+            };
+            let token = auth::new_token()?;
+            let (seat, view) = {
+                let mut t = handle.lock();
+                let seat = t.join(&req.name, seat, token.clone(), Instant::now()).map_err(table_error)?;
+                (seat, t.view(Some(seat), Instant::now()))
+            };
+            tracing::info!(seat, "seat taken");
+            self.changed(&handle);
+            Ok(pb::JoinTableResponse { seat: u32::from(seat), token, table: Some(view) })
+        })();
+        self.finish("JoinTable", start, result)
+    }
+
+    async fn leave_table(&self, request: Request<pb::LeaveTableRequest>) -> Result<Response<pb::LeaveTableResponse>, Status> {
+        let start = Instant::now();
+        let result = (|| {
+            let handle = self.table(&request.get_ref().table_id)?;
+            let seat = self.seat(&handle, request.metadata())?;
+            let seq = handle.lock().leave(seat, Instant::now()).map_err(table_error)?;
+            tracing::info!(table = %request.get_ref().table_id, seat, "seat left");
+            self.changed(&handle);
+            Ok(pb::LeaveTableResponse { seq })
+        })();
+        self.finish("LeaveTable", start, result)
+    }
+
+    async fn get_table(&self, request: Request<pb::GetTableRequest>) -> Result<Response<pb::GetTableResponse>, Status> {
+        let start = Instant::now();
+        let result = (|| {
+            let handle = self.table(&request.get_ref().table_id)?;
+            let viewer = self.viewer(&handle, request.metadata())?;
+            let view = handle.lock().view(viewer, Instant::now());
+            Ok(pb::GetTableResponse { table: Some(view) })
+        })();
+        self.finish("GetTable", start, result)
+    }
+
+    type WatchTableStream = WatchStream;
+
+    async fn watch_table(&self, request: Request<pb::WatchTableRequest>) -> Result<Response<WatchStream>, Status> {
+        let start = Instant::now();
+        let result = (|| {
+            let handle = self.table(&request.get_ref().table_id)?;
+            let viewer = self.viewer(&handle, request.metadata())?;
+            let open = handle.watchers.fetch_add(1, Ordering::Relaxed);
+            self.metrics.watchers.inc();
+            let guard = WatcherGuard { handle: Arc::clone(&handle), metrics: self.metrics.clone() };
+            if open >= self.config.max_watchers_per_table {
+                return Err(Status::resource_exhausted(format!(
+                    "this table has its limit of {} watchers",
+                    self.config.max_watchers_per_table
+                )));
+            }
+            let (first, cursor) = {
+                let t = handle.lock();
+                match request.get_ref().after_seq {
+                    None => {
+                        let snapshot = t.view(viewer, Instant::now());
+                        let seq = snapshot.seq;
+                        (Some(pb::WatchTableResponse { kind: Some(WatchKind::Snapshot(snapshot)) }), seq)
+                    }
+                    Some(after) if after > t.seq() => {
+                        return Err(Status::out_of_range(format!("after_seq {after} is ahead of the table (seq {})", t.seq())));
+                    }
+                    Some(after) => (None, after),
+                }
+            };
+            Ok((guard, first, cursor, viewer))
+        })();
+        let (guard, first, mut cursor, viewer) = match result {
+            Ok(parts) => parts,
+            Err(e) => return self.finish("WatchTable", start, Err(e)),
+        };
+        let (tx, rx) = mpsc::channel(128);
+        let mut shutdown = self.shutdown.clone();
+        let span = tracing::info_span!("WatchTable", table = %request.get_ref().table_id, seat = ?viewer);
+        tokio::spawn(
+            async move {
+                let _guard = guard;
+                let handle = Arc::clone(&_guard.handle);
+                let mut wake = handle.subscribe();
+                if let Some(first) = first {
+                    if tx.send(Ok(first)).await.is_err() {
+                        return;
+                    }
+                }
+                loop {
+                    wake.borrow_and_update();
+                    let (events, done) = {
+                        let t = handle.lock();
+                        let events = t.events_after(cursor, viewer, 256);
+                        let last = events.last().map_or(cursor, |e| e.seq);
+                        (events, t.status() == pb::TableStatus::Finished && last == t.seq())
+                    };
+                    for event in events {
+                        cursor = event.seq;
+                        if tx.send(Ok(pb::WatchTableResponse { kind: Some(WatchKind::Event(event)) })).await.is_err() {
+                            return;
+                        }
+                    }
+                    if done {
+                        // Everything up to the end of the match is delivered: a clean end.
+                        return;
+                    }
+                    if *shutdown.borrow() {
+                        let _ = tx.send(Err(Status::unavailable("server is shutting down; reconnect with after_seq"))).await;
+                        return;
+                    }
+                    tokio::select! {
+                        changed = wake.changed() => if changed.is_err() { return },
+                        _ = shutdown.changed() => {}
+                        _ = tx.closed() => return,
+                    }
+                }
+            }
+            .instrument(span),
+        );
+        let stream: WatchStream = Box::pin(ReceiverStream::new(rx));
+        self.finish("WatchTable", start, Ok(stream))
+    }
+
+    async fn bid(&self, request: Request<pb::BidRequest>) -> Result<Response<pb::BidResponse>, Status> {
+        let start = Instant::now();
+        let r = request.get_ref();
+        let result = self
+            .act(&r.table_id, request.metadata(), convert::bid_action(r.call, r.value), r.expected_seq)
+            .map(|(seq, _, _)| pb::BidResponse { seq });
+        self.finish("Bid", start, result)
+    }
+
+    async fn take_skat(&self, request: Request<pb::TakeSkatRequest>) -> Result<Response<pb::TakeSkatResponse>, Status> {
+        let start = Instant::now();
+        let r = request.get_ref();
+        let action = Ok(if r.pick_up { Action::PickUpSkat } else { Action::PlayHand });
+        let result = self.act(&r.table_id, request.metadata(), action, r.expected_seq).map(|(seq, handle, seat)| {
+            // The skat, as the declarer's own view shows it now.
+            let skat = if r.pick_up {
+                let view = handle.lock().view(Some(seat), Instant::now());
+                view.deal.map(|d| d.skat).unwrap_or_default()
+            } else {
+                Vec::new()
+            };
+            pb::TakeSkatResponse { seq, skat }
+        });
+        self.finish("TakeSkat", start, result)
+    }
+
+    async fn discard(&self, request: Request<pb::DiscardRequest>) -> Result<Response<pb::DiscardResponse>, Status> {
+        let start = Instant::now();
+        let r = request.get_ref();
+        let result = self
+            .act(&r.table_id, request.metadata(), convert::discard_action(&r.cards), r.expected_seq)
+            .map(|(seq, _, _)| pb::DiscardResponse { seq });
+        self.finish("Discard", start, result)
+    }
+
+    async fn declare(&self, request: Request<pb::DeclareRequest>) -> Result<Response<pb::DeclareResponse>, Status> {
+        let start = Instant::now();
+        let r = request.get_ref();
+        let result = self
+            .act(&r.table_id, request.metadata(), convert::declare_action(r.game, r.announcement), r.expected_seq)
+            .map(|(seq, _, _)| pb::DeclareResponse { seq });
+        self.finish("Declare", start, result)
+    }
+
+    async fn play_card(&self, request: Request<pb::PlayCardRequest>) -> Result<Response<pb::PlayCardResponse>, Status> {
+        let start = Instant::now();
+        let r = request.get_ref();
+        let result = self
+            .act(&r.table_id, request.metadata(), convert::play_action(r.card), r.expected_seq)
+            .map(|(seq, _, _)| pb::PlayCardResponse { seq });
+        self.finish("PlayCard", start, result)
+    }
+
+    async fn resign(&self, request: Request<pb::ResignRequest>) -> Result<Response<pb::ResignResponse>, Status> {
+        let start = Instant::now();
+        let r = request.get_ref();
+        let result = self
+            .act(&r.table_id, request.metadata(), Ok(Action::Resign), r.expected_seq)
+            .map(|(seq, _, _)| pb::ResignResponse { seq });
+        self.finish("Resign", start, result)
+    }
+
+    async fn claim(&self, request: Request<pb::ClaimRequest>) -> Result<Response<pb::ClaimResponse>, Status> {
+        let start = Instant::now();
+        let r = request.get_ref();
+        let result = self
+            .act(&r.table_id, request.metadata(), Ok(Action::Claim), r.expected_seq)
+            .map(|(seq, _, _)| pb::ClaimResponse { seq });
+        self.finish("Claim", start, result)
+    }
+
+    async fn get_records(&self, request: Request<pb::GetRecordsRequest>) -> Result<Response<pb::GetRecordsResponse>, Status> {
+        let start = Instant::now();
+        let r = request.get_ref();
+        let result = (|| {
+            let handle = self.table(&r.table_id)?;
+            let json = match pb::RecordFormat::try_from(r.format) {
+                Ok(pb::RecordFormat::Json) => true,
+                Ok(_) => false,
+                Err(_) => return Err(Status::invalid_argument("format must be RECORD_FORMAT_ISS or RECORD_FORMAT_JSON")),
+            };
+            let records = handle.lock().records(json, &self.config.server_name);
+            Ok(pb::GetRecordsResponse { records })
+        })();
+        self.finish("GetRecords", start, result)
+    }
+}

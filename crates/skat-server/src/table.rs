@@ -1,0 +1,442 @@
+//! One table: a match of the engine, its seats and tokens, its clocks, and its log.
+//!
+//! The log is the table's truth: every accepted event in order, numbered from 1. Views
+//! are the engine's, and events are redacted for each reader when read
+//! ([`skat_engine::GameEvent::seen_by`]), so one log serves every watcher and a
+//! reconnect is "everything after N". This type is synchronous and holds no rule of
+//! its own: every rule question goes to [`skat_engine::Match`].
+
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use skat_engine::iss::{self, RecordMeta};
+use skat_engine::matches::{MatchError, Seat};
+use skat_engine::{Action, ForfeitReason, GameEvent, Match, MatchConfig};
+use skat_proto::convert::{self, DealFrame};
+use skat_proto::pb;
+
+use crate::auth::same_token;
+
+/// How a table is set up.
+#[derive(Debug, Clone)]
+pub struct TableConfig {
+    /// A name for people.
+    pub name: String,
+    /// 3 or 4 seats, deals, seed.
+    pub game: MatchConfig,
+    /// Milliseconds per action (0: no limit).
+    pub action_ms: u64,
+    /// Milliseconds per seat per deal (0: no limit).
+    pub deal_ms: u64,
+}
+
+/// Something in the table's log.
+#[derive(Debug, Clone)]
+pub enum TableEvent {
+    /// A player took a seat.
+    SeatJoined {
+        /// The seat.
+        seat: Seat,
+        /// The player's name.
+        name: String,
+    },
+    /// A player left a seat.
+    SeatLeft {
+        /// The seat.
+        seat: Seat,
+    },
+    /// Something happened in the match (unredacted; redacted when read).
+    Game(GameEvent),
+}
+
+#[derive(Debug, Clone)]
+struct LogEntry {
+    time_ms: u64,
+    event: TableEvent,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Slot {
+    name: String,
+    token: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Turn {
+    id: u64,
+    seat: Seat,
+    deal: u32,
+    started: Instant,
+    deadline: Option<Instant>,
+}
+
+/// Why a table refuses a request. The service maps each to a gRPC status.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TableError {
+    /// The request was decided on an older state.
+    #[error("stale request: decided on seq {expected}, the table is at seq {current}")]
+    Stale {
+        /// What the client sent.
+        expected: u64,
+        /// Where the table is.
+        current: u64,
+    },
+    /// Seats are still open.
+    #[error("the table is waiting for players; play starts when every seat is taken")]
+    Waiting,
+    /// Every seat is taken.
+    #[error("every seat at this table is taken")]
+    Full,
+    /// That seat is taken.
+    #[error("seat {0} is taken")]
+    SeatTaken(Seat),
+    /// No such seat.
+    #[error("this table has no seat {0}")]
+    NoSuchSeat(Seat),
+    /// The rules (or the match) refuse the action.
+    #[error("{0}")]
+    Refused(String),
+}
+
+impl From<MatchError> for TableError {
+    fn from(e: MatchError) -> TableError {
+        TableError::Refused(e.to_string())
+    }
+}
+
+/// A table.
+#[derive(Debug)]
+pub struct Table {
+    id: String,
+    config: TableConfig,
+    game: Match,
+    slots: Vec<Slot>,
+    started: bool,
+    log: Vec<LogEntry>,
+    clocks: Vec<Duration>,
+    clock_deal: u32,
+    turn: Option<Turn>,
+    turn_ids: u64,
+    deal_end_times: Vec<SystemTime>,
+    last_activity: Instant,
+    finished_at: Option<Instant>,
+}
+
+fn unix_ms(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+impl Table {
+    /// A new, empty table.
+    pub fn new(id: String, config: TableConfig, now: Instant) -> Result<Table, MatchError> {
+        let game = Match::new(config.game)?;
+        let seats = usize::from(config.game.seats);
+        Ok(Table {
+            id,
+            clocks: vec![Duration::from_millis(config.deal_ms); seats],
+            config,
+            game,
+            slots: vec![Slot::default(); seats],
+            started: false,
+            log: Vec::new(),
+            clock_deal: 0,
+            turn: None,
+            turn_ids: 0,
+            deal_end_times: Vec::new(),
+            last_activity: now,
+            finished_at: None,
+        })
+    }
+
+    /// The table id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The sequence number of the last event (0 before any).
+    pub fn seq(&self) -> u64 {
+        self.log.len() as u64
+    }
+
+    /// Waiting, playing or finished.
+    pub fn status(&self) -> pb::TableStatus {
+        if self.game.is_over() {
+            pb::TableStatus::Finished
+        } else if self.started {
+            pb::TableStatus::Playing
+        } else {
+            pb::TableStatus::Waiting
+        }
+    }
+
+    /// When the table may be dropped: finished and past its expiry, or idle that long.
+    pub fn expired(&self, now: Instant, expiry: Duration) -> bool {
+        let since = self.finished_at.unwrap_or(self.last_activity);
+        (self.finished_at.is_some() || !self.started) && now.duration_since(since) >= expiry
+    }
+
+    /// The seat a token belongs to.
+    pub fn seat_of_token(&self, token: &str) -> Option<Seat> {
+        self.slots
+            .iter()
+            .position(|s| s.token.as_deref().is_some_and(|t| same_token(t, token)))
+            .map(|i| i as Seat)
+    }
+
+    fn names(&self) -> Vec<String> {
+        self.slots.iter().map(|s| s.name.clone()).collect()
+    }
+
+    fn push(&mut self, event: TableEvent) -> u64 {
+        self.log.push(LogEntry { time_ms: unix_ms(SystemTime::now()), event });
+        self.seq()
+    }
+
+    fn check_seq(&self, expected: Option<u64>) -> Result<(), TableError> {
+        match expected {
+            Some(expected) if expected != self.seq() => Err(TableError::Stale { expected, current: self.seq() }),
+            _ => Ok(()),
+        }
+    }
+
+    /// Seats a player with `token`. When the last seat fills, the first deal is dealt.
+    pub fn join(&mut self, name: &str, seat: Option<Seat>, token: String, now: Instant) -> Result<Seat, TableError> {
+        let seat = match seat {
+            Some(s) if usize::from(s) >= self.slots.len() => return Err(TableError::NoSuchSeat(s)),
+            Some(s) if self.slots[usize::from(s)].token.is_some() => return Err(TableError::SeatTaken(s)),
+            Some(s) => s,
+            None => self.slots.iter().position(|s| s.token.is_none()).ok_or(TableError::Full)? as Seat,
+        };
+        if self.game.is_over() {
+            return Err(TableError::Refused("the match is over".into()));
+        }
+        let name = if name.trim().is_empty() { format!("seat {seat}") } else { name.trim().chars().take(64).collect() };
+        self.slots[usize::from(seat)] = Slot { name: name.clone(), token: Some(token) };
+        self.push(TableEvent::SeatJoined { seat, name });
+        if !self.started && self.slots.iter().all(|s| s.token.is_some()) {
+            self.started = true;
+            self.push(TableEvent::Game(self.game.deal_started_event()));
+        }
+        self.last_activity = now;
+        self.settle(now, None);
+        Ok(seat)
+    }
+
+    /// Frees a seat. During a match the seat's deal is forfeited (ISS `LE`) and the seat
+    /// stays open: it forfeits whenever it must act until somebody takes it.
+    pub fn leave(&mut self, seat: Seat, now: Instant) -> Result<u64, TableError> {
+        let slot = self.slots.get_mut(usize::from(seat)).ok_or(TableError::NoSuchSeat(seat))?;
+        slot.token = None;
+        if !self.started {
+            slot.name.clear();
+        }
+        let seq = self.push(TableEvent::SeatLeft { seat });
+        if self.started && !self.game.is_over() && self.game.position_of(seat).is_some() {
+            self.apply(seat, Action::Forfeit { reason: ForfeitReason::Left }, now)?;
+        }
+        self.last_activity = now;
+        self.settle(now, Some(seat));
+        Ok(seq)
+    }
+
+    /// A seat's action, checked against `expected_seq` and then by the rules.
+    pub fn act(&mut self, seat: Seat, action: Action, expected_seq: Option<u64>, now: Instant) -> Result<u64, TableError> {
+        self.check_seq(expected_seq)?;
+        if !self.started {
+            return Err(TableError::Waiting);
+        }
+        let seq = self.apply(seat, action, now)?;
+        self.last_activity = now;
+        self.settle(now, Some(seat));
+        Ok(seq)
+    }
+
+    fn apply(&mut self, seat: Seat, action: Action, now: Instant) -> Result<u64, TableError> {
+        let applied = self.game.apply(seat, action)?;
+        for event in applied.events {
+            if matches!(event, GameEvent::DealEnded { .. }) {
+                self.deal_end_times.push(SystemTime::now());
+            }
+            self.push(TableEvent::Game(event));
+        }
+        if applied.match_over {
+            self.finished_at = Some(now);
+        }
+        Ok(self.seq())
+    }
+
+    /// Brings the turn and clocks up to date after a change by `actor`.
+    fn settle(&mut self, now: Instant, actor: Option<Seat>) {
+        let to_move = if self.started { self.game.seat_to_move() } else { None };
+        let deal = self.game.deal_number();
+        if let Some(t) = self.turn {
+            if Some(t.seat) == to_move && t.deal == deal && actor != Some(t.seat) {
+                // Someone else resigned or joined: the turn runs on.
+                return;
+            }
+            if t.deal == self.clock_deal && self.config.deal_ms > 0 {
+                let clock = &mut self.clocks[usize::from(t.seat)];
+                *clock = clock.saturating_sub(now.duration_since(t.started));
+            }
+        }
+        if deal != self.clock_deal {
+            self.clocks.fill(Duration::from_millis(self.config.deal_ms));
+            self.clock_deal = deal;
+        }
+        self.turn = to_move.map(|seat| {
+            self.turn_ids += 1;
+            let mut limit: Option<Duration> = None;
+            let mut tighten = |d: Duration| limit = Some(limit.map_or(d, |l| l.min(d)));
+            if self.config.action_ms > 0 {
+                tighten(Duration::from_millis(self.config.action_ms));
+            }
+            if self.config.deal_ms > 0 {
+                tighten(self.clocks[usize::from(seat)]);
+            }
+            if self.slots[usize::from(seat)].token.is_none() {
+                // An open seat forfeits at once when there is no clock to wait for.
+                tighten(Duration::from_millis(self.config.action_ms));
+            }
+            Turn { id: self.turn_ids, seat, deal, started: now, deadline: limit.map(|l| now + l) }
+        });
+    }
+
+    /// The turn that will time out next: its id and deadline.
+    pub fn next_deadline(&self) -> Option<(u64, Instant)> {
+        self.turn.and_then(|t| t.deadline.map(|d| (t.id, d)))
+    }
+
+    /// Called when the deadline of turn `turn_id` passes: if that turn is still open, the
+    /// seat forfeits the deal (ISS `TI`; `LE` for an open seat). Returns the new seq.
+    pub fn on_deadline(&mut self, turn_id: u64, now: Instant) -> Option<u64> {
+        let turn = self.turn.filter(|t| t.id == turn_id)?;
+        let reason =
+            if self.slots[usize::from(turn.seat)].token.is_none() { ForfeitReason::Left } else { ForfeitReason::Timeout };
+        let seq = self.apply(turn.seat, Action::Forfeit { reason }, now).ok()?;
+        self.settle(now, Some(turn.seat));
+        Some(seq)
+    }
+
+    /// The events after `after` as `viewer` may see them, at most `max`.
+    pub fn events_after(&self, after: u64, viewer: Option<Seat>, max: usize) -> Vec<pb::Event> {
+        let names = self.names();
+        self.log
+            .iter()
+            .enumerate()
+            .skip(usize::try_from(after).unwrap_or(usize::MAX))
+            .take(max)
+            .map(|(i, e)| {
+                let kind = match &e.event {
+                    TableEvent::SeatJoined { seat, name } => {
+                        pb::event::Kind::SeatJoined(pb::SeatJoined { seat: u32::from(*seat), name: name.clone() })
+                    }
+                    TableEvent::SeatLeft { seat } => pb::event::Kind::SeatLeft(pb::SeatLeft { seat: u32::from(*seat) }),
+                    TableEvent::Game(g) => convert::event(&g.seen_by(viewer), &names),
+                };
+                pb::Event { seq: i as u64 + 1, time_unix_ms: e.time_ms, kind: Some(kind) }
+            })
+            .collect()
+    }
+
+    /// A one-line summary.
+    pub fn summary(&self) -> pb::TableSummary {
+        pb::TableSummary {
+            table_id: self.id.clone(),
+            name: self.config.name.clone(),
+            status: self.status() as i32,
+            seats: u32::from(self.config.game.seats),
+            occupied: self.slots.iter().filter(|s| s.token.is_some()).count() as u32,
+            deals: self.config.game.deals,
+            deals_played: self.game.records().len() as u32,
+        }
+    }
+
+    /// The table as `viewer` may see it (`None`: a spectator).
+    pub fn view(&self, viewer: Option<Seat>, now: Instant) -> pb::TableView {
+        let names = self.names();
+        let records = self.game.records();
+        let deal = self.started.then(|| {
+            let number = if self.game.is_over() { self.game.deal_number().saturating_sub(1) } else { self.game.deal_number() };
+            let seeger_fabian = match records.last() {
+                Some(r) if self.game.is_over() => self.game.seeger_fabian_by_seat(r),
+                _ => Vec::new(),
+            };
+            let frame = DealFrame {
+                number,
+                dealer: self.game.dealer_of(number),
+                seats: self.game.seats_of(number),
+                seeger_fabian: &seeger_fabian,
+            };
+            let view = self.game.deal().view(viewer.and_then(|s| frame.seats.iter().position(|x| *x == s)).and_then(skat_engine::Position::from_index));
+            convert::deal_view(&view, frame)
+        });
+        let deadline_unix_ms = self.turn.and_then(|t| t.deadline).map_or(0, |d| {
+            let left = d.saturating_duration_since(now);
+            unix_ms(SystemTime::now() + left)
+        });
+        pb::TableView {
+            table_id: self.id.clone(),
+            name: self.config.name.clone(),
+            status: self.status() as i32,
+            seats: u32::from(self.config.game.seats),
+            seat_info: self
+                .slots
+                .iter()
+                .enumerate()
+                .map(|(i, s)| pb::SeatInfo { seat: i as u32, name: s.name.clone(), occupied: s.token.is_some() })
+                .collect(),
+            your_seat: viewer.map(u32::from),
+            seq: self.seq(),
+            deals: self.config.game.deals,
+            deals_played: records.len() as u32,
+            seed: self.config.game.seed,
+            time_control: Some(pb::TimeControl { action_ms: self.config.action_ms, deal_ms: self.config.deal_ms }),
+            deal,
+            standings: self.game.standings().iter().map(|s| convert::standing(s, &names[usize::from(s.seat)])).collect(),
+            clocks: self
+                .clocks
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let mut left = *c;
+                    if let Some(t) = self.turn.filter(|t| usize::from(t.seat) == i && t.deal == self.clock_deal) {
+                        left = left.saturating_sub(now.duration_since(t.started));
+                    }
+                    pb::Clock { seat: i as u32, remaining_ms: if self.config.deal_ms > 0 { left.as_millis() as u64 } else { 0 } }
+                })
+                .collect(),
+            deadline_unix_ms,
+            results: records
+                .iter()
+                .map(|r| convert::deal_result(&r.outcome, r.seats, &self.game.seeger_fabian_by_seat(r)))
+                .collect(),
+        }
+    }
+
+    /// The finished deals as ISS records or JSON lines.
+    pub fn records(&self, json: bool, server_name: &str) -> Vec<String> {
+        let names = self.names();
+        self.game
+            .records()
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                if json {
+                    return serde_json::to_string(r).unwrap_or_default();
+                }
+                let date = self.deal_end_times.get(i).map_or_else(String::new, |t| {
+                    // RFC 3339 `2026-11-29T22:05:36Z` to ISS `2026-11-29/22:05:36/UTC`.
+                    let text = humantime::format_rfc3339_seconds(*t).to_string();
+                    text.trim_end_matches('Z').replacen('T', "/", 1) + "/UTC"
+                });
+                let meta = RecordMeta {
+                    server: server_name.to_string(),
+                    id: format!("{}.{}", self.id, r.number),
+                    date,
+                    players: r.seats.map(|s| names[usize::from(s)].clone()),
+                    series: self.config.game.seed.to_string(),
+                };
+                iss::write(r, &meta)
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,147 @@
+//! All tables of the server: creating, finding, expiring; and per table the lock that
+//! serializes its requests, the notification that wakes its watchers, and the timer
+//! that forfeits a seat whose time has run out.
+//!
+//! Requests for one table take its mutex (never across an `await`); different tables
+//! never wait for each other. A clock is a Tokio task per table that sleeps until the
+//! deadline of the current turn and then submits the forfeit through the same
+//! [`Table`] methods a player's action goes through.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::time::Instant;
+
+use tokio::sync::watch;
+use tokio::task::AbortHandle;
+
+use crate::metrics::Metrics;
+use crate::table::Table;
+
+/// A table with its lock, its watchers' wake-up and its timer.
+#[derive(Debug)]
+pub struct TableHandle {
+    table: Mutex<Table>,
+    seq: watch::Sender<u64>,
+    timer: Mutex<Option<AbortHandle>>,
+    /// Open watch streams.
+    pub watchers: AtomicUsize,
+    deals_counted: AtomicUsize,
+}
+
+impl TableHandle {
+    /// Locks the table. A panic while holding the lock cannot leave a half-applied action
+    /// (the engine checks before it changes anything), so a poisoned lock is taken over.
+    pub fn lock(&self) -> MutexGuard<'_, Table> {
+        self.table.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A receiver that wakes when the log grows.
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.seq.subscribe()
+    }
+
+    /// Publishes the table's new state: wakes watchers and re-arms the clock. Call after
+    /// every change, with the lock released.
+    pub fn changed(self: &Arc<Self>, metrics: &Metrics) {
+        let (seq, deadline, deals) = {
+            let t = self.lock();
+            (t.seq(), t.next_deadline(), t.summary().deals_played as usize)
+        };
+        let counted = self.deals_counted.swap(deals, Ordering::Relaxed);
+        metrics.deals.inc_by(deals.saturating_sub(counted) as u64);
+        self.seq.send_replace(seq);
+        let mut timer = self.timer.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(old) = timer.take() {
+            old.abort();
+        }
+        if let Some((turn, at)) = deadline {
+            let handle = Arc::clone(self);
+            let metrics = metrics.clone();
+            let task = tokio::spawn(async move {
+                tokio::time::sleep_until(at.into()).await;
+                let fired = handle.lock().on_deadline(turn, Instant::now());
+                if fired.is_some() {
+                    metrics.timeouts.inc();
+                    tracing::info!(table = %handle.lock().id(), "a seat ran out of time and forfeits the deal");
+                    // Re-arms for the next turn; this task's own handle is replaced, not awaited.
+                    handle.changed(&metrics);
+                }
+            });
+            *timer = Some(task.abort_handle());
+        }
+    }
+
+    /// Stops the clock (the table is being dropped).
+    pub fn stop(&self) {
+        if let Some(t) = self.timer.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            t.abort();
+        }
+    }
+}
+
+/// The server's tables.
+#[derive(Debug, Default)]
+pub struct Tables {
+    map: RwLock<HashMap<String, Arc<TableHandle>>>,
+}
+
+impl Tables {
+    /// Adds a table unless `max` tables exist already.
+    pub fn insert(&self, table: Table, max: usize) -> Option<Arc<TableHandle>> {
+        let mut map = self.map.write().unwrap_or_else(|p| p.into_inner());
+        if map.len() >= max {
+            return None;
+        }
+        let seq = table.seq();
+        let handle = Arc::new(TableHandle {
+            table: Mutex::new(table),
+            seq: watch::Sender::new(seq),
+            timer: Mutex::new(None),
+            watchers: AtomicUsize::new(0),
+            deals_counted: AtomicUsize::new(0),
+        });
+        let id = handle.lock().id().to_string();
+        map.insert(id, Arc::clone(&handle));
+        Some(handle)
+    }
+
+    /// The table with this id.
+    pub fn get(&self, id: &str) -> Option<Arc<TableHandle>> {
+        self.map.read().unwrap_or_else(|p| p.into_inner()).get(id).cloned()
+    }
+
+    /// Every table.
+    pub fn all(&self) -> Vec<Arc<TableHandle>> {
+        self.map.read().unwrap_or_else(|p| p.into_inner()).values().cloned().collect()
+    }
+
+    /// How many tables there are.
+    pub fn len(&self) -> usize {
+        self.map.read().unwrap_or_else(|p| p.into_inner()).len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Drops the tables that have expired; returns how many.
+    pub fn expire(&self, now: Instant, expiry: std::time::Duration) -> usize {
+        let mut map = self.map.write().unwrap_or_else(|p| p.into_inner());
+        let before = map.len();
+        map.retain(|_, h| {
+            let keep = !h.lock().expired(now, expiry);
+            if !keep {
+                h.stop();
+            }
+            keep
+        });
+        before - map.len()
+    }
+
+    /// Watchers across all tables.
+    pub fn watcher_count(&self) -> usize {
+        self.all().iter().map(|h| h.watchers.load(Ordering::Relaxed)).sum()
+    }
+}

@@ -176,7 +176,9 @@ impl EventView {
                 };
                 acted | *skat | *open_hand
             }
-            EventView::DealEnded { dealt, .. } => CardSet::DECK & (dealt.hands[0] | dealt.hands[1] | dealt.hands[2] | dealt.skat),
+            EventView::DealEnded { dealt, .. } => {
+                CardSet::DECK & (dealt.hands[0] | dealt.hands[1] | dealt.hands[2] | dealt.skat)
+            }
             EventView::MatchEnded { .. } => CardSet::EMPTY,
         }
     }

@@ -9,14 +9,14 @@
 use serde::{Deserialize, Serialize};
 
 use crate::action::{Action, RuleError};
+use crate::cards::CardSet;
 use crate::deal::Deal;
 use crate::dealing::Dealt;
+use crate::events::GameEvent;
 use crate::position::Position;
 use crate::record::{DealRecord, Move};
 use crate::score::Outcome;
 use crate::view::View;
-use crate::events::GameEvent;
-use crate::cards::CardSet;
 
 /// A seat at the table, 0..3 or 0..4.
 pub type Seat = u8;

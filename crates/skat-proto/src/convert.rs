@@ -195,7 +195,9 @@ pub fn discard_action(v: &[i32]) -> Result<Action, ConvertError> {
 
 /// A Declare request to an action.
 pub fn declare_action(game: i32, announcement: i32) -> Result<Action, ConvertError> {
-    Ok(Action::Declare { contract: Contract { game: game_type_from(game)?, announcement: announcement_from(announcement)? } })
+    Ok(Action::Declare {
+        contract: Contract { game: game_type_from(game)?, announcement: announcement_from(announcement)? },
+    })
 }
 
 /// A PlayCard request to an action.

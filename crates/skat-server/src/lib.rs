@@ -108,7 +108,8 @@ pub async fn start(
         });
     }
 
-    let service = service::SkatServer::new(Arc::clone(&tables), Arc::clone(&config), metrics.clone(), stop_rx);
+    let service =
+        service::SkatServer::new(Arc::clone(&tables), Arc::clone(&config), metrics.clone(), stop_rx);
     let grpc = SkatServiceServer::new(service)
         .max_decoding_message_size(config.max_message_bytes)
         .max_encoding_message_size(config.max_message_bytes);

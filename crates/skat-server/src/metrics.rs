@@ -52,10 +52,15 @@ impl Metrics {
         let watchers = Gauge::default();
         let deals = Counter::default();
         let timeouts = Counter::default();
-        let rpc_seconds =
-            Family::<Labels, Histogram>::new_with_constructor(|| Histogram::new(exponential_buckets(0.000_05, 2.0, 18)));
+        let rpc_seconds = Family::<Labels, Histogram>::new_with_constructor(|| {
+            Histogram::new(exponential_buckets(0.000_05, 2.0, 18))
+        });
         let rpcs = Family::<Labels, Counter>::default();
-        registry.register("tables", "Tables held (waiting, playing, or finished and not yet expired)", tables.clone());
+        registry.register(
+            "tables",
+            "Tables held (waiting, playing, or finished and not yet expired)",
+            tables.clone(),
+        );
         registry.register("watchers", "Open WatchTable streams", watchers.clone());
         registry.register("deals_played", "Deals finished", deals.clone());
         registry.register("timeouts", "Seats that ran out of time and forfeited a deal", timeouts.clone());
@@ -66,7 +71,9 @@ impl Metrics {
 
     /// Records one RPC's latency and outcome.
     pub fn observe(&self, method: &'static str, start: Instant, code: tonic::Code) {
-        self.rpc_seconds.get_or_create(&vec![("method", method.to_string())]).observe(start.elapsed().as_secs_f64());
+        self.rpc_seconds
+            .get_or_create(&vec![("method", method.to_string())])
+            .observe(start.elapsed().as_secs_f64());
         self.rpcs.get_or_create(&vec![("method", method.to_string()), ("code", format!("{code:?}"))]).inc();
     }
 
@@ -92,7 +99,13 @@ impl Metrics {
             axum::routing::get(move || {
                 let m = self.clone();
                 async move {
-                    ([(axum::http::header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8")], m.render())
+                    (
+                        [(
+                            axum::http::header::CONTENT_TYPE,
+                            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+                        )],
+                        m.render(),
+                    )
                 }
             }),
         );

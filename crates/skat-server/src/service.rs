@@ -65,19 +65,28 @@ impl Drop for WatcherGuard {
 
 impl SkatServer {
     /// A service over `tables`.
-    pub fn new(tables: Arc<Tables>, config: Arc<ServerConfig>, metrics: Metrics, shutdown: watch::Receiver<bool>) -> Self {
+    pub fn new(
+        tables: Arc<Tables>,
+        config: Arc<ServerConfig>,
+        metrics: Metrics,
+        shutdown: watch::Receiver<bool>,
+    ) -> Self {
         SkatServer { tables, config, metrics, shutdown }
     }
 
     fn table(&self, id: &str) -> Result<Arc<TableHandle>, Status> {
-        self.tables.get(id).ok_or_else(|| Status::not_found(format!("no table `{}`", id.chars().take(64).collect::<String>())))
+        self.tables.get(id).ok_or_else(|| {
+            Status::not_found(format!("no table `{}`", id.chars().take(64).collect::<String>()))
+        })
     }
 
     /// The caller's seat from its bearer token; a token is required.
     fn seat(&self, handle: &TableHandle, metadata: &MetadataMap) -> Result<Seat, Status> {
         match self.viewer(handle, metadata)? {
             Some(seat) => Ok(seat),
-            None => Err(Status::unauthenticated("this call needs `authorization: Bearer <seat token>` from JoinTable")),
+            None => Err(Status::unauthenticated(
+                "this call needs `authorization: Bearer <seat token>` from JoinTable",
+            )),
         }
     }
 
@@ -93,7 +102,12 @@ impl SkatServer {
         }
     }
 
-    fn finish<T>(&self, method: &'static str, start: Instant, result: Result<T, Status>) -> Result<Response<T>, Status> {
+    fn finish<T>(
+        &self,
+        method: &'static str,
+        start: Instant,
+        result: Result<T, Status>,
+    ) -> Result<Response<T>, Status> {
         let code = result.as_ref().map_or_else(|s| s.code(), |_| tonic::Code::Ok);
         self.metrics.observe(method, start, code);
         if let Err(s) = &result {
@@ -139,7 +153,11 @@ impl SkatService for SkatServer {
                 match auth::bearer(request.metadata())? {
                     Some(t) if auth::same_token(&t, required) => {}
                     Some(_) => return Err(Status::permission_denied("wrong server token for CreateTable")),
-                    None => return Err(Status::unauthenticated("CreateTable needs `authorization: Bearer <server token>`")),
+                    None => {
+                        return Err(Status::unauthenticated(
+                            "CreateTable needs `authorization: Bearer <server token>`",
+                        ));
+                    }
                 }
             }
             let req = request.get_ref();
@@ -170,10 +188,14 @@ impl SkatService for SkatServer {
                 deal_ms: tc.deal_ms,
             };
             let id = format!("t{:012x}", auth::random_u64()? & 0xffff_ffff_ffff);
-            let table = Table::new(id.clone(), config, Instant::now()).map_err(|e| Status::invalid_argument(e.to_string()))?;
+            let table = Table::new(id.clone(), config, Instant::now())
+                .map_err(|e| Status::invalid_argument(e.to_string()))?;
             let view = table.view(None, Instant::now());
             self.tables.insert(table, self.config.max_tables).ok_or_else(|| {
-                Status::resource_exhausted(format!("the server holds its limit of {} tables", self.config.max_tables))
+                Status::resource_exhausted(format!(
+                    "the server holds its limit of {} tables",
+                    self.config.max_tables
+                ))
             })?;
             self.metrics.tables.set(self.tables.len() as i64);
             tracing::info!(table = %id, seats, deals = game.deals, "table created");
@@ -182,17 +204,25 @@ impl SkatService for SkatServer {
         self.finish("CreateTable", start, result)
     }
 
-    async fn list_tables(&self, _request: Request<pb::ListTablesRequest>) -> Result<Response<pb::ListTablesResponse>, Status> {
+    async fn list_tables(
+        &self,
+        _request: Request<pb::ListTablesRequest>,
+    ) -> Result<Response<pb::ListTablesResponse>, Status> {
         let start = Instant::now();
-        let mut tables: Vec<pb::TableSummary> = self.tables.all().iter().map(|h| h.lock().summary()).collect();
+        let mut tables: Vec<pb::TableSummary> =
+            self.tables.all().iter().map(|h| h.lock().summary()).collect();
         tables.sort_by(|a, b| a.table_id.cmp(&b.table_id));
         self.finish("ListTables", start, Ok(pb::ListTablesResponse { tables }))
     }
 
-    async fn join_table(&self, request: Request<pb::JoinTableRequest>) -> Result<Response<pb::JoinTableResponse>, Status> {
+    async fn join_table(
+        &self,
+        request: Request<pb::JoinTableRequest>,
+    ) -> Result<Response<pb::JoinTableResponse>, Status> {
         let start = Instant::now();
         let req = request.get_ref();
-        let span = tracing::info_span!("JoinTable", table = %req.table_id.chars().take(64).collect::<String>());
+        let span =
+            tracing::info_span!("JoinTable", table = %req.table_id.chars().take(64).collect::<String>());
         let _entered = span.enter();
         let result = (|| {
             let handle = self.table(&req.table_id)?;
@@ -213,7 +243,10 @@ impl SkatService for SkatServer {
         self.finish("JoinTable", start, result)
     }
 
-    async fn leave_table(&self, request: Request<pb::LeaveTableRequest>) -> Result<Response<pb::LeaveTableResponse>, Status> {
+    async fn leave_table(
+        &self,
+        request: Request<pb::LeaveTableRequest>,
+    ) -> Result<Response<pb::LeaveTableResponse>, Status> {
         let start = Instant::now();
         let result = (|| {
             let handle = self.table(&request.get_ref().table_id)?;
@@ -226,7 +259,10 @@ impl SkatService for SkatServer {
         self.finish("LeaveTable", start, result)
     }
 
-    async fn get_table(&self, request: Request<pb::GetTableRequest>) -> Result<Response<pb::GetTableResponse>, Status> {
+    async fn get_table(
+        &self,
+        request: Request<pb::GetTableRequest>,
+    ) -> Result<Response<pb::GetTableResponse>, Status> {
         let start = Instant::now();
         let result = (|| {
             let handle = self.table(&request.get_ref().table_id)?;
@@ -239,7 +275,10 @@ impl SkatService for SkatServer {
 
     type WatchTableStream = WatchStream;
 
-    async fn watch_table(&self, request: Request<pb::WatchTableRequest>) -> Result<Response<WatchStream>, Status> {
+    async fn watch_table(
+        &self,
+        request: Request<pb::WatchTableRequest>,
+    ) -> Result<Response<WatchStream>, Status> {
         let start = Instant::now();
         let result = (|| {
             let handle = self.table(&request.get_ref().table_id)?;
@@ -262,7 +301,10 @@ impl SkatService for SkatServer {
                         (Some(pb::WatchTableResponse { kind: Some(WatchKind::Snapshot(snapshot)) }), seq)
                     }
                     Some(after) if after > t.seq() => {
-                        return Err(Status::out_of_range(format!("after_seq {after} is ahead of the table (seq {})", t.seq())));
+                        return Err(Status::out_of_range(format!(
+                            "after_seq {after} is ahead of the table (seq {})",
+                            t.seq()
+                        )));
                     }
                     Some(after) => (None, after),
                 }
@@ -281,10 +323,10 @@ impl SkatService for SkatServer {
                 let _guard = guard;
                 let handle = Arc::clone(&_guard.handle);
                 let mut wake = handle.subscribe();
-                if let Some(first) = first {
-                    if tx.send(Ok(first)).await.is_err() {
-                        return;
-                    }
+                if let Some(first) = first
+                    && tx.send(Ok(first)).await.is_err()
+                {
+                    return;
                 }
                 loop {
                     wake.borrow_and_update();
@@ -296,7 +338,11 @@ impl SkatService for SkatServer {
                     };
                     for event in events {
                         cursor = event.seq;
-                        if tx.send(Ok(pb::WatchTableResponse { kind: Some(WatchKind::Event(event)) })).await.is_err() {
+                        if tx
+                            .send(Ok(pb::WatchTableResponse { kind: Some(WatchKind::Event(event)) }))
+                            .await
+                            .is_err()
+                        {
                             return;
                         }
                     }
@@ -305,7 +351,11 @@ impl SkatService for SkatServer {
                         return;
                     }
                     if *shutdown.borrow() {
-                        let _ = tx.send(Err(Status::unavailable("server is shutting down; reconnect with after_seq"))).await;
+                        let _ = tx
+                            .send(Err(Status::unavailable(
+                                "server is shutting down; reconnect with after_seq",
+                            )))
+                            .await;
                         return;
                     }
                     tokio::select! {
@@ -330,24 +380,31 @@ impl SkatService for SkatServer {
         self.finish("Bid", start, result)
     }
 
-    async fn take_skat(&self, request: Request<pb::TakeSkatRequest>) -> Result<Response<pb::TakeSkatResponse>, Status> {
+    async fn take_skat(
+        &self,
+        request: Request<pb::TakeSkatRequest>,
+    ) -> Result<Response<pb::TakeSkatResponse>, Status> {
         let start = Instant::now();
         let r = request.get_ref();
         let action = Ok(if r.pick_up { Action::PickUpSkat } else { Action::PlayHand });
-        let result = self.act(&r.table_id, request.metadata(), action, r.expected_seq).map(|(seq, handle, seat)| {
-            // The skat, as the declarer's own view shows it now.
-            let skat = if r.pick_up {
-                let view = handle.lock().view(Some(seat), Instant::now());
-                view.deal.map(|d| d.skat).unwrap_or_default()
-            } else {
-                Vec::new()
-            };
-            pb::TakeSkatResponse { seq, skat }
-        });
+        let result =
+            self.act(&r.table_id, request.metadata(), action, r.expected_seq).map(|(seq, handle, seat)| {
+                // The skat, as the declarer's own view shows it now.
+                let skat = if r.pick_up {
+                    let view = handle.lock().view(Some(seat), Instant::now());
+                    view.deal.map(|d| d.skat).unwrap_or_default()
+                } else {
+                    Vec::new()
+                };
+                pb::TakeSkatResponse { seq, skat }
+            });
         self.finish("TakeSkat", start, result)
     }
 
-    async fn discard(&self, request: Request<pb::DiscardRequest>) -> Result<Response<pb::DiscardResponse>, Status> {
+    async fn discard(
+        &self,
+        request: Request<pb::DiscardRequest>,
+    ) -> Result<Response<pb::DiscardResponse>, Status> {
         let start = Instant::now();
         let r = request.get_ref();
         let result = self
@@ -356,16 +413,27 @@ impl SkatService for SkatServer {
         self.finish("Discard", start, result)
     }
 
-    async fn declare(&self, request: Request<pb::DeclareRequest>) -> Result<Response<pb::DeclareResponse>, Status> {
+    async fn declare(
+        &self,
+        request: Request<pb::DeclareRequest>,
+    ) -> Result<Response<pb::DeclareResponse>, Status> {
         let start = Instant::now();
         let r = request.get_ref();
         let result = self
-            .act(&r.table_id, request.metadata(), convert::declare_action(r.game, r.announcement), r.expected_seq)
+            .act(
+                &r.table_id,
+                request.metadata(),
+                convert::declare_action(r.game, r.announcement),
+                r.expected_seq,
+            )
             .map(|(seq, _, _)| pb::DeclareResponse { seq });
         self.finish("Declare", start, result)
     }
 
-    async fn play_card(&self, request: Request<pb::PlayCardRequest>) -> Result<Response<pb::PlayCardResponse>, Status> {
+    async fn play_card(
+        &self,
+        request: Request<pb::PlayCardRequest>,
+    ) -> Result<Response<pb::PlayCardResponse>, Status> {
         let start = Instant::now();
         let r = request.get_ref();
         let result = self
@@ -374,7 +442,10 @@ impl SkatService for SkatServer {
         self.finish("PlayCard", start, result)
     }
 
-    async fn resign(&self, request: Request<pb::ResignRequest>) -> Result<Response<pb::ResignResponse>, Status> {
+    async fn resign(
+        &self,
+        request: Request<pb::ResignRequest>,
+    ) -> Result<Response<pb::ResignResponse>, Status> {
         let start = Instant::now();
         let r = request.get_ref();
         let result = self
@@ -392,7 +463,10 @@ impl SkatService for SkatServer {
         self.finish("Claim", start, result)
     }
 
-    async fn get_records(&self, request: Request<pb::GetRecordsRequest>) -> Result<Response<pb::GetRecordsResponse>, Status> {
+    async fn get_records(
+        &self,
+        request: Request<pb::GetRecordsRequest>,
+    ) -> Result<Response<pb::GetRecordsResponse>, Status> {
         let start = Instant::now();
         let r = request.get_ref();
         let result = (|| {
@@ -400,7 +474,11 @@ impl SkatService for SkatServer {
             let json = match pb::RecordFormat::try_from(r.format) {
                 Ok(pb::RecordFormat::Json) => true,
                 Ok(_) => false,
-                Err(_) => return Err(Status::invalid_argument("format must be RECORD_FORMAT_ISS or RECORD_FORMAT_JSON")),
+                Err(_) => {
+                    return Err(Status::invalid_argument(
+                        "format must be RECORD_FORMAT_ISS or RECORD_FORMAT_JSON",
+                    ));
+                }
             };
             let records = handle.lock().records(json, &self.config.server_name);
             Ok(pb::GetRecordsResponse { records })

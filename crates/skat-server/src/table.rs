@@ -10,7 +10,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use skat_engine::iss::{self, RecordMeta};
 use skat_engine::matches::{MatchError, Seat};
-use skat_engine::{Action, ForfeitReason, GameEvent, Match, MatchConfig};
+use skat_engine::{Action, ForfeitReason, GameEvent, LegalActions, Match, MatchConfig};
 use skat_proto::convert::{self, DealFrame};
 use skat_proto::pb;
 
@@ -52,6 +52,8 @@ pub enum TableEvent {
 struct LogEntry {
     time_ms: u64,
     event: TableEvent,
+    /// Who must act after this event, with what it may do (sent to that seat only).
+    turn: Option<(Seat, LegalActions, bool)>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -187,19 +189,38 @@ impl Table {
     }
 
     fn push(&mut self, event: TableEvent) -> u64 {
-        self.log.push(LogEntry { time_ms: unix_ms(SystemTime::now()), event });
+        self.log.push(LogEntry { time_ms: unix_ms(SystemTime::now()), event, turn: None });
         self.seq()
+    }
+
+    /// Notes on the last event who must act next and what it may do.
+    fn mark_turn(&mut self) {
+        let turn = if self.started { self.game.seat_to_move() } else { None }.and_then(|seat| {
+            let position = self.game.position_of(seat)?;
+            Some((seat, self.game.deal().legal_actions(position), self.game.deal().is_hand_game()))
+        });
+        if let Some(last) = self.log.last_mut() {
+            last.turn = turn;
+        }
     }
 
     fn check_seq(&self, expected: Option<u64>) -> Result<(), TableError> {
         match expected {
-            Some(expected) if expected != self.seq() => Err(TableError::Stale { expected, current: self.seq() }),
+            Some(expected) if expected != self.seq() => {
+                Err(TableError::Stale { expected, current: self.seq() })
+            }
             _ => Ok(()),
         }
     }
 
     /// Seats a player with `token`. When the last seat fills, the first deal is dealt.
-    pub fn join(&mut self, name: &str, seat: Option<Seat>, token: String, now: Instant) -> Result<Seat, TableError> {
+    pub fn join(
+        &mut self,
+        name: &str,
+        seat: Option<Seat>,
+        token: String,
+        now: Instant,
+    ) -> Result<Seat, TableError> {
         let seat = match seat {
             Some(s) if usize::from(s) >= self.slots.len() => return Err(TableError::NoSuchSeat(s)),
             Some(s) if self.slots[usize::from(s)].token.is_some() => return Err(TableError::SeatTaken(s)),
@@ -209,7 +230,11 @@ impl Table {
         if self.game.is_over() {
             return Err(TableError::Refused("the match is over".into()));
         }
-        let name = if name.trim().is_empty() { format!("seat {seat}") } else { name.trim().chars().take(64).collect() };
+        let name = if name.trim().is_empty() {
+            format!("seat {seat}")
+        } else {
+            name.trim().chars().take(64).collect()
+        };
         self.slots[usize::from(seat)] = Slot { name: name.clone(), token: Some(token) };
         self.push(TableEvent::SeatJoined { seat, name });
         if !self.started && self.slots.iter().all(|s| s.token.is_some()) {
@@ -239,7 +264,13 @@ impl Table {
     }
 
     /// A seat's action, checked against `expected_seq` and then by the rules.
-    pub fn act(&mut self, seat: Seat, action: Action, expected_seq: Option<u64>, now: Instant) -> Result<u64, TableError> {
+    pub fn act(
+        &mut self,
+        seat: Seat,
+        action: Action,
+        expected_seq: Option<u64>,
+        now: Instant,
+    ) -> Result<u64, TableError> {
         self.check_seq(expected_seq)?;
         if !self.started {
             return Err(TableError::Waiting);
@@ -266,6 +297,7 @@ impl Table {
 
     /// Brings the turn and clocks up to date after a change by `actor`.
     fn settle(&mut self, now: Instant, actor: Option<Seat>) {
+        self.mark_turn();
         let to_move = if self.started { self.game.seat_to_move() } else { None };
         let deal = self.game.deal_number();
         if let Some(t) = self.turn {
@@ -309,8 +341,11 @@ impl Table {
     /// seat forfeits the deal (ISS `TI`; `LE` for an open seat). Returns the new seq.
     pub fn on_deadline(&mut self, turn_id: u64, now: Instant) -> Option<u64> {
         let turn = self.turn.filter(|t| t.id == turn_id)?;
-        let reason =
-            if self.slots[usize::from(turn.seat)].token.is_none() { ForfeitReason::Left } else { ForfeitReason::Timeout };
+        let reason = if self.slots[usize::from(turn.seat)].token.is_none() {
+            ForfeitReason::Left
+        } else {
+            ForfeitReason::Timeout
+        };
         let seq = self.apply(turn.seat, Action::Forfeit { reason }, now).ok()?;
         self.settle(now, Some(turn.seat));
         Some(seq)
@@ -326,13 +361,29 @@ impl Table {
             .take(max)
             .map(|(i, e)| {
                 let kind = match &e.event {
-                    TableEvent::SeatJoined { seat, name } => {
-                        pb::event::Kind::SeatJoined(pb::SeatJoined { seat: u32::from(*seat), name: name.clone() })
+                    TableEvent::SeatJoined { seat, name } => pb::event::Kind::SeatJoined(pb::SeatJoined {
+                        seat: u32::from(*seat),
+                        name: name.clone(),
+                    }),
+                    TableEvent::SeatLeft { seat } => {
+                        pb::event::Kind::SeatLeft(pb::SeatLeft { seat: u32::from(*seat) })
                     }
-                    TableEvent::SeatLeft { seat } => pb::event::Kind::SeatLeft(pb::SeatLeft { seat: u32::from(*seat) }),
                     TableEvent::Game(g) => convert::event(&g.seen_by(viewer), &names),
                 };
-                pb::Event { seq: i as u64 + 1, time_unix_ms: e.time_ms, kind: Some(kind) }
+                let (seat_to_move, legal) = match &e.turn {
+                    Some((seat, legal, hand)) => (
+                        Some(u32::from(*seat)),
+                        (viewer == Some(*seat)).then(|| convert::legal(legal, *hand)),
+                    ),
+                    None => (None, None),
+                };
+                pb::Event {
+                    seq: i as u64 + 1,
+                    time_unix_ms: e.time_ms,
+                    kind: Some(kind),
+                    seat_to_move,
+                    legal,
+                }
             })
             .collect()
     }
@@ -355,7 +406,11 @@ impl Table {
         let names = self.names();
         let records = self.game.records();
         let deal = self.started.then(|| {
-            let number = if self.game.is_over() { self.game.deal_number().saturating_sub(1) } else { self.game.deal_number() };
+            let number = if self.game.is_over() {
+                self.game.deal_number().saturating_sub(1)
+            } else {
+                self.game.deal_number()
+            };
             let seeger_fabian = match records.last() {
                 Some(r) if self.game.is_over() => self.game.seeger_fabian_by_seat(r),
                 _ => Vec::new(),
@@ -366,7 +421,11 @@ impl Table {
                 seats: self.game.seats_of(number),
                 seeger_fabian: &seeger_fabian,
             };
-            let view = self.game.deal().view(viewer.and_then(|s| frame.seats.iter().position(|x| *x == s)).and_then(skat_engine::Position::from_index));
+            let view = self.game.deal().view(
+                viewer
+                    .and_then(|s| frame.seats.iter().position(|x| *x == s))
+                    .and_then(skat_engine::Position::from_index),
+            );
             convert::deal_view(&view, frame)
         });
         let deadline_unix_ms = self.turn.and_then(|t| t.deadline).map_or(0, |d| {
@@ -382,26 +441,43 @@ impl Table {
                 .slots
                 .iter()
                 .enumerate()
-                .map(|(i, s)| pb::SeatInfo { seat: i as u32, name: s.name.clone(), occupied: s.token.is_some() })
+                .map(|(i, s)| pb::SeatInfo {
+                    seat: i as u32,
+                    name: s.name.clone(),
+                    occupied: s.token.is_some(),
+                })
                 .collect(),
             your_seat: viewer.map(u32::from),
             seq: self.seq(),
             deals: self.config.game.deals,
             deals_played: records.len() as u32,
             seed: self.config.game.seed,
-            time_control: Some(pb::TimeControl { action_ms: self.config.action_ms, deal_ms: self.config.deal_ms }),
+            time_control: Some(pb::TimeControl {
+                action_ms: self.config.action_ms,
+                deal_ms: self.config.deal_ms,
+            }),
             deal,
-            standings: self.game.standings().iter().map(|s| convert::standing(s, &names[usize::from(s.seat)])).collect(),
+            standings: self
+                .game
+                .standings()
+                .iter()
+                .map(|s| convert::standing(s, &names[usize::from(s.seat)]))
+                .collect(),
             clocks: self
                 .clocks
                 .iter()
                 .enumerate()
                 .map(|(i, c)| {
                     let mut left = *c;
-                    if let Some(t) = self.turn.filter(|t| usize::from(t.seat) == i && t.deal == self.clock_deal) {
+                    if let Some(t) =
+                        self.turn.filter(|t| usize::from(t.seat) == i && t.deal == self.clock_deal)
+                    {
                         left = left.saturating_sub(now.duration_since(t.started));
                     }
-                    pb::Clock { seat: i as u32, remaining_ms: if self.config.deal_ms > 0 { left.as_millis() as u64 } else { 0 } }
+                    pb::Clock {
+                        seat: i as u32,
+                        remaining_ms: if self.config.deal_ms > 0 { left.as_millis() as u64 } else { 0 },
+                    }
                 })
                 .collect(),
             deadline_unix_ms,

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use serde_json::{Value, json};
-use skat_engine::iss::{self, IssRecord, IssResult};
 use skat_engine::Outcome;
+use skat_engine::iss::{self, IssRecord, IssResult};
 
 use super::CmdResult;
 

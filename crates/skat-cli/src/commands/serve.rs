@@ -116,10 +116,14 @@ pub fn run(args: Args) -> CmdResult {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async {
         let server = skat_server::start(config, shutdown_signal()).await?;
-        eprintln!("skat server listening on {} (gRPC){}", server.addr, match server.metrics_addr {
-            Some(m) => format!(", metrics on http://{m}/metrics"),
-            None => String::new(),
-        });
+        eprintln!(
+            "skat server listening on {} (gRPC){}",
+            server.addr,
+            match server.metrics_addr {
+                Some(m) => format!(", metrics on http://{m}/metrics"),
+                None => String::new(),
+            }
+        );
         server.task.await??;
         tracing::info!("server stopped");
         Ok::<_, Box<dyn std::error::Error>>(())

@@ -1,0 +1,296 @@
+//! Helpers for the server's end-to-end tests: a real server on loopback, clients with
+//! seat tokens, and a random player that chooses only from the legal actions its view
+//! lists.
+
+#![allow(dead_code)]
+
+use std::future::Future;
+use std::time::Duration;
+
+use rand_chacha::ChaCha8Rng;
+use rand_core::{Rng, SeedableRng};
+use skat_engine::{Action, Bid, CardSet};
+use skat_proto::convert;
+use skat_proto::pb::skat_service_client::SkatServiceClient;
+use skat_proto::pb::{self};
+use skat_server::{RunningServer, ServerConfig};
+use tokio::sync::oneshot;
+use tonic::transport::Channel;
+use tonic::{Request, Status};
+
+pub type Client = SkatServiceClient<Channel>;
+
+/// A server on 127.0.0.1 with an ephemeral port; drop the sender to stop it.
+pub struct TestServer {
+    pub server: RunningServer,
+    pub stop: Option<oneshot::Sender<()>>,
+}
+
+impl TestServer {
+    pub async fn start(mut config: ServerConfig) -> TestServer {
+        config.addr = "127.0.0.1:0".parse().unwrap();
+        let (tx, rx) = oneshot::channel::<()>();
+        let stopped = async move {
+            let _ = rx.await;
+        };
+        let server = skat_server::start(config, stopped).await.unwrap();
+        TestServer { server, stop: Some(tx) }
+    }
+
+    pub async fn client(&self) -> Client {
+        let url = format!("http://{}", self.server.addr);
+        for _ in 0..50 {
+            if let Ok(c) = SkatServiceClient::connect(url.clone()).await {
+                return c;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        panic!("server did not come up");
+    }
+
+    pub fn stop(&mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+/// Fast tests: no clocks unless a test asks for them.
+pub fn config() -> ServerConfig {
+    ServerConfig { default_action_ms: 0, default_deal_ms: 0, ..ServerConfig::default() }
+}
+
+pub fn authed<T>(message: T, token: &str) -> Request<T> {
+    let mut r = Request::new(message);
+    r.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
+    r
+}
+
+pub async fn create(client: &mut Client, seats: u32, deals: u32, seed: u64) -> String {
+    client
+        .create_table(pb::CreateTableRequest {
+            name: "test".into(),
+            seats,
+            deals,
+            seed: Some(seed),
+            time_control: None,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .table_id
+}
+
+pub async fn join(client: &mut Client, table: &str, name: &str) -> (u32, String) {
+    let r = client
+        .join_table(pb::JoinTableRequest { table_id: table.into(), name: name.into(), seat: None })
+        .await
+        .unwrap()
+        .into_inner();
+    (r.seat, r.token)
+}
+
+pub async fn view(client: &mut Client, table: &str, token: Option<&str>) -> pb::TableView {
+    let req = pb::GetTableRequest { table_id: table.into() };
+    let req = match token {
+        Some(t) => authed(req, t),
+        None => Request::new(req),
+    };
+    client.get_table(req).await.unwrap().into_inner().table.unwrap()
+}
+
+/// Sends `action` for the seat holding `token`.
+pub async fn send(
+    client: &mut Client,
+    table: &str,
+    token: &str,
+    action: Action,
+    expected_seq: Option<u64>,
+) -> Result<u64, Status> {
+    let t = table.to_string();
+    Ok(match action {
+        Action::Bid { value } => {
+            client
+                .bid(authed(
+                    pb::BidRequest {
+                        table_id: t,
+                        call: pb::BidCall::Say as i32,
+                        value: value.value().into(),
+                        expected_seq,
+                    },
+                    token,
+                ))
+                .await?
+                .into_inner()
+                .seq
+        }
+        Action::Hold | Action::Pass => {
+            let call = if action == Action::Hold { pb::BidCall::Hold } else { pb::BidCall::Pass };
+            client
+                .bid(authed(pb::BidRequest { table_id: t, call: call as i32, value: 0, expected_seq }, token))
+                .await?
+                .into_inner()
+                .seq
+        }
+        Action::PickUpSkat | Action::PlayHand => {
+            client
+                .take_skat(authed(
+                    pb::TakeSkatRequest { table_id: t, pick_up: action == Action::PickUpSkat, expected_seq },
+                    token,
+                ))
+                .await?
+                .into_inner()
+                .seq
+        }
+        Action::Discard { cards } => {
+            client
+                .discard(authed(
+                    pb::DiscardRequest { table_id: t, cards: convert::cards(cards), expected_seq },
+                    token,
+                ))
+                .await?
+                .into_inner()
+                .seq
+        }
+        Action::Declare { contract } => {
+            let c = convert::contract(contract, false);
+            client
+                .declare(authed(
+                    pb::DeclareRequest {
+                        table_id: t,
+                        game: c.game,
+                        announcement: c.announcement,
+                        expected_seq,
+                    },
+                    token,
+                ))
+                .await?
+                .into_inner()
+                .seq
+        }
+        Action::Play { card } => {
+            client
+                .play_card(authed(
+                    pb::PlayCardRequest { table_id: t, card: convert::card(card), expected_seq },
+                    token,
+                ))
+                .await?
+                .into_inner()
+                .seq
+        }
+        Action::Claim => {
+            client
+                .claim(authed(pb::ClaimRequest { table_id: t, expected_seq }, token))
+                .await?
+                .into_inner()
+                .seq
+        }
+        Action::Resign => {
+            client
+                .resign(authed(pb::ResignRequest { table_id: t, expected_seq }, token))
+                .await?
+                .into_inner()
+                .seq
+        }
+        Action::Forfeit { .. } => return Err(Status::invalid_argument("not a client action")),
+    })
+}
+
+/// A random player that reads only its view's legal actions.
+pub struct RandomClient {
+    rng: ChaCha8Rng,
+}
+
+impl RandomClient {
+    pub fn new(seed: u64) -> Self {
+        RandomClient { rng: ChaCha8Rng::seed_from_u64(seed) }
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.rng.next_u32() as usize) % n.max(1)
+    }
+
+    fn pick(&mut self, set: CardSet) -> Option<skat_engine::Card> {
+        set.nth(self.below(set.len() as usize) as u32)
+    }
+
+    /// A legal action for the seat whose view this is, if it has the turn.
+    pub fn choose(&mut self, view: &pb::TableView) -> Option<Action> {
+        let deal = view.deal.as_ref()?;
+        let legal = convert::legal_from(deal.legal.as_ref()?).ok()?;
+        if !legal.has_turn() {
+            return None;
+        }
+        // Now and then, give up or claim, to exercise those paths too.
+        if legal.resign && self.below(200) == 0 {
+            return Some(Action::Resign);
+        }
+        if legal.claim && self.below(200) == 0 {
+            return Some(Action::Claim);
+        }
+        if !legal.cards.is_empty() {
+            return self.pick(legal.cards).map(|card| Action::Play { card });
+        }
+        if !legal.discard_from.is_empty() {
+            let a = self.pick(legal.discard_from)?;
+            let b = self.pick(legal.discard_from.without(a))?;
+            return Some(Action::Discard { cards: CardSet::single(a).with(b) });
+        }
+        if !legal.contracts.is_empty() {
+            let i = self.below(legal.contracts.len());
+            return Some(Action::Declare { contract: legal.contracts[i] });
+        }
+        let mut options = Vec::new();
+        if let Some(min) = legal.bid_from {
+            options.push(Action::Bid { value: min });
+            if let Some(b) = Bid::from_ladder_index(min.ladder_index() + 2) {
+                options.push(Action::Bid { value: b });
+            }
+        }
+        for (ok, a) in [
+            (legal.hold, Action::Hold),
+            (legal.pass, Action::Pass),
+            (legal.pick_up_skat, Action::PickUpSkat),
+            (legal.play_hand, Action::PlayHand),
+        ] {
+            if ok {
+                options.push(a);
+            }
+        }
+        if options.is_empty() {
+            return None;
+        }
+        let i = self.below(options.len());
+        Some(options[i])
+    }
+}
+
+/// Runs `f` with a time limit, so that a hung test fails instead of hanging CI.
+pub async fn within<T>(secs: u64, f: impl Future<Output = T>) -> T {
+    tokio::time::timeout(Duration::from_secs(secs), f).await.expect("test timed out")
+}
+
+/// Every card code (as proto enum names like CARD_HJ, or ISS codes) in a text.
+pub fn cards_named_in(text: &str) -> CardSet {
+    let mut set = CardSet::EMPTY;
+    for c in skat_engine::Card::all() {
+        let code = c.to_string();
+        let bytes = text.as_bytes();
+        let mut start = 0;
+        while let Some(i) = text[start..].find(&code) {
+            let at = start + i;
+            let before = if at == 0 { b' ' } else { bytes[at - 1] };
+            let after = bytes.get(at + 2).copied().unwrap_or(b' ');
+            if !before.is_ascii_alphanumeric() && !after.is_ascii_alphanumeric() || before == b'_' {
+                set.insert(c);
+            }
+            start = at + 1;
+        }
+    }
+    set
+}
+
+/// The cards a protobuf message names, read from its fields through the debug form.
+pub fn cards_in_debug<T: std::fmt::Debug>(message: &T) -> CardSet {
+    cards_named_in(&format!("{message:?}"))
+}

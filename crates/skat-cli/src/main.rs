@@ -26,6 +26,8 @@ enum Command {
     Bench(commands::bench::Args),
     /// Run the gRPC server (tables for bots, health, reflection, metrics).
     Serve(commands::serve::Args),
+    /// Load-test the server over loopback: deals/s, action latency, memory per table.
+    Loadbench(commands::loadbench::Args),
 }
 
 fn main() -> ExitCode {
@@ -35,6 +37,7 @@ fn main() -> ExitCode {
         Command::Selfplay(args) => commands::selfplay::run(args),
         Command::Bench(args) => commands::bench::run(args),
         Command::Serve(args) => commands::serve::run(args),
+        Command::Loadbench(args) => commands::loadbench::run(args),
     };
     match result {
         Ok(code) => code,

@@ -15,6 +15,7 @@ use crate::cards::CardSet;
 use crate::deal::Deal;
 use crate::dealing::uniform_below;
 use crate::position::Position;
+use crate::view::LegalActions;
 
 /// A player that picks uniformly among legal actions.
 #[derive(Debug, Clone)]
@@ -98,6 +99,43 @@ impl RandomPlayer {
                 Action::Declare { contract: pick }
             }
         }
+    }
+
+    /// A uniformly random action among `legal`'s turn actions (a card, a discard, a
+    /// declaration, or one of bid/hold/pass/pick up/hand), for clients that know only
+    /// their legal actions. `None` when `legal` gives no turn.
+    pub fn choose_from(&mut self, legal: &LegalActions) -> Option<Action> {
+        if !legal.cards.is_empty() {
+            return self.card_of(legal.cards).map(|card| Action::Play { card });
+        }
+        if !legal.discard_from.is_empty() {
+            let a = self.card_of(legal.discard_from)?;
+            let b = self.card_of(legal.discard_from.without(a))?;
+            return Some(Action::Discard { cards: CardSet::single(a).with(b) });
+        }
+        if !legal.contracts.is_empty() {
+            let i = self.below(legal.contracts.len() as u32) as usize;
+            return Some(Action::Declare { contract: legal.contracts[i] });
+        }
+        let mut options = [Action::Pass; 5];
+        let mut n = 0;
+        let mut add = |ok: bool, a: Action| {
+            if ok {
+                options[n] = a;
+                n += 1;
+            }
+        };
+        if let Some(min) = legal.bid_from {
+            add(true, Action::Bid { value: min });
+        }
+        add(legal.hold, Action::Hold);
+        add(legal.pass, Action::Pass);
+        add(legal.pick_up_skat, Action::PickUpSkat);
+        add(legal.play_hand, Action::PlayHand);
+        if n == 0 {
+            return None;
+        }
+        Some(options[self.below(n as u32) as usize])
     }
 
     /// Plays a whole deal with this player in every seat; returns the actions taken.

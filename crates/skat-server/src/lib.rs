@@ -31,7 +31,6 @@ use std::time::{Duration, Instant};
 use skat_proto::pb::skat_service_server::SkatServiceServer;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
-use tokio_stream::wrappers::TcpListenerStream;
 
 pub use config::ServerConfig;
 pub use metrics::Metrics;
@@ -130,7 +129,13 @@ pub async fn start(
             .add_service(reflection_v1)
             .add_service(reflection_v1alpha)
             .add_service(grpc)
-            .serve_with_incoming_shutdown(TcpListenerStream::new(listener), on_shutdown),
+            // Small messages both ways: Nagle's algorithm would hold each for a delayed ACK.
+            .serve_with_incoming_shutdown(
+                tonic::transport::server::TcpIncoming::from(listener)
+                    .with_nodelay(Some(true))
+                    .with_keepalive(Some(Duration::from_secs(60))),
+                on_shutdown,
+            ),
     );
     tracing::info!(%addr, metrics = ?metrics_addr, "skat server listening");
     Ok(RunningServer { addr, metrics_addr, task })

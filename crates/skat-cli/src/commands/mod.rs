@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod bench;
+pub mod loadbench;
 pub mod replay;
 pub mod selfplay;
 pub mod serve;

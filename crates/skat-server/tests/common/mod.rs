@@ -99,7 +99,7 @@ pub async fn view(client: &mut Client, table: &str, token: Option<&str>) -> pb::
     client.get_table(req).await.unwrap().into_inner().table.unwrap()
 }
 
-/// Sends `action` for the seat holding `token`.
+/// Sends `action` for the seat holding `token` (through the SDK's client).
 pub async fn send(
     client: &mut Client,
     table: &str,
@@ -107,93 +107,7 @@ pub async fn send(
     action: Action,
     expected_seq: Option<u64>,
 ) -> Result<u64, Status> {
-    let t = table.to_string();
-    Ok(match action {
-        Action::Bid { value } => {
-            client
-                .bid(authed(
-                    pb::BidRequest {
-                        table_id: t,
-                        call: pb::BidCall::Say as i32,
-                        value: value.value().into(),
-                        expected_seq,
-                    },
-                    token,
-                ))
-                .await?
-                .into_inner()
-                .seq
-        }
-        Action::Hold | Action::Pass => {
-            let call = if action == Action::Hold { pb::BidCall::Hold } else { pb::BidCall::Pass };
-            client
-                .bid(authed(pb::BidRequest { table_id: t, call: call as i32, value: 0, expected_seq }, token))
-                .await?
-                .into_inner()
-                .seq
-        }
-        Action::PickUpSkat | Action::PlayHand => {
-            client
-                .take_skat(authed(
-                    pb::TakeSkatRequest { table_id: t, pick_up: action == Action::PickUpSkat, expected_seq },
-                    token,
-                ))
-                .await?
-                .into_inner()
-                .seq
-        }
-        Action::Discard { cards } => {
-            client
-                .discard(authed(
-                    pb::DiscardRequest { table_id: t, cards: convert::cards(cards), expected_seq },
-                    token,
-                ))
-                .await?
-                .into_inner()
-                .seq
-        }
-        Action::Declare { contract } => {
-            let c = convert::contract(contract, false);
-            client
-                .declare(authed(
-                    pb::DeclareRequest {
-                        table_id: t,
-                        game: c.game,
-                        announcement: c.announcement,
-                        expected_seq,
-                    },
-                    token,
-                ))
-                .await?
-                .into_inner()
-                .seq
-        }
-        Action::Play { card } => {
-            client
-                .play_card(authed(
-                    pb::PlayCardRequest { table_id: t, card: convert::card(card), expected_seq },
-                    token,
-                ))
-                .await?
-                .into_inner()
-                .seq
-        }
-        Action::Claim => {
-            client
-                .claim(authed(pb::ClaimRequest { table_id: t, expected_seq }, token))
-                .await?
-                .into_inner()
-                .seq
-        }
-        Action::Resign => {
-            client
-                .resign(authed(pb::ResignRequest { table_id: t, expected_seq }, token))
-                .await?
-                .into_inner()
-                .seq
-        }
-        Action::Forfeit { .. } => return Err(Status::invalid_argument("not a client action")),
-    })
+    skat_sdk::SeatClient::from_parts(client.clone(), table, token, 0).act(action, expected_seq).await
 }
 
 /// A random player that reads only its view's legal actions.

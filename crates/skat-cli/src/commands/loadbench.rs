@@ -1,0 +1,237 @@
+//! `skat loadbench`: the server under load, over real gRPC on loopback.
+//!
+//! In one run: the rate of a trivial RPC (a health check) as the machine's baseline;
+//! memory per idle table (seated, dealt, waiting for the first bid); then N tables of
+//! three random clients each, playing from their streams alone (act on each event that
+//! carries the seat's legal actions), reporting complete deals per second and the
+//! latency of the action RPCs.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use skat_engine::random::RandomPlayer;
+use skat_proto::convert;
+use skat_proto::pb::{self, event::Kind, watch_table_response::Kind as WatchKind};
+use skat_sdk::SeatClient;
+use skat_sdk::client::connect;
+use skat_server::ServerConfig;
+use tokio_stream::StreamExt;
+
+use super::CmdResult;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Concurrent tables, three random clients each.
+    #[arg(long, default_value_t = 32)]
+    tables: usize,
+    /// Deals per table.
+    #[arg(long, default_value_t = 36)]
+    deals: u32,
+    /// Stop the load phase after this long even if tables are still playing.
+    #[arg(long, default_value = "120s", value_parser = humantime::parse_duration)]
+    duration: Duration,
+    /// Idle tables to create for the memory measurement (0: skip).
+    #[arg(long, default_value_t = 2000)]
+    idle_tables: usize,
+    /// How long to run the health-check baseline.
+    #[arg(long, default_value = "3s", value_parser = humantime::parse_duration)]
+    baseline: Duration,
+    /// Concurrent tasks for the baseline.
+    #[arg(long, default_value_t = 4)]
+    baseline_tasks: usize,
+    /// Load a running server (e.g. `http://127.0.0.1:50051`) instead of an embedded one;
+    /// memory is then not measured.
+    #[arg(long)]
+    server: Option<String>,
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i.min(sorted.len() - 1)]
+}
+
+fn rss_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let resident: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(resident * 4096)
+}
+
+fn us(d: Duration) -> String {
+    format!("{:.0} µs", d.as_secs_f64() * 1e6)
+}
+
+pub fn run(args: Args) -> CmdResult {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    runtime.block_on(bench(args))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn bench(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+    let (url, embedded) = match &args.server {
+        Some(u) => (u.clone(), None),
+        None => {
+            let config = ServerConfig {
+                addr: "127.0.0.1:0".parse()?,
+                max_tables: args.tables + args.idle_tables + 16,
+                default_action_ms: 0,
+                default_deal_ms: 0,
+                ..ServerConfig::default()
+            };
+            let server = skat_server::start(config, std::future::pending()).await?;
+            (format!("http://{}", server.addr), Some(server))
+        }
+    };
+    println!("server: {url}{}", if embedded.is_some() { " (embedded, same process)" } else { "" });
+
+    // 1. Baseline: a trivial RPC.
+    let baseline = health_baseline(&url, args.baseline, args.baseline_tasks).await?;
+    println!(
+        "baseline: health check {:.0} req/s with {} tasks, p50 {}, p99 {}",
+        baseline.0, args.baseline_tasks, us(baseline.1), us(baseline.2)
+    );
+
+    // 2. Memory per idle table.
+    if embedded.is_some() && args.idle_tables > 0 {
+        let mut client = connect(&url).await?;
+        let before = rss_bytes().unwrap_or(0);
+        for i in 0..args.idle_tables {
+            let id = client
+                .create_table(pb::CreateTableRequest { seats: 3, seed: Some(i as u64), ..Default::default() })
+                .await?
+                .into_inner()
+                .table_id;
+            for n in 0..3 {
+                SeatClient::join(client.clone(), &id, &format!("idle{n}"), None).await?;
+            }
+        }
+        let after = rss_bytes().unwrap_or(0);
+        let per = after.saturating_sub(before) as f64 / args.idle_tables as f64;
+        println!(
+            "memory: {:.1} KiB per idle table ({} tables seated and dealt, waiting for the first bid; RSS {:.1} → {:.1} MiB)",
+            per / 1024.0,
+            args.idle_tables,
+            before as f64 / 1048576.0,
+            after as f64 / 1048576.0
+        );
+    }
+
+    // 3. Load.
+    let deals = Arc::new(AtomicU64::new(0));
+    let mut client = connect(&url).await?;
+    let start = Instant::now();
+    let stop_at = start + args.duration;
+    let mut tasks = Vec::new();
+    for t in 0..args.tables {
+        let table = client
+            .create_table(pb::CreateTableRequest {
+                name: format!("load{t}"),
+                seats: 3,
+                deals: args.deals,
+                seed: Some(t as u64),
+                time_control: Some(pb::TimeControl { action_ms: 0, deal_ms: 0 }),
+            })
+            .await?
+            .into_inner()
+            .table_id;
+        for s in 0..3u64 {
+            let (url, table, deals) = (url.clone(), table.clone(), Arc::clone(&deals));
+            tasks.push(tokio::spawn(async move { random_seat(&url, &table, t as u64 * 3 + s, deals, stop_at).await }));
+        }
+    }
+    let mut latencies = Vec::new();
+    let mut refused = 0u64;
+    for task in tasks {
+        let (lat, aborted) = task.await??;
+        latencies.extend(lat);
+        refused += aborted;
+    }
+    let elapsed = start.elapsed().as_secs_f64();
+    latencies.sort_unstable();
+    let played = deals.load(Ordering::Relaxed);
+    println!(
+        "load: {} tables x 3 random clients, {played} complete deals in {elapsed:.2} s, {} action RPCs ({refused} stale, ABORTED)",
+        args.tables,
+        latencies.len()
+    );
+    println!(
+        "actions: {:.0}/s, latency p50 {}, p99 {}, max {}",
+        latencies.len() as f64 / elapsed,
+        us(percentile(&latencies, 0.5)),
+        us(percentile(&latencies, 0.99)),
+        us(latencies.last().copied().unwrap_or_default())
+    );
+    println!("{:.0} deals/s", played as f64 / elapsed);
+    Ok(())
+}
+
+async fn health_baseline(url: &str, how_long: Duration, tasks: usize) -> Result<(f64, Duration, Duration), Box<dyn std::error::Error>> {
+    let channel = tonic::transport::Endpoint::from_shared(url.to_string())?.tcp_nodelay(true).connect().await?;
+    let start = Instant::now();
+    let mut handles = Vec::new();
+    for _ in 0..tasks {
+        let mut h = tonic_health::pb::health_client::HealthClient::new(channel.clone());
+        handles.push(tokio::spawn(async move {
+            let mut lat = Vec::new();
+            while start.elapsed() < how_long {
+                let t = Instant::now();
+                if h.check(tonic_health::pb::HealthCheckRequest { service: String::new() }).await.is_err() {
+                    break;
+                }
+                lat.push(t.elapsed());
+            }
+            lat
+        }));
+    }
+    let mut all = Vec::new();
+    for h in handles {
+        all.extend(h.await?);
+    }
+    let secs = start.elapsed().as_secs_f64();
+    all.sort_unstable();
+    Ok((all.len() as f64 / secs, percentile(&all, 0.5), percentile(&all, 0.99)))
+}
+
+/// One random client: plays from its stream alone until the match ends (or time is up).
+async fn random_seat(
+    url: &str,
+    table: &str,
+    seed: u64,
+    deals: Arc<AtomicU64>,
+    stop_at: Instant,
+) -> Result<(Vec<Duration>, u64), skat_sdk::SdkError> {
+    let client = connect(url).await?;
+    let (mut seat, view) = SeatClient::join(client, table, &format!("random{seed}"), None).await?;
+    let mut player = RandomPlayer::new(seed);
+    let mut stream = seat.watch(Some(view.seq)).await?;
+    let mut latencies = Vec::with_capacity(1024);
+    let mut aborted = 0;
+    let count_deals = seat.seat() == 0;
+    while let Some(msg) = stream.next().await {
+        let Some(WatchKind::Event(event)) = msg?.kind else { continue };
+        match &event.kind {
+            Some(Kind::DealEnded(_)) if count_deals => {
+                deals.fetch_add(1, Ordering::Relaxed);
+            }
+            Some(Kind::MatchEnded(_)) => break,
+            _ => {}
+        }
+        if Instant::now() >= stop_at {
+            break;
+        }
+        let Some(legal) = event.legal.as_ref() else { continue };
+        let legal = convert::legal_from(legal).map_err(|e| skat_sdk::SdkError::Protocol(e.0))?;
+        let Some(action) = player.choose_from(&legal) else { continue };
+        let t = Instant::now();
+        match seat.act(action, Some(event.seq)).await {
+            Ok(_) => latencies.push(t.elapsed()),
+            Err(s) if s.code() == tonic::Code::Aborted => aborted += 1,
+            Err(s) => return Err(s.into()),
+        }
+    }
+    Ok((latencies, aborted))
+}

@@ -1,0 +1,187 @@
+//! A seat at a table, over gRPC: join (or reuse a token), act, look, watch.
+
+use skat_engine::Action;
+use skat_proto::convert;
+use skat_proto::pb::skat_service_client::SkatServiceClient;
+use skat_proto::pb::{self};
+use tonic::transport::{Channel, Endpoint};
+use tonic::{Request, Status, Streaming};
+
+/// What can go wrong talking to the server.
+#[derive(Debug, thiserror::Error)]
+pub enum SdkError {
+    /// Could not connect.
+    #[error("cannot connect to {url}: {source}")]
+    Connect {
+        /// The server URL.
+        url: String,
+        /// Why.
+        source: tonic::transport::Error,
+    },
+    /// The server refused a call.
+    #[error("{0}")]
+    Status(#[from] Status),
+    /// The server sent something this SDK cannot read.
+    #[error("unexpected answer from the server: {0}")]
+    Protocol(String),
+}
+
+/// Connects to a server URL such as `http://127.0.0.1:50051`.
+pub async fn connect(url: &str) -> Result<SkatServiceClient<Channel>, SdkError> {
+    let endpoint =
+        Endpoint::from_shared(url.to_string()).map_err(|e| SdkError::Connect { url: url.into(), source: e })?;
+    let channel = endpoint
+        .tcp_nodelay(true)
+        .connect()
+        .await
+        .map_err(|e| SdkError::Connect { url: url.into(), source: e })?;
+    Ok(SkatServiceClient::new(channel))
+}
+
+/// A request with `authorization: Bearer <token>`.
+pub fn with_token<T>(message: T, token: &str) -> Request<T> {
+    let mut r = Request::new(message);
+    if let Ok(v) = format!("Bearer {token}").parse() {
+        r.metadata_mut().insert("authorization", v);
+    }
+    r
+}
+
+/// One seat at one table.
+#[derive(Debug, Clone)]
+pub struct SeatClient {
+    client: SkatServiceClient<Channel>,
+    table_id: String,
+    token: String,
+    seat: u32,
+}
+
+impl SeatClient {
+    /// Takes a seat (`seat`: a particular one, or the first open). Returns the client and
+    /// the table as the new seat sees it.
+    pub async fn join(
+        mut client: SkatServiceClient<Channel>,
+        table_id: &str,
+        name: &str,
+        seat: Option<u32>,
+    ) -> Result<(SeatClient, pb::TableView), SdkError> {
+        let r = client
+            .join_table(pb::JoinTableRequest { table_id: table_id.into(), name: name.into(), seat })
+            .await?
+            .into_inner();
+        let view = r.table.ok_or_else(|| SdkError::Protocol("JoinTable answered without a table".into()))?;
+        Ok((SeatClient { client, table_id: table_id.into(), token: r.token, seat: r.seat }, view))
+    }
+
+    /// Acts for a seat whose token was handed out elsewhere (`skat arena` prints them).
+    pub async fn with_token(
+        mut client: SkatServiceClient<Channel>,
+        table_id: &str,
+        token: &str,
+    ) -> Result<(SeatClient, pb::TableView), SdkError> {
+        let view = client
+            .get_table(with_token(pb::GetTableRequest { table_id: table_id.into() }, token))
+            .await?
+            .into_inner()
+            .table
+            .ok_or_else(|| SdkError::Protocol("GetTable answered without a table".into()))?;
+        let seat = view.your_seat.ok_or_else(|| SdkError::Protocol("the token holds no seat".into()))?;
+        Ok((SeatClient { client, table_id: table_id.into(), token: token.into(), seat }, view))
+    }
+
+    /// A seat from parts already known (no round trip).
+    pub fn from_parts(client: SkatServiceClient<Channel>, table_id: &str, token: &str, seat: u32) -> SeatClient {
+        SeatClient { client, table_id: table_id.into(), token: token.into(), seat }
+    }
+
+    /// The seat number.
+    pub fn seat(&self) -> u32 {
+        self.seat
+    }
+
+    /// The table id.
+    pub fn table_id(&self) -> &str {
+        &self.table_id
+    }
+
+    /// The secret token (keep it to reconnect).
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
+    /// The table as this seat sees it.
+    pub async fn view(&mut self) -> Result<pb::TableView, SdkError> {
+        self.client
+            .get_table(with_token(pb::GetTableRequest { table_id: self.table_id.clone() }, &self.token))
+            .await?
+            .into_inner()
+            .table
+            .ok_or_else(|| SdkError::Protocol("GetTable answered without a table".into()))
+    }
+
+    /// The table's stream for this seat: a snapshot first, or with `after_seq` exactly the
+    /// events after it.
+    pub async fn watch(&mut self, after_seq: Option<u64>) -> Result<Streaming<pb::WatchTableResponse>, SdkError> {
+        Ok(self
+            .client
+            .watch_table(with_token(pb::WatchTableRequest { table_id: self.table_id.clone(), after_seq }, &self.token))
+            .await?
+            .into_inner())
+    }
+
+    /// Gives the seat up.
+    pub async fn leave(&mut self) -> Result<u64, SdkError> {
+        Ok(self
+            .client
+            .leave_table(with_token(pb::LeaveTableRequest { table_id: self.table_id.clone() }, &self.token))
+            .await?
+            .into_inner()
+            .seq)
+    }
+
+    /// Sends an action; returns the sequence number of the accepted event. With
+    /// `expected_seq`, a stale decision is refused with ABORTED instead of applied.
+    pub async fn act(&mut self, action: Action, expected_seq: Option<u64>) -> Result<u64, Status> {
+        let t = self.table_id.clone();
+        let token = self.token.clone();
+        let c = &mut self.client;
+        Ok(match action {
+            Action::Bid { value } => {
+                let req = pb::BidRequest {
+                    table_id: t,
+                    call: pb::BidCall::Say as i32,
+                    value: value.value().into(),
+                    expected_seq,
+                };
+                c.bid(with_token(req, &token)).await?.into_inner().seq
+            }
+            Action::Hold | Action::Pass => {
+                let call = if action == Action::Hold { pb::BidCall::Hold } else { pb::BidCall::Pass };
+                let req = pb::BidRequest { table_id: t, call: call as i32, value: 0, expected_seq };
+                c.bid(with_token(req, &token)).await?.into_inner().seq
+            }
+            Action::PickUpSkat | Action::PlayHand => {
+                let req = pb::TakeSkatRequest { table_id: t, pick_up: action == Action::PickUpSkat, expected_seq };
+                c.take_skat(with_token(req, &token)).await?.into_inner().seq
+            }
+            Action::Discard { cards } => {
+                let req = pb::DiscardRequest { table_id: t, cards: convert::cards(cards), expected_seq };
+                c.discard(with_token(req, &token)).await?.into_inner().seq
+            }
+            Action::Declare { contract } => {
+                let p = convert::contract(contract, false);
+                let req = pb::DeclareRequest { table_id: t, game: p.game, announcement: p.announcement, expected_seq };
+                c.declare(with_token(req, &token)).await?.into_inner().seq
+            }
+            Action::Play { card } => {
+                let req = pb::PlayCardRequest { table_id: t, card: convert::card(card), expected_seq };
+                c.play_card(with_token(req, &token)).await?.into_inner().seq
+            }
+            Action::Claim => c.claim(with_token(pb::ClaimRequest { table_id: t, expected_seq }, &token)).await?.into_inner().seq,
+            Action::Resign => {
+                c.resign(with_token(pb::ResignRequest { table_id: t, expected_seq }, &token)).await?.into_inner().seq
+            }
+            Action::Forfeit { .. } => return Err(Status::invalid_argument("a forfeit is the table's action, not a seat's")),
+        })
+    }
+}

@@ -28,8 +28,8 @@ pub enum SdkError {
 
 /// Connects to a server URL such as `http://127.0.0.1:50051`.
 pub async fn connect(url: &str) -> Result<SkatServiceClient<Channel>, SdkError> {
-    let endpoint =
-        Endpoint::from_shared(url.to_string()).map_err(|e| SdkError::Connect { url: url.into(), source: e })?;
+    let endpoint = Endpoint::from_shared(url.to_string())
+        .map_err(|e| SdkError::Connect { url: url.into(), source: e })?;
     let channel = endpoint
         .tcp_nodelay(true)
         .connect()
@@ -90,7 +90,12 @@ impl SeatClient {
     }
 
     /// A seat from parts already known (no round trip).
-    pub fn from_parts(client: SkatServiceClient<Channel>, table_id: &str, token: &str, seat: u32) -> SeatClient {
+    pub fn from_parts(
+        client: SkatServiceClient<Channel>,
+        table_id: &str,
+        token: &str,
+        seat: u32,
+    ) -> SeatClient {
         SeatClient { client, table_id: table_id.into(), token: token.into(), seat }
     }
 
@@ -121,10 +126,16 @@ impl SeatClient {
 
     /// The table's stream for this seat: a snapshot first, or with `after_seq` exactly the
     /// events after it.
-    pub async fn watch(&mut self, after_seq: Option<u64>) -> Result<Streaming<pb::WatchTableResponse>, SdkError> {
+    pub async fn watch(
+        &mut self,
+        after_seq: Option<u64>,
+    ) -> Result<Streaming<pb::WatchTableResponse>, SdkError> {
         Ok(self
             .client
-            .watch_table(with_token(pb::WatchTableRequest { table_id: self.table_id.clone(), after_seq }, &self.token))
+            .watch_table(with_token(
+                pb::WatchTableRequest { table_id: self.table_id.clone(), after_seq },
+                &self.token,
+            ))
             .await?
             .into_inner())
     }
@@ -161,7 +172,8 @@ impl SeatClient {
                 c.bid(with_token(req, &token)).await?.into_inner().seq
             }
             Action::PickUpSkat | Action::PlayHand => {
-                let req = pb::TakeSkatRequest { table_id: t, pick_up: action == Action::PickUpSkat, expected_seq };
+                let req =
+                    pb::TakeSkatRequest { table_id: t, pick_up: action == Action::PickUpSkat, expected_seq };
                 c.take_skat(with_token(req, &token)).await?.into_inner().seq
             }
             Action::Discard { cards } => {
@@ -170,18 +182,33 @@ impl SeatClient {
             }
             Action::Declare { contract } => {
                 let p = convert::contract(contract, false);
-                let req = pb::DeclareRequest { table_id: t, game: p.game, announcement: p.announcement, expected_seq };
+                let req = pb::DeclareRequest {
+                    table_id: t,
+                    game: p.game,
+                    announcement: p.announcement,
+                    expected_seq,
+                };
                 c.declare(with_token(req, &token)).await?.into_inner().seq
             }
             Action::Play { card } => {
                 let req = pb::PlayCardRequest { table_id: t, card: convert::card(card), expected_seq };
                 c.play_card(with_token(req, &token)).await?.into_inner().seq
             }
-            Action::Claim => c.claim(with_token(pb::ClaimRequest { table_id: t, expected_seq }, &token)).await?.into_inner().seq,
-            Action::Resign => {
-                c.resign(with_token(pb::ResignRequest { table_id: t, expected_seq }, &token)).await?.into_inner().seq
+            Action::Claim => {
+                c.claim(with_token(pb::ClaimRequest { table_id: t, expected_seq }, &token))
+                    .await?
+                    .into_inner()
+                    .seq
             }
-            Action::Forfeit { .. } => return Err(Status::invalid_argument("a forfeit is the table's action, not a seat's")),
+            Action::Resign => {
+                c.resign(with_token(pb::ResignRequest { table_id: t, expected_seq }, &token))
+                    .await?
+                    .into_inner()
+                    .seq
+            }
+            Action::Forfeit { .. } => {
+                return Err(Status::invalid_argument("a forfeit is the table's action, not a seat's"));
+            }
         })
     }
 }

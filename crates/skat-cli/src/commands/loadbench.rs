@@ -92,7 +92,10 @@ async fn bench(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let baseline = health_baseline(&url, args.baseline, args.baseline_tasks).await?;
     println!(
         "baseline: health check {:.0} req/s with {} tasks, p50 {}, p99 {}",
-        baseline.0, args.baseline_tasks, us(baseline.1), us(baseline.2)
+        baseline.0,
+        args.baseline_tasks,
+        us(baseline.1),
+        us(baseline.2)
     );
 
     // 2. Memory per idle table.
@@ -140,7 +143,9 @@ async fn bench(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             .table_id;
         for s in 0..3u64 {
             let (url, table, deals) = (url.clone(), table.clone(), Arc::clone(&deals));
-            tasks.push(tokio::spawn(async move { random_seat(&url, &table, t as u64 * 3 + s, deals, stop_at).await }));
+            tasks.push(tokio::spawn(async move {
+                random_seat(&url, &table, t as u64 * 3 + s, deals, stop_at).await
+            }));
         }
     }
     let mut latencies = Vec::new();
@@ -169,8 +174,13 @@ async fn bench(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-async fn health_baseline(url: &str, how_long: Duration, tasks: usize) -> Result<(f64, Duration, Duration), Box<dyn std::error::Error>> {
-    let channel = tonic::transport::Endpoint::from_shared(url.to_string())?.tcp_nodelay(true).connect().await?;
+async fn health_baseline(
+    url: &str,
+    how_long: Duration,
+    tasks: usize,
+) -> Result<(f64, Duration, Duration), Box<dyn std::error::Error>> {
+    let channel =
+        tonic::transport::Endpoint::from_shared(url.to_string())?.tcp_nodelay(true).connect().await?;
     let start = Instant::now();
     let mut handles = Vec::new();
     for _ in 0..tasks {

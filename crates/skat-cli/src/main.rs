@@ -28,6 +28,10 @@ enum Command {
     Serve(commands::serve::Args),
     /// Load-test the server over loopback: deals/s, action latency, memory per table.
     Loadbench(commands::loadbench::Args),
+    /// Run a built-in bot at a table on a server.
+    Bot(commands::bot::Args),
+    /// Run a competition between bots (duplicate lists, parallel tables, standings).
+    Arena(commands::arena::Args),
 }
 
 fn main() -> ExitCode {
@@ -38,6 +42,8 @@ fn main() -> ExitCode {
         Command::Bench(args) => commands::bench::run(args),
         Command::Serve(args) => commands::serve::run(args),
         Command::Loadbench(args) => commands::loadbench::run(args),
+        Command::Bot(args) => commands::bot::run(args),
+        Command::Arena(args) => commands::arena::run_cmd(args),
     };
     match result {
         Ok(code) => code,

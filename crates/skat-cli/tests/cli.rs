@@ -82,3 +82,79 @@ fn selfplay_json_and_bench_run() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.lines().last().unwrap().ends_with("deals/s"));
 }
+
+/// `skat arena` over its embedded server: the JSON standings add up with the ISS records
+/// it wrote, re-scored by `skat replay`.
+#[test]
+fn arena_standings_add_up_with_the_records_it_wrote() {
+    let dir = std::env::temp_dir().join(format!("skat-arena-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = skat()
+        .args([
+            "arena",
+            "--bots",
+            "heuristic,random,random",
+            "--deals",
+            "12",
+            "--lists",
+            "2",
+            "--seed",
+            "3",
+            "--json",
+            "--records",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let standings: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(standings["tables"], 6);
+    assert_eq!(standings["deals"], 72);
+
+    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    assert_eq!(files.len(), 6);
+    let mut plain: std::collections::HashMap<String, i64> = Default::default();
+    let mut sf: std::collections::HashMap<String, i64> = Default::default();
+    let mut deals = 0;
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        let replay = skat().arg("replay").arg(f).output().unwrap();
+        assert!(replay.status.success());
+        for (line, result) in text.lines().zip(String::from_utf8(replay.stdout).unwrap().lines()) {
+            deals += 1;
+            let r: serde_json::Value = serde_json::from_str(result).unwrap();
+            assert_eq!(r["iss_agrees"], true);
+            let name = |i: u64| {
+                let key = format!("P{i}[");
+                let start = line.find(&key).unwrap() + key.len();
+                line[start..start + line[start..].find(']').unwrap()].to_string()
+            };
+            let value = r["value"].as_i64().unwrap();
+            let who = if r["penalty"] == true { r["offender"].as_u64() } else { r["declarer"].as_u64() };
+            if let Some(d) = who {
+                *plain.entry(name(d)).or_default() += value;
+                let won = r["won"] == true;
+                *sf.entry(name(d)).or_default() += if won { value + 50 } else { value - 50 };
+                if !won {
+                    for other in (0..3).filter(|o| *o != d) {
+                        *sf.entry(name(other)).or_default() += 40;
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(deals, 72);
+    for bot in standings["bots"].as_array().unwrap() {
+        let name = bot["bot"].as_str().unwrap();
+        assert_eq!(
+            bot["plain_total"].as_i64().unwrap(),
+            plain.get(name).copied().unwrap_or(0),
+            "{name} plain"
+        );
+        let sf_total: i64 =
+            bot["seeger_fabian_per_table"].as_array().unwrap().iter().map(|v| v.as_i64().unwrap()).sum();
+        assert_eq!(sf_total, sf.get(name).copied().unwrap_or(0), "{name} Seeger-Fabian");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

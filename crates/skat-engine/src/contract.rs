@@ -101,6 +101,14 @@ impl GameType {
         if follow.is_empty() { hand } else { follow }
     }
 
+    /// How strongly `card` competes in a trick where `led` was led: 0 when it cannot win
+    /// (neither trump nor the led suit); otherwise higher beats lower.
+    #[inline]
+    pub fn strength(self, card: Card, led: Card) -> u8 {
+        let eligible = self.trumps().bits() | self.follow_set(led).bits();
+        if eligible & (1 << card.index()) != 0 { ORDER[self as usize][card.index() as usize] } else { 0 }
+    }
+
     /// Which of the three cards (in play order, `trick[0]` led) wins the trick: 0, 1 or 2.
     /// The highest trump wins, else the highest card of the led suit.
     #[inline]

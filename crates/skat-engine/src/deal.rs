@@ -39,6 +39,17 @@ impl Trick {
         Trick { leader, cards: [placeholder; 3], len: 0 }
     }
 
+    /// A trick led by `leader` with these cards so far (at most three).
+    pub fn from_cards(leader: Position, cards: &[Card]) -> Option<Trick> {
+        if cards.len() > 3 {
+            return None;
+        }
+        let mut trick = Trick::new(leader);
+        trick.cards[..cards.len()].copy_from_slice(cards);
+        trick.len = cards.len() as u8;
+        Some(trick)
+    }
+
     /// The cards played, in order.
     pub fn cards(&self) -> &[Card] {
         &self.cards[..self.len as usize]
@@ -99,15 +110,7 @@ impl From<Trick> for TrickText {
 impl TryFrom<TrickText> for Trick {
     type Error = &'static str;
     fn try_from(t: TrickText) -> Result<Trick, &'static str> {
-        if t.cards.len() > 3 {
-            return Err("a trick has at most 3 cards");
-        }
-        let mut trick = Trick::new(t.leader);
-        for (i, c) in t.cards.iter().enumerate() {
-            trick.cards[i] = *c;
-        }
-        trick.len = t.cards.len() as u8;
-        Ok(trick)
+        Trick::from_cards(t.leader, &t.cards).ok_or("a trick has at most 3 cards")
     }
 }
 

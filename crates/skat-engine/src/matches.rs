@@ -97,6 +97,30 @@ pub struct Applied {
     pub match_over: bool,
 }
 
+/// Seeger-Fabian points of one finished deal per seat of a table of `seats` (the dealer
+/// sitting out at 4 seats included).
+pub fn seeger_fabian_by_seat(record: &DealRecord, seats: u8) -> Vec<i32> {
+    let (sf, sitting_out) = record.outcome.seeger_fabian(usize::from(seats));
+    let mut by_seat = vec![0; usize::from(seats)];
+    for p in Position::ALL {
+        by_seat[usize::from(record.seats[p.index()])] = sf[p.index()];
+    }
+    if seats == 4 {
+        by_seat[usize::from(record.dealer)] = sitting_out;
+    }
+    by_seat
+}
+
+/// Plain scoresheet values of one finished deal per seat of a table of `seats`.
+pub fn plain_by_seat(record: &DealRecord, seats: u8) -> Vec<i32> {
+    let plain = record.outcome.plain_scores();
+    let mut by_seat = vec![0; usize::from(seats)];
+    for p in Position::ALL {
+        by_seat[usize::from(record.seats[p.index()])] = plain[p.index()];
+    }
+    by_seat
+}
+
 /// A list of deals.
 #[derive(Debug, Clone)]
 pub struct Match {
@@ -265,30 +289,17 @@ impl Match {
         Ok(Applied { events, finished_deal: Some(record), match_over: self.is_over() })
     }
 
-    /// Seeger-Fabian points of one finished deal, per seat of the table.
+    /// Seeger-Fabian points of one finished deal, per seat of this table.
     pub fn seeger_fabian_by_seat(&self, record: &DealRecord) -> Vec<i32> {
-        let (sf, sitting_out) = record.outcome.seeger_fabian(self.config.seats as usize);
-        let mut by_seat = vec![0; self.config.seats as usize];
-        for p in Position::ALL {
-            by_seat[record.seats[p.index()] as usize] = sf[p.index()];
-        }
-        if self.config.seats == 4 {
-            by_seat[record.dealer as usize] = sitting_out;
-        }
-        by_seat
+        seeger_fabian_by_seat(record, self.config.seats)
     }
 
     fn score(&mut self, record: &DealRecord) {
-        let seats = self.config.seats as usize;
-        let plain = record.outcome.plain_scores();
-        let (sf, sitting_out) = record.outcome.seeger_fabian(seats);
-        for p in Position::ALL {
-            let st = &mut self.standings[record.seats[p.index()] as usize];
-            st.plain += plain[p.index()];
-            st.seeger_fabian += sf[p.index()];
-        }
-        if seats == 4 {
-            self.standings[record.dealer as usize].seeger_fabian += sitting_out;
+        let plain = plain_by_seat(record, self.config.seats);
+        let sf = seeger_fabian_by_seat(record, self.config.seats);
+        for st in self.standings.iter_mut() {
+            st.plain += plain[st.seat as usize];
+            st.seeger_fabian += sf[st.seat as usize];
         }
         match record.outcome {
             Outcome::PassedIn => {}

@@ -1,6 +1,8 @@
 //! One module per subcommand.
 
+pub mod arena;
 pub mod bench;
+pub mod bot;
 pub mod loadbench;
 pub mod replay;
 pub mod selfplay;

@@ -1,0 +1,140 @@
+//! # skat-arena
+//!
+//! Fair competitions between strategies. A competition is a number of seeded lists of
+//! deals; in duplicate mode (the default) every list is played under every seat
+//! rotation, so each bot gets each hand. Tables run in parallel, against the engine
+//! directly (`InProcess`), an embedded server on loopback, or a remote server. The
+//! standings come from the deal records, which are also written as ISS files.
+
+#![warn(missing_docs)]
+
+pub mod run;
+pub mod standings;
+
+use std::path::PathBuf;
+
+use skat_engine::DealRecord;
+
+/// Who sits in a seat.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Entry {
+    /// A built-in strategy by name (`random`, `heuristic`).
+    Builtin(String),
+    /// A seat left open for an external bot: the arena prints its token.
+    Open,
+}
+
+impl Entry {
+    /// `open`, or a built-in strategy name.
+    pub fn parse(name: &str) -> Result<Entry, String> {
+        let name = name.trim();
+        if name == "open" {
+            return Ok(Entry::Open);
+        }
+        if skat_bots::NAMES.contains(&name) {
+            Ok(Entry::Builtin(name.to_string()))
+        } else {
+            Err(format!(
+                "unknown bot `{name}` (built-in: {}, or `open` for an external bot)",
+                skat_bots::NAMES.join(", ")
+            ))
+        }
+    }
+}
+
+/// Where tables are played.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mode {
+    /// Straight on the engine, no network: thousands of deals per second.
+    InProcess,
+    /// A server started inside the arena, over real gRPC on loopback.
+    Embedded,
+    /// A running server at this URL.
+    Remote(String),
+}
+
+/// A competition.
+#[derive(Debug, Clone)]
+pub struct ArenaConfig {
+    /// The entries, one per seat (3 or 4).
+    pub entries: Vec<Entry>,
+    /// Deals per list.
+    pub deals: u32,
+    /// Seeded lists.
+    pub lists: u32,
+    /// The competition seed; list `i` is dealt from `seed + i`.
+    pub seed: u64,
+    /// Play every list under every seat rotation.
+    pub duplicate: bool,
+    /// Tables at once.
+    pub parallel: usize,
+    /// Where.
+    pub mode: Mode,
+    /// Folder for ISS records (one file per table).
+    pub records_dir: Option<PathBuf>,
+    /// Per-action time limit at gRPC tables in ms (0: none).
+    pub action_ms: u64,
+    /// Show a progress bar on stderr.
+    pub progress: bool,
+}
+
+impl ArenaConfig {
+    /// The label of entry `i`: its name, numbered when the name repeats (`random#2`).
+    pub fn label(&self, i: usize) -> String {
+        let name = |e: &Entry| match e {
+            Entry::Builtin(n) => n.clone(),
+            Entry::Open => "open".to_string(),
+        };
+        let me = name(&self.entries[i]);
+        let same: Vec<usize> = (0..self.entries.len()).filter(|j| name(&self.entries[*j]) == me).collect();
+        if same.len() == 1 {
+            me
+        } else {
+            let k = same.iter().position(|j| *j == i).unwrap_or(0) + 1;
+            format!("{me}#{k}")
+        }
+    }
+
+    /// The tables to play, in order.
+    pub fn plan(&self) -> Vec<TablePlan> {
+        let n = self.entries.len();
+        let rotations = if self.duplicate { n } else { 1 };
+        let mut plans = Vec::new();
+        for list in 0..self.lists {
+            for rotation in 0..rotations {
+                plans.push(TablePlan {
+                    list,
+                    rotation: rotation as u32,
+                    seed: self.seed.wrapping_add(u64::from(list)),
+                    // Seat s holds entry (s + rotation) mod n.
+                    seating: (0..n).map(|s| (s + rotation) % n).collect(),
+                });
+            }
+        }
+        plans
+    }
+}
+
+/// One table of the competition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TablePlan {
+    /// Which list (from 0).
+    pub list: u32,
+    /// Which rotation (from 0).
+    pub rotation: u32,
+    /// The list's seed.
+    pub seed: u64,
+    /// For each seat, the entry sitting there.
+    pub seating: Vec<usize>,
+}
+
+/// A played table.
+#[derive(Debug, Clone)]
+pub struct TableOutcome {
+    /// What was planned.
+    pub plan: TablePlan,
+    /// The deals.
+    pub records: Vec<DealRecord>,
+    /// The same deals as ISS records.
+    pub iss: Vec<String>,
+}

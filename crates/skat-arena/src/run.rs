@@ -1,0 +1,295 @@
+//! Playing the planned tables, in parallel, in one of the three modes.
+
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use skat_bots::Strategy;
+use skat_engine::iss::{self, RecordMeta};
+use skat_engine::{DealRecord, Match, MatchConfig};
+use skat_proto::convert::{self, DealFrame};
+use skat_proto::pb::{self, event::Kind, watch_table_response::Kind as WatchKind};
+use skat_sdk::client::connect;
+use skat_sdk::play::{PlayOptions, play};
+use skat_sdk::{Knowledge, SdkError, SeatClient, decide};
+use tokio::sync::Semaphore;
+use tokio_stream::StreamExt;
+
+use crate::standings::{self, Standings};
+use crate::{ArenaConfig, Entry, Mode, TableOutcome, TablePlan};
+
+/// Why a competition could not be run.
+#[derive(Debug, thiserror::Error)]
+pub enum ArenaError {
+    /// The configuration does not describe a competition.
+    #[error("{0}")]
+    Config(String),
+    /// Talking to the server failed.
+    #[error(transparent)]
+    Sdk(#[from] SdkError),
+    /// Writing records failed.
+    #[error("records: {0}")]
+    Io(#[from] std::io::Error),
+    /// The engine refused a bot's action (a bug: bots answer from legal actions).
+    #[error("engine: {0}")]
+    Engine(String),
+}
+
+/// A seat kept open for an external bot.
+#[derive(Debug, Clone)]
+pub struct OpenSeat {
+    /// The table.
+    pub table_id: String,
+    /// The seat.
+    pub seat: u32,
+    /// Its token: hand it to the external bot.
+    pub token: String,
+    /// Which list and rotation.
+    pub list: u32,
+    /// Which rotation.
+    pub rotation: u32,
+}
+
+/// Checks a configuration.
+pub fn validate(config: &ArenaConfig) -> Result<(), ArenaError> {
+    if !(3..=4).contains(&config.entries.len()) {
+        return Err(ArenaError::Config(format!(
+            "a table has 3 or 4 seats: give 3 or 4 bots, not {}",
+            config.entries.len()
+        )));
+    }
+    if config.deals == 0 || config.lists == 0 {
+        return Err(ArenaError::Config("deals and lists must be at least 1".into()));
+    }
+    if config.mode == Mode::InProcess && config.entries.contains(&Entry::Open) {
+        return Err(ArenaError::Config("open seats need a server: drop --in-process".into()));
+    }
+    Ok(())
+}
+
+fn bot_seed(plan: &TablePlan, seat: usize) -> u64 {
+    plan.seed.wrapping_mul(1_000_003).wrapping_add(u64::from(plan.rotation) * 16 + seat as u64)
+}
+
+fn strategy(config: &ArenaConfig, entry: usize, seed: u64) -> Result<Strategy, ArenaError> {
+    match &config.entries[entry] {
+        Entry::Builtin(name) => {
+            Strategy::by_name(name, seed).ok_or_else(|| ArenaError::Config(format!("unknown bot {name}")))
+        }
+        Entry::Open => Err(ArenaError::Config("an open seat has no built-in strategy".into())),
+    }
+}
+
+fn iss_records(config: &ArenaConfig, plan: &TablePlan, records: &[DealRecord], server: &str) -> Vec<String> {
+    let date = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
+    let date = date.trim_end_matches('Z').replacen('T', "/", 1) + "/UTC";
+    records
+        .iter()
+        .map(|r| {
+            let meta = RecordMeta {
+                server: server.to_string(),
+                id: format!("{}.{}.{}", plan.list, plan.rotation, r.number),
+                date: date.clone(),
+                players: r.seats.map(|s| config.label(plan.seating[usize::from(s)])),
+                series: plan.seed.to_string(),
+            };
+            iss::write(r, &meta)
+        })
+        .collect()
+}
+
+/// Plays one table straight on the engine.
+pub fn play_in_process(config: &ArenaConfig, plan: &TablePlan) -> Result<TableOutcome, ArenaError> {
+    let seats = config.entries.len() as u8;
+    let mut m = Match::new(MatchConfig { seats, deals: config.deals, seed: plan.seed })
+        .map_err(|e| ArenaError::Config(e.to_string()))?;
+    let mut bots = (0..usize::from(seats))
+        .map(|s| strategy(config, plan.seating[s], bot_seed(plan, s)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let runtime = tokio::runtime::Builder::new_current_thread().build()?;
+    while let Some(seat) = m.seat_to_move() {
+        let number = m.deal_number();
+        let frame =
+            DealFrame { number, dealer: m.dealer_of(number), seats: m.seats_of(number), seeger_fabian: &[] };
+        let view = m.view(Some(seat));
+        let table = pb::TableView {
+            your_seat: Some(u32::from(seat)),
+            deal: Some(convert::deal_view(&view, frame)),
+            ..Default::default()
+        };
+        let k = Knowledge::from_view(&table)?;
+        let bot = &mut bots[usize::from(seat)];
+        let action = runtime
+            .block_on(decide(bot, &k))
+            .ok_or_else(|| ArenaError::Engine("a seat to move had no decision".into()))?;
+        m.apply(seat, action).map_err(|e| ArenaError::Engine(e.to_string()))?;
+    }
+    let records = m.records().to_vec();
+    let iss = iss_records(config, plan, &records, "skat-arena in-process");
+    Ok(TableOutcome { plan: plan.clone(), records, iss })
+}
+
+/// Plays one table on a server.
+pub async fn play_remote(
+    config: &ArenaConfig,
+    url: &str,
+    plan: &TablePlan,
+    on_open: &(dyn Fn(&OpenSeat) + Send + Sync),
+) -> Result<TableOutcome, ArenaError> {
+    let mut client = connect(url).await?;
+    let n = config.entries.len();
+    let table_id = client
+        .create_table(pb::CreateTableRequest {
+            name: format!("arena list {} rotation {}", plan.list, plan.rotation),
+            seats: n as u32,
+            deals: config.deals,
+            seed: Some(plan.seed),
+            time_control: Some(pb::TimeControl { action_ms: config.action_ms, deal_ms: 0 }),
+        })
+        .await
+        .map_err(SdkError::from)?
+        .into_inner()
+        .table_id;
+    let mut seats = Vec::new();
+    for seat in 0..n {
+        let (sc, _) =
+            SeatClient::join(client.clone(), &table_id, &config.label(plan.seating[seat]), Some(seat as u32))
+                .await?;
+        seats.push(sc);
+    }
+    let mut tasks = Vec::new();
+    let mut open = false;
+    for (seat, sc) in seats.into_iter().enumerate() {
+        if config.entries[plan.seating[seat]] == Entry::Open {
+            open = true;
+            on_open(&OpenSeat {
+                table_id: table_id.clone(),
+                seat: seat as u32,
+                token: sc.token().to_string(),
+                list: plan.list,
+                rotation: plan.rotation,
+            });
+            continue;
+        }
+        let mut bot = strategy(config, plan.seating[seat], bot_seed(plan, seat))?;
+        let url = url.to_string();
+        tasks.push(tokio::spawn(async move { play(&url, sc, &mut bot, PlayOptions::default()).await }));
+    }
+    for t in tasks {
+        t.await.map_err(|e| ArenaError::Engine(e.to_string()))??;
+    }
+    if open {
+        // Wait for the external bots to finish the list.
+        let mut stream = client
+            .watch_table(pb::WatchTableRequest { table_id: table_id.clone(), after_seq: Some(0) })
+            .await
+            .map_err(SdkError::from)?
+            .into_inner();
+        while let Some(msg) = stream.next().await {
+            if let Some(WatchKind::Event(pb::Event { kind: Some(Kind::MatchEnded(_)), .. })) =
+                msg.map_err(SdkError::from)?.kind
+            {
+                break;
+            }
+        }
+    }
+    let get = |format: pb::RecordFormat| pb::GetRecordsRequest {
+        table_id: table_id.clone(),
+        format: format as i32,
+    };
+    let json =
+        client.get_records(get(pb::RecordFormat::Json)).await.map_err(SdkError::from)?.into_inner().records;
+    let records = json
+        .iter()
+        .map(|r| serde_json::from_str::<DealRecord>(r).map_err(|e| SdkError::Protocol(e.to_string())))
+        .collect::<Result<Vec<_>, _>>()?;
+    // Our own ISS writer, so that players are named by entry in every mode.
+    let iss = iss_records(config, plan, &records, "skat-arena");
+    Ok(TableOutcome { plan: plan.clone(), records, iss })
+}
+
+fn write_records(config: &ArenaConfig, outcome: &TableOutcome) -> Result<(), ArenaError> {
+    if let Some(dir) = &config.records_dir {
+        std::fs::create_dir_all(dir)?;
+        let path = dir.join(format!("list{:03}-rotation{}.sgf", outcome.plan.list, outcome.plan.rotation));
+        let mut text = outcome.iss.join("\n");
+        text.push('\n');
+        std::fs::write(path, text)?;
+    }
+    Ok(())
+}
+
+/// Runs the competition and computes its standings. `on_open` is told each open seat's
+/// token as soon as its table exists.
+pub async fn run(
+    config: &ArenaConfig,
+    on_open: Arc<dyn Fn(&OpenSeat) + Send + Sync>,
+) -> Result<(Vec<TableOutcome>, Standings), ArenaError> {
+    validate(config)?;
+    let plans = config.plan();
+    let bar = if config.progress {
+        indicatif::ProgressBar::new(plans.len() as u64 * u64::from(config.deals))
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} deals ({per_sec}, eta {eta})",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let mut server = None;
+    let url = match &config.mode {
+        Mode::InProcess => None,
+        Mode::Remote(u) => Some(u.clone()),
+        Mode::Embedded => {
+            let cfg = skat_server::ServerConfig {
+                addr: "127.0.0.1:0".parse().map_err(|e| ArenaError::Config(format!("{e}")))?,
+                max_tables: plans.len() + 16,
+                default_action_ms: 0,
+                default_deal_ms: 0,
+                ..skat_server::ServerConfig::default()
+            };
+            let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+            let running = skat_server::start(cfg, async move {
+                let _ = rx.await;
+            })
+            .await?;
+            let url = format!("http://{}", running.addr);
+            server = Some((tx, running));
+            Some(url)
+        }
+    };
+    let config = Arc::new(config.clone());
+    let limit = Arc::new(Semaphore::new(config.parallel.max(1)));
+    let mut tasks = Vec::new();
+    for plan in plans {
+        let (config, limit, url, on_open, bar) =
+            (Arc::clone(&config), Arc::clone(&limit), url.clone(), Arc::clone(&on_open), bar.clone());
+        tasks.push(tokio::spawn(async move {
+            let _permit = limit.acquire_owned().await.map_err(|e| ArenaError::Engine(e.to_string()))?;
+            let outcome = match url {
+                None => {
+                    let c = Arc::clone(&config);
+                    tokio::task::spawn_blocking(move || play_in_process(&c, &plan))
+                        .await
+                        .map_err(|e| ArenaError::Engine(e.to_string()))??
+                }
+                Some(url) => play_remote(&config, &url, &plan, on_open.as_ref()).await?,
+            };
+            write_records(&config, &outcome)?;
+            bar.inc(u64::from(config.deals));
+            Ok::<_, ArenaError>(outcome)
+        }));
+    }
+    let mut outcomes = Vec::new();
+    for t in tasks {
+        outcomes.push(t.await.map_err(|e| ArenaError::Engine(e.to_string()))??);
+    }
+    bar.finish_and_clear();
+    if let Some((stop, running)) = server {
+        let _ = stop.send(());
+        let _ = running.task.await;
+    }
+    let standings = standings::compute(&config, &outcomes);
+    Ok((outcomes, standings))
+}

@@ -1,0 +1,224 @@
+//! Standings from deal records: Seeger-Fabian points per list with a 95% confidence
+//! interval, games declared and won, average game value, plain points.
+
+use serde::Serialize;
+use skat_engine::Outcome;
+use skat_engine::matches::{plain_by_seat, seeger_fabian_by_seat};
+
+use crate::{ArenaConfig, TableOutcome};
+
+/// One entry's results.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct BotStanding {
+    /// The entry's label (`heuristic`, `random#2`).
+    pub bot: String,
+    /// Tables played (lists × rotations).
+    pub tables: usize,
+    /// Mean Seeger-Fabian points per list (one list = one table of `deals` deals).
+    pub seeger_fabian_mean: f64,
+    /// Standard deviation over tables.
+    pub seeger_fabian_sd: f64,
+    /// 95% confidence interval of the mean (Student's t over tables); `None` with one table.
+    pub seeger_fabian_ci95: Option<[f64; 2]>,
+    /// Seeger-Fabian points per table, in plan order.
+    pub seeger_fabian_per_table: Vec<i64>,
+    /// Total plain (scoresheet) points.
+    pub plain_total: i64,
+    /// Mean plain points per list.
+    pub plain_mean: f64,
+    /// Games declared.
+    pub declared: u32,
+    /// Games won.
+    pub won: u32,
+    /// Games lost.
+    pub lost: u32,
+    /// Mean value of the games it declared.
+    pub average_game_value: f64,
+    /// Penalties (forfeits before a declaration).
+    pub penalties: u32,
+}
+
+/// The whole competition's results.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Standings {
+    /// The competition seed.
+    pub seed: u64,
+    /// Deals per list.
+    pub deals_per_list: u32,
+    /// Lists.
+    pub lists: u32,
+    /// Rotations per list.
+    pub rotations: u32,
+    /// Tables played.
+    pub tables: usize,
+    /// Deals played in all.
+    pub deals: usize,
+    /// Per entry, in the order given.
+    pub bots: Vec<BotStanding>,
+    /// The statistical method behind the intervals.
+    pub method: &'static str,
+}
+
+/// Two-sided 97.5% quantiles of Student's t for 1..=30 degrees of freedom.
+const T975: [f64; 30] = [
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+    2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+];
+
+/// The t quantile for a 95% two-sided interval with `df` degrees of freedom.
+pub fn t975(df: usize) -> f64 {
+    match df {
+        0 => f64::NAN,
+        d if d <= 30 => T975[d - 1],
+        _ => 1.96,
+    }
+}
+
+/// Mean and sample standard deviation.
+pub fn mean_sd(xs: &[f64]) -> (f64, f64) {
+    let n = xs.len() as f64;
+    if xs.is_empty() {
+        return (0.0, 0.0);
+    }
+    let mean = xs.iter().sum::<f64>() / n;
+    if xs.len() < 2 {
+        return (mean, 0.0);
+    }
+    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    (mean, var.sqrt())
+}
+
+/// Computes the standings from what the tables recorded.
+pub fn compute(config: &ArenaConfig, outcomes: &[TableOutcome]) -> Standings {
+    let n = config.entries.len();
+    let seats = n as u8;
+    let mut sf_tables: Vec<Vec<i64>> = vec![Vec::new(); n];
+    let mut plain = vec![0i64; n];
+    let mut declared = vec![0u32; n];
+    let mut won = vec![0u32; n];
+    let mut lost = vec![0u32; n];
+    let mut value_sum = vec![0u64; n];
+    let mut penalties = vec![0u32; n];
+    for t in outcomes {
+        let mut table_sf = vec![0i64; n];
+        for r in &t.records {
+            let sf = seeger_fabian_by_seat(r, seats);
+            let pl = plain_by_seat(r, seats);
+            for seat in 0..n {
+                let e = t.plan.seating[seat];
+                table_sf[e] += i64::from(sf[seat]);
+                plain[e] += i64::from(pl[seat]);
+            }
+            match r.outcome {
+                Outcome::Game(g) => {
+                    let e = t.plan.seating[usize::from(r.seats[g.declarer.index()])];
+                    declared[e] += 1;
+                    value_sum[e] += u64::from(g.value);
+                    if g.won {
+                        won[e] += 1;
+                    } else {
+                        lost[e] += 1;
+                    }
+                }
+                Outcome::Penalty(p) => {
+                    penalties[t.plan.seating[usize::from(r.seats[p.offender.index()])]] += 1
+                }
+                Outcome::PassedIn => {}
+            }
+        }
+        for e in 0..n {
+            sf_tables[e].push(table_sf[e]);
+        }
+    }
+    let bots = (0..n)
+        .map(|e| {
+            let xs: Vec<f64> = sf_tables[e].iter().map(|x| *x as f64).collect();
+            let (mean, sd) = mean_sd(&xs);
+            let ci = (xs.len() >= 2).then(|| {
+                let h = t975(xs.len() - 1) * sd / (xs.len() as f64).sqrt();
+                [mean - h, mean + h]
+            });
+            BotStanding {
+                bot: config.label(e),
+                tables: xs.len(),
+                seeger_fabian_mean: mean,
+                seeger_fabian_sd: sd,
+                seeger_fabian_ci95: ci,
+                seeger_fabian_per_table: sf_tables[e].clone(),
+                plain_total: plain[e],
+                plain_mean: if xs.is_empty() { 0.0 } else { plain[e] as f64 / xs.len() as f64 },
+                declared: declared[e],
+                won: won[e],
+                lost: lost[e],
+                average_game_value: if declared[e] == 0 {
+                    0.0
+                } else {
+                    value_sum[e] as f64 / f64::from(declared[e])
+                },
+                penalties: penalties[e],
+            }
+        })
+        .collect();
+    Standings {
+        seed: config.seed,
+        deals_per_list: config.deals,
+        lists: config.lists,
+        rotations: if config.duplicate { n as u32 } else { 1 },
+        tables: outcomes.len(),
+        deals: outcomes.iter().map(|t| t.records.len()).sum(),
+        bots,
+        method: "Seeger-Fabian points per table (one list under one rotation); mean over tables; 95% interval = mean ± t(0.975, tables−1) · sd / √tables",
+    }
+}
+
+impl Standings {
+    /// A fixed-width table for people.
+    pub fn to_text(&self) -> String {
+        let mut s = format!(
+            "{} tables ({} lists x {} rotations), {} deals per list, seed {}\n\n",
+            self.tables, self.lists, self.rotations, self.deals_per_list, self.seed
+        );
+        s.push_str(&format!(
+            "{:<14} {:>10} {:>22} {:>9} {:>9} {:>11} {:>10}\n",
+            "bot", "SF/list", "95% interval", "declared", "won %", "avg value", "plain/list"
+        ));
+        for b in &self.bots {
+            let ci = b.seeger_fabian_ci95.map_or("-".to_string(), |[lo, hi]| format!("[{lo:.0}, {hi:.0}]"));
+            let rate = if b.declared == 0 { 0.0 } else { 100.0 * f64::from(b.won) / f64::from(b.declared) };
+            s.push_str(&format!(
+                "{:<14} {:>10.1} {:>22} {:>9} {:>8.1}% {:>11.1} {:>10.1}\n",
+                b.bot, b.seeger_fabian_mean, ci, b.declared, rate, b.average_game_value, b.plain_mean
+            ));
+        }
+        s
+    }
+
+    /// CSV with a header row.
+    pub fn to_csv(&self) -> String {
+        let mut s = String::from(
+            "bot,tables,seeger_fabian_mean,seeger_fabian_sd,ci95_low,ci95_high,plain_total,plain_mean,declared,won,lost,average_game_value,penalties\n",
+        );
+        for b in &self.bots {
+            let (lo, hi) = b
+                .seeger_fabian_ci95
+                .map_or((String::new(), String::new()), |[l, h]| (format!("{l:.3}"), format!("{h:.3}")));
+            s.push_str(&format!(
+                "{},{},{:.3},{:.3},{},{},{},{:.3},{},{},{},{:.3},{}\n",
+                b.bot,
+                b.tables,
+                b.seeger_fabian_mean,
+                b.seeger_fabian_sd,
+                lo,
+                hi,
+                b.plain_total,
+                b.plain_mean,
+                b.declared,
+                b.won,
+                b.lost,
+                b.average_game_value,
+                b.penalties
+            ));
+        }
+        s
+    }
+}

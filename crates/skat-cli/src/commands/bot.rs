@@ -1,0 +1,58 @@
+//! `skat bot`: run a built-in strategy against a server.
+
+use std::process::ExitCode;
+
+use skat_bots::Strategy;
+use skat_sdk::play::{join_and_play, play_with_token};
+
+use super::CmdResult;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The strategy: `random` or `heuristic`.
+    #[arg(long, default_value = "heuristic")]
+    strategy: String,
+    /// The server.
+    #[arg(long, env = "SKAT_SERVER", default_value = "http://127.0.0.1:50051")]
+    server: String,
+    /// The table to join (takes the first open seat unless --seat).
+    #[arg(long)]
+    table: String,
+    /// A seat token handed out by `skat arena` (plays that seat instead of joining).
+    #[arg(long)]
+    token: Option<String>,
+    /// The seat to take when joining.
+    #[arg(long)]
+    seat: Option<u32>,
+    /// The name shown to others.
+    #[arg(long)]
+    name: Option<String>,
+    /// Seed for strategies that use randomness.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+pub fn run(args: Args) -> CmdResult {
+    let mut bot = Strategy::by_name(&args.strategy, args.seed).ok_or_else(|| {
+        format!("unknown strategy `{}` (built-in: {})", args.strategy, skat_bots::NAMES.join(", "))
+    })?;
+    super::serve::init_tracing(super::serve::LogFormat::Text);
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let finished = runtime.block_on(async {
+        match &args.token {
+            Some(token) => play_with_token(&args.server, &args.table, token, &mut bot).await,
+            None => {
+                let name = args.name.clone().unwrap_or_else(|| args.strategy.clone());
+                join_and_play(&args.server, &args.table, &name, args.seat, &mut bot).await
+            }
+        }
+    })?;
+    println!("seat {} finished ({} reconnects)", finished.seat, finished.reconnects);
+    for s in &finished.standings {
+        println!(
+            "seat {} {:<16} plain {:>6}  Seeger-Fabian {:>6}  declared {} won {}",
+            s.seat, s.name, s.plain, s.seeger_fabian, s.declared, s.won
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

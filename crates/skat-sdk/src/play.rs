@@ -1,0 +1,165 @@
+//! Playing a whole list at a table: follow the stream, answer on the seat's turn,
+//! reconnect and resume after a dropped connection, return the final standings.
+
+use std::time::Duration;
+
+use skat_proto::pb::{self, event::Kind, watch_table_response::Kind as WatchKind};
+use tokio_stream::StreamExt;
+use tonic::Code;
+
+use crate::bot::{Bot, decide};
+use crate::client::{SdkError, SeatClient, connect};
+use crate::knowledge::Knowledge;
+
+/// How a seat finished.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finished {
+    /// The seat played.
+    pub seat: u32,
+    /// The final standings of every seat.
+    pub standings: Vec<pb::Standing>,
+    /// How many times the connection was re-established.
+    pub reconnects: u32,
+}
+
+/// Options for [`play`].
+#[derive(Debug, Clone)]
+pub struct PlayOptions {
+    /// Give up after this many reconnection attempts in a row.
+    pub max_reconnect_attempts: u32,
+    /// First wait between attempts (doubles up to 2 s).
+    pub reconnect_delay: Duration,
+}
+
+impl Default for PlayOptions {
+    fn default() -> Self {
+        PlayOptions { max_reconnect_attempts: 50, reconnect_delay: Duration::from_millis(50) }
+    }
+}
+
+/// Joins `table_id` at `url` as `name` and plays with `bot` until the list is over.
+pub async fn join_and_play<B: Bot>(
+    url: &str,
+    table_id: &str,
+    name: &str,
+    seat: Option<u32>,
+    bot: &mut B,
+) -> Result<Finished, SdkError> {
+    let client = connect(url).await?;
+    let (seat, _) = SeatClient::join(client, table_id, name, seat).await?;
+    play(url, seat, bot, PlayOptions::default()).await
+}
+
+/// Plays with a seat token handed out elsewhere (`skat arena` prints them).
+pub async fn play_with_token<B: Bot>(
+    url: &str,
+    table_id: &str,
+    token: &str,
+    bot: &mut B,
+) -> Result<Finished, SdkError> {
+    let client = connect(url).await?;
+    let (seat, _) = SeatClient::with_token(client, table_id, token).await?;
+    play(url, seat, bot, PlayOptions::default()).await
+}
+
+/// Plays a seat until the match ends. The stream is followed from the seat's last seen
+/// `seq`; when it breaks (network, server restart of the stream), the SDK reconnects
+/// with growing delays and resumes with `after_seq`, so no event is missed or repeated.
+pub async fn play<B: Bot>(
+    url: &str,
+    mut seat: SeatClient,
+    bot: &mut B,
+    options: PlayOptions,
+) -> Result<Finished, SdkError> {
+    let mut last_seq: Option<u64> = None;
+    let mut reconnects = 0;
+    let mut failures = 0;
+    loop {
+        match follow(&mut seat, bot, &mut last_seq).await {
+            Ok(Some(standings)) => return Ok(Finished { seat: seat.seat(), standings, reconnects }),
+            Ok(None) => {}
+            Err(e) if retryable(&e) => {
+                tracing::info!(error = %e, "connection lost; reconnecting");
+            }
+            Err(e) => return Err(e),
+        }
+        // Reconnect with backoff.
+        loop {
+            failures += 1;
+            if failures > options.max_reconnect_attempts {
+                return Err(SdkError::Protocol(format!(
+                    "gave up after {} reconnection attempts",
+                    options.max_reconnect_attempts
+                )));
+            }
+            let delay = options.reconnect_delay * 2u32.saturating_pow(failures.min(6)).min(40);
+            tokio::time::sleep(delay.min(Duration::from_secs(2))).await;
+            if let Ok(client) = connect(url).await {
+                seat = SeatClient::from_parts(client, seat.table_id(), seat.token(), seat.seat());
+                reconnects += 1;
+                break;
+            }
+        }
+        failures = 0;
+    }
+}
+
+fn retryable(e: &SdkError) -> bool {
+    match e {
+        SdkError::Connect { .. } => true,
+        SdkError::Status(s) => {
+            matches!(s.code(), Code::Unavailable | Code::Unknown | Code::Cancelled | Code::Internal)
+        }
+        SdkError::Protocol(_) => false,
+    }
+}
+
+/// Follows the stream until the match ends (`Some(standings)`) or the stream ends
+/// without the match ending (`None`: reconnect).
+async fn follow<B: Bot>(
+    seat: &mut SeatClient,
+    bot: &mut B,
+    last_seq: &mut Option<u64>,
+) -> Result<Option<Vec<pb::Standing>>, SdkError> {
+    let start = match *last_seq {
+        Some(s) => s,
+        None => seat.view().await?.seq,
+    };
+    let mut stream = seat.watch(Some(start)).await?;
+    // A turn may be waiting already (we start late, or lost the connection before acting).
+    act_if_turn(seat, bot, None).await?;
+    while let Some(msg) = stream.next().await {
+        let Some(WatchKind::Event(event)) = msg?.kind else { continue };
+        *last_seq = Some(event.seq);
+        if let Some(Kind::MatchEnded(m)) = &event.kind {
+            return Ok(Some(m.standings.clone()));
+        }
+        if event.legal.is_some() {
+            act_if_turn(seat, bot, Some(event.seq)).await?;
+        }
+    }
+    Ok(None)
+}
+
+/// Looks at the table and, if it is this seat's turn, asks the bot and acts.
+async fn act_if_turn<B: Bot>(seat: &mut SeatClient, bot: &mut B, seq: Option<u64>) -> Result<(), SdkError> {
+    let view = seat.view().await?;
+    if view.status != pb::TableStatus::Playing as i32 {
+        return Ok(());
+    }
+    if seq.is_some_and(|s| s != view.seq) {
+        // Something happened since that event; a later event will bring the turn.
+        return Ok(());
+    }
+    let Ok(k) = Knowledge::from_view(&view) else { return Ok(()) };
+    let Some(action) = decide(bot, &k).await else { return Ok(()) };
+    match seat.act(action, Some(view.seq)).await {
+        Ok(_) => Ok(()),
+        // The table moved on while we thought (a time-out, a resignation): not an error.
+        Err(s) if matches!(s.code(), Code::Aborted | Code::FailedPrecondition) => {
+            tracing::debug!(code = ?s.code(), message = s.message(), "action not taken");
+            Ok(())
+        }
+        Err(s) => Err(s.into()),
+    }
+}

@@ -1,0 +1,165 @@
+//! The SDK end to end against a real server: three bots play a list; one of them talks
+//! through a proxy whose connections are cut mid-deal, and it must reconnect, resume
+//! from its last sequence number and finish without losing a turn.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use skat_engine::{Bid, Card, Contract, DealEnd, Outcome};
+use skat_proto::pb;
+use skat_sdk::client::connect;
+use skat_sdk::play::{PlayOptions, play};
+use skat_sdk::{Bot, Knowledge, SeatClient};
+use skat_server::ServerConfig;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
+
+/// Bids to 20, always picks up, plays its lowest legal card.
+struct Simple {
+    decisions: u32,
+}
+
+impl Bot for Simple {
+    async fn bid(&mut self, k: &Knowledge) -> Option<Bid> {
+        self.decisions += 1;
+        k.legal.bid_from.filter(|b| b.value() <= 20)
+    }
+    async fn answer(&mut self, _k: &Knowledge, bid: Bid) -> bool {
+        self.decisions += 1;
+        bid.value() <= 20
+    }
+    async fn take_skat(&mut self, _k: &Knowledge) -> bool {
+        self.decisions += 1;
+        true
+    }
+    async fn discard(&mut self, k: &Knowledge) -> [Card; 2] {
+        self.decisions += 1;
+        let mut it = k.hand.iter();
+        let a = it.next().unwrap();
+        [a, it.next().unwrap()]
+    }
+    async fn declare(&mut self, k: &Knowledge) -> Contract {
+        self.decisions += 1;
+        k.legal.contracts[0]
+    }
+    async fn play(&mut self, k: &Knowledge) -> Card {
+        self.decisions += 1;
+        // Take a little time, so that cutting the connection lands mid-deal.
+        tokio::time::sleep(Duration::from_millis(2)).await;
+        k.legal.cards.first().unwrap()
+    }
+}
+
+/// A TCP proxy whose open connections can all be cut at once.
+async fn proxy(target: SocketAddr) -> (SocketAddr, watch::Sender<u32>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (cut, _) = watch::channel(0u32);
+    let cut_rx = cut.subscribe();
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut inbound, _)) = listener.accept().await else { return };
+            let mut cut = cut_rx.clone();
+            cut.borrow_and_update();
+            tokio::spawn(async move {
+                let Ok(mut outbound) = TcpStream::connect(target).await else { return };
+                tokio::select! {
+                    _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound) => {}
+                    _ = cut.changed() => {}
+                }
+            });
+        }
+    });
+    (addr, cut)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_resumes_after_its_connection_is_cut_mid_deal() {
+    let (_stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = skat_server::start(
+        ServerConfig {
+            addr: "127.0.0.1:0".parse().unwrap(),
+            default_action_ms: 0,
+            default_deal_ms: 0,
+            ..ServerConfig::default()
+        },
+        async move {
+            let _ = stopped.await;
+        },
+    )
+    .await
+    .unwrap();
+    let direct = format!("http://{}", server.addr);
+    let (proxy_addr, cut) = proxy(server.addr).await;
+    let via_proxy = format!("http://{proxy_addr}");
+
+    let mut client = connect(&direct).await.unwrap();
+    let table = client
+        .create_table(pb::CreateTableRequest {
+            seats: 3,
+            deals: 6,
+            seed: Some(21),
+            // A forfeit would show up in the records: the resumed bot must not miss a turn.
+            time_control: Some(pb::TimeControl { action_ms: 10_000, deal_ms: 0 }),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .table_id;
+
+    let mut tasks = Vec::new();
+    for seat in 0..3u32 {
+        let url = if seat == 1 { via_proxy.clone() } else { direct.clone() };
+        let c = connect(&url).await.unwrap();
+        let (sc, _) = SeatClient::join(c, &table, &format!("simple{seat}"), Some(seat)).await.unwrap();
+        tasks.push(tokio::spawn(async move {
+            let mut bot = Simple { decisions: 0 };
+            let finished = play(&url, sc, &mut bot, PlayOptions::default()).await.unwrap();
+            (finished, bot.decisions)
+        }));
+    }
+    // Cut seat 1's connection twice while deals are being played.
+    for target in [2u32, 4] {
+        loop {
+            let v = client
+                .get_table(pb::GetTableRequest { table_id: table.clone() })
+                .await
+                .unwrap()
+                .into_inner()
+                .table
+                .unwrap();
+            let d = v.deal.unwrap();
+            if d.number >= target && d.phase == pb::Phase::Playing as i32 && !d.tricks.is_empty() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        cut.send_modify(|n| *n += 1);
+    }
+    let mut results = Vec::new();
+    for t in tasks {
+        results.push(tokio::time::timeout(Duration::from_secs(60), t).await.unwrap().unwrap());
+    }
+    assert!(results[1].0.reconnects >= 2, "seat 1 reconnected: {:?}", results[1].0.reconnects);
+    assert_eq!(results[0].0.reconnects, 0);
+    // Everyone saw the same final standings.
+    assert_eq!(results[0].0.standings, results[1].0.standings);
+    assert_eq!(results[0].0.standings, results[2].0.standings);
+    // The list was played out with no forfeit: the resumed seat missed no turn.
+    let records = client
+        .get_records(pb::GetRecordsRequest { table_id: table.clone(), format: pb::RecordFormat::Json as i32 })
+        .await
+        .unwrap()
+        .into_inner()
+        .records;
+    assert_eq!(records.len(), 6);
+    for r in &records {
+        let r: skat_engine::DealRecord = serde_json::from_str(r).unwrap();
+        if let Outcome::Game(g) = r.outcome {
+            assert!(!matches!(g.end, DealEnd::Forfeit { .. }), "no time-out");
+        }
+        assert!(!matches!(r.outcome, Outcome::Penalty(_)));
+    }
+    assert!(results[1].1 > 20, "seat 1 made its decisions");
+}

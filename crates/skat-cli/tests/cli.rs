@@ -158,3 +158,35 @@ fn arena_standings_add_up_with_the_records_it_wrote() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The README's main command: the server with its live demo prints the game as it happens
+/// and how to connect a bot, and stops cleanly on SIGTERM.
+#[test]
+fn serve_demo_prints_the_live_game_and_stops_on_sigterm() {
+    use std::io::{BufRead, BufReader};
+    let mut child = skat()
+        .args(["serve", "--addr", "127.0.0.1:0", "--metrics-addr", "off", "--demo", "--demo-delay", "0ms"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut seen = String::new();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while std::time::Instant::now() < deadline {
+        let Some(Ok(line)) = lines.next() else { break };
+        seen.push_str(&line);
+        seen.push('\n');
+        if seen.contains("trick  1:") && seen.contains("deal 3/36") {
+            break;
+        }
+    }
+    assert!(seen.contains("three open seats"), "{seen}");
+    assert!(seen.contains("bot --server http://127.0.0.1:"), "{seen}");
+    assert!(seen.contains("deal 1/36"), "{seen}");
+    assert!(seen.contains("trick  1:"), "{seen}");
+    let pid = child.id().to_string();
+    Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+}

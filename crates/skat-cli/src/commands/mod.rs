@@ -3,6 +3,7 @@
 pub mod arena;
 pub mod bench;
 pub mod bot;
+pub mod demo;
 pub mod loadbench;
 pub mod replay;
 pub mod selfplay;

@@ -52,6 +52,16 @@ pub struct Args {
     /// Log format.
     #[arg(long, env = "SKAT_LOG_FORMAT", value_enum, default_value = "text")]
     pub log_format: LogFormat,
+    /// Also play a live demo: three built-in bots play a list at one table, printed here
+    /// as it happens, and an open table waits for your bots.
+    #[arg(long)]
+    pub demo: bool,
+    /// How long the demo bots think before each decision.
+    #[arg(long, default_value = "300ms", value_parser = humantime::parse_duration)]
+    pub demo_delay: Duration,
+    /// Seed of the demo's deals.
+    #[arg(long, default_value_t = 1)]
+    pub demo_seed: u64,
 }
 
 impl Args {
@@ -113,6 +123,11 @@ pub async fn shutdown_signal() {
 }
 
 pub fn run(args: Args) -> CmdResult {
+    if args.demo && std::env::var_os("RUST_LOG").is_none() {
+        // The console belongs to the demo: only warnings from the server.
+        // SAFETY of intent: set before any thread starts.
+        unsafe { std::env::set_var("RUST_LOG", "warn") };
+    }
     init_tracing(args.log_format);
     let config = args.config()?;
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
@@ -126,6 +141,18 @@ pub fn run(args: Args) -> CmdResult {
                 None => String::new(),
             }
         );
+        if args.demo {
+            let a = server.addr;
+            super::demo::start(server.addr, args.demo_delay, args.demo_seed, |open| println!(
+                "\nConnect a bot of your own (docs/writing-a-bot.md). Table {open} has three open seats:\n  \
+                 cargo run --release -q -p skat-cli -- bot --server http://{a} --table {open}    # a Rust bot\n  \
+                 .tools/venv/bin/python -m skat_bot --server {a} --table {open}    # Python (after scripts/test-all)\n  \
+                 node clients/typescript/dist/src/main.js --server {a} --table {open}    # TypeScript (after scripts/test-all)\n  \
+                 buf curl --protocol grpc --http2-prior-knowledge --list-methods http://{a}    # any gRPC tool: reflection is on\n\n\
+                 Live demo: Anna and Bernd (heuristic) and Chris (random) play a list of 36 deals."
+            ))
+            .await?;
+        }
         server.task.await??;
         tracing::info!("server stopped");
         Ok::<_, Box<dyn std::error::Error>>(())

@@ -1,0 +1,91 @@
+"""End to end: the real `skat serve`, the Python bot and two Rust bots play a whole list."""
+
+import json
+import os
+import pathlib
+import socket
+import subprocess
+import threading
+import time
+
+import grpc
+import pytest
+
+from skat.v1 import skat_pb2 as pb
+from skat.v1 import skat_pb2_grpc as rpc
+
+from skat_bot import play
+from skat_bot.cards import Card
+
+REPO = pathlib.Path(__file__).resolve().parents[3]
+SKAT = os.environ.get("SKAT_BIN", str(REPO / "target" / "debug" / "skat"))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture()
+def server():
+    port = free_port()
+    proc = subprocess.Popen(
+        [SKAT, "serve", "--addr", f"127.0.0.1:{port}", "--metrics-addr", "off", "--action-timeout", "20s"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    addr = f"127.0.0.1:{port}"
+    channel = grpc.insecure_channel(addr)
+    grpc.channel_ready_future(channel).result(timeout=30)
+    yield addr, rpc.SkatServiceStub(channel)
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+def test_cards_match_the_proto_numbering():
+    assert str(Card(pb.CARD_D7)) == "D7"
+    assert str(Card(pb.CARD_CJ)) == "CJ"
+    assert str(Card(pb.CARD_HT)) == "HT"
+    assert Card(pb.CARD_SA).points == 11
+
+
+def test_python_bot_plays_a_whole_list_with_two_rust_bots(server):
+    addr, stub = server
+    table = stub.CreateTable(pb.CreateTableRequest(name="python e2e", seats=3, deals=36, seed=5)).table_id
+    result = {}
+
+    def python_seat():
+        result["standings"] = play(addr, table, name="python", seat=0, seed=3)
+
+    t = threading.Thread(target=python_seat)
+    t.start()
+    time.sleep(0.3)
+    rust = [
+        subprocess.Popen([SKAT, "bot", "--strategy", s, "--server", f"http://{addr}", "--table", table, "--seat", str(i)],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        for i, s in ((1, "heuristic"), (2, "random"))
+    ]
+    t.join(timeout=300)
+    assert not t.is_alive(), "the list did not finish"
+    for p in rust:
+        assert p.wait(timeout=60) == 0
+    standings = result["standings"]
+    assert [s.name for s in standings] == ["python", "heuristic", "random"]
+
+    view = stub.GetTable(pb.GetTableRequest(table_id=table)).table
+    assert view.status == pb.TABLE_STATUS_FINISHED
+    assert view.deals_played == 36
+    assert [s.seeger_fabian for s in view.standings] == [s.seeger_fabian for s in standings]
+
+    # The Python seat answered every turn in time: no forfeit anywhere.
+    records = stub.GetRecords(pb.GetRecordsRequest(table_id=table, format=pb.RECORD_FORMAT_JSON)).records
+    assert len(records) == 36
+    for r in records:
+        outcome = json.loads(r)["outcome"]
+        assert outcome["kind"] != "penalty"
+        assert outcome.get("end", {}).get("end") != "forfeit"
+    # The Python bot declared games and played cards.
+    iss = stub.GetRecords(pb.GetRecordsRequest(table_id=table)).records
+    assert all(rec.startswith("(;GM[Skat]") for rec in iss)
+    assert sum(s.declared for s in standings) > 0

@@ -131,13 +131,13 @@ pub fn play_in_process(config: &ArenaConfig, plan: &TablePlan) -> Result<TableOu
 /// Plays one table on a server.
 pub async fn play_remote(
     config: &ArenaConfig,
-    url: &str,
+    server_url: &str,
     plan: &TablePlan,
     on_open: &(dyn Fn(&OpenSeat) + Send + Sync),
 ) -> Result<TableOutcome, ArenaError> {
-    let mut client = connect(url).await?;
+    let mut client = connect(server_url).await?;
     let n = config.entries.len();
-    let table_id = client
+    let created = client
         .create_table(pb::CreateTableRequest {
             name: format!("arena list {} rotation {}", plan.list, plan.rotation),
             seats: n as u32,
@@ -147,13 +147,18 @@ pub async fn play_remote(
         })
         .await
         .map_err(SdkError::from)?
-        .into_inner()
-        .table_id;
+        .into_inner();
+    let table_id = created.table_id;
+    // With several replicas, everything about the table goes to the one that owns it.
+    let owner = (!created.owner_address.is_empty()).then(|| format!("http://{}", created.owner_address));
+    let url: &str = owner.as_deref().unwrap_or(server_url);
+    if owner.is_some() {
+        client = connect(url).await?;
+    }
     let mut seats = Vec::new();
     for seat in 0..n {
         let (sc, _) =
-            SeatClient::join(client.clone(), &table_id, &config.label(plan.seating[seat]), Some(seat as u32))
-                .await?;
+            SeatClient::join(url, &table_id, &config.label(plan.seating[seat]), Some(seat as u32)).await?;
         seats.push(sc);
     }
     let mut tasks = Vec::new();
@@ -171,8 +176,7 @@ pub async fn play_remote(
             continue;
         }
         let mut bot = strategy(config, plan.seating[seat], bot_seed(plan, seat))?;
-        let url = url.to_string();
-        tasks.push(tokio::spawn(async move { play(&url, sc, &mut bot, PlayOptions::default()).await }));
+        tasks.push(tokio::spawn(async move { play(sc, &mut bot, PlayOptions::default()).await }));
     }
     for t in tasks {
         t.await.map_err(|e| ArenaError::Engine(e.to_string()))??;

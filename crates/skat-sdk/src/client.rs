@@ -47,56 +47,106 @@ pub fn with_token<T>(message: T, token: &str) -> Request<T> {
     r
 }
 
+/// The metadata key with which a replica that does not own a table names the one that
+/// does (see `docs/deploy.md`).
+pub const OWNER_METADATA: &str = "skat-owner";
+
+/// The owner's URL when `status` is a redirect (NOT_FOUND with `skat-owner`).
+pub fn redirect(status: &Status) -> Option<String> {
+    if status.code() != tonic::Code::NotFound {
+        return None;
+    }
+    let addr = status.metadata().get(OWNER_METADATA)?.to_str().ok()?;
+    Some(if addr.contains("://") { addr.to_string() } else { format!("http://{addr}") })
+}
+
+/// Runs `call` against `url`, following up to three redirects to the replica that owns
+/// the table. Returns the URL that answered with the result.
+pub async fn follow_redirects<T, F, Fut>(url: &str, mut call: F) -> Result<(String, T), SdkError>
+where
+    F: FnMut(SkatServiceClient<Channel>) -> Fut,
+    Fut: std::future::Future<Output = Result<T, Status>>,
+{
+    let mut url = url.to_string();
+    for _ in 0..4 {
+        let client = connect(&url).await?;
+        match call(client).await {
+            Ok(v) => return Ok((url, v)),
+            Err(status) => match redirect(&status) {
+                Some(owner) if owner != url => {
+                    tracing::debug!(%owner, "table lives on another replica; following");
+                    url = owner;
+                }
+                _ => return Err(status.into()),
+            },
+        }
+    }
+    Err(SdkError::Protocol("too many redirects".into()))
+}
+
 /// One seat at one table.
 #[derive(Debug, Clone)]
 pub struct SeatClient {
     client: SkatServiceClient<Channel>,
+    url: String,
     table_id: String,
     token: String,
     seat: u32,
 }
 
 impl SeatClient {
-    /// Takes a seat (`seat`: a particular one, or the first open). Returns the client and
+    /// Takes a seat (`seat`: a particular one, or the first open) at the server `url`
+    /// (following a redirect to the replica that owns the table). Returns the client and
     /// the table as the new seat sees it.
     pub async fn join(
-        mut client: SkatServiceClient<Channel>,
+        url: &str,
         table_id: &str,
         name: &str,
         seat: Option<u32>,
     ) -> Result<(SeatClient, pb::TableView), SdkError> {
-        let r = client
-            .join_table(pb::JoinTableRequest { table_id: table_id.into(), name: name.into(), seat })
-            .await?
-            .into_inner();
+        let req = pb::JoinTableRequest { table_id: table_id.into(), name: name.into(), seat };
+        let (url, r) = follow_redirects(url, |mut c| {
+            let req = req.clone();
+            async move { c.join_table(req).await.map(|r| r.into_inner()) }
+        })
+        .await?;
         let view = r.table.ok_or_else(|| SdkError::Protocol("JoinTable answered without a table".into()))?;
-        Ok((SeatClient { client, table_id: table_id.into(), token: r.token, seat: r.seat }, view))
+        let client = connect(&url).await?;
+        Ok((SeatClient { client, url, table_id: table_id.into(), token: r.token, seat: r.seat }, view))
     }
 
     /// Acts for a seat whose token was handed out elsewhere (`skat arena` prints them).
     pub async fn with_token(
-        mut client: SkatServiceClient<Channel>,
+        url: &str,
         table_id: &str,
         token: &str,
     ) -> Result<(SeatClient, pb::TableView), SdkError> {
-        let view = client
-            .get_table(with_token(pb::GetTableRequest { table_id: table_id.into() }, token))
-            .await?
-            .into_inner()
-            .table
-            .ok_or_else(|| SdkError::Protocol("GetTable answered without a table".into()))?;
+        let (url, view) = follow_redirects(url, |mut c| {
+            let req = with_token(pb::GetTableRequest { table_id: table_id.into() }, token);
+            async move { c.get_table(req).await.map(|r| r.into_inner()) }
+        })
+        .await?;
+        let view =
+            view.table.ok_or_else(|| SdkError::Protocol("GetTable answered without a table".into()))?;
         let seat = view.your_seat.ok_or_else(|| SdkError::Protocol("the token holds no seat".into()))?;
-        Ok((SeatClient { client, table_id: table_id.into(), token: token.into(), seat }, view))
+        let client = connect(&url).await?;
+        Ok((SeatClient { client, url, table_id: table_id.into(), token: token.into(), seat }, view))
     }
 
-    /// A seat from parts already known (no round trip).
+    /// A seat from parts already known (no round trip); `url` is where to reconnect.
     pub fn from_parts(
         client: SkatServiceClient<Channel>,
+        url: &str,
         table_id: &str,
         token: &str,
         seat: u32,
     ) -> SeatClient {
-        SeatClient { client, table_id: table_id.into(), token: token.into(), seat }
+        SeatClient { client, url: url.into(), table_id: table_id.into(), token: token.into(), seat }
+    }
+
+    /// The server this seat talks to (the table's owner).
+    pub fn url(&self) -> &str {
+        &self.url
     }
 
     /// The seat number.

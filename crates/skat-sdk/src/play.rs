@@ -8,7 +8,7 @@ use tokio_stream::StreamExt;
 use tonic::Code;
 
 use crate::bot::{Bot, decide};
-use crate::client::{SdkError, SeatClient, connect};
+use crate::client::{SdkError, SeatClient};
 use crate::knowledge::Knowledge;
 
 /// How a seat finished.
@@ -45,9 +45,8 @@ pub async fn join_and_play<B: Bot>(
     seat: Option<u32>,
     bot: &mut B,
 ) -> Result<Finished, SdkError> {
-    let client = connect(url).await?;
-    let (seat, _) = SeatClient::join(client, table_id, name, seat).await?;
-    play(url, seat, bot, PlayOptions::default()).await
+    let (seat, _) = SeatClient::join(url, table_id, name, seat).await?;
+    play(seat, bot, PlayOptions::default()).await
 }
 
 /// Plays with a seat token handed out elsewhere (`skat arena` prints them).
@@ -57,16 +56,15 @@ pub async fn play_with_token<B: Bot>(
     token: &str,
     bot: &mut B,
 ) -> Result<Finished, SdkError> {
-    let client = connect(url).await?;
-    let (seat, _) = SeatClient::with_token(client, table_id, token).await?;
-    play(url, seat, bot, PlayOptions::default()).await
+    let (seat, _) = SeatClient::with_token(url, table_id, token).await?;
+    play(seat, bot, PlayOptions::default()).await
 }
 
 /// Plays a seat until the match ends. The stream is followed from the seat's last seen
-/// `seq`; when it breaks (network, server restart of the stream), the SDK reconnects
-/// with growing delays and resumes with `after_seq`, so no event is missed or repeated.
+/// `seq`; when it breaks (network, server restart of the stream), the SDK reconnects to
+/// the table's server with growing delays and resumes with `after_seq`, so no event is
+/// missed or repeated.
 pub async fn play<B: Bot>(
-    url: &str,
     mut seat: SeatClient,
     bot: &mut B,
     options: PlayOptions,
@@ -94,8 +92,8 @@ pub async fn play<B: Bot>(
             }
             let delay = options.reconnect_delay * 2u32.saturating_pow(failures.min(6)).min(40);
             tokio::time::sleep(delay.min(Duration::from_secs(2))).await;
-            if let Ok(client) = connect(url).await {
-                seat = SeatClient::from_parts(client, seat.table_id(), seat.token(), seat.seat());
+            if let Ok((s, _)) = SeatClient::with_token(seat.url(), seat.table_id(), seat.token()).await {
+                seat = s;
                 reconnects += 1;
                 break;
             }

@@ -111,11 +111,10 @@ async fn a_bot_resumes_after_its_connection_is_cut_mid_deal() {
     let mut tasks = Vec::new();
     for seat in 0..3u32 {
         let url = if seat == 1 { via_proxy.clone() } else { direct.clone() };
-        let c = connect(&url).await.unwrap();
-        let (sc, _) = SeatClient::join(c, &table, &format!("simple{seat}"), Some(seat)).await.unwrap();
+        let (sc, _) = SeatClient::join(&url, &table, &format!("simple{seat}"), Some(seat)).await.unwrap();
         tasks.push(tokio::spawn(async move {
             let mut bot = Simple { decisions: 0 };
-            let finished = play(&url, sc, &mut bot, PlayOptions::default()).await.unwrap();
+            let finished = play(sc, &mut bot, PlayOptions::default()).await.unwrap();
             (finished, bot.decisions)
         }));
     }

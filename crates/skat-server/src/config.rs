@@ -30,6 +30,30 @@ pub struct ServerConfig {
     pub drain: Duration,
     /// The name written into records (`PC[...]`).
     pub server_name: String,
+    /// This replica's name (e.g. the StatefulSet pod name `skat-1`). When set, table ids
+    /// start with it (`skat-1.3f9ab2c4d5e6`), so any replica can tell who owns a table.
+    pub node_id: Option<String>,
+    /// Addresses of other replicas by node name (static deployments, tests).
+    pub peers: Vec<(String, String)>,
+    /// Address of any replica from its node name: `{node}` is replaced, e.g.
+    /// `{node}.skat-headless.skat.svc.cluster.local:50051` with a headless Service.
+    pub peer_address_template: Option<String>,
+}
+
+impl ServerConfig {
+    /// Where the replica `node` is reached, if known.
+    pub fn peer_address(&self, node: &str) -> Option<String> {
+        if let Some((_, a)) = self.peers.iter().find(|(n, _)| n == node) {
+            return Some(a.clone());
+        }
+        self.peer_address_template.as_ref().map(|t| t.replace("{node}", node))
+    }
+
+    /// The node that owns a table id (`None`: no node prefix, or this server's own).
+    pub fn foreign_owner<'a>(&self, table_id: &'a str) -> Option<&'a str> {
+        let (node, _) = table_id.rsplit_once('.')?;
+        (Some(node) != self.node_id.as_deref()).then_some(node)
+    }
 }
 
 impl Default for ServerConfig {
@@ -46,6 +70,9 @@ impl Default for ServerConfig {
             create_token: None,
             drain: Duration::ZERO,
             server_name: "skat-server".into(),
+            node_id: None,
+            peers: Vec::new(),
+            peer_address_template: None,
         }
     }
 }

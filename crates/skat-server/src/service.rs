@@ -34,6 +34,9 @@ pub struct SkatServer {
     shutdown: watch::Receiver<bool>,
 }
 
+/// The trailer that carries the address of the replica owning a table.
+pub const OWNER_METADATA: &str = "skat-owner";
+
 /// The WatchTable stream.
 pub type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchTableResponse, Status>> + Send>>;
 
@@ -74,10 +77,24 @@ impl SkatServer {
         SkatServer { tables, config, metrics, shutdown }
     }
 
+    /// The table, or NOT_FOUND; for a table another replica owns, NOT_FOUND names the
+    /// owner and carries its address in the `skat-owner` trailer (the redirect).
     fn table(&self, id: &str) -> Result<Arc<TableHandle>, Status> {
-        self.tables.get(id).ok_or_else(|| {
-            Status::not_found(format!("no table `{}`", id.chars().take(64).collect::<String>()))
-        })
+        if let Some(t) = self.tables.get(id) {
+            return Ok(t);
+        }
+        let shown: String = id.chars().take(64).collect();
+        if let Some(node) = self.config.foreign_owner(id)
+            && let Some(addr) = self.config.peer_address(node)
+        {
+            let mut status =
+                Status::not_found(format!("table `{shown}` lives on server {node} at {addr}: connect there"));
+            if let Ok(v) = addr.parse() {
+                status.metadata_mut().insert(OWNER_METADATA, v);
+            }
+            return Err(status);
+        }
+        Err(Status::not_found(format!("no table `{shown}`")))
     }
 
     /// The caller's seat from its bearer token; a token is required.
@@ -187,7 +204,11 @@ impl SkatService for SkatServer {
                 action_ms: tc.action_ms,
                 deal_ms: tc.deal_ms,
             };
-            let id = format!("t{:012x}", auth::random_u64()? & 0xffff_ffff_ffff);
+            let suffix = auth::random_u64()? & 0xffff_ffff_ffff;
+            let id = match &self.config.node_id {
+                Some(node) => format!("{node}.{suffix:012x}"),
+                None => format!("t{suffix:012x}"),
+            };
             let table = Table::new(id.clone(), config, Instant::now())
                 .map_err(|e| Status::invalid_argument(e.to_string()))?;
             let view = table.view(None, Instant::now());
@@ -199,7 +220,9 @@ impl SkatService for SkatServer {
             })?;
             self.metrics.tables.set(self.tables.len() as i64);
             tracing::info!(table = %id, seats, deals = game.deals, "table created");
-            Ok(pb::CreateTableResponse { table_id: id, seed: game.seed, table: Some(view) })
+            let owner_address =
+                self.config.node_id.as_deref().and_then(|n| self.config.peer_address(n)).unwrap_or_default();
+            Ok(pb::CreateTableResponse { table_id: id, seed: game.seed, table: Some(view), owner_address })
         })();
         self.finish("CreateTable", start, result)
     }

@@ -124,13 +124,11 @@ pub async fn start(
         }
     });
     for (seat, (name, strategy)) in PLAYERS.iter().enumerate() {
-        let c = connect(&url).await?;
-        let (sc, _) = SeatClient::join(c, &demo, name, Some(seat as u32)).await?;
+        let (sc, _) = SeatClient::join(&url, &demo, name, Some(seat as u32)).await?;
         let inner = Strategy::by_name(strategy, seed + seat as u64).ok_or("unknown strategy")?;
-        let url = url.clone();
         tokio::spawn(async move {
             let mut bot = Paced { inner, delay };
-            if let Err(e) = play(&url, sc, &mut bot, PlayOptions::default()).await {
+            if let Err(e) = play(sc, &mut bot, PlayOptions::default()).await {
                 eprintln!("demo: {name} stopped: {e}");
             }
         });

@@ -109,7 +109,7 @@ async fn bench(args: Args) -> Result<(), Box<dyn std::error::Error>> {
                 .into_inner()
                 .table_id;
             for n in 0..3 {
-                SeatClient::join(client.clone(), &id, &format!("idle{n}"), None).await?;
+                SeatClient::join(&url, &id, &format!("idle{n}"), None).await?;
             }
         }
         let after = rss_bytes().unwrap_or(0);
@@ -214,8 +214,7 @@ async fn random_seat(
     deals: Arc<AtomicU64>,
     stop_at: Instant,
 ) -> Result<(Vec<Duration>, u64), skat_sdk::SdkError> {
-    let client = connect(url).await?;
-    let (mut seat, view) = SeatClient::join(client, table, &format!("random{seed}"), None).await?;
+    let (mut seat, view) = SeatClient::join(url, table, &format!("random{seed}"), None).await?;
     let mut player = RandomPlayer::new(seed);
     let mut stream = seat.watch(Some(view.seq)).await?;
     let mut latencies = Vec::with_capacity(1024);

@@ -52,6 +52,17 @@ pub struct Args {
     /// Log format.
     #[arg(long, env = "SKAT_LOG_FORMAT", value_enum, default_value = "text")]
     pub log_format: LogFormat,
+    /// This replica's name when several run (e.g. the pod name `skat-1`); table ids then
+    /// start with it so that any replica can redirect to the owner.
+    #[arg(long, env = "SKAT_NODE_ID")]
+    pub node_id: Option<String>,
+    /// Other replicas, `NODE=HOST:PORT` (repeat, or comma-separate in SKAT_PEERS).
+    #[arg(long = "peer", env = "SKAT_PEERS", value_delimiter = ',')]
+    pub peers: Vec<String>,
+    /// Address of any replica from its name: `{node}` is replaced, e.g.
+    /// `{node}.skat-headless.skat.svc.cluster.local:50051`.
+    #[arg(long, env = "SKAT_PEER_ADDRESS_TEMPLATE")]
+    pub peer_address_template: Option<String>,
     /// Also play a live demo: three built-in bots play a list at one table, printed here
     /// as it happens, and an open table waits for your bots.
     #[arg(long)]
@@ -83,6 +94,18 @@ impl Args {
             create_token: self.create_token.clone().filter(|t| !t.is_empty()),
             drain: self.drain,
             server_name: "skat-server".into(),
+            node_id: self.node_id.clone().filter(|n| !n.is_empty()),
+            peers: self
+                .peers
+                .iter()
+                .filter(|p| !p.is_empty())
+                .map(|p| {
+                    p.split_once('=')
+                        .map(|(n, a)| (n.trim().to_string(), a.trim().to_string()))
+                        .ok_or_else(|| format!("--peer {p}: expected NODE=HOST:PORT"))
+                })
+                .collect::<Result<_, _>>()?,
+            peer_address_template: self.peer_address_template.clone().filter(|t| !t.is_empty()),
         })
     }
 }

@@ -107,7 +107,7 @@ pub async fn send(
     action: Action,
     expected_seq: Option<u64>,
 ) -> Result<u64, Status> {
-    skat_sdk::SeatClient::from_parts(client.clone(), table, token, 0).act(action, expected_seq).await
+    skat_sdk::SeatClient::from_parts(client.clone(), "", table, token, 0).act(action, expected_seq).await
 }
 
 /// A random player that reads only its view's legal actions.

@@ -35,6 +35,10 @@ use tokio::task::JoinHandle;
 pub use config::ServerConfig;
 pub use metrics::Metrics;
 
+/// The health service name that answers SERVING until the process exits (liveness);
+/// `""` and `skat.v1.SkatService` turn NOT_SERVING when draining (readiness).
+pub const LIVENESS_SERVICE: &str = "liveness";
+
 /// A server started by [`start`].
 #[derive(Debug)]
 pub struct RunningServer {
@@ -62,6 +66,9 @@ pub async fn start(
 
     let (health_reporter, health_service) = tonic_health::server::health_reporter();
     health_reporter.set_serving::<SkatServiceServer<service::SkatServer>>().await;
+    // For liveness probes: stays SERVING while the server drains, so that a pod that is
+    // leaving (readiness NOT_SERVING) is not restarted.
+    health_reporter.set_service_status(LIVENESS_SERVICE, tonic_health::ServingStatus::Serving).await;
 
     let reflection_v1 = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(skat_proto::FILE_DESCRIPTOR_SET)

@@ -98,6 +98,11 @@ async fn sigterm_drains_then_closes_streams_cleanly() {
     tokio::time::sleep(Duration::from_millis(100)).await;
     assert_eq!(health(addr, "").await.unwrap(), ServingStatus::NotServing as i32);
     assert_eq!(health(addr, "skat.v1.SkatService").await.unwrap(), ServingStatus::NotServing as i32);
+    assert_eq!(
+        health(addr, "liveness").await.unwrap(),
+        ServingStatus::Serving as i32,
+        "alive while draining"
+    );
     client.get_table(pb::GetTableRequest { table_id: table.clone() }).await.unwrap();
     // Then the stream ends with UNAVAILABLE, telling the client how to resume.
     let end = within(5, stream.next()).await;

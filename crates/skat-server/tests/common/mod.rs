@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
-use skat_engine::{Action, Bid, CardSet};
+use skat_engine::random::RandomPlayer;
+use skat_engine::{Action, CardSet};
 use skat_proto::convert;
 use skat_proto::pb::skat_service_client::SkatServiceClient;
 use skat_proto::pb::{self};
@@ -110,22 +111,20 @@ pub async fn send(
     skat_sdk::SeatClient::from_parts(client.clone(), "", table, token, 0).act(action, expected_seq).await
 }
 
-/// A random player that reads only its view's legal actions.
+/// A random player that reads only its view's legal actions (the engine's
+/// `RandomPlayer::choose_from`), now and then resigning or claiming to exercise those.
 pub struct RandomClient {
     rng: ChaCha8Rng,
+    player: RandomPlayer,
 }
 
 impl RandomClient {
     pub fn new(seed: u64) -> Self {
-        RandomClient { rng: ChaCha8Rng::seed_from_u64(seed) }
+        RandomClient { rng: ChaCha8Rng::seed_from_u64(seed), player: RandomPlayer::new(seed) }
     }
 
     pub fn below(&mut self, n: usize) -> usize {
         (self.rng.next_u32() as usize) % n.max(1)
-    }
-
-    fn pick(&mut self, set: CardSet) -> Option<skat_engine::Card> {
-        set.nth(self.below(set.len() as usize) as u32)
     }
 
     /// A legal action for the seat whose view this is, if it has the turn.
@@ -135,47 +134,13 @@ impl RandomClient {
         if !legal.has_turn() {
             return None;
         }
-        // Now and then, give up or claim, to exercise those paths too.
         if legal.resign && self.below(200) == 0 {
             return Some(Action::Resign);
         }
         if legal.claim && self.below(200) == 0 {
             return Some(Action::Claim);
         }
-        if !legal.cards.is_empty() {
-            return self.pick(legal.cards).map(|card| Action::Play { card });
-        }
-        if !legal.discard_from.is_empty() {
-            let a = self.pick(legal.discard_from)?;
-            let b = self.pick(legal.discard_from.without(a))?;
-            return Some(Action::Discard { cards: CardSet::single(a).with(b) });
-        }
-        if !legal.contracts.is_empty() {
-            let i = self.below(legal.contracts.len());
-            return Some(Action::Declare { contract: legal.contracts[i] });
-        }
-        let mut options = Vec::new();
-        if let Some(min) = legal.bid_from {
-            options.push(Action::Bid { value: min });
-            if let Some(b) = Bid::from_ladder_index(min.ladder_index() + 2) {
-                options.push(Action::Bid { value: b });
-            }
-        }
-        for (ok, a) in [
-            (legal.hold, Action::Hold),
-            (legal.pass, Action::Pass),
-            (legal.pick_up_skat, Action::PickUpSkat),
-            (legal.play_hand, Action::PlayHand),
-        ] {
-            if ok {
-                options.push(a);
-            }
-        }
-        if options.is_empty() {
-            return None;
-        }
-        let i = self.below(options.len());
-        Some(options[i])
+        self.player.choose_from(&legal)
     }
 }
 

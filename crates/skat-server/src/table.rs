@@ -230,11 +230,10 @@ impl Table {
         if self.game.is_over() {
             return Err(TableError::Refused("the match is over".into()));
         }
-        let name = if name.trim().is_empty() {
-            format!("seat {seat}")
-        } else {
-            name.trim().chars().take(64).collect()
-        };
+        // Names end up in records and logs: printable characters only, at most 64.
+        let clean: String =
+            name.chars().filter(|c| !c.is_control() && *c != '[' && *c != ']').take(64).collect();
+        let name = if clean.trim().is_empty() { format!("seat {seat}") } else { clean.trim().to_string() };
         self.slots[usize::from(seat)] = Slot { name: name.clone(), token: Some(token) };
         self.push(TableEvent::SeatJoined { seat, name });
         if !self.started && self.slots.iter().all(|s| s.token.is_some()) {

@@ -145,6 +145,8 @@ impl SkatServer {
         action: Result<Action, convert::ConvertError>,
         expected_seq: Option<u64>,
     ) -> Result<(u64, Arc<TableHandle>, Seat), Status> {
+        let shown: String = table_id.chars().take(64).collect();
+        let _span = tracing::info_span!("action", table = %shown).entered();
         let handle = self.table(table_id)?;
         let seat = self.seat(&handle, metadata)?;
         let action = action.map_err(invalid)?;
@@ -232,6 +234,8 @@ impl SkatService for SkatServer {
         _request: Request<pb::ListTablesRequest>,
     ) -> Result<Response<pb::ListTablesResponse>, Status> {
         let start = Instant::now();
+        // No await below: the span may be entered for the whole call.
+        let _span = tracing::info_span!("ListTables").entered();
         let mut tables: Vec<pb::TableSummary> =
             self.tables.all().iter().map(|h| h.lock().summary()).collect();
         tables.sort_by(|a, b| a.table_id.cmp(&b.table_id));
@@ -271,6 +275,8 @@ impl SkatService for SkatServer {
         request: Request<pb::LeaveTableRequest>,
     ) -> Result<Response<pb::LeaveTableResponse>, Status> {
         let start = Instant::now();
+        // No await below: the span may be entered for the whole call.
+        let _span = tracing::info_span!("LeaveTable").entered();
         let result = (|| {
             let handle = self.table(&request.get_ref().table_id)?;
             let seat = self.seat(&handle, request.metadata())?;
@@ -287,6 +293,8 @@ impl SkatService for SkatServer {
         request: Request<pb::GetTableRequest>,
     ) -> Result<Response<pb::GetTableResponse>, Status> {
         let start = Instant::now();
+        // No await below: the span may be entered for the whole call.
+        let _span = tracing::info_span!("GetTable").entered();
         let result = (|| {
             let handle = self.table(&request.get_ref().table_id)?;
             let viewer = self.viewer(&handle, request.metadata())?;
@@ -491,6 +499,8 @@ impl SkatService for SkatServer {
         request: Request<pb::GetRecordsRequest>,
     ) -> Result<Response<pb::GetRecordsResponse>, Status> {
         let start = Instant::now();
+        // No await below: the span may be entered for the whole call.
+        let _span = tracing::info_span!("GetRecords").entered();
         let r = request.get_ref();
         let result = (|| {
             let handle = self.table(&r.table_id)?;

@@ -49,7 +49,14 @@ async fn no_log_line_names_a_card() {
             let own = view(&mut client, &table, Some(token)).await;
             let Some(action) = rng.choose(&own) else { continue };
             // Also a refused card, whose refusal is logged at debug level (by its code only).
-            let _ = send(&mut client, &table, token, skat_engine::Action::Play { card: "CJ".parse().unwrap() }, Some(own.seq)).await;
+            let _ = send(
+                &mut client,
+                &table,
+                token,
+                skat_engine::Action::Play { card: "CJ".parse().unwrap() },
+                Some(own.seq),
+            )
+            .await;
             let _ = send(&mut client, &table, token, action, Some(own.seq)).await;
         }
     }

@@ -111,7 +111,7 @@ impl GameType {
 
     /// Which of the three cards (in play order, `trick[0]` led) wins the trick: 0, 1 or 2.
     /// The highest trump wins, else the highest card of the led suit.
-    #[inline]
+    #[inline(always)]
     pub fn trick_winner(self, trick: [Card; 3]) -> usize {
         let order = &ORDER[self as usize];
         let eligible = self.trumps().bits() | self.follow_set(trick[0]).bits();

@@ -38,7 +38,7 @@ impl RandomPlayer {
     }
 
     /// A uniformly random card of `set` (`None` when it is empty).
-    #[inline]
+    #[inline(always)]
     fn card_of(&mut self, set: CardSet) -> Option<crate::Card> {
         let n = set.len();
         if n == 0 {
@@ -50,7 +50,7 @@ impl RandomPlayer {
     /// A legal action for `p`, which must be the position to move. (When it is not, the
     /// action returned is a resignation during play or a pass otherwise, which the deal
     /// will refuse.)
-    #[inline]
+    #[inline(always)]
     pub fn choose(&mut self, deal: &Deal, p: Position) -> Action {
         // Play is 30 of the ~40 decisions in a deal: keep it small and inlined.
         if deal.phase() == Phase::Playing {

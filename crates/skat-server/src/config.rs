@@ -17,7 +17,7 @@ pub struct ServerConfig {
     pub max_watchers_per_table: usize,
     /// Largest gRPC message accepted or sent, in bytes.
     pub max_message_bytes: usize,
-    /// How long a finished (or idle waiting) table is kept.
+    /// How long a table is kept after it finished, or after its last action.
     pub table_expiry: Duration,
     /// Time control for tables that do not choose one.
     pub default_action_ms: u64,

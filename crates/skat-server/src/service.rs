@@ -382,6 +382,10 @@ impl SkatService for SkatServer {
                         // Everything up to the end of the match is delivered: a clean end.
                         return;
                     }
+                    if handle.is_closed() {
+                        let _ = tx.send(Err(Status::not_found("the table has expired"))).await;
+                        return;
+                    }
                     if *shutdown.borrow() {
                         let _ = tx
                             .send(Err(Status::unavailable(

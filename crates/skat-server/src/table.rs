@@ -170,10 +170,11 @@ impl Table {
         }
     }
 
-    /// When the table may be dropped: finished and past its expiry, or idle that long.
+    /// When the table may be dropped: finished that long ago, or without any action
+    /// (waiting for players, or abandoned mid-match with no clock to end it) that long.
     pub fn expired(&self, now: Instant, expiry: Duration) -> bool {
         let since = self.finished_at.unwrap_or(self.last_activity);
-        (self.finished_at.is_some() || !self.started) && now.duration_since(since) >= expiry
+        now.duration_since(since) >= expiry
     }
 
     /// The seat a token belongs to.
@@ -346,6 +347,7 @@ impl Table {
             ForfeitReason::Timeout
         };
         let seq = self.apply(turn.seat, Action::Forfeit { reason }, now).ok()?;
+        self.last_activity = now;
         self.settle(now, Some(turn.seat));
         Some(seq)
     }

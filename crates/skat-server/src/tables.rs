@@ -8,7 +8,7 @@
 //! [`Table`] methods a player's action goes through.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::time::Instant;
 
@@ -26,6 +26,7 @@ pub struct TableHandle {
     timer: Mutex<Option<AbortHandle>>,
     /// Open watch streams.
     pub watchers: AtomicUsize,
+    closed: AtomicBool,
     deals_counted: AtomicUsize,
 }
 
@@ -72,11 +73,19 @@ impl TableHandle {
         }
     }
 
-    /// Stops the clock (the table is being dropped).
+    /// Stops the clock and wakes the watchers, who end their streams (the table is
+    /// being dropped).
     pub fn stop(&self) {
+        self.closed.store(true, Ordering::Relaxed);
         if let Some(t) = self.timer.lock().unwrap_or_else(|p| p.into_inner()).take() {
             t.abort();
         }
+        self.seq.send_modify(|_| {});
+    }
+
+    /// Whether the table has been dropped from the server.
+    pub fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Relaxed)
     }
 }
 
@@ -99,6 +108,7 @@ impl Tables {
             seq: watch::Sender::new(seq),
             timer: Mutex::new(None),
             watchers: AtomicUsize::new(0),
+            closed: AtomicBool::new(false),
             deals_counted: AtomicUsize::new(0),
         });
         let id = handle.lock().id().to_string();

@@ -370,3 +370,33 @@ async fn leaving_forfeits_and_the_seat_can_be_taken_again() {
     assert_eq!(v.your_seat, Some(2));
     assert_eq!(v.deal.unwrap().hand.len(), 10, "the new player gets the seat's cards");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_and_finished_tables_expire_and_their_streams_end() {
+    let server =
+        TestServer::start(ServerConfig { table_expiry: Duration::from_millis(300), ..config() }).await;
+    let mut client = server.client().await;
+    let waiting = create(&mut client, 3, 1, 1).await;
+    let mut stream = client
+        .watch_table(pb::WatchTableRequest { table_id: waiting.clone(), after_seq: Some(0) })
+        .await
+        .unwrap()
+        .into_inner();
+    // Nobody joins: the table expires, the stream ends with NOT_FOUND, the table is gone.
+    let end = within(10, async {
+        loop {
+            match stream.next().await {
+                Some(Ok(_)) => continue,
+                other => return other,
+            }
+        }
+    })
+    .await;
+    match end {
+        Some(Err(s)) => assert_eq!(s.code(), Code::NotFound, "{s:?}"),
+        other => panic!("expected the stream to end with NOT_FOUND, got {other:?}"),
+    }
+    let e = client.get_table(pb::GetTableRequest { table_id: waiting }).await.unwrap_err();
+    assert_eq!(e.code(), Code::NotFound);
+    assert!(client.list_tables(pb::ListTablesRequest {}).await.unwrap().into_inner().tables.is_empty());
+}

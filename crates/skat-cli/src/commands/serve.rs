@@ -34,7 +34,7 @@ pub struct Args {
     /// Largest gRPC message in bytes.
     #[arg(long, env = "SKAT_MAX_MESSAGE_BYTES", default_value_t = 4 * 1024 * 1024)]
     pub max_message_bytes: usize,
-    /// How long finished (or idle waiting) tables are kept, e.g. `1h`, `90s`.
+    /// How long a table is kept after it finished or after its last action, e.g. `1h`.
     #[arg(long, env = "SKAT_TABLE_EXPIRY", default_value = "1h", value_parser = humantime::parse_duration)]
     pub table_expiry: Duration,
     /// Default per-action time limit for new tables, e.g. `30s` (`0s`: none).

@@ -53,6 +53,7 @@ pub mod bot;
 pub mod client;
 pub mod knowledge;
 pub mod play;
+pub mod tracker;
 
 pub use bot::{Bot, decide};
 pub use client::{SdkError, SeatClient};

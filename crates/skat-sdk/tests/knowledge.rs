@@ -2,13 +2,14 @@
 //! random bots (every kind of declaration, hand games, ouvert) play whole lists at 3 and
 //! 4 seats with `verify_knowledge` on, which compares the two and fails on a difference.
 
+mod common;
+
 use skat_engine::random::RandomPlayer;
 use skat_engine::{Action, Bid, Card, Contract};
 use skat_proto::pb;
 use skat_sdk::client::connect;
 use skat_sdk::play::{PlayOptions, play};
 use skat_sdk::{Bot, Knowledge, SeatClient};
-use skat_server::ServerConfig;
 
 struct Random(RandomPlayer);
 
@@ -53,20 +54,7 @@ impl Bot for Random {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stream_knowledge_matches_the_view_at_every_decision() {
-    let (_stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = skat_server::start(
-        ServerConfig {
-            addr: "127.0.0.1:0".parse().unwrap(),
-            default_action_ms: 0,
-            default_deal_ms: 0,
-            ..ServerConfig::default()
-        },
-        async move {
-            let _ = stopped.await;
-        },
-    )
-    .await
-    .unwrap();
+    let (server, _stop) = common::server().await;
     let url = format!("http://{}", server.addr);
     for (seats, deals, seed) in [(3u32, 36u32, 1u64), (3, 36, 2), (4, 24, 3)] {
         let mut client = connect(&url).await.unwrap();

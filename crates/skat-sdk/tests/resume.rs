@@ -2,6 +2,8 @@
 //! through a proxy whose connections are cut mid-deal, and it must reconnect, resume
 //! from its last sequence number and finish without losing a turn.
 
+mod common;
+
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -10,7 +12,6 @@ use skat_proto::pb;
 use skat_sdk::client::connect;
 use skat_sdk::play::{PlayOptions, play};
 use skat_sdk::{Bot, Knowledge, SeatClient};
-use skat_server::ServerConfig;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 
@@ -75,20 +76,7 @@ async fn proxy(target: SocketAddr) -> (SocketAddr, watch::Sender<u32>) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bot_resumes_after_its_connection_is_cut_mid_deal() {
-    let (_stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = skat_server::start(
-        ServerConfig {
-            addr: "127.0.0.1:0".parse().unwrap(),
-            default_action_ms: 0,
-            default_deal_ms: 0,
-            ..ServerConfig::default()
-        },
-        async move {
-            let _ = stopped.await;
-        },
-    )
-    .await
-    .unwrap();
+    let (server, _stop) = common::server().await;
     let direct = format!("http://{}", server.addr);
     let (proxy_addr, cut) = proxy(server.addr).await;
     let via_proxy = format!("http://{proxy_addr}");

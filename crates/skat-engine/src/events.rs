@@ -162,24 +162,3 @@ impl GameEvent {
         }
     }
 }
-
-impl EventView {
-    /// Every card the view names (for the hidden-information tests).
-    pub fn named_cards(&self) -> CardSet {
-        match self {
-            EventView::DealStarted { hand, .. } => *hand,
-            EventView::Moved { action, skat, open_hand, .. } => {
-                let acted = match action {
-                    Action::Discard { cards } => *cards,
-                    Action::Play { card } => CardSet::single(*card),
-                    _ => CardSet::EMPTY,
-                };
-                acted | *skat | *open_hand
-            }
-            EventView::DealEnded { dealt, .. } => {
-                CardSet::DECK & (dealt.hands[0] | dealt.hands[1] | dealt.hands[2] | dealt.skat)
-            }
-            EventView::MatchEnded { .. } => CardSet::EMPTY,
-        }
-    }
-}

@@ -201,6 +201,12 @@ impl SkatService for SkatServer {
                 action_ms: self.config.default_action_ms,
                 deal_ms: self.config.default_deal_ms,
             });
+            const DAY_MS: u64 = 24 * 3600 * 1000;
+            if tc.action_ms > DAY_MS || tc.deal_ms > DAY_MS {
+                return Err(Status::invalid_argument(
+                    "time limits are at most one day (86400000 ms); 0 means none",
+                ));
+            }
             let config = TableConfig {
                 name: req.name.chars().take(128).collect(),
                 game,

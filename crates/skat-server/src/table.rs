@@ -328,7 +328,13 @@ impl Table {
                 // An open seat forfeits at once when there is no clock to wait for.
                 tighten(Duration::from_millis(self.config.action_ms));
             }
-            Turn { id: self.turn_ids, seat, deal, started: now, deadline: limit.map(|l| now + l) }
+            Turn {
+                id: self.turn_ids,
+                seat,
+                deal,
+                started: now,
+                deadline: limit.and_then(|l| now.checked_add(l)),
+            }
         });
     }
 

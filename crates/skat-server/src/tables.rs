@@ -149,9 +149,4 @@ impl Tables {
         });
         before - map.len()
     }
-
-    /// Watchers across all tables.
-    pub fn watcher_count(&self) -> usize {
-        self.all().iter().map(|h| h.watchers.load(Ordering::Relaxed)).sum()
-    }
 }

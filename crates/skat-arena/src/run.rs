@@ -144,6 +144,7 @@ pub async fn play_remote(
             deals: config.deals,
             seed: Some(plan.seed),
             time_control: Some(pb::TimeControl { action_ms: config.action_ms, deal_ms: 0 }),
+            ..Default::default()
         })
         .await
         .map_err(SdkError::from)?

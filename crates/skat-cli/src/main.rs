@@ -25,7 +25,7 @@ enum Command {
     /// Measure how many complete random deals per second the engine plays on one thread.
     Bench(commands::bench::Args),
     /// Run the gRPC server (tables for bots, health, reflection, metrics).
-    Serve(commands::serve::Args),
+    Serve(Box<commands::serve::Args>),
     /// Load-test the server over loopback: deals/s, action latency, memory per table.
     Loadbench(commands::loadbench::Args),
     /// Run a built-in bot at a table on a server.
@@ -40,7 +40,7 @@ fn main() -> ExitCode {
         Command::Replay(args) => commands::replay::run(args),
         Command::Selfplay(args) => commands::selfplay::run(args),
         Command::Bench(args) => commands::bench::run(args),
-        Command::Serve(args) => commands::serve::run(args),
+        Command::Serve(args) => commands::serve::run(*args),
         Command::Loadbench(args) => commands::loadbench::run(args),
         Command::Bot(args) => commands::bot::run(args),
         Command::Arena(args) => commands::arena::run_cmd(args),

@@ -104,7 +104,23 @@ impl SeatClient {
         name: &str,
         seat: Option<u32>,
     ) -> Result<(SeatClient, pb::TableView), SdkError> {
-        let req = pb::JoinTableRequest { table_id: table_id.into(), name: name.into(), seat };
+        SeatClient::join_with_code(url, table_id, name, seat, "").await
+    }
+
+    /// [`SeatClient::join`] for a private table, with the join code its creator was given.
+    pub async fn join_with_code(
+        url: &str,
+        table_id: &str,
+        name: &str,
+        seat: Option<u32>,
+        join_code: &str,
+    ) -> Result<(SeatClient, pb::TableView), SdkError> {
+        let req = pb::JoinTableRequest {
+            table_id: table_id.into(),
+            name: name.into(),
+            seat,
+            join_code: join_code.into(),
+        };
         let (url, r) = follow_redirects(url, |mut c| {
             let req = req.clone();
             async move { c.join_table(req).await.map(|r| r.into_inner()) }

@@ -13,8 +13,26 @@ pub struct ServerConfig {
     pub metrics_addr: Option<SocketAddr>,
     /// Most tables held at once (finished ones count until they expire).
     pub max_tables: usize,
-    /// Most concurrent watch streams per table.
-    pub max_watchers_per_table: usize,
+    /// Most tables one client address may hold at once (created by it and not yet expired).
+    pub max_tables_per_client: usize,
+    /// Most deals a table may be created with.
+    pub max_deals: u32,
+    /// Most joins in one table's life. Every join and leave is an event in the table's
+    /// log, so this bounds what join/leave loops can add to it (at most twice this).
+    pub max_joins_per_table: usize,
+    /// Most spectator streams (no token) per table. Seats' own streams do not count.
+    pub max_spectators_per_table: usize,
+    /// Most streams one seat token may hold open at once.
+    pub max_streams_per_seat: usize,
+    /// Most watch streams one client address may hold open at once.
+    pub max_streams_per_client: usize,
+    /// A stream whose reader has not taken an event for this long while events wait is
+    /// ended with RESOURCE_EXHAUSTED (the reader resumes with `after_seq`).
+    pub stream_stall_timeout: Duration,
+    /// Most requests in flight on one connection (HTTP/2 streams beyond wait).
+    pub max_concurrent_requests_per_connection: usize,
+    /// Every table needs its join code (from CreateTable) to take a seat.
+    pub private_tables: bool,
     /// Largest gRPC message accepted or sent, in bytes.
     pub max_message_bytes: usize,
     /// How long a table is kept after it finished, or after its last action.
@@ -28,6 +46,9 @@ pub struct ServerConfig {
     /// After SIGTERM, how long to keep serving while health reports NOT_SERVING, so that
     /// load balancers stop sending new tables before the server goes away.
     pub drain: Duration,
+    /// After the drain, how long in-flight requests and streams get to finish before the
+    /// server closes every connection whatever the clients do.
+    pub shutdown_grace: Duration,
     /// The name written into records (`PC[...]`).
     pub server_name: String,
     /// This replica's name (e.g. the StatefulSet pod name `skat-1`). When set, table ids
@@ -62,13 +83,22 @@ impl Default for ServerConfig {
             addr: SocketAddr::from(([127, 0, 0, 1], 50051)),
             metrics_addr: None,
             max_tables: 1000,
-            max_watchers_per_table: 64,
+            max_tables_per_client: 100,
+            max_deals: 144,
+            max_joins_per_table: 64,
+            max_spectators_per_table: 64,
+            max_streams_per_seat: 4,
+            max_streams_per_client: 256,
+            stream_stall_timeout: Duration::from_secs(30),
+            max_concurrent_requests_per_connection: 64,
+            private_tables: false,
             max_message_bytes: 4 * 1024 * 1024,
             table_expiry: Duration::from_secs(3600),
             default_action_ms: 30_000,
             default_deal_ms: 120_000,
             create_token: None,
             drain: Duration::ZERO,
+            shutdown_grace: Duration::from_secs(3),
             server_name: "skat-server".into(),
             node_id: None,
             peers: Vec::new(),

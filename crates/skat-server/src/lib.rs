@@ -8,18 +8,24 @@
 //! |---|---|
 //! | settings | [`config`] |
 //! | seat tokens | [`auth`] |
+//! | per-client limits (tables, streams by address) | [`clients`] |
+//! | client faults that tonic reports as server faults, corrected | [`edge`] |
 //! | one table: match, seats, clocks, log, views | [`table`] |
 //! | all tables, per-table lock, timers, expiry | [`tables`] |
 //! | the gRPC service (thin: convert, call, map errors) | [`service`] |
+//! | one WatchTable stream: cursor, buffer, ending | [`stream`] |
 //! | metrics | [`metrics`] |
 //! | start and stop | this page: [`start`] |
 
 #![warn(missing_docs)]
 
 pub mod auth;
+pub mod clients;
 pub mod config;
+pub mod edge;
 pub mod metrics;
 pub mod service;
+pub mod stream;
 pub mod table;
 pub mod tables;
 
@@ -115,12 +121,13 @@ pub async fn start(
     }
 
     let service =
-        service::SkatServer::new(Arc::clone(&tables), Arc::clone(&config), metrics.clone(), stop_rx);
+        service::SkatServer::new(Arc::clone(&tables), Arc::clone(&config), metrics.clone(), stop_rx.clone());
     let grpc = SkatServiceServer::new(service)
         .max_decoding_message_size(config.max_message_bytes)
         .max_encoding_message_size(config.max_message_bytes);
 
     let drain = config.drain;
+    let mut stopped = stop_rx.clone();
     let on_shutdown = async move {
         shutdown.await;
         tracing::info!(drain_ms = drain.as_millis() as u64, "shutting down: health NOT_SERVING, draining");
@@ -130,20 +137,42 @@ pub async fn start(
         let _ = stop_tx.send(true);
     };
 
-    let task = tokio::spawn(
-        tonic::transport::Server::builder()
-            .add_service(health_service)
-            .add_service(reflection_v1)
-            .add_service(reflection_v1alpha)
-            .add_service(grpc)
-            // Small messages both ways: Nagle's algorithm would hold each for a delayed ACK.
-            .serve_with_incoming_shutdown(
-                tonic::transport::server::TcpIncoming::from(listener)
-                    .with_nodelay(Some(true))
-                    .with_keepalive(Some(Duration::from_secs(60))),
-                on_shutdown,
-            ),
-    );
+    let serve = tonic::transport::Server::builder()
+        // A client's own connection cannot take more than its share of the workers.
+        .concurrency_limit_per_connection(config.max_concurrent_requests_per_connection)
+        .max_concurrent_streams(Some(
+            u32::try_from(config.max_concurrent_requests_per_connection).unwrap_or(u32::MAX),
+        ))
+        // Dead peers are noticed, and their streams end, within about a minute.
+        .http2_keepalive_interval(Some(Duration::from_secs(30)))
+        .http2_keepalive_timeout(Some(Duration::from_secs(20)))
+        .layer(tower::util::MapResponseLayer::new(edge::client_faults::<tonic::body::Body>))
+        .add_service(health_service)
+        .add_service(reflection_v1)
+        .add_service(reflection_v1alpha)
+        .add_service(grpc)
+        // Small messages both ways: Nagle's algorithm would hold each for a delayed ACK.
+        .serve_with_incoming_shutdown(
+            tonic::transport::server::TcpIncoming::from(listener)
+                .with_nodelay(Some(true))
+                .with_keepalive(Some(Duration::from_secs(60))),
+            on_shutdown,
+        );
+    // Graceful shutdown waits for every open response; a client that never reads its
+    // stream would hold it forever. After the drain, `shutdown_grace` is all they get.
+    let grace = config.shutdown_grace;
+    let task = tokio::spawn(async move {
+        tokio::select! {
+            result = serve => result,
+            _ = async {
+                let _ = stopped.wait_for(|s| *s).await;
+                tokio::time::sleep(grace).await;
+            } => {
+                tracing::warn!(grace_ms = grace.as_millis() as u64, "connections still open after the grace period: closing them");
+                Ok(())
+            }
+        }
+    });
     tracing::info!(%addr, metrics = ?metrics_addr, "skat server listening");
     Ok(RunningServer { addr, metrics_addr, task })
 }

@@ -4,7 +4,6 @@
 
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use skat_engine::matches::Seat;
@@ -12,23 +11,24 @@ use skat_engine::{Action, MatchConfig};
 use skat_proto::convert;
 use skat_proto::pb::skat_service_server::SkatService;
 use skat_proto::pb::{self, watch_table_response::Kind as WatchKind};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
 use tokio_stream::Stream;
-use tokio_stream::wrappers::ReceiverStream;
 use tonic::metadata::MetadataMap;
 use tonic::{Request, Response, Status};
-use tracing::Instrument;
 
 use crate::auth;
+use crate::clients::{Clients, Resource, client_ip};
 use crate::config::ServerConfig;
 use crate::metrics::Metrics;
+use crate::stream::{Feed, Watcher};
 use crate::table::{Table, TableConfig, TableError};
-use crate::tables::{TableHandle, Tables};
+use crate::tables::{StreamSlot, TableHandle, Tables};
 
 /// The service state shared by all requests.
 #[derive(Debug, Clone)]
 pub struct SkatServer {
     tables: Arc<Tables>,
+    clients: Arc<Clients>,
     config: Arc<ServerConfig>,
     metrics: Metrics,
     shutdown: watch::Receiver<bool>,
@@ -43,9 +43,14 @@ pub type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchTableResponse, 
 fn table_error(e: TableError) -> Status {
     match e {
         TableError::Stale { .. } => Status::aborted(e.to_string()),
-        TableError::Full | TableError::SeatTaken(_) => Status::resource_exhausted(e.to_string()),
+        TableError::Full | TableError::SeatTaken(_) | TableError::JoinLimit(_) => {
+            Status::resource_exhausted(e.to_string())
+        }
         TableError::NoSuchSeat(_) => Status::invalid_argument(e.to_string()),
-        TableError::Waiting | TableError::Refused(_) => Status::failed_precondition(e.to_string()),
+        TableError::JoinCode => Status::permission_denied(e.to_string()),
+        TableError::Waiting | TableError::Finished { .. } | TableError::Refused(_) => {
+            Status::failed_precondition(e.to_string())
+        }
     }
 }
 
@@ -53,17 +58,16 @@ fn invalid(e: convert::ConvertError) -> Status {
     Status::invalid_argument(e.0)
 }
 
-/// Decrements the watcher counts when a stream ends, however it ends.
-struct WatcherGuard {
-    handle: Arc<TableHandle>,
-    metrics: Metrics,
+fn no_token() -> Status {
+    Status::unauthenticated("this call needs `authorization: Bearer <seat token>` from JoinTable")
 }
 
-impl Drop for WatcherGuard {
-    fn drop(&mut self) {
-        self.handle.watchers.fetch_sub(1, Ordering::Relaxed);
-        self.metrics.watchers.dec();
-    }
+/// The seat `token` holds at `table`, checked under the table's lock by the caller so
+/// that the seat cannot change hands between the check and its use.
+fn seat_in(table: &Table, token: &str) -> Result<Seat, Status> {
+    table
+        .seat_of_token(token)
+        .ok_or_else(|| Status::permission_denied("this token holds no seat at this table"))
 }
 
 impl SkatServer {
@@ -74,7 +78,7 @@ impl SkatServer {
         metrics: Metrics,
         shutdown: watch::Receiver<bool>,
     ) -> Self {
-        SkatServer { tables, config, metrics, shutdown }
+        SkatServer { tables, clients: Arc::new(Clients::default()), config, metrics, shutdown }
     }
 
     /// The table, or NOT_FOUND; for a table another replica owns, NOT_FOUND names the
@@ -97,28 +101,6 @@ impl SkatServer {
         Err(Status::not_found(format!("no table `{shown}`")))
     }
 
-    /// The caller's seat from its bearer token; a token is required.
-    fn seat(&self, handle: &TableHandle, metadata: &MetadataMap) -> Result<Seat, Status> {
-        match self.viewer(handle, metadata)? {
-            Some(seat) => Ok(seat),
-            None => Err(Status::unauthenticated(
-                "this call needs `authorization: Bearer <seat token>` from JoinTable",
-            )),
-        }
-    }
-
-    /// The caller's seat if it sent a token (spectators send none). A token that is not
-    /// one of this table's seats is refused rather than treated as a spectator.
-    fn viewer(&self, handle: &TableHandle, metadata: &MetadataMap) -> Result<Option<Seat>, Status> {
-        match auth::bearer(metadata)? {
-            None => Ok(None),
-            Some(token) => match handle.lock().seat_of_token(&token) {
-                Some(seat) => Ok(Some(seat)),
-                None => Err(Status::permission_denied("this token holds no seat at this table")),
-            },
-        }
-    }
-
     fn finish<T>(
         &self,
         method: &'static str,
@@ -138,24 +120,33 @@ impl SkatServer {
         handle.changed(&self.metrics);
     }
 
-    /// Applies a seat's action: the common path of every action RPC.
-    fn act(
+    /// Applies a seat's action: the common path of every action RPC. The token is
+    /// resolved to its seat and the action applied in one critical section; `then` reads
+    /// what the response needs in the same one.
+    fn act<R>(
         &self,
         table_id: &str,
         metadata: &MetadataMap,
         action: Result<Action, convert::ConvertError>,
         expected_seq: Option<u64>,
-    ) -> Result<(u64, Arc<TableHandle>, Seat), Status> {
+        then: impl FnOnce(&Table, Seat) -> R,
+    ) -> Result<(u64, R), Status> {
         let shown: String = table_id.chars().take(64).collect();
         let _span = tracing::info_span!("action", table = %shown).entered();
         let handle = self.table(table_id)?;
-        let seat = self.seat(&handle, metadata)?;
-        let action = action.map_err(invalid)?;
-        let seq = handle.lock().act(seat, action, expected_seq, Instant::now()).map_err(table_error)?;
+        let token = auth::bearer(metadata)?.ok_or_else(no_token)?;
+        let (seat, action, seq, extra) = {
+            let mut t = handle.lock();
+            let seat = seat_in(&t, &token)?;
+            let action = action.map_err(invalid)?;
+            let seq = t.act(seat, action, expected_seq, Instant::now()).map_err(table_error)?;
+            let extra = then(&t, seat);
+            (seat, action, seq, extra)
+        };
         // Only the action's name: a discard's cards are secret, and logs are not the place.
         tracing::debug!(seat, action = action.name(), seq, "accepted");
         self.changed(&handle);
-        Ok((seq, handle, seat))
+        Ok((seq, extra))
     }
 }
 
@@ -168,6 +159,7 @@ impl SkatService for SkatServer {
         let start = Instant::now();
         let span = tracing::info_span!("CreateTable");
         let _entered = span.enter();
+        let ip = client_ip(request.remote_addr());
         let result = (|| {
             if let Some(required) = &self.config.create_token {
                 match auth::bearer(request.metadata())? {
@@ -188,10 +180,13 @@ impl SkatService for SkatServer {
             };
             let mut game = MatchConfig::standard(seats, 0);
             if req.deals > 0 {
-                if req.deals > 10_000 {
-                    return Err(Status::invalid_argument("at most 10000 deals per table"));
-                }
                 game.deals = req.deals;
+            }
+            if game.deals > self.config.max_deals {
+                return Err(Status::invalid_argument(format!(
+                    "at most {} deals per table on this server (asked for {})",
+                    self.config.max_deals, game.deals
+                )));
             }
             game.seed = match req.seed {
                 Some(s) => s,
@@ -207,11 +202,15 @@ impl SkatService for SkatServer {
                     "time limits are at most one day (86400000 ms); 0 means none",
                 ));
             }
+            let join_code =
+                if req.private || self.config.private_tables { Some(auth::new_token()?) } else { None };
             let config = TableConfig {
                 name: req.name.chars().take(128).collect(),
                 game,
                 action_ms: tc.action_ms,
                 deal_ms: tc.deal_ms,
+                join_code: join_code.clone(),
+                max_joins: self.config.max_joins_per_table,
             };
             let suffix = auth::random_u64()? & 0xffff_ffff_ffff;
             let id = match &self.config.node_id {
@@ -221,17 +220,31 @@ impl SkatService for SkatServer {
             let table = Table::new(id.clone(), config, Instant::now())
                 .map_err(|e| Status::invalid_argument(e.to_string()))?;
             let view = table.view(None, Instant::now());
-            self.tables.insert(table, self.config.max_tables).ok_or_else(|| {
+            let permit =
+                self.clients.acquire(ip, Resource::Tables, self.config.max_tables_per_client).ok_or_else(|| {
+                    Status::resource_exhausted(format!(
+                        "your address holds its limit of {} tables; they expire {} s after they finish or go idle",
+                        self.config.max_tables_per_client,
+                        self.config.table_expiry.as_secs()
+                    ))
+                })?;
+            self.tables.insert(table, self.config.max_tables, Some(permit)).ok_or_else(|| {
                 Status::resource_exhausted(format!(
                     "the server holds its limit of {} tables",
                     self.config.max_tables
                 ))
             })?;
             self.metrics.tables.set(self.tables.len() as i64);
-            tracing::info!(table = %id, seats, deals = game.deals, "table created");
+            tracing::info!(table = %id, seats, deals = game.deals, private = join_code.is_some(), "table created");
             let owner_address =
                 self.config.node_id.as_deref().and_then(|n| self.config.peer_address(n)).unwrap_or_default();
-            Ok(pb::CreateTableResponse { table_id: id, seed: game.seed, table: Some(view), owner_address })
+            Ok(pb::CreateTableResponse {
+                table_id: id,
+                seed: game.seed,
+                table: Some(view),
+                owner_address,
+                join_code: join_code.unwrap_or_default(),
+            })
         })();
         self.finish("CreateTable", start, result)
     }
@@ -267,7 +280,9 @@ impl SkatService for SkatServer {
             let token = auth::new_token()?;
             let (seat, view) = {
                 let mut t = handle.lock();
-                let seat = t.join(&req.name, seat, token.clone(), Instant::now()).map_err(table_error)?;
+                let seat = t
+                    .join(&req.name, seat, &req.join_code, token.clone(), Instant::now())
+                    .map_err(table_error)?;
                 (seat, t.view(Some(seat), Instant::now()))
             };
             tracing::info!(seat, "seat taken");
@@ -286,8 +301,12 @@ impl SkatService for SkatServer {
         let _span = tracing::info_span!("LeaveTable").entered();
         let result = (|| {
             let handle = self.table(&request.get_ref().table_id)?;
-            let seat = self.seat(&handle, request.metadata())?;
-            let seq = handle.lock().leave(seat, Instant::now()).map_err(table_error)?;
+            let token = auth::bearer(request.metadata())?.ok_or_else(no_token)?;
+            let (seat, seq) = {
+                let mut t = handle.lock();
+                let seat = seat_in(&t, &token)?;
+                (seat, t.leave(seat, Instant::now()).map_err(table_error)?)
+            };
             tracing::info!(table = %request.get_ref().table_id, seat, "seat left");
             self.changed(&handle);
             Ok(pb::LeaveTableResponse { seq })
@@ -304,8 +323,10 @@ impl SkatService for SkatServer {
         let _span = tracing::info_span!("GetTable").entered();
         let result = (|| {
             let handle = self.table(&request.get_ref().table_id)?;
-            let viewer = self.viewer(&handle, request.metadata())?;
-            let view = handle.lock().view(viewer, Instant::now());
+            let token = auth::bearer(request.metadata())?;
+            let t = handle.lock();
+            let viewer = token.map(|token| seat_in(&t, &token)).transpose()?;
+            let view = t.view(viewer, Instant::now());
             Ok(pb::GetTableResponse { table: Some(view) })
         })();
         self.finish("GetTable", start, result)
@@ -318,98 +339,58 @@ impl SkatService for SkatServer {
         request: Request<pb::WatchTableRequest>,
     ) -> Result<Response<WatchStream>, Status> {
         let start = Instant::now();
+        let ip = client_ip(request.remote_addr());
         let result = (|| {
             let handle = self.table(&request.get_ref().table_id)?;
-            let viewer = self.viewer(&handle, request.metadata())?;
-            let open = handle.watchers.fetch_add(1, Ordering::Relaxed);
-            self.metrics.watchers.inc();
-            let guard = WatcherGuard { handle: Arc::clone(&handle), metrics: self.metrics.clone() };
-            if open >= self.config.max_watchers_per_table {
-                return Err(Status::resource_exhausted(format!(
-                    "this table has its limit of {} watchers",
-                    self.config.max_watchers_per_table
-                )));
-            }
-            let (first, cursor) = {
-                let t = handle.lock();
-                match request.get_ref().after_seq {
-                    None => {
-                        let snapshot = t.view(viewer, Instant::now());
-                        let seq = snapshot.seq;
-                        (Some(pb::WatchTableResponse { kind: Some(WatchKind::Snapshot(snapshot)) }), seq)
-                    }
-                    Some(after) if after > t.seq() => {
-                        return Err(Status::out_of_range(format!(
-                            "after_seq {after} is ahead of the table (seq {})",
-                            t.seq()
-                        )));
-                    }
-                    Some(after) => (None, after),
-                }
+            let token = auth::bearer(request.metadata())?;
+            let client = self
+                .clients
+                .acquire(ip, Resource::Streams, self.config.max_streams_per_client)
+                .ok_or_else(|| {
+                    Status::resource_exhausted(format!(
+                        "your address holds its limit of {} open streams",
+                        self.config.max_streams_per_client
+                    ))
+                })?;
+            let t = handle.lock();
+            let watcher = match token {
+                None => Watcher::Spectator,
+                Some(token) => Watcher::Seat { seat: seat_in(&t, &token)?, token },
             };
-            Ok((guard, first, cursor, viewer))
+            let slot = StreamSlot::open(&handle, watcher.seat(), &self.config, &self.metrics)?;
+            let (first, cursor) = match request.get_ref().after_seq {
+                None => {
+                    let snapshot = t.view(watcher.seat(), Instant::now());
+                    let seq = snapshot.seq;
+                    (Some(pb::WatchTableResponse { kind: Some(WatchKind::Snapshot(snapshot)) }), seq)
+                }
+                Some(after) if after > t.seq() => {
+                    return Err(Status::out_of_range(format!(
+                        "after_seq {after} is ahead of the table (seq {})",
+                        t.seq()
+                    )));
+                }
+                Some(after) => (None, after),
+            };
+            drop(t);
+            Ok((
+                Feed {
+                    handle: Arc::clone(&handle),
+                    watcher,
+                    cursor,
+                    first,
+                    shutdown: self.shutdown.clone(),
+                    stall_timeout: self.config.stream_stall_timeout,
+                },
+                (slot, client),
+            ))
         })();
-        let (guard, first, mut cursor, viewer) = match result {
+        let (feed, guards) = match result {
             Ok(parts) => parts,
             Err(e) => return self.finish("WatchTable", start, Err(e)),
         };
-        let (tx, rx) = mpsc::channel(128);
-        let mut shutdown = self.shutdown.clone();
-        let span = tracing::info_span!("WatchTable", table = %request.get_ref().table_id, seat = ?viewer);
-        tokio::spawn(
-            async move {
-                let _guard = guard;
-                let handle = Arc::clone(&_guard.handle);
-                let mut wake = handle.subscribe();
-                if let Some(first) = first
-                    && tx.send(Ok(first)).await.is_err()
-                {
-                    return;
-                }
-                loop {
-                    wake.borrow_and_update();
-                    let (events, done) = {
-                        let t = handle.lock();
-                        let events = t.events_after(cursor, viewer, 256);
-                        let last = events.last().map_or(cursor, |e| e.seq);
-                        (events, t.status() == pb::TableStatus::Finished && last == t.seq())
-                    };
-                    for event in events {
-                        cursor = event.seq;
-                        if tx
-                            .send(Ok(pb::WatchTableResponse { kind: Some(WatchKind::Event(event)) }))
-                            .await
-                            .is_err()
-                        {
-                            return;
-                        }
-                    }
-                    if done {
-                        // Everything up to the end of the match is delivered: a clean end.
-                        return;
-                    }
-                    if handle.is_closed() {
-                        let _ = tx.send(Err(Status::not_found("the table has expired"))).await;
-                        return;
-                    }
-                    if *shutdown.borrow() {
-                        let _ = tx
-                            .send(Err(Status::unavailable(
-                                "server is shutting down; reconnect with after_seq",
-                            )))
-                            .await;
-                        return;
-                    }
-                    tokio::select! {
-                        changed = wake.changed() => if changed.is_err() { return },
-                        _ = shutdown.changed() => {}
-                        _ = tx.closed() => return,
-                    }
-                }
-            }
-            .instrument(span),
-        );
-        let stream: WatchStream = Box::pin(ReceiverStream::new(rx));
+        let span = tracing::info_span!("WatchTable", table = %request.get_ref().table_id.chars().take(64).collect::<String>(), seat = ?feed.watcher.seat());
+        let stream: WatchStream = Box::pin(feed.spawn(guards, span));
         self.finish("WatchTable", start, Ok(stream))
     }
 
@@ -417,8 +398,14 @@ impl SkatService for SkatServer {
         let start = Instant::now();
         let r = request.get_ref();
         let result = self
-            .act(&r.table_id, request.metadata(), convert::bid_action(r.call, r.value), r.expected_seq)
-            .map(|(seq, _, _)| pb::BidResponse { seq });
+            .act(
+                &r.table_id,
+                request.metadata(),
+                convert::bid_action(r.call, r.value),
+                r.expected_seq,
+                |_, _| (),
+            )
+            .map(|(seq, _)| pb::BidResponse { seq });
         self.finish("Bid", start, result)
     }
 
@@ -429,17 +416,16 @@ impl SkatService for SkatServer {
         let start = Instant::now();
         let r = request.get_ref();
         let action = Ok(if r.pick_up { Action::PickUpSkat } else { Action::PlayHand });
-        let result =
-            self.act(&r.table_id, request.metadata(), action, r.expected_seq).map(|(seq, handle, seat)| {
-                // The skat, as the declarer's own view shows it now.
-                let skat = if r.pick_up {
-                    let view = handle.lock().view(Some(seat), Instant::now());
-                    view.deal.map(|d| d.skat).unwrap_or_default()
+        // The skat, as the declarer's own view shows it right after the pick-up.
+        let result = self
+            .act(&r.table_id, request.metadata(), action, r.expected_seq, |t, seat| {
+                if r.pick_up {
+                    t.view(Some(seat), Instant::now()).deal.map(|d| d.skat).unwrap_or_default()
                 } else {
                     Vec::new()
-                };
-                pb::TakeSkatResponse { seq, skat }
-            });
+                }
+            })
+            .map(|(seq, skat)| pb::TakeSkatResponse { seq, skat });
         self.finish("TakeSkat", start, result)
     }
 
@@ -450,8 +436,14 @@ impl SkatService for SkatServer {
         let start = Instant::now();
         let r = request.get_ref();
         let result = self
-            .act(&r.table_id, request.metadata(), convert::discard_action(&r.cards), r.expected_seq)
-            .map(|(seq, _, _)| pb::DiscardResponse { seq });
+            .act(
+                &r.table_id,
+                request.metadata(),
+                convert::discard_action(&r.cards),
+                r.expected_seq,
+                |_, _| (),
+            )
+            .map(|(seq, _)| pb::DiscardResponse { seq });
         self.finish("Discard", start, result)
     }
 
@@ -467,8 +459,9 @@ impl SkatService for SkatServer {
                 request.metadata(),
                 convert::declare_action(r.game, r.announcement),
                 r.expected_seq,
+                |_, _| (),
             )
-            .map(|(seq, _, _)| pb::DeclareResponse { seq });
+            .map(|(seq, _)| pb::DeclareResponse { seq });
         self.finish("Declare", start, result)
     }
 
@@ -479,8 +472,8 @@ impl SkatService for SkatServer {
         let start = Instant::now();
         let r = request.get_ref();
         let result = self
-            .act(&r.table_id, request.metadata(), convert::play_action(r.card), r.expected_seq)
-            .map(|(seq, _, _)| pb::PlayCardResponse { seq });
+            .act(&r.table_id, request.metadata(), convert::play_action(r.card), r.expected_seq, |_, _| ())
+            .map(|(seq, _)| pb::PlayCardResponse { seq });
         self.finish("PlayCard", start, result)
     }
 
@@ -491,8 +484,8 @@ impl SkatService for SkatServer {
         let start = Instant::now();
         let r = request.get_ref();
         let result = self
-            .act(&r.table_id, request.metadata(), Ok(Action::Resign), r.expected_seq)
-            .map(|(seq, _, _)| pb::ResignResponse { seq });
+            .act(&r.table_id, request.metadata(), Ok(Action::Resign), r.expected_seq, |_, _| ())
+            .map(|(seq, _)| pb::ResignResponse { seq });
         self.finish("Resign", start, result)
     }
 
@@ -500,8 +493,8 @@ impl SkatService for SkatServer {
         let start = Instant::now();
         let r = request.get_ref();
         let result = self
-            .act(&r.table_id, request.metadata(), Ok(Action::Claim), r.expected_seq)
-            .map(|(seq, _, _)| pb::ClaimResponse { seq });
+            .act(&r.table_id, request.metadata(), Ok(Action::Claim), r.expected_seq, |_, _| ())
+            .map(|(seq, _)| pb::ClaimResponse { seq });
         self.finish("Claim", start, result)
     }
 

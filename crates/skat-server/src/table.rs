@@ -27,6 +27,10 @@ pub struct TableConfig {
     pub action_ms: u64,
     /// Milliseconds per seat per deal (0: no limit).
     pub deal_ms: u64,
+    /// If set, JoinTable must present this code (a private table).
+    pub join_code: Option<String>,
+    /// Most joins in the table's life (each join or leave is logged).
+    pub max_joins: usize,
 }
 
 /// Something in the table's log.
@@ -94,6 +98,20 @@ pub enum TableError {
     /// No such seat.
     #[error("this table has no seat {0}")]
     NoSuchSeat(Seat),
+    /// The match is over: nothing can join, leave or act any more.
+    #[error("the table is finished ({played}/{deals} deals played)")]
+    Finished {
+        /// Deals played.
+        played: u32,
+        /// Deals in the list.
+        deals: u32,
+    },
+    /// The table has had as many joins as it allows.
+    #[error("this table has had its limit of {0} joins")]
+    JoinLimit(usize),
+    /// A private table, and the request's join code is missing or wrong.
+    #[error("this table is private: JoinTable needs the join code its creator was given")]
+    JoinCode,
     /// The rules (or the match) refuse the action.
     #[error("{0}")]
     Refused(String),
@@ -121,6 +139,7 @@ pub struct Table {
     deal_end_times: Vec<SystemTime>,
     last_activity: Instant,
     finished_at: Option<Instant>,
+    joins: usize,
 }
 
 fn unix_ms(t: SystemTime) -> u64 {
@@ -146,6 +165,7 @@ impl Table {
             deal_end_times: Vec::new(),
             last_activity: now,
             finished_at: None,
+            joins: 0,
         })
     }
 
@@ -168,6 +188,16 @@ impl Table {
         } else {
             pb::TableStatus::Waiting
         }
+    }
+
+    /// Whether the match is over.
+    pub fn is_finished(&self) -> bool {
+        self.game.is_over()
+    }
+
+    /// How many seats the table has.
+    pub fn seat_count(&self) -> usize {
+        self.slots.len()
     }
 
     /// When the table may be dropped: finished that long ago, or without any action
@@ -205,6 +235,16 @@ impl Table {
         }
     }
 
+    fn check_not_finished(&self) -> Result<(), TableError> {
+        if self.game.is_over() {
+            return Err(TableError::Finished {
+                played: self.game.records().len() as u32,
+                deals: self.config.game.deals,
+            });
+        }
+        Ok(())
+    }
+
     fn check_seq(&self, expected: Option<u64>) -> Result<(), TableError> {
         match expected {
             Some(expected) if expected != self.seq() => {
@@ -219,18 +259,26 @@ impl Table {
         &mut self,
         name: &str,
         seat: Option<Seat>,
+        join_code: &str,
         token: String,
         now: Instant,
     ) -> Result<Seat, TableError> {
+        if let Some(code) = &self.config.join_code
+            && !same_token(code, join_code)
+        {
+            return Err(TableError::JoinCode);
+        }
+        self.check_not_finished()?;
+        if self.joins >= self.config.max_joins {
+            return Err(TableError::JoinLimit(self.config.max_joins));
+        }
         let seat = match seat {
             Some(s) if usize::from(s) >= self.slots.len() => return Err(TableError::NoSuchSeat(s)),
             Some(s) if self.slots[usize::from(s)].token.is_some() => return Err(TableError::SeatTaken(s)),
             Some(s) => s,
             None => self.slots.iter().position(|s| s.token.is_none()).ok_or(TableError::Full)? as Seat,
         };
-        if self.game.is_over() {
-            return Err(TableError::Refused("the match is over".into()));
-        }
+        self.joins += 1;
         // Names end up in records and logs: printable characters only, at most 64.
         let clean: String =
             name.chars().filter(|c| !c.is_control() && *c != '[' && *c != ']').take(64).collect();
@@ -240,8 +288,10 @@ impl Table {
         if !self.started && self.slots.iter().all(|s| s.token.is_some()) {
             self.started = true;
             self.push(TableEvent::Game(self.game.deal_started_event()));
+            // Only the start counts as activity: joining and leaving a waiting table in a
+            // loop must not keep it alive.
+            self.last_activity = now;
         }
-        self.last_activity = now;
         self.settle(now, None);
         Ok(seat)
     }
@@ -249,6 +299,7 @@ impl Table {
     /// Frees a seat. During a match the seat's deal is forfeited (ISS `LE`) and the seat
     /// stays open: it forfeits whenever it must act until somebody takes it.
     pub fn leave(&mut self, seat: Seat, now: Instant) -> Result<u64, TableError> {
+        self.check_not_finished()?;
         let slot = self.slots.get_mut(usize::from(seat)).ok_or(TableError::NoSuchSeat(seat))?;
         slot.token = None;
         if !self.started {
@@ -257,8 +308,8 @@ impl Table {
         let seq = self.push(TableEvent::SeatLeft { seat });
         if self.started && !self.game.is_over() && self.game.position_of(seat).is_some() {
             self.apply(seat, Action::Forfeit { reason: ForfeitReason::Left }, now)?;
+            self.last_activity = now;
         }
-        self.last_activity = now;
         self.settle(now, Some(seat));
         Ok(seq)
     }
@@ -405,6 +456,7 @@ impl Table {
             occupied: self.slots.iter().filter(|s| s.token.is_some()).count() as u32,
             deals: self.config.game.deals,
             deals_played: self.game.records().len() as u32,
+            private: self.config.join_code.is_some(),
         }
     }
 
@@ -521,5 +573,43 @@ impl Table {
                 iss::write(r, &meta)
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(now: Instant) -> Table {
+        let config = TableConfig {
+            name: "t".into(),
+            game: MatchConfig::standard(3, 1),
+            action_ms: 0,
+            deal_ms: 0,
+            join_code: None,
+            max_joins: 1000,
+        };
+        Table::new("t1".into(), config, now).unwrap()
+    }
+
+    #[test]
+    fn joining_and_leaving_a_waiting_table_does_not_keep_it_alive() {
+        let t0 = Instant::now();
+        let hour = Duration::from_secs(3600);
+        let mut t = table(t0);
+        for minute in 1..59 {
+            let now = t0 + Duration::from_secs(60 * minute);
+            let seat = t.join("x", None, "", format!("token{minute}"), now).unwrap();
+            t.leave(seat, now).unwrap();
+        }
+        assert!(!t.expired(t0 + hour - Duration::from_secs(1), hour));
+        assert!(t.expired(t0 + hour, hour), "an hour after creation, whatever the joins");
+        // Starting the match is activity.
+        let start = t0 + Duration::from_secs(3000);
+        for i in 0..3 {
+            t.join("p", None, "", format!("p{i}"), start).unwrap();
+        }
+        assert!(!t.expired(t0 + hour, hour));
+        assert!(t.expired(start + hour, hour));
     }
 }

@@ -12,9 +12,13 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::time::Instant;
 
+use skat_engine::matches::Seat;
 use tokio::sync::watch;
 use tokio::task::AbortHandle;
+use tonic::Status;
 
+use crate::clients::Permit;
+use crate::config::ServerConfig;
 use crate::metrics::Metrics;
 use crate::table::Table;
 
@@ -24,10 +28,14 @@ pub struct TableHandle {
     table: Mutex<Table>,
     seq: watch::Sender<u64>,
     timer: Mutex<Option<AbortHandle>>,
-    /// Open watch streams.
-    pub watchers: AtomicUsize,
+    /// Open spectator streams (no token).
+    pub spectators: AtomicUsize,
+    /// Open streams per seat (a seat's own streams never count against spectators).
+    pub seat_streams: Vec<AtomicUsize>,
     closed: AtomicBool,
     deals_counted: AtomicUsize,
+    /// The creating client's table permit, given back when the table is dropped.
+    _creator: Option<Permit>,
 }
 
 impl TableHandle {
@@ -96,20 +104,24 @@ pub struct Tables {
 }
 
 impl Tables {
-    /// Adds a table unless `max` tables exist already.
-    pub fn insert(&self, table: Table, max: usize) -> Option<Arc<TableHandle>> {
+    /// Adds a table unless `max` tables exist already; `creator` is the creating
+    /// client's permit, held as long as the table.
+    pub fn insert(&self, table: Table, max: usize, creator: Option<Permit>) -> Option<Arc<TableHandle>> {
         let mut map = self.map.write().unwrap_or_else(|p| p.into_inner());
         if map.len() >= max {
             return None;
         }
         let seq = table.seq();
+        let seats = table.seat_count();
         let handle = Arc::new(TableHandle {
             table: Mutex::new(table),
             seq: watch::Sender::new(seq),
             timer: Mutex::new(None),
-            watchers: AtomicUsize::new(0),
+            spectators: AtomicUsize::new(0),
+            seat_streams: (0..seats).map(|_| AtomicUsize::new(0)).collect(),
             closed: AtomicBool::new(false),
             deals_counted: AtomicUsize::new(0),
+            _creator: creator,
         });
         let id = handle.lock().id().to_string();
         map.insert(id, Arc::clone(&handle));
@@ -136,17 +148,74 @@ impl Tables {
         self.len() == 0
     }
 
-    /// Drops the tables that have expired; returns how many.
+    /// Drops the tables that have expired; returns how many. Each table is looked at
+    /// under its own lock only; the registry is write-locked just to remove the expired.
     pub fn expire(&self, now: Instant, expiry: std::time::Duration) -> usize {
+        let expired: Vec<(String, Arc<TableHandle>)> = self
+            .map
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .map(|(id, h)| (id.clone(), Arc::clone(h)))
+            .collect::<Vec<_>>()
+            .into_iter()
+            .filter(|(_, h)| h.lock().expired(now, expiry))
+            .collect();
+        if expired.is_empty() {
+            return 0;
+        }
         let mut map = self.map.write().unwrap_or_else(|p| p.into_inner());
-        let before = map.len();
-        map.retain(|_, h| {
-            let keep = !h.lock().expired(now, expiry);
-            if !keep {
-                h.stop();
-            }
-            keep
-        });
-        before - map.len()
+        for (id, h) in &expired {
+            map.remove(id);
+            h.stop();
+        }
+        expired.len()
+    }
+}
+
+/// A stream's place at a table: a spectator slot or one of its seat's own slots, given
+/// back when the stream ends, however it ends.
+#[derive(Debug)]
+pub struct StreamSlot {
+    handle: Arc<TableHandle>,
+    seat: Option<Seat>,
+    metrics: Metrics,
+}
+
+impl StreamSlot {
+    /// Takes a slot for a spectator (`seat` None) or for `seat`'s own streams; seats never
+    /// compete with spectators for slots.
+    pub fn open(
+        handle: &Arc<TableHandle>,
+        seat: Option<Seat>,
+        config: &ServerConfig,
+        metrics: &Metrics,
+    ) -> Result<StreamSlot, Status> {
+        let (counter, limit, what) = match seat {
+            None => (&handle.spectators, config.max_spectators_per_table, "spectator streams"),
+            Some(s) => (
+                handle.seat_streams.get(usize::from(s)).ok_or_else(|| Status::internal("no such seat"))?,
+                config.max_streams_per_seat,
+                "streams for this seat",
+            ),
+        };
+        counter
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < limit).then_some(n + 1))
+            .map_err(|_| Status::resource_exhausted(format!("this table has its limit of {limit} {what}")))?;
+        metrics.watchers.inc();
+        Ok(StreamSlot { handle: Arc::clone(handle), seat, metrics: metrics.clone() })
+    }
+}
+
+impl Drop for StreamSlot {
+    fn drop(&mut self) {
+        let counter = match self.seat {
+            None => Some(&self.handle.spectators),
+            Some(s) => self.handle.seat_streams.get(usize::from(s)),
+        };
+        if let Some(c) = counter {
+            c.fetch_sub(1, Ordering::AcqRel);
+        }
+        self.metrics.watchers.dec();
     }
 }

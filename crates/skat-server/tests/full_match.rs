@@ -21,59 +21,6 @@ struct Seen {
     what: String,
 }
 
-fn view_cards(v: &pb::TableView) -> CardSet {
-    let mut ids: Vec<i32> = Vec::new();
-    if let Some(d) = &v.deal {
-        ids.extend(&d.hand);
-        ids.extend(&d.skat);
-        ids.extend(&d.discards);
-        ids.extend(&d.open_hand);
-        if let Some(t) = &d.current_trick {
-            ids.extend(&t.cards);
-        }
-        for t in &d.tricks {
-            ids.extend(&t.cards);
-        }
-        if let Some(l) = &d.legal {
-            ids.extend(&l.discard_from);
-            ids.extend(&l.cards);
-        }
-        if let Some(x) = &d.dealt {
-            for part in [&x.forehand, &x.middlehand, &x.rearhand, &x.skat, &x.discards] {
-                ids.extend(part);
-            }
-        }
-    }
-    ids.iter().filter_map(|c| convert::card_from(*c).ok()).collect()
-}
-
-fn event_cards(e: &pb::Event) -> CardSet {
-    let mut ids: Vec<i32> = Vec::new();
-    match &e.kind {
-        Some(Kind::DealStarted(d)) => ids.extend(&d.hand),
-        Some(Kind::ActionTaken(a)) => {
-            if let Some(act) = &a.action {
-                ids.extend(&act.cards);
-                ids.push(act.card);
-            }
-            ids.extend(&a.open_hand);
-        }
-        Some(Kind::DealEnded(d)) => {
-            if let Some(x) = &d.dealt {
-                for part in [&x.forehand, &x.middlehand, &x.rearhand, &x.skat, &x.discards] {
-                    ids.extend(part);
-                }
-            }
-        }
-        _ => {}
-    }
-    if let Some(l) = &e.legal {
-        ids.extend(&l.discard_from);
-        ids.extend(&l.cards);
-    }
-    ids.iter().filter_map(|c| convert::card_from(*c).ok()).collect()
-}
-
 /// The state of the match at each seq: (deal, moves applied in it, deal over).
 fn timeline(events: &[pb::Event]) -> HashMap<u64, (u32, usize, bool)> {
     let mut map = HashMap::new();

@@ -147,13 +147,23 @@ async fn bad_requests_get_the_right_code_and_change_nothing() {
 
     // Joining a full table, a seat that does not exist.
     let e = client
-        .join_table(pb::JoinTableRequest { table_id: t.clone(), name: "late".into(), seat: None })
+        .join_table(pb::JoinTableRequest {
+            table_id: t.clone(),
+            name: "late".into(),
+            seat: None,
+            ..Default::default()
+        })
         .await
         .unwrap_err();
     assert_eq!(e.code(), Code::ResourceExhausted);
     let fresh = create(&mut client, 3, 1, 1).await;
     let e = client
-        .join_table(pb::JoinTableRequest { table_id: fresh.clone(), name: "x".into(), seat: Some(7) })
+        .join_table(pb::JoinTableRequest {
+            table_id: fresh.clone(),
+            name: "x".into(),
+            seat: Some(7),
+            ..Default::default()
+        })
         .await
         .unwrap_err();
     assert_eq!(e.code(), Code::InvalidArgument);
@@ -282,6 +292,7 @@ async fn a_silent_seat_times_out_the_deal_ends_by_forfeit_and_the_match_goes_on(
             deals: 3,
             seed: Some(3),
             time_control: Some(pb::TimeControl { action_ms: 300, deal_ms: 0 }),
+            ..Default::default()
         })
         .await
         .unwrap()
@@ -361,7 +372,12 @@ async fn leaving_forfeits_and_the_seat_can_be_taken_again() {
         Code::PermissionDenied
     );
     let joined = client
-        .join_table(pb::JoinTableRequest { table_id: s.table.clone(), name: "sub".into(), seat: Some(2) })
+        .join_table(pb::JoinTableRequest {
+            table_id: s.table.clone(),
+            name: "sub".into(),
+            seat: Some(2),
+            ..Default::default()
+        })
         .await
         .unwrap()
         .into_inner();

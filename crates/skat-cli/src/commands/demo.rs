@@ -97,6 +97,7 @@ pub async fn start(
             deals: 36,
             seed: Some(seed),
             time_control: no_clock,
+            ..Default::default()
         })
         .await?
         .into_inner()

@@ -137,6 +137,7 @@ async fn bench(args: Args) -> Result<(), Box<dyn std::error::Error>> {
                 deals: args.deals,
                 seed: Some(t as u64),
                 time_control: Some(pb::TimeControl { action_ms: 0, deal_ms: 0 }),
+                ..Default::default()
             })
             .await?
             .into_inner()

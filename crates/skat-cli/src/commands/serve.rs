@@ -28,9 +28,36 @@ pub struct Args {
     /// Most tables held at once (finished ones count until they expire).
     #[arg(long, env = "SKAT_MAX_TABLES", default_value_t = 1000)]
     pub max_tables: usize,
-    /// Most watch streams per table.
-    #[arg(long, env = "SKAT_MAX_WATCHERS", default_value_t = 64)]
-    pub max_watchers: usize,
+    /// Most tables one client address may hold at once (created and not yet expired).
+    #[arg(long, env = "SKAT_MAX_TABLES_PER_CLIENT", default_value_t = 100)]
+    pub max_tables_per_client: usize,
+    /// Most deals a new table may have.
+    #[arg(long, env = "SKAT_MAX_DEALS", default_value_t = 144)]
+    pub max_deals: u32,
+    /// Most joins in one table's life (each join and leave is kept in its log).
+    #[arg(long, env = "SKAT_MAX_JOINS", default_value_t = 64)]
+    pub max_joins: usize,
+    /// Most spectator streams (without a seat token) per table; seats' own streams do
+    /// not count against it.
+    #[arg(long, alias = "max-watchers", env = "SKAT_MAX_SPECTATORS", default_value_t = 64)]
+    pub max_spectators: usize,
+    /// Most streams one seat token may hold open at once.
+    #[arg(long, env = "SKAT_MAX_STREAMS_PER_SEAT", default_value_t = 4)]
+    pub max_streams_per_seat: usize,
+    /// Most watch streams one client address may hold open at once.
+    #[arg(long, env = "SKAT_MAX_STREAMS_PER_CLIENT", default_value_t = 256)]
+    pub max_streams_per_client: usize,
+    /// A stream whose reader takes no event for this long while events wait is ended
+    /// (RESOURCE_EXHAUSTED; the client resumes with after_seq).
+    #[arg(long, env = "SKAT_STREAM_STALL_TIMEOUT", default_value = "30s", value_parser = humantime::parse_duration)]
+    pub stream_stall_timeout: Duration,
+    /// Most requests in flight on one connection.
+    #[arg(long, env = "SKAT_MAX_REQUESTS_PER_CONNECTION", default_value_t = 64)]
+    pub max_requests_per_connection: usize,
+    /// Make every table private: JoinTable needs the join code CreateTable returns, so
+    /// strangers cannot take seats (use with --create-token).
+    #[arg(long, env = "SKAT_PRIVATE_TABLES")]
+    pub private_tables: bool,
     /// Largest gRPC message in bytes.
     #[arg(long, env = "SKAT_MAX_MESSAGE_BYTES", default_value_t = 4 * 1024 * 1024)]
     pub max_message_bytes: usize,
@@ -49,6 +76,10 @@ pub struct Args {
     /// After SIGTERM, keep serving this long with health NOT_SERVING before stopping.
     #[arg(long, env = "SKAT_DRAIN", default_value = "0s", value_parser = humantime::parse_duration)]
     pub drain: Duration,
+    /// After the drain, how long open requests and streams get before every connection
+    /// is closed, whatever the clients do.
+    #[arg(long, env = "SKAT_SHUTDOWN_GRACE", default_value = "3s", value_parser = humantime::parse_duration)]
+    pub shutdown_grace: Duration,
     /// Log format.
     #[arg(long, env = "SKAT_LOG_FORMAT", value_enum, default_value = "text")]
     pub log_format: LogFormat,
@@ -86,13 +117,22 @@ impl Args {
             addr: self.addr,
             metrics_addr,
             max_tables: self.max_tables,
-            max_watchers_per_table: self.max_watchers,
+            max_tables_per_client: self.max_tables_per_client,
+            max_deals: self.max_deals,
+            max_joins_per_table: self.max_joins,
+            max_spectators_per_table: self.max_spectators,
+            max_streams_per_seat: self.max_streams_per_seat,
+            max_streams_per_client: self.max_streams_per_client,
+            stream_stall_timeout: self.stream_stall_timeout,
+            max_concurrent_requests_per_connection: self.max_requests_per_connection,
+            private_tables: self.private_tables,
             max_message_bytes: self.max_message_bytes,
             table_expiry: self.table_expiry,
             default_action_ms: self.action_timeout.as_millis() as u64,
             default_deal_ms: self.deal_clock.as_millis() as u64,
             create_token: self.create_token.clone().filter(|t| !t.is_empty()),
             drain: self.drain,
+            shutdown_grace: self.shutdown_grace,
             server_name: "skat-server".into(),
             node_id: self.node_id.clone().filter(|n| !n.is_empty()),
             peers: self

@@ -75,6 +75,7 @@ pub async fn create(client: &mut Client, seats: u32, deals: u32, seed: u64) -> S
             deals,
             seed: Some(seed),
             time_control: None,
+            ..Default::default()
         })
         .await
         .unwrap()
@@ -84,7 +85,12 @@ pub async fn create(client: &mut Client, seats: u32, deals: u32, seed: u64) -> S
 
 pub async fn join(client: &mut Client, table: &str, name: &str) -> (u32, String) {
     let r = client
-        .join_table(pb::JoinTableRequest { table_id: table.into(), name: name.into(), seat: None })
+        .join_table(pb::JoinTableRequest {
+            table_id: table.into(),
+            name: name.into(),
+            seat: None,
+            ..Default::default()
+        })
         .await
         .unwrap()
         .into_inner();
@@ -172,4 +178,193 @@ pub fn cards_named_in(text: &str) -> CardSet {
 /// The cards a protobuf message names, read from its fields through the debug form.
 pub fn cards_in_debug<T: std::fmt::Debug>(message: &T) -> CardSet {
     cards_named_in(&format!("{message:?}"))
+}
+
+/// Seats three (or four) players at a new table; returns the table and the tokens by seat.
+pub async fn seated(client: &mut Client, seats: u32, deals: u32, seed: u64) -> (String, Vec<String>) {
+    let table = create(client, seats, deals, seed).await;
+    let mut tokens = vec![String::new(); seats as usize];
+    for i in 0..seats {
+        let (seat, token) = join(client, &table, &format!("p{i}")).await;
+        tokens[seat as usize] = token;
+    }
+    (table, tokens)
+}
+
+/// Plays the table to its end with random legal actions, one driver for every seat.
+pub async fn play_to_end(client: &mut Client, table: &str, tokens: &[String], seed: u64) {
+    let mut rng = RandomClient::new(seed);
+    loop {
+        let public = view(client, table, None).await;
+        if public.status == pb::TableStatus::Finished as i32 {
+            return;
+        }
+        let Some(seat) = public.deal.as_ref().map(|d| d.seat_to_move as usize) else {
+            panic!("a playing table has a deal")
+        };
+        let own = view(client, table, Some(&tokens[seat])).await;
+        if let Some(action) = rng.choose(&own) {
+            match send(client, table, &tokens[seat], action, Some(own.seq)).await {
+                Ok(_) => {}
+                Err(e) if e.code() == tonic::Code::Aborted => {}
+                Err(e) => panic!("{action:?} from the legal actions was refused: {e:?}"),
+            }
+        }
+    }
+}
+
+/// Reads a stream to its end: the events, and the error it ended with, if any.
+pub async fn drain_stream(
+    mut stream: tonic::Streaming<pb::WatchTableResponse>,
+) -> (Vec<pb::Event>, Option<pb::TableView>, Option<Status>) {
+    use tokio_stream::StreamExt;
+    let mut events = Vec::new();
+    let mut snapshot = None;
+    while let Some(msg) = stream.next().await {
+        match msg {
+            Ok(pb::WatchTableResponse { kind: Some(pb::watch_table_response::Kind::Event(e)) }) => {
+                events.push(e)
+            }
+            Ok(pb::WatchTableResponse { kind: Some(pb::watch_table_response::Kind::Snapshot(v)) }) => {
+                snapshot = Some(v)
+            }
+            Ok(other) => panic!("unexpected stream message {other:?}"),
+            Err(status) => return (events, snapshot, Some(status)),
+        }
+    }
+    (events, snapshot, None)
+}
+
+/// A gRPC client that sends any bytes as a request body: for malformed requests.
+pub struct RawClient {
+    channel: tonic::transport::Channel,
+}
+
+#[derive(Clone, Copy, Default)]
+pub struct RawCodec;
+
+impl tonic::codec::Codec for RawCodec {
+    type Encode = Vec<u8>;
+    type Decode = Vec<u8>;
+    type Encoder = RawCodec;
+    type Decoder = RawCodec;
+    fn encoder(&mut self) -> RawCodec {
+        RawCodec
+    }
+    fn decoder(&mut self) -> RawCodec {
+        RawCodec
+    }
+}
+
+impl tonic::codec::Encoder for RawCodec {
+    type Item = Vec<u8>;
+    type Error = Status;
+    fn encode(&mut self, item: Vec<u8>, dst: &mut tonic::codec::EncodeBuf<'_>) -> Result<(), Status> {
+        bytes::BufMut::put_slice(dst, &item);
+        Ok(())
+    }
+}
+
+impl tonic::codec::Decoder for RawCodec {
+    type Item = Vec<u8>;
+    type Error = Status;
+    fn decode(&mut self, src: &mut tonic::codec::DecodeBuf<'_>) -> Result<Option<Vec<u8>>, Status> {
+        use bytes::Buf;
+        let mut v = vec![0; src.remaining()];
+        src.copy_to_slice(&mut v);
+        Ok(Some(v))
+    }
+}
+
+impl RawClient {
+    pub async fn connect(addr: std::net::SocketAddr) -> RawClient {
+        let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
+            .unwrap()
+            .connect()
+            .await
+            .unwrap();
+        RawClient { channel }
+    }
+
+    /// Calls `/skat.v1.SkatService/{method}` with `body`, optionally with a token; for
+    /// a streaming method, the first message or the status.
+    pub async fn call_as(
+        &mut self,
+        method: &str,
+        body: Vec<u8>,
+        token: Option<&str>,
+    ) -> Result<Vec<u8>, Status> {
+        let mut grpc = tonic::client::Grpc::new(self.channel.clone());
+        grpc.ready().await.map_err(|e| Status::unavailable(e.to_string()))?;
+        let path: http::uri::PathAndQuery = format!("/skat.v1.SkatService/{method}").parse().unwrap();
+        let request = match token {
+            Some(t) => authed(body, t),
+            None => Request::new(body),
+        };
+        if method == "WatchTable" {
+            let mut stream = grpc.server_streaming(request, path, RawCodec).await?.into_inner();
+            stream.message().await.map(|m| m.unwrap_or_default())
+        } else {
+            grpc.unary(request, path, RawCodec).await.map(|r| r.into_inner())
+        }
+    }
+
+    pub async fn call(&mut self, method: &str, body: Vec<u8>) -> Result<Vec<u8>, Status> {
+        self.call_as(method, body, None).await
+    }
+}
+
+/// Every card a view shows, in any field.
+pub fn view_cards(v: &pb::TableView) -> CardSet {
+    let mut ids: Vec<i32> = Vec::new();
+    if let Some(d) = &v.deal {
+        ids.extend(&d.hand);
+        ids.extend(&d.skat);
+        ids.extend(&d.discards);
+        ids.extend(&d.open_hand);
+        if let Some(t) = &d.current_trick {
+            ids.extend(&t.cards);
+        }
+        for t in &d.tricks {
+            ids.extend(&t.cards);
+        }
+        if let Some(l) = &d.legal {
+            ids.extend(&l.discard_from);
+            ids.extend(&l.cards);
+        }
+        if let Some(x) = &d.dealt {
+            for part in [&x.forehand, &x.middlehand, &x.rearhand, &x.skat, &x.discards] {
+                ids.extend(part);
+            }
+        }
+    }
+    ids.iter().filter_map(|c| convert::card_from(*c).ok()).collect()
+}
+
+/// Every card an event shows, in any field.
+pub fn event_cards(e: &pb::Event) -> CardSet {
+    let mut ids: Vec<i32> = Vec::new();
+    match &e.kind {
+        Some(pb::event::Kind::DealStarted(d)) => ids.extend(&d.hand),
+        Some(pb::event::Kind::ActionTaken(a)) => {
+            if let Some(act) = &a.action {
+                ids.extend(&act.cards);
+                ids.push(act.card);
+            }
+            ids.extend(&a.open_hand);
+        }
+        Some(pb::event::Kind::DealEnded(d)) => {
+            if let Some(x) = &d.dealt {
+                for part in [&x.forehand, &x.middlehand, &x.rearhand, &x.skat, &x.discards] {
+                    ids.extend(part);
+                }
+            }
+        }
+        _ => {}
+    }
+    if let Some(l) = &e.legal {
+        ids.extend(&l.discard_from);
+        ids.extend(&l.cards);
+    }
+    ids.iter().filter_map(|c| convert::card_from(*c).ok()).collect()
 }

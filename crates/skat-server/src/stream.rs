@@ -1,0 +1,201 @@
+//! One `WatchTable` stream: a cursor into a table's log, fed to the client through a
+//! small bounded buffer.
+//!
+//! | rule | why |
+//! |---|---|
+//! | a seat's token is checked under the table lock on every read of the log | a stream carries a seat's rights only while its token holds the seat: after `LeaveTable` the next read ends the stream with PERMISSION_DENIED, before a newcomer's card can be read for it |
+//! | the backlog is read in batches until the cursor reaches the log's end | resuming after any gap delivers everything, however long |
+//! | the buffer holds [`BUFFER`] responses; a reader that takes none for `--stream-stall-timeout` while events wait is ended with RESOURCE_EXHAUSTED | a stalled reader costs a bounded amount of memory and gives its slot back; it resumes with `after_seq` |
+//! | shutdown ends the stream with UNAVAILABLE even while it waits for the reader | a client that does not read cannot hold the server (the server also closes connections after `--shutdown-grace`) |
+//!
+//! The end of a stream (an error status after the buffered events) travels beside the
+//! buffer, so it is delivered even when the buffer is full.
+
+use std::future::Future as _;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use skat_engine::matches::Seat;
+use skat_proto::pb::{self, watch_table_response::Kind as WatchKind};
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio_stream::Stream;
+use tonic::Status;
+
+use crate::tables::TableHandle;
+
+/// Responses buffered per stream.
+pub const BUFFER: usize = 32;
+/// Events read from the log under one lock.
+pub const BATCH: usize = 64;
+
+/// Who is watching.
+#[derive(Debug, Clone)]
+pub enum Watcher {
+    /// No token: the public view.
+    Spectator,
+    /// A seat, for as long as `token` holds it.
+    Seat {
+        /// The seat.
+        seat: Seat,
+        /// The token that opened the stream.
+        token: String,
+    },
+}
+
+impl Watcher {
+    /// The seat whose view to show.
+    pub fn seat(&self) -> Option<Seat> {
+        match self {
+            Watcher::Spectator => None,
+            Watcher::Seat { seat, .. } => Some(*seat),
+        }
+    }
+}
+
+/// The response stream: the buffered responses, then the end status if there is one.
+pub struct Responses {
+    rx: mpsc::Receiver<pb::WatchTableResponse>,
+    end: Option<oneshot::Receiver<Status>>,
+}
+
+impl Stream for Responses {
+    type Item = Result<pb::WatchTableResponse, Status>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        match self.rx.poll_recv(cx) {
+            Poll::Ready(Some(r)) => return Poll::Ready(Some(Ok(r))),
+            Poll::Pending => return Poll::Pending,
+            Poll::Ready(None) => {}
+        }
+        let Some(end) = self.end.as_mut() else { return Poll::Ready(None) };
+        match Pin::new(end).poll(cx) {
+            Poll::Ready(status) => {
+                self.end = None;
+                Poll::Ready(status.ok().map(Err))
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+/// Why the feeding task stopped early.
+enum Stop {
+    /// The client went away: nothing to say.
+    Gone,
+    /// End the stream with this status.
+    End(Status),
+}
+
+/// A stream's feeding task and the stream it feeds.
+pub struct Feed {
+    /// The table.
+    pub handle: Arc<TableHandle>,
+    /// Who watches.
+    pub watcher: Watcher,
+    /// The last seq delivered (or skipped by the snapshot).
+    pub cursor: u64,
+    /// The snapshot to send first, if the client asked for one.
+    pub first: Option<pb::WatchTableResponse>,
+    /// Turns true when the server shuts down.
+    pub shutdown: watch::Receiver<bool>,
+    /// See [`crate::ServerConfig::stream_stall_timeout`].
+    pub stall_timeout: Duration,
+}
+
+impl Feed {
+    /// Spawns the feeding task (holding `guards` until it ends) and returns the stream.
+    pub fn spawn<G: Send + 'static>(self, guards: G, span: tracing::Span) -> Responses {
+        let (tx, rx) = mpsc::channel(BUFFER);
+        let (end_tx, end_rx) = oneshot::channel();
+        tokio::spawn(tracing::Instrument::instrument(
+            async move {
+                let _guards = guards;
+                if let Err(Stop::End(status)) = self.run(&tx).await {
+                    tracing::debug!(code = ?status.code(), "stream ended");
+                    let _ = end_tx.send(status);
+                }
+            },
+            span,
+        ));
+        Responses { rx, end: Some(end_rx) }
+    }
+
+    async fn run(mut self, tx: &mpsc::Sender<pb::WatchTableResponse>) -> Result<(), Stop> {
+        let handle = Arc::clone(&self.handle);
+        let mut wake = handle.subscribe();
+        if let Some(first) = self.first.take() {
+            self.send(tx, first).await?;
+        }
+        loop {
+            wake.borrow_and_update();
+            let (events, at_end, finished) = {
+                let t = handle.lock();
+                if let Watcher::Seat { seat, token } = &self.watcher
+                    && t.seat_of_token(token) != Some(*seat)
+                {
+                    return Err(Stop::End(Status::permission_denied(format!(
+                        "this stream's token no longer holds seat {seat} (it left the table)"
+                    ))));
+                }
+                let events = t.events_after(self.cursor, self.watcher.seat(), BATCH);
+                let last = events.last().map_or(self.cursor, |e| e.seq);
+                (events, last == t.seq(), t.is_finished())
+            };
+            for event in events {
+                let seq = event.seq;
+                self.send(tx, pb::WatchTableResponse { kind: Some(WatchKind::Event(event)) }).await?;
+                self.cursor = seq;
+            }
+            if !at_end {
+                // More backlog: read on without waiting for the table.
+                continue;
+            }
+            if finished {
+                // Everything up to the end of the match is delivered: a clean end.
+                return Ok(());
+            }
+            if handle.is_closed() {
+                return Err(Stop::End(Status::not_found("the table has expired")));
+            }
+            if *self.shutdown.borrow() {
+                return Err(self.shutting_down());
+            }
+            tokio::select! {
+                changed = wake.changed() => if changed.is_err() { return Err(Stop::Gone) },
+                _ = self.shutdown.changed() => {}
+                _ = tx.closed() => return Err(Stop::Gone),
+            }
+        }
+    }
+
+    fn shutting_down(&self) -> Stop {
+        Stop::End(Status::unavailable(format!(
+            "server is shutting down; reconnect with after_seq={}",
+            self.cursor
+        )))
+    }
+
+    /// Puts one response into the buffer, waiting at most the stall timeout for room.
+    async fn send(
+        &mut self,
+        tx: &mpsc::Sender<pb::WatchTableResponse>,
+        item: pb::WatchTableResponse,
+    ) -> Result<(), Stop> {
+        let (stall, cursor) = (self.stall_timeout, self.cursor);
+        let permit = tokio::select! {
+            permit = tx.reserve() => Some(permit.map_err(|_| Stop::Gone)?),
+            _ = tokio::time::sleep(stall) => {
+                return Err(Stop::End(Status::resource_exhausted(format!(
+                    "the stream fell behind (no event taken for {} ms); reconnect with after_seq={cursor}",
+                    stall.as_millis(),
+                ))));
+            }
+            _ = self.shutdown.wait_for(|s| *s) => None,
+        };
+        let Some(permit) = permit else { return Err(self.shutting_down()) };
+        permit.send(item);
+        Ok(())
+    }
+}

@@ -37,6 +37,9 @@ pub enum ArenaError {
 /// A seat kept open for an external bot.
 #[derive(Debug, Clone)]
 pub struct OpenSeat {
+    /// The server that holds the table (`http://host:port`), the arena's own embedded
+    /// one or the one it was pointed at.
+    pub server: String,
     /// The table.
     pub table_id: String,
     /// The seat.
@@ -168,6 +171,7 @@ pub async fn play_remote(
         if config.entries[plan.seating[seat]] == Entry::Open {
             open = true;
             on_open(&OpenSeat {
+                server: url.to_string(),
                 table_id: table_id.clone(),
                 seat: seat as u32,
                 token: sc.token().to_string(),
@@ -250,6 +254,10 @@ pub async fn run(
             let cfg = skat_server::ServerConfig {
                 addr: "127.0.0.1:0".parse().map_err(|e| ArenaError::Config(format!("{e}")))?,
                 max_tables: plans.len() + 16,
+                // One local client (this arena and the open seats' bots) plays every table.
+                max_tables_per_client: plans.len() + 16,
+                max_streams_per_client: usize::MAX,
+                max_deals: config.deals.max(skat_server::ServerConfig::default().max_deals),
                 default_action_ms: 0,
                 default_deal_ms: 0,
                 ..skat_server::ServerConfig::default()

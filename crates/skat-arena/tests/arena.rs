@@ -115,3 +115,24 @@ async fn bad_configurations_are_refused() {
     cfg.entries.push(Entry::Open);
     assert!(run(&cfg, no_open()).await.is_err(), "open seats need a server");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_open_seat_played_from_outside_finishes_a_36_deal_list() {
+    // The open seat's bot is started from the hint, as a user would: server, table, token.
+    let on_open: Arc<dyn Fn(&OpenSeat) + Send + Sync> = Arc::new(|s: &OpenSeat| {
+        let (server, table, token) = (s.server.clone(), s.table_id.clone(), s.token.clone());
+        assert!(server.starts_with("http://127.0.0.1:"), "the hint names the server: {server}");
+        tokio::spawn(async move {
+            let mut bot = skat_bots::Strategy::by_name("random", 3).unwrap();
+            skat_sdk::play::play_with_token(&server, &table, &token, &mut bot).await.unwrap();
+        });
+    });
+    let cfg = config(&["heuristic", "random", "open"], 1, 36, Mode::Embedded);
+    let (outcomes, standings) = tokio::time::timeout(std::time::Duration::from_secs(300), run(&cfg, on_open))
+        .await
+        .expect("the arena must finish, not hang at the end of the list")
+        .unwrap();
+    assert_eq!(outcomes.len(), 3, "one table per rotation");
+    assert!(outcomes.iter().all(|o| o.records.len() == 36));
+    assert_eq!(standings.tables, 3);
+}

@@ -190,3 +190,27 @@ fn serve_demo_prints_the_live_game_and_stops_on_sigterm() {
     let status = child.wait().unwrap();
     assert!(status.success(), "{status:?}");
 }
+
+#[test]
+fn loadbench_stops_on_time_mid_deal_and_reports() {
+    use std::time::{Duration, Instant};
+    let mut child = skat()
+        .args(["loadbench", "--tables", "3", "--deals", "144", "--duration", "1s"])
+        .args(["--idle-tables", "0", "--baseline", "100ms"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("loadbench --duration 1s was still running after 60 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("stopped by --duration"), "{text}");
+    assert!(text.contains("deals/s"), "{text}");
+}

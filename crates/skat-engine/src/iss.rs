@@ -193,7 +193,17 @@ impl IssResult {
                     ForfeitReason::Left => (seat, -1),
                     ForfeitReason::Timeout => (-1, seat),
                 };
-                IssResult { penalty: true, left, timeout, ..none }
+                // What the standings charge: the offender as a declarer who lost a game
+                // worth the bid. `d:` and `v:` say so, so that a reader that scores `d:`
+                // and `v:` like any lost game reproduces the list and Seeger-Fabian.
+                IssResult {
+                    penalty: true,
+                    declarer: seat,
+                    value: -2 * i32::from(p.value),
+                    left,
+                    timeout,
+                    ..none
+                }
             }
             Outcome::Game(g) => {
                 let (left, timeout) = match g.end {
@@ -495,7 +505,12 @@ pub fn write(record: &DealRecord, meta: &RecordMeta) -> String {
                     moves.next();
                     format!("{}.{}", contract.iss_code(false), cards)
                 } else {
-                    cards.to_string()
+                    // A discard with no declaration after it (the declarer ran out of time
+                    // or left before declaring) has no form in the ISS grammar: a lone
+                    // `D1.D2` would read as a declaration. It changes nothing in the
+                    // result (the forfeit is charged at the bid either way), so the ISS
+                    // record leaves it out; the JSON record keeps every move.
+                    continue;
                 }
             }
             Action::Declare { contract } => {

@@ -85,8 +85,8 @@ pub fn run_cmd(args: Args) -> CmdResult {
     );
     let on_open: Arc<dyn Fn(&OpenSeat) + Send + Sync> = Arc::new(|s: &OpenSeat| {
         eprintln!(
-            "open seat: table {} seat {} token {} (list {}, rotation {}): skat bot --strategy NAME --server URL --table {} --token {}",
-            s.table_id, s.seat, s.token, s.list, s.rotation, s.table_id, s.token
+            "open seat: table {} seat {} token {} (list {}, rotation {}): skat bot --strategy NAME --server {} --table {} --token {}",
+            s.table_id, s.seat, s.token, s.list, s.rotation, s.server, s.table_id, s.token
         );
     });
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;

@@ -78,6 +78,10 @@ async fn bench(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             let config = ServerConfig {
                 addr: "127.0.0.1:0".parse()?,
                 max_tables: args.tables + args.idle_tables + 16,
+                // Every client of the benchmark is this process.
+                max_tables_per_client: usize::MAX,
+                max_streams_per_client: usize::MAX,
+                max_deals: args.deals.max(ServerConfig::default().max_deals),
                 default_action_ms: 0,
                 default_deal_ms: 0,
                 ..ServerConfig::default()
@@ -159,8 +163,9 @@ async fn bench(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let elapsed = start.elapsed().as_secs_f64();
     latencies.sort_unstable();
     let played = deals.load(Ordering::Relaxed);
+    let cut = if Instant::now() >= stop_at { " (stopped by --duration)" } else { "" };
     println!(
-        "load: {} tables x 3 random clients, {played} complete deals in {elapsed:.2} s, {} action RPCs ({refused} stale, ABORTED)",
+        "load: {} tables x 3 random clients, {played} complete deals in {elapsed:.2} s{cut}, {} action RPCs ({refused} stale, ABORTED)",
         args.tables,
         latencies.len()
     );
@@ -221,7 +226,9 @@ async fn random_seat(
     let mut latencies = Vec::with_capacity(1024);
     let mut aborted = 0;
     let count_deals = seat.seat() == 0;
-    while let Some(msg) = stream.next().await {
+    // Every wait ends at `stop_at`: a seat that stops must not leave the others of its
+    // table waiting for it.
+    while let Ok(Some(msg)) = tokio::time::timeout_at(stop_at.into(), stream.next()).await {
         let Some(WatchKind::Event(event)) = msg?.kind else { continue };
         match &event.kind {
             Some(Kind::DealEnded(_)) if count_deals => {
@@ -237,10 +244,11 @@ async fn random_seat(
         let legal = convert::legal_from(legal).map_err(|e| skat_sdk::SdkError::Protocol(e.0))?;
         let Some(action) = player.choose_from(&legal) else { continue };
         let t = Instant::now();
-        match seat.act(action, Some(event.seq)).await {
-            Ok(_) => latencies.push(t.elapsed()),
-            Err(s) if s.code() == tonic::Code::Aborted => aborted += 1,
-            Err(s) => return Err(s.into()),
+        match tokio::time::timeout_at(stop_at.into(), seat.act(action, Some(event.seq))).await {
+            Ok(Ok(_)) => latencies.push(t.elapsed()),
+            Ok(Err(s)) if s.code() == tonic::Code::Aborted => aborted += 1,
+            Ok(Err(s)) => return Err(s.into()),
+            Err(_) => break,
         }
     }
     Ok((latencies, aborted))

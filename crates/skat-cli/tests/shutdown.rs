@@ -1,0 +1,100 @@
+//! SIGTERM stops `skat serve` within `--drain` plus a few seconds, whatever its clients
+//! do: here 30 watch streams that are never read, on a table that keeps playing.
+
+use std::net::TcpListener;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use skat_bots::Strategy;
+use skat_proto::pb;
+use skat_proto::pb::skat_service_client::SkatServiceClient;
+use tonic::transport::{Channel, Endpoint};
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+async fn channel(url: &str, window: u32) -> Channel {
+    for _ in 0..200 {
+        let endpoint = Endpoint::from_shared(url.to_string())
+            .unwrap()
+            .initial_stream_window_size(Some(window))
+            .initial_connection_window_size(Some(65_535));
+        if let Ok(c) = endpoint.connect().await {
+            return c;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("server at {url} did not start");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_exits_within_drain_plus_grace_with_stalled_readers() {
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skat"))
+        .args(["serve", "--addr", &format!("127.0.0.1:{port}"), "--metrics-addr", "off", "--drain", "1s"])
+        .args(["--action-timeout", "0s", "--deal-clock", "0s"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut client = SkatServiceClient::new(channel(&url, 65_535).await);
+    let table = client
+        .create_table(pb::CreateTableRequest { deals: 144, seed: Some(3), ..Default::default() })
+        .await
+        .unwrap()
+        .into_inner()
+        .table_id;
+
+    // 30 readers that never read, on small HTTP/2 windows: they stall at once.
+    let mut stalled = Vec::new();
+    for _ in 0..30 {
+        let mut c = SkatServiceClient::new(channel(&url, 1024).await);
+        let req = pb::WatchTableRequest { table_id: table.clone(), after_seq: Some(0) };
+        stalled.push(c.watch_table(req).await.unwrap().into_inner());
+    }
+    let bots: Vec<_> = (0..3)
+        .map(|i| {
+            let (url, table) = (url.clone(), table.clone());
+            tokio::spawn(async move {
+                let mut bot = Strategy::by_name("random", i).unwrap();
+                let _ = skat_sdk::play::join_and_play(&url, &table, &format!("bot{i}"), None, &mut bot).await;
+            })
+        })
+        .collect();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let v = client.get_table(pb::GetTableRequest { table_id: table.clone() }).await.unwrap().into_inner();
+        if v.table.unwrap().seq > 600 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the bots did not play");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    let sent = Instant::now();
+    let ok = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(ok.success());
+    let exited = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if sent.elapsed() > Duration::from_secs(20) {
+            break None;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let took = sent.elapsed();
+    if exited.is_none() {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    for b in bots {
+        b.abort();
+    }
+    drop(stalled);
+    let status = exited.expect("the server was still running 20 s after SIGTERM");
+    assert!(took < Duration::from_secs(1 + 5), "exit took {took:?}: more than --drain 1s + 5 s");
+    assert!(status.success(), "a clean exit: {status:?}");
+}

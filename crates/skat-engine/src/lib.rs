@@ -44,6 +44,8 @@ pub mod contract;
 pub mod deal;
 pub mod dealing;
 pub mod events;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod iss;
 pub mod matches;
 pub mod position;

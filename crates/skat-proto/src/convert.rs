@@ -47,7 +47,7 @@ pub fn cards(set: CardSet) -> Vec<i32> {
 pub fn card_from(v: i32) -> Result<Card, ConvertError> {
     match u8::try_from(v - 1).ok().and_then(Card::from_index) {
         Some(c) if v >= 1 => Ok(c),
-        _ => bad(format!("{v} is not a card (CARD_D7 = 1 .. CARD_CJ = 32)")),
+        _ => bad(format!("{v} is not a card (the Card enum runs from 1 to 32)")),
     }
 }
 

@@ -8,6 +8,8 @@
 #![warn(missing_docs)]
 
 pub mod convert;
+#[doc(hidden)]
+pub mod fuzzing;
 
 /// The generated `skat.v1` messages, client and server.
 #[allow(missing_docs, clippy::all)]

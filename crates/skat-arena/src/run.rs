@@ -257,6 +257,7 @@ pub async fn run(
                 // One local client (this arena and the open seats' bots) plays every table.
                 max_tables_per_client: plans.len() + 16,
                 max_streams_per_client: usize::MAX,
+                max_connections_per_client: usize::MAX,
                 max_deals: config.deals.max(skat_server::ServerConfig::default().max_deals),
                 default_action_ms: 0,
                 default_deal_ms: 0,

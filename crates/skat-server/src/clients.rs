@@ -1,4 +1,5 @@
-//! What each client address holds: tables it created and streams it has open. Limits
+//! What each client address holds: tables it created, streams and connections it has
+//! open. Limits
 //! per client keep one anonymous client from using the server's shared limits up
 //! (`--max-tables`, the watcher slots) for everybody else.
 //!
@@ -9,7 +10,13 @@
 
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpStream;
+use tonic::transport::server::{Connected, TcpConnectInfo};
 
 /// What is counted per client.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,12 +25,15 @@ pub enum Resource {
     Tables,
     /// Open watch streams.
     Streams,
+    /// Open TCP connections.
+    Connections,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
 struct Usage {
     tables: usize,
     streams: usize,
+    connections: usize,
 }
 
 impl Usage {
@@ -31,7 +41,12 @@ impl Usage {
         match r {
             Resource::Tables => &mut self.tables,
             Resource::Streams => &mut self.streams,
+            Resource::Connections => &mut self.connections,
         }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.tables == 0 && self.streams == 0 && self.connections == 0
     }
 }
 
@@ -55,7 +70,7 @@ impl Drop for Permit {
         if let Some(u) = map.get_mut(&self.ip) {
             let n = u.of(self.resource);
             *n = n.saturating_sub(1);
-            if u.tables == 0 && u.streams == 0 {
+            if u.is_empty() {
                 map.remove(&self.ip);
             }
         }
@@ -74,7 +89,7 @@ impl Clients {
         let usage = map.entry(ip).or_default();
         let n = usage.of(resource);
         if *n >= limit {
-            if usage.tables == 0 && usage.streams == 0 {
+            if usage.is_empty() {
                 map.remove(&ip);
             }
             return None;
@@ -97,6 +112,66 @@ impl Clients {
     /// Whether no address holds anything.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+/// A TCP connection that holds its client's connection permit while it is open.
+#[derive(Debug)]
+pub struct Connection {
+    stream: TcpStream,
+    _permit: Permit,
+}
+
+impl Connection {
+    /// Admits `stream` if its client holds fewer than `limit` connections.
+    pub fn admit(clients: &Arc<Clients>, stream: TcpStream, limit: usize) -> Option<Connection> {
+        let ip = client_ip(stream.peer_addr().ok());
+        let permit = clients.acquire(ip, Resource::Connections, limit)?;
+        Some(Connection { stream, _permit: permit })
+    }
+}
+
+impl Connected for Connection {
+    type ConnectInfo = TcpConnectInfo;
+
+    fn connect_info(&self) -> TcpConnectInfo {
+        self.stream.connect_info()
+    }
+}
+
+impl AsyncRead for Connection {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for Connection {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write(cx, buf)
+    }
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_flush(cx)
+    }
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
+    }
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
     }
 }
 

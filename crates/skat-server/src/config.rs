@@ -31,9 +31,11 @@ pub struct ServerConfig {
     pub stream_stall_timeout: Duration,
     /// Most requests in flight on one connection (HTTP/2 streams beyond wait).
     pub max_concurrent_requests_per_connection: usize,
+    /// Most TCP connections one client address may hold open; more are closed at once.
+    pub max_connections_per_client: usize,
     /// Every table needs its join code (from CreateTable) to take a seat.
     pub private_tables: bool,
-    /// Largest gRPC message accepted or sent, in bytes.
+    /// Largest gRPC request accepted, in bytes (the largest valid one is under 1 KiB).
     pub max_message_bytes: usize,
     /// How long a table is kept after it finished, or after its last action.
     pub table_expiry: Duration,
@@ -88,11 +90,12 @@ impl Default for ServerConfig {
             max_joins_per_table: 64,
             max_spectators_per_table: 64,
             max_streams_per_seat: 4,
-            max_streams_per_client: 256,
+            max_streams_per_client: 64,
             stream_stall_timeout: Duration::from_secs(30),
-            max_concurrent_requests_per_connection: 64,
+            max_concurrent_requests_per_connection: 32,
+            max_connections_per_client: 64,
             private_tables: false,
-            max_message_bytes: 4 * 1024 * 1024,
+            max_message_bytes: 16 * 1024,
             table_expiry: Duration::from_secs(3600),
             default_action_ms: 30_000,
             default_deal_ms: 120_000,

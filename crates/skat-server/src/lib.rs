@@ -122,9 +122,10 @@ pub async fn start(
 
     let service =
         service::SkatServer::new(Arc::clone(&tables), Arc::clone(&config), metrics.clone(), stop_rx.clone());
-    let grpc = SkatServiceServer::new(service)
-        .max_decoding_message_size(config.max_message_bytes)
-        .max_encoding_message_size(config.max_message_bytes);
+    let service_clients = service.clients();
+    // Requests are small, so the limit applies to them; responses are built by the
+    // server from bounded tables.
+    let grpc = SkatServiceServer::new(service).max_decoding_message_size(config.max_message_bytes);
 
     let drain = config.drain;
     let mut stopped = stop_rx.clone();
@@ -137,6 +138,23 @@ pub async fn start(
         let _ = stop_tx.send(true);
     };
 
+    // Every connection counts against its client's limit while it is open.
+    let (clients, per_client) = (service_clients, config.max_connections_per_client);
+    let incoming = tokio_stream::StreamExt::filter_map(
+        tonic::transport::server::TcpIncoming::from(listener)
+            .with_nodelay(Some(true))
+            .with_keepalive(Some(Duration::from_secs(60))),
+        move |accepted| match accepted {
+            Ok(stream) => {
+                let admitted = clients::Connection::admit(&clients, stream, per_client);
+                if admitted.is_none() {
+                    tracing::debug!("connection refused: its address holds its limit of connections");
+                }
+                admitted.map(Ok)
+            }
+            Err(e) => Some(Err(e)),
+        },
+    );
     let serve = tonic::transport::Server::builder()
         // A client's own connection cannot take more than its share of the workers.
         .concurrency_limit_per_connection(config.max_concurrent_requests_per_connection)
@@ -152,12 +170,7 @@ pub async fn start(
         .add_service(reflection_v1alpha)
         .add_service(grpc)
         // Small messages both ways: Nagle's algorithm would hold each for a delayed ACK.
-        .serve_with_incoming_shutdown(
-            tonic::transport::server::TcpIncoming::from(listener)
-                .with_nodelay(Some(true))
-                .with_keepalive(Some(Duration::from_secs(60))),
-            on_shutdown,
-        );
+        .serve_with_incoming_shutdown(incoming, on_shutdown);
     // Graceful shutdown waits for every open response; a client that never reads its
     // stream would hold it forever. After the drain, `shutdown_grace` is all they get.
     let grace = config.shutdown_grace;

@@ -81,6 +81,11 @@ impl SkatServer {
         SkatServer { tables, clients: Arc::new(Clients::default()), config, metrics, shutdown }
     }
 
+    /// What each client address holds (shared with the connection limit).
+    pub fn clients(&self) -> Arc<Clients> {
+        Arc::clone(&self.clients)
+    }
+
     /// The table, or NOT_FOUND; for a table another replica owns, NOT_FOUND names the
     /// owner and carries its address in the `skat-owner` trailer (the redirect).
     fn table(&self, id: &str) -> Result<Arc<TableHandle>, Status> {

@@ -356,3 +356,24 @@ async fn malformed_and_oversized_requests_are_the_clients_fault() {
         .into_inner();
     assert!(stream.next().await.unwrap().is_ok());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_address_holds_a_bounded_number_of_connections() {
+    let server = TestServer::start(ServerConfig { max_connections_per_client: 2, ..config() }).await;
+    let mut first = server.client().await;
+    let mut second = server.client().await;
+    create(&mut first, 3, 1, 1).await;
+    create(&mut second, 3, 1, 2).await;
+    // A third connection from the same address is closed at once.
+    let mut third = Client::new(
+        tonic::transport::Endpoint::from_shared(format!("http://{}", server.server.addr))
+            .unwrap()
+            .connect_lazy(),
+    );
+    assert!(third.list_tables(pb::ListTablesRequest {}).await.is_err());
+    // Closing one makes room.
+    drop(first);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut fourth = server.client().await;
+    assert_eq!(fourth.list_tables(pb::ListTablesRequest {}).await.unwrap().into_inner().tables.len(), 2);
+}

@@ -81,6 +81,7 @@ async fn bench(args: Args) -> Result<(), Box<dyn std::error::Error>> {
                 // Every client of the benchmark is this process.
                 max_tables_per_client: usize::MAX,
                 max_streams_per_client: usize::MAX,
+                max_connections_per_client: usize::MAX,
                 max_deals: args.deals.max(ServerConfig::default().max_deals),
                 default_action_ms: 0,
                 default_deal_ms: 0,

@@ -45,21 +45,24 @@ pub struct Args {
     #[arg(long, env = "SKAT_MAX_STREAMS_PER_SEAT", default_value_t = 4)]
     pub max_streams_per_seat: usize,
     /// Most watch streams one client address may hold open at once.
-    #[arg(long, env = "SKAT_MAX_STREAMS_PER_CLIENT", default_value_t = 256)]
+    #[arg(long, env = "SKAT_MAX_STREAMS_PER_CLIENT", default_value_t = 64)]
     pub max_streams_per_client: usize,
     /// A stream whose reader takes no event for this long while events wait is ended
     /// (RESOURCE_EXHAUSTED; the client resumes with after_seq).
     #[arg(long, env = "SKAT_STREAM_STALL_TIMEOUT", default_value = "30s", value_parser = humantime::parse_duration)]
     pub stream_stall_timeout: Duration,
     /// Most requests in flight on one connection.
-    #[arg(long, env = "SKAT_MAX_REQUESTS_PER_CONNECTION", default_value_t = 64)]
+    #[arg(long, env = "SKAT_MAX_REQUESTS_PER_CONNECTION", default_value_t = 32)]
     pub max_requests_per_connection: usize,
+    /// Most TCP connections one client address may hold open (more are closed at once).
+    #[arg(long, env = "SKAT_MAX_CONNECTIONS_PER_CLIENT", default_value_t = 64)]
+    pub max_connections_per_client: usize,
     /// Make every table private: JoinTable needs the join code CreateTable returns, so
     /// strangers cannot take seats (use with --create-token).
     #[arg(long, env = "SKAT_PRIVATE_TABLES")]
     pub private_tables: bool,
-    /// Largest gRPC message in bytes.
-    #[arg(long, env = "SKAT_MAX_MESSAGE_BYTES", default_value_t = 4 * 1024 * 1024)]
+    /// Largest gRPC request in bytes (valid requests are under 1 KiB).
+    #[arg(long, env = "SKAT_MAX_MESSAGE_BYTES", default_value_t = 16 * 1024)]
     pub max_message_bytes: usize,
     /// How long a table is kept after it finished or after its last action, e.g. `1h`.
     #[arg(long, env = "SKAT_TABLE_EXPIRY", default_value = "1h", value_parser = humantime::parse_duration)]
@@ -125,6 +128,7 @@ impl Args {
             max_streams_per_client: self.max_streams_per_client,
             stream_stall_timeout: self.stream_stall_timeout,
             max_concurrent_requests_per_connection: self.max_requests_per_connection,
+            max_connections_per_client: self.max_connections_per_client,
             private_tables: self.private_tables,
             max_message_bytes: self.max_message_bytes,
             table_expiry: self.table_expiry,

@@ -82,7 +82,12 @@ def play(server, table_id, token=None, name="python-bot", seat=None, seed=1, max
                 if event.HasField("legal"):
                     _act_if_turn(stub, table_id, md, rng, event.seq)
         except grpc.RpcError as e:
-            if e.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED, grpc.StatusCode.UNKNOWN):
+            fell_behind = e.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and "fell behind" in (e.details() or "")
+            if not fell_behind and e.code() not in (
+                grpc.StatusCode.UNAVAILABLE,
+                grpc.StatusCode.CANCELLED,
+                grpc.StatusCode.UNKNOWN,
+            ):
                 raise
             failures += 1
             if failures > max_retries:

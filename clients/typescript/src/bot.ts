@@ -96,8 +96,11 @@ export async function play(opts: PlayOptions): Promise<Standing[]> {
       });
       if (standings) return standings;
     } catch (e) {
-      const code = (e as grpc.ServiceError).code;
-      if (code !== grpc.status.UNAVAILABLE || ++failures > 50) throw e;
+      const err = e as grpc.ServiceError;
+      // UNAVAILABLE: the server is going away; RESOURCE_EXHAUSTED "fell behind": the
+      // stream was ended because we read too slowly. Either way, resume with after_seq.
+      const fellBehind = err.code === grpc.status.RESOURCE_EXHAUSTED && String(err.details).includes("fell behind");
+      if ((err.code !== grpc.status.UNAVAILABLE && !fellBehind) || ++failures > 50) throw e;
       await new Promise((r) => setTimeout(r, Math.min(2000, 50 * 2 ** failures)));
       client = connect(opts.server);
     }

@@ -137,6 +137,8 @@ fn retryable(e: &SdkError) -> bool {
         SdkError::Connect { .. } => true,
         SdkError::Status(s) => {
             matches!(s.code(), Code::Unavailable | Code::Unknown | Code::Cancelled | Code::Internal)
+                // The server ended a stream that fell behind: resuming loses nothing.
+                || (s.code() == Code::ResourceExhausted && s.message().contains("fell behind"))
         }
         SdkError::Protocol(_) => false,
     }

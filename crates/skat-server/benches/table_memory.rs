@@ -1,0 +1,123 @@
+//! How much memory one table holds, counted by a counting allocator (live heap bytes,
+//! exact and repeatable, unlike RSS): seated and waiting for the first bid, played out
+//! to the end with random legal moves, every deal forfeited by the clock, and churned by
+//! join/leave to the join limit. These are the figures behind the memory bound in
+//! docs/server.md.
+//!
+//!     cargo bench -p skat-server --bench table_memory
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use skat_engine::MatchConfig;
+use skat_engine::random::RandomPlayer;
+use skat_proto::convert;
+use skat_server::table::{Table, TableConfig};
+
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: forwards to the system allocator and only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        LIVE.fetch_add(new_size, Ordering::Relaxed);
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn table(deals: u32, seed: u64, action_ms: u64, max_joins: usize, now: Instant) -> Table {
+    let config = TableConfig {
+        name: "a table name of a typical length".into(),
+        game: MatchConfig { deals, ..MatchConfig::standard(3, seed) },
+        action_ms,
+        deal_ms: 0,
+        join_code: None,
+        max_joins,
+    };
+    Table::new(format!("t{seed:012x}"), config, now).expect("valid config")
+}
+
+fn seat_all(t: &mut Table, now: Instant) {
+    for i in 0..3 {
+        t.join(&format!("player number {i}"), None, "", format!("{i:032x}"), now).expect("a seat");
+    }
+}
+
+/// Plays random legal moves to the end.
+fn play_out(t: &mut Table, seed: u64, now: Instant) {
+    let mut player = RandomPlayer::new(seed);
+    while !t.is_finished() {
+        let public = t.view(None, now);
+        let seat = public.deal.as_ref().expect("a deal").seat_to_move as u8;
+        let own = t.view(Some(seat), now);
+        let legal = convert::legal_from(own.deal.and_then(|d| d.legal).as_ref().expect("legal")).expect("valid");
+        let action = player.choose_from(&legal).expect("the seat to move has a move");
+        t.act(seat, action, None, now).expect("legal");
+    }
+}
+
+/// Lets every turn time out.
+fn forfeit_out(t: &mut Table, mut now: Instant) {
+    while let Some((turn, at)) = t.next_deadline() {
+        now = now.max(at);
+        t.on_deadline(turn, now);
+    }
+}
+
+fn measure(what: &str, build: impl FnOnce() -> Table) -> usize {
+    let before = LIVE.load(Ordering::Relaxed);
+    let t = build();
+    let bytes = LIVE.load(Ordering::Relaxed) - before;
+    println!("{what}: {:.1} KiB held, {} events in the log", bytes as f64 / 1024.0, t.seq());
+    drop(t);
+    bytes
+}
+
+fn main() {
+    let now = Instant::now();
+    measure("seated, waiting for the first bid", || {
+        let mut t = table(36, 1, 0, 64, now);
+        seat_all(&mut t, now);
+        t
+    });
+    for deals in [36, 144] {
+        let mut worst = 0;
+        for seed in 1..=5 {
+            worst = worst.max(measure(&format!("{deals} deals played out (seed {seed})"), || {
+                let mut t = table(deals, seed, 0, 64, now);
+                seat_all(&mut t, now);
+                play_out(&mut t, seed, now);
+                t
+            }));
+        }
+        println!("  => {deals} deals: at most {:.1} KiB", worst as f64 / 1024.0);
+    }
+    measure("144 deals, every turn timed out (clock 1 ms, nobody acts)", || {
+        let mut t = table(144, 9, 1, 64, now);
+        seat_all(&mut t, now);
+        forfeit_out(&mut t, now + Duration::from_millis(1));
+        t
+    });
+    measure("waiting table churned by join/leave to the limit of 64 joins", || {
+        let mut t = table(36, 10, 0, 64, now);
+        for i in 0..64 {
+            let seat = t.join(&"x".repeat(64), None, "", format!("{i:032x}"), now).expect("a seat");
+            t.leave(seat, now).expect("leave");
+        }
+        t
+    });
+}

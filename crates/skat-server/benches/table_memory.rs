@@ -64,7 +64,8 @@ fn play_out(t: &mut Table, seed: u64, now: Instant) {
         let public = t.view(None, now);
         let seat = public.deal.as_ref().expect("a deal").seat_to_move as u8;
         let own = t.view(Some(seat), now);
-        let legal = convert::legal_from(own.deal.and_then(|d| d.legal).as_ref().expect("legal")).expect("valid");
+        let legal =
+            convert::legal_from(own.deal.and_then(|d| d.legal).as_ref().expect("legal")).expect("valid");
         let action = player.choose_from(&legal).expect("the seat to move has a move");
         t.act(seat, action, None, now).expect("legal");
     }

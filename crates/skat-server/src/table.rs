@@ -592,6 +592,34 @@ mod tests {
         Table::new("t1".into(), config, now).unwrap()
     }
 
+    /// A timer is armed for one turn; it may act only if that very turn is still open
+    /// when it fires (the authority is checked at use, not when the timer was armed).
+    #[test]
+    fn a_deadline_fires_only_for_the_turn_it_was_armed_for() {
+        let t0 = Instant::now();
+        let mut t = table(t0);
+        t.config.action_ms = 1000;
+        for i in 0..3 {
+            t.join("p", None, "", format!("p{i}"), t0).unwrap();
+        }
+        let (turn, at) = t.next_deadline().expect("a clock runs");
+        let seat = t.game.seat_to_move().unwrap();
+        let seq = t.seq();
+        // The seat acts in time; the old timer then fires and must change nothing.
+        t.act(seat, Action::Pass, Some(seq), t0).unwrap();
+        let after = t.seq();
+        assert_eq!(t.on_deadline(turn, at), None);
+        assert_eq!(t.seq(), after);
+        // The seat leaves and a newcomer takes it: the old turn's timer still does nothing.
+        let (turn2, at2) = t.next_deadline().unwrap();
+        let mover = t.game.seat_to_move().unwrap();
+        t.leave(mover, t0).unwrap();
+        t.join("newcomer", Some(mover), "", "new".into(), t0).unwrap();
+        let settled = t.seq();
+        assert_eq!(t.on_deadline(turn2, at2), None);
+        assert_eq!(t.seq(), settled);
+    }
+
     #[test]
     fn joining_and_leaving_a_waiting_table_does_not_keep_it_alive() {
         let t0 = Instant::now();

@@ -28,17 +28,30 @@ async fn channel(url: &str, window: u32) -> Channel {
     panic!("server at {url} did not start");
 }
 
+/// Kills the server if the test fails before it exits.
+struct Server(std::process::Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_exits_within_drain_plus_grace_with_stalled_readers() {
     let port = free_port();
     let url = format!("http://127.0.0.1:{port}");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_skat"))
-        .args(["serve", "--addr", &format!("127.0.0.1:{port}"), "--metrics-addr", "off", "--drain", "1s"])
-        .args(["--action-timeout", "0s", "--deal-clock", "0s", "--max-connections-per-client", "64"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut server = Server(
+        Command::new(env!("CARGO_BIN_EXE_skat"))
+            .args(["serve", "--addr", &format!("127.0.0.1:{port}"), "--metrics-addr", "off", "--drain", "1s"])
+            .args(["--action-timeout", "0s", "--deal-clock", "0s", "--max-connections-per-client", "64"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let child = &mut server.0;
     let mut client = SkatServiceClient::new(channel(&url, 65_535).await);
     let table = client
         .create_table(pb::CreateTableRequest { deals: 144, seed: Some(3), ..Default::default() })
@@ -86,10 +99,6 @@ async fn sigterm_exits_within_drain_plus_grace_with_stalled_readers() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     };
     let took = sent.elapsed();
-    if exited.is_none() {
-        let _ = child.kill();
-        let _ = child.wait();
-    }
     for b in bots {
         b.abort();
     }

@@ -3,32 +3,101 @@
 //!
 //! Outbound (engine → protobuf) conversions cannot fail. Inbound ones return
 //! [`ConvertError`], which the server answers with `INVALID_ARGUMENT`: an unknown card,
-//! a game type left unspecified, a bid that is not on the ladder.
+//! a game type left unspecified, a bid that is not on the ladder. Refusals of the rules
+//! get their contract reason here too ([`rule_reason`], [`match_reason`]).
 
 use skat_engine::events::EventView;
-use skat_engine::matches::{Seat, SeatStanding};
+use skat_engine::matches::{MatchError, Seat, SeatStanding};
 use skat_engine::view::TrickView;
 use skat_engine::{
     Action, Announcement, AuctionCall, Bid, Call, Card, CardSet, Contract, Dealt, ForfeitReason, GameType,
-    LegalActions, Outcome, Phase, Position, Trick, View,
+    LegalActions, Outcome, Phase, Position, RuleError, Trick, View,
 };
 
 use crate::pb;
 
-/// A request field that does not describe a valid engine value.
+/// A request field that does not describe a valid engine value: why (a stable
+/// [`pb::ErrorReason`]) and a message for people.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConvertError(pub String);
+pub struct ConvertError {
+    /// Which field was wrong, as the contract names it.
+    pub reason: pb::ErrorReason,
+    /// What was wrong.
+    pub message: String,
+}
 
 impl std::fmt::Display for ConvertError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 
 impl std::error::Error for ConvertError {}
 
-fn bad<T>(msg: impl Into<String>) -> Result<T, ConvertError> {
-    Err(ConvertError(msg.into()))
+fn bad<T>(reason: pb::ErrorReason, msg: impl Into<String>) -> Result<T, ConvertError> {
+    Err(ConvertError { reason, message: msg.into() })
+}
+
+/// The stable reason of a refusal by the rules, and the facts a client may branch on
+/// (public ones only: never a card).
+pub fn rule_reason(e: &RuleError) -> (pb::ErrorReason, Vec<(&'static str, String)>) {
+    use pb::ErrorReason as R;
+    match e {
+        RuleError::DealOver => (R::DealOver, vec![]),
+        RuleError::NotYourTurn { to_move, .. } => (R::NotYourTurn, vec![("to_move", to_move.to_string())]),
+        RuleError::WrongPhase { phase, .. } => (R::WrongPhase, vec![("phase", phase.to_string())]),
+        RuleError::BidTooLow { min } => (R::BidTooLow, vec![("min_bid", min.value().to_string())]),
+        RuleError::NoHigherBid => (R::NoHigherBid, vec![]),
+        RuleError::MustAnswer { bid } => (R::MustAnswer, vec![("bid", bid.value().to_string())]),
+        RuleError::NothingToHold => (R::NothingToHold, vec![]),
+        RuleError::NotDeclarer { .. } => (R::NotDeclarer, vec![]),
+        RuleError::DiscardCount => (R::InvalidDiscard, vec![]),
+        RuleError::NotInHand { .. } => (R::NotInHand, vec![]),
+        RuleError::AnnouncementNeedsHand => (R::AnnouncementNeedsHand, vec![]),
+        RuleError::NullAnnouncement => (R::NullAnnouncement, vec![]),
+        RuleError::NullBelowBid { bid, .. } => (R::NullBelowBid, vec![("bid", bid.value().to_string())]),
+        RuleError::MustFollowSuit { led } => (R::MustFollowSuit, vec![("led", (*led).to_string())]),
+        RuleError::AlreadyResigned => (R::AlreadyResigned, vec![]),
+        RuleError::AlreadyClaimed => (R::AlreadyClaimed, vec![]),
+    }
+}
+
+/// The stable reason of a refusal by the match (a rule, or the match's frame).
+pub fn match_reason(e: &MatchError) -> (pb::ErrorReason, Vec<(&'static str, String)>) {
+    use pb::ErrorReason as R;
+    match e {
+        MatchError::Rule(r) => rule_reason(r),
+        MatchError::Seats(_) | MatchError::NoDeals => (R::InvalidSettings, vec![]),
+        MatchError::UnknownSeat(_) => (R::InvalidSeat, vec![]),
+        MatchError::SittingOut(_) => (R::SittingOut, vec![]),
+        MatchError::MatchOver => (R::TableFinished, vec![]),
+    }
+}
+
+/// The reason's name as it travels in `ErrorInfo.reason` (`NOT_YOUR_TURN`).
+pub fn reason_name(r: pb::ErrorReason) -> &'static str {
+    let name = r.as_str_name();
+    name.strip_prefix("ERROR_REASON_").unwrap_or(name)
+}
+
+/// `ErrorInfo.domain` of the server's refusals.
+pub const ERROR_DOMAIN: &str = "skat.v1";
+
+/// The contract reason a refused call carries in its `google.rpc.ErrorInfo` detail, if
+/// any (clients branch on this, never on the message).
+pub fn status_reason(status: &tonic::Status) -> Option<pb::ErrorReason> {
+    use tonic_types::StatusExt;
+    let info = status.get_error_details().error_info()?.clone();
+    if info.domain != ERROR_DOMAIN {
+        return None;
+    }
+    reason_from_name(&info.reason)
+}
+
+/// The reason an `ErrorInfo.reason` names, if it is one of the contract's.
+pub fn reason_from_name(name: &str) -> Option<pb::ErrorReason> {
+    pb::ErrorReason::from_str_name(&format!("ERROR_REASON_{name}"))
+        .filter(|r| *r != pb::ErrorReason::Unspecified)
 }
 
 // ----- cards ------------------------------------------------------------------------
@@ -47,7 +116,9 @@ pub fn cards(set: CardSet) -> Vec<i32> {
 pub fn card_from(v: i32) -> Result<Card, ConvertError> {
     match u8::try_from(v - 1).ok().and_then(Card::from_index) {
         Some(c) if v >= 1 => Ok(c),
-        _ => bad(format!("{v} is not a card (the Card enum runs from 1 to 32)")),
+        _ => {
+            bad(pb::ErrorReason::InvalidCard, format!("{v} is not a card (the Card enum runs from 1 to 32)"))
+        }
     }
 }
 
@@ -57,7 +128,7 @@ pub fn cards_from(v: &[i32]) -> Result<CardSet, ConvertError> {
     for c in v {
         let c = card_from(*c)?;
         if set.contains(c) {
-            return bad(format!("{c} is named twice"));
+            return bad(pb::ErrorReason::DuplicateCard, format!("{c} is named twice"));
         }
         set.insert(c);
     }
@@ -102,7 +173,10 @@ pub fn game_type_from(v: i32) -> Result<GameType, ConvertError> {
         Ok(pb::GameType::Clubs) => Ok(GameType::Clubs),
         Ok(pb::GameType::Grand) => Ok(GameType::Grand),
         Ok(pb::GameType::Null) => Ok(GameType::Null),
-        _ => bad(format!("{v} is not a game type")),
+        _ => bad(
+            pb::ErrorReason::InvalidGame,
+            format!("{v} is not a game type (GAME_TYPE_DIAMONDS = 1 ... GAME_TYPE_NULL = 6)"),
+        ),
     }
 }
 
@@ -123,7 +197,7 @@ pub fn announcement_from(v: i32) -> Result<Announcement, ConvertError> {
         Ok(pb::Announcement::Schneider) => Ok(Announcement::Schneider),
         Ok(pb::Announcement::Schwarz) => Ok(Announcement::Schwarz),
         Ok(pb::Announcement::Ouvert) => Ok(Announcement::Ouvert),
-        Err(_) => bad(format!("{v} is not an announcement")),
+        Err(_) => bad(pb::ErrorReason::InvalidAnnouncement, format!("{v} is not an announcement")),
     }
 }
 
@@ -176,11 +250,17 @@ pub fn bid_action(call: i32, value: u32) -> Result<Action, ConvertError> {
     match pb::BidCall::try_from(call) {
         Ok(pb::BidCall::Say) => match u16::try_from(value).ok().and_then(Bid::new) {
             Some(value) => Ok(Action::Bid { value }),
-            None => bad(format!("{value} is not on the bid ladder (18, 20, 22, 23, 24, 27, ... 264)")),
+            None => {
+                let ladder: Vec<String> = skat_engine::bid::LADDER.iter().map(u16::to_string).collect();
+                bad(
+                    pb::ErrorReason::InvalidBid,
+                    format!("{value} is not on the bid ladder ({})", ladder.join(", ")),
+                )
+            }
         },
         Ok(pb::BidCall::Hold) => Ok(Action::Hold),
         Ok(pb::BidCall::Pass) => Ok(Action::Pass),
-        _ => bad("call must be BID_CALL_SAY, BID_CALL_HOLD or BID_CALL_PASS"),
+        _ => bad(pb::ErrorReason::InvalidCall, "call must be BID_CALL_SAY, BID_CALL_HOLD or BID_CALL_PASS"),
     }
 }
 
@@ -188,7 +268,7 @@ pub fn bid_action(call: i32, value: u32) -> Result<Action, ConvertError> {
 pub fn discard_action(v: &[i32]) -> Result<Action, ConvertError> {
     let cards = cards_from(v)?;
     if cards.len() != 2 {
-        return bad("discard exactly two cards");
+        return bad(pb::ErrorReason::InvalidDiscard, "discard exactly two cards");
     }
     Ok(Action::Discard { cards })
 }

@@ -26,6 +26,17 @@ pub enum SdkError {
     Protocol(String),
 }
 
+impl SdkError {
+    /// Why the server refused the call, as the contract names it (`NotYourTurn`,
+    /// `MustFollowSuit`, `StaleSeq`...): branch on this, not on the message.
+    pub fn reason(&self) -> Option<skat_proto::pb::ErrorReason> {
+        match self {
+            SdkError::Status(s) => skat_proto::convert::status_reason(s),
+            _ => None,
+        }
+    }
+}
+
 /// Connects to a server URL such as `http://127.0.0.1:50051`.
 pub async fn connect(url: &str) -> Result<SkatServiceClient<Channel>, SdkError> {
     let endpoint = Endpoint::from_shared(url.to_string())

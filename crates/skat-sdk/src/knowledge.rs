@@ -55,7 +55,7 @@ impl Knowledge {
         let bad = |what: &str| SdkError::Protocol(format!("view: {what}"));
         let seat = view.your_seat.ok_or_else(|| bad("no seat"))?;
         let d = view.deal.as_ref().ok_or_else(|| bad("no deal"))?;
-        let cards = |v: &[i32]| convert::cards_from(v).map_err(|e| bad(&e.0));
+        let cards = |v: &[i32]| convert::cards_from(v).map_err(|e| bad(&e.message));
         let position =
             convert::position_from(d.your_position).ok_or_else(|| bad("the seat sits this deal out"))?;
         let seats: [u32; 3] = d.position_seats.clone().try_into().map_err(|_| bad("position_seats"))?;
@@ -64,7 +64,7 @@ impl Knowledge {
             let cs = t
                 .cards
                 .iter()
-                .map(|c| convert::card_from(*c).map_err(|e| bad(&e.0)))
+                .map(|c| convert::card_from(*c).map_err(|e| bad(&e.message)))
                 .collect::<Result<Vec<_>, _>>()?;
             Ok((leader, cs, convert::position_from(t.winner)))
         };
@@ -110,11 +110,16 @@ impl Knowledge {
             phase: convert::phase_from(d.phase).ok_or_else(|| bad("phase"))?,
             hand: cards(&d.hand)?,
             legal: convert::legal_from(d.legal.as_ref().ok_or_else(|| bad("legal"))?)
-                .map_err(|e| bad(&e.0))?,
+                .map_err(|e| bad(&e.message))?,
             auction,
             bid: if d.bid == 0 { None } else { u16::try_from(d.bid).ok().and_then(Bid::new) },
             declarer: convert::position_from(d.declarer),
-            contract: d.contract.as_ref().map(convert::contract_from).transpose().map_err(|e| bad(&e.0))?,
+            contract: d
+                .contract
+                .as_ref()
+                .map(convert::contract_from)
+                .transpose()
+                .map_err(|e| bad(&e.message))?,
             hand_game: d.contract.as_ref().is_some_and(|c| c.hand),
             skat: cards(&d.skat)?,
             discards: cards(&d.discards)?,

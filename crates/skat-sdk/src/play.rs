@@ -138,7 +138,7 @@ fn retryable(e: &SdkError) -> bool {
         SdkError::Status(s) => {
             matches!(s.code(), Code::Unavailable | Code::Unknown | Code::Cancelled | Code::Internal)
                 // The server ended a stream that fell behind: resuming loses nothing.
-                || (s.code() == Code::ResourceExhausted && s.message().contains("fell behind"))
+                || skat_proto::convert::status_reason(s) == Some(skat_proto::pb::ErrorReason::StreamBehind)
         }
         SdkError::Protocol(_) => false,
     }

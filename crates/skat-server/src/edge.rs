@@ -9,7 +9,10 @@
 //! `tests/hostile.rs`, so an upgrade that changes it fails loudly) and leaves every
 //! other response untouched.
 
+use skat_proto::pb::ErrorReason as R;
 use tonic::{Code, Status};
+
+use crate::error::Refusal;
 
 /// Messages tonic gives to a request it could not decode.
 const DECODE_FAILURES: [&str; 3] = [
@@ -23,12 +26,14 @@ const TOO_LARGE: &str = "Error, decoded message length too large";
 /// The corrected status for a status tonic produced, if it needs one.
 pub fn corrected(status: &Status) -> Option<Status> {
     let message = status.message();
-    let code = match status.code() {
-        Code::Internal if DECODE_FAILURES.iter().any(|m| message.starts_with(m)) => Code::InvalidArgument,
-        Code::OutOfRange if message.starts_with(TOO_LARGE) => Code::ResourceExhausted,
+    let (code, reason) = match status.code() {
+        Code::Internal if DECODE_FAILURES.iter().any(|m| message.starts_with(m)) => {
+            (Code::InvalidArgument, R::MalformedRequest)
+        }
+        Code::OutOfRange if message.starts_with(TOO_LARGE) => (Code::ResourceExhausted, R::MessageTooLarge),
         _ => return None,
     };
-    Some(Status::new(code, format!("malformed request: {message}")))
+    Some(Refusal::new(code, reason, format!("malformed request: {message}")).status())
 }
 
 /// Rewrites a trailers-only error response whose status [`corrected`] corrects.
@@ -66,5 +71,10 @@ mod tests {
         let status = Status::from_header_map(response.headers()).unwrap();
         assert_eq!(status.code(), Code::InvalidArgument);
         assert!(status.message().contains("invalid wire type"));
+        assert_eq!(
+            crate::error::reason_of(&status),
+            Some(R::MalformedRequest),
+            "the detail survives the headers"
+        );
     }
 }

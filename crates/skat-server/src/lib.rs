@@ -10,6 +10,7 @@
 //! | seat tokens | [`auth`] |
 //! | per-client limits (tables, streams by address) | [`clients`] |
 //! | client faults that tonic reports as server faults, corrected | [`edge`] |
+//! | refusals: code, stable reason, message, mapped to the wire once | [`error`] |
 //! | one table: match, seats, clocks, log, views | [`table`] |
 //! | all tables, per-table lock, timers, expiry | [`tables`] |
 //! | the gRPC service (thin: convert, call, map errors) | [`service`] |
@@ -23,6 +24,7 @@ pub mod auth;
 pub mod clients;
 pub mod config;
 pub mod edge;
+pub mod error;
 pub mod metrics;
 pub mod service;
 pub mod stream;

@@ -9,16 +9,18 @@ use std::time::Instant;
 use skat_engine::matches::Seat;
 use skat_engine::{Action, MatchConfig};
 use skat_proto::convert;
+use skat_proto::pb::ErrorReason as R;
 use skat_proto::pb::skat_service_server::SkatService;
 use skat_proto::pb::{self, watch_table_response::Kind as WatchKind};
 use tokio::sync::watch;
 use tokio_stream::Stream;
 use tonic::metadata::MetadataMap;
-use tonic::{Request, Response, Status};
+use tonic::{Code, Request, Response, Status};
 
 use crate::auth;
 use crate::clients::{Clients, Resource, client_ip};
 use crate::config::ServerConfig;
+use crate::error::Refusal;
 use crate::metrics::Metrics;
 use crate::stream::{Feed, Watcher};
 use crate::table::{Table, TableConfig, TableError};
@@ -40,34 +42,25 @@ pub const OWNER_METADATA: &str = "skat-owner";
 /// The WatchTable stream.
 pub type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchTableResponse, Status>> + Send>>;
 
-fn table_error(e: TableError) -> Status {
-    match e {
-        TableError::Stale { .. } => Status::aborted(e.to_string()),
-        TableError::Full | TableError::SeatTaken(_) | TableError::JoinLimit(_) => {
-            Status::resource_exhausted(e.to_string())
-        }
-        TableError::NoSuchSeat(_) => Status::invalid_argument(e.to_string()),
-        TableError::JoinCode => Status::permission_denied(e.to_string()),
-        TableError::Waiting | TableError::Finished { .. } | TableError::Refused(_) => {
-            Status::failed_precondition(e.to_string())
-        }
-    }
-}
-
-fn invalid(e: convert::ConvertError) -> Status {
-    Status::invalid_argument(e.0)
-}
-
 fn no_token() -> Status {
-    Status::unauthenticated("this call needs `authorization: Bearer <seat token>` from JoinTable")
+    Refusal::new(
+        Code::Unauthenticated,
+        R::TokenRequired,
+        "this call needs `authorization: Bearer <seat token>` from JoinTable",
+    )
+    .into()
 }
 
 /// The seat `token` holds at `table`, checked under the table's lock by the caller so
 /// that the seat cannot change hands between the check and its use.
 fn seat_in(table: &Table, token: &str) -> Result<Seat, Status> {
-    table
-        .seat_of_token(token)
-        .ok_or_else(|| Status::permission_denied("this token holds no seat at this table"))
+    table.seat_of_token(token).ok_or_else(|| {
+        Refusal::new(Code::PermissionDenied, R::NotSeated, "this token holds no seat at this table").into()
+    })
+}
+
+fn invalid_settings(message: impl Into<String>) -> Status {
+    Refusal::new(Code::InvalidArgument, R::InvalidSettings, message).into()
 }
 
 impl SkatServer {
@@ -96,14 +89,21 @@ impl SkatServer {
         if let Some(node) = self.config.foreign_owner(id)
             && let Some(addr) = self.config.peer_address(node)
         {
-            let mut status =
-                Status::not_found(format!("table `{shown}` lives on server {node} at {addr}: connect there"));
+            let mut status = Refusal::new(
+                Code::NotFound,
+                R::TableElsewhere,
+                format!("table `{shown}` lives on server {node} at {addr}: connect there"),
+            )
+            .with("owner", &addr)
+            .status();
             if let Ok(v) = addr.parse() {
                 status.metadata_mut().insert(OWNER_METADATA, v);
             }
             return Err(status);
         }
-        Err(Status::not_found(format!("no table `{shown}`")))
+        let message =
+            if id.is_empty() { "no table id given".to_string() } else { format!("no table `{shown}`") };
+        Err(Refusal::new(Code::NotFound, R::TableNotFound, message).into())
     }
 
     fn finish<T>(
@@ -143,8 +143,8 @@ impl SkatServer {
         let (seat, action, seq, extra) = {
             let mut t = handle.lock();
             let seat = seat_in(&t, &token)?;
-            let action = action.map_err(invalid)?;
-            let seq = t.act(seat, action, expected_seq, Instant::now()).map_err(table_error)?;
+            let action = action.map_err(Refusal::from)?;
+            let seq = t.act(seat, action, expected_seq, Instant::now())?;
             let extra = then(&t, seat);
             (seat, action, seq, extra)
         };
@@ -169,11 +169,21 @@ impl SkatService for SkatServer {
             if let Some(required) = &self.config.create_token {
                 match auth::bearer(request.metadata())? {
                     Some(t) if auth::same_token(&t, required) => {}
-                    Some(_) => return Err(Status::permission_denied("wrong server token for CreateTable")),
+                    Some(_) => {
+                        return Err(Refusal::new(
+                            Code::PermissionDenied,
+                            R::WrongServerToken,
+                            "wrong server token for CreateTable",
+                        )
+                        .into());
+                    }
                     None => {
-                        return Err(Status::unauthenticated(
+                        return Err(Refusal::new(
+                            Code::Unauthenticated,
+                            R::TokenRequired,
                             "CreateTable needs `authorization: Bearer <server token>`",
-                        ));
+                        )
+                        .into());
                     }
                 }
             }
@@ -181,17 +191,23 @@ impl SkatService for SkatServer {
             let seats = match req.seats {
                 0 | 3 => 3,
                 4 => 4,
-                n => return Err(Status::invalid_argument(format!("a table has 3 or 4 seats, not {n}"))),
+                n => return Err(invalid_settings(format!("a table has 3 or 4 seats, not {n}"))),
             };
             let mut game = MatchConfig::standard(seats, 0);
             if req.deals > 0 {
                 game.deals = req.deals;
             }
             if game.deals > self.config.max_deals {
-                return Err(Status::invalid_argument(format!(
-                    "at most {} deals per table on this server (asked for {})",
-                    self.config.max_deals, game.deals
-                )));
+                return Err(Refusal::new(
+                    Code::InvalidArgument,
+                    R::InvalidSettings,
+                    format!(
+                        "at most {} deals per table on this server (asked for {})",
+                        self.config.max_deals, game.deals
+                    ),
+                )
+                .with("max_deals", self.config.max_deals)
+                .into());
             }
             game.seed = match req.seed {
                 Some(s) => s,
@@ -203,9 +219,7 @@ impl SkatService for SkatServer {
             });
             const DAY_MS: u64 = 24 * 3600 * 1000;
             if tc.action_ms > DAY_MS || tc.deal_ms > DAY_MS {
-                return Err(Status::invalid_argument(
-                    "time limits are at most one day (86400000 ms); 0 means none",
-                ));
+                return Err(invalid_settings("time limits are at most one day (86400000 ms); 0 means none"));
             }
             let join_code =
                 if req.private || self.config.private_tables { Some(auth::new_token()?) } else { None };
@@ -222,22 +236,26 @@ impl SkatService for SkatServer {
                 Some(node) => format!("{node}.{suffix:012x}"),
                 None => format!("t{suffix:012x}"),
             };
-            let table = Table::new(id.clone(), config, Instant::now())
-                .map_err(|e| Status::invalid_argument(e.to_string()))?;
+            let table = Table::new(id.clone(), config, Instant::now()).map_err(TableError::from)?;
             let view = table.view(None, Instant::now());
             let permit =
                 self.clients.acquire(ip, Resource::Tables, self.config.max_tables_per_client).ok_or_else(|| {
-                    Status::resource_exhausted(format!(
-                        "your address holds its limit of {} tables; they expire {} s after they finish or go idle",
+                    Refusal::limit(
+                        "max-tables-per-client",
                         self.config.max_tables_per_client,
-                        self.config.table_expiry.as_secs()
-                    ))
+                        format!(
+                            "your address holds its limit of {} tables; they expire {} s after they finish or go idle",
+                            self.config.max_tables_per_client,
+                            self.config.table_expiry.as_secs()
+                        ),
+                    )
                 })?;
             self.tables.insert(table, self.config.max_tables, Some(permit)).ok_or_else(|| {
-                Status::resource_exhausted(format!(
-                    "the server holds its limit of {} tables",
-                    self.config.max_tables
-                ))
+                Refusal::limit(
+                    "max-tables",
+                    self.config.max_tables,
+                    format!("the server holds its limit of {} tables", self.config.max_tables),
+                )
             })?;
             self.metrics.tables.set(self.tables.len() as i64);
             tracing::info!(table = %id, seats, deals = game.deals, private = join_code.is_some(), "table created");
@@ -279,15 +297,15 @@ impl SkatService for SkatServer {
         let result = (|| {
             let handle = self.table(&req.table_id)?;
             let seat = match req.seat {
-                Some(s) => Some(Seat::try_from(s).map_err(|_| Status::invalid_argument("no such seat"))?),
+                Some(s) => Some(Seat::try_from(s).map_err(|_| {
+                    Refusal::new(Code::InvalidArgument, R::InvalidSeat, format!("this table has no seat {s}"))
+                })?),
                 None => None,
             };
             let token = auth::new_token()?;
             let (seat, view) = {
                 let mut t = handle.lock();
-                let seat = t
-                    .join(&req.name, seat, &req.join_code, token.clone(), Instant::now())
-                    .map_err(table_error)?;
+                let seat = t.join(&req.name, seat, &req.join_code, token.clone(), Instant::now())?;
                 (seat, t.view(Some(seat), Instant::now()))
             };
             tracing::info!(seat, "seat taken");
@@ -310,7 +328,7 @@ impl SkatService for SkatServer {
             let (seat, seq) = {
                 let mut t = handle.lock();
                 let seat = seat_in(&t, &token)?;
-                (seat, t.leave(seat, Instant::now()).map_err(table_error)?)
+                (seat, t.leave(seat, Instant::now())?)
             };
             tracing::info!(table = %request.get_ref().table_id, seat, "seat left");
             self.changed(&handle);
@@ -352,10 +370,14 @@ impl SkatService for SkatServer {
                 .clients
                 .acquire(ip, Resource::Streams, self.config.max_streams_per_client)
                 .ok_or_else(|| {
-                    Status::resource_exhausted(format!(
-                        "your address holds its limit of {} open streams",
-                        self.config.max_streams_per_client
-                    ))
+                    Refusal::limit(
+                        "max-streams-per-client",
+                        self.config.max_streams_per_client,
+                        format!(
+                            "your address holds its limit of {} open streams",
+                            self.config.max_streams_per_client
+                        ),
+                    )
                 })?;
             let t = handle.lock();
             let watcher = match token {
@@ -370,10 +392,13 @@ impl SkatService for SkatServer {
                     (Some(pb::WatchTableResponse { kind: Some(WatchKind::Snapshot(snapshot)) }), seq)
                 }
                 Some(after) if after > t.seq() => {
-                    return Err(Status::out_of_range(format!(
-                        "after_seq {after} is ahead of the table (seq {})",
-                        t.seq()
-                    )));
+                    return Err(Refusal::new(
+                        Code::OutOfRange,
+                        R::AfterSeqAhead,
+                        format!("after_seq {after} is ahead of the table (seq {})", t.seq()),
+                    )
+                    .with("current_seq", t.seq())
+                    .into());
                 }
                 Some(after) => (None, after),
             };
@@ -517,9 +542,12 @@ impl SkatService for SkatServer {
                 Ok(pb::RecordFormat::Json) => true,
                 Ok(_) => false,
                 Err(_) => {
-                    return Err(Status::invalid_argument(
+                    return Err(Refusal::new(
+                        Code::InvalidArgument,
+                        R::InvalidRecordFormat,
                         "format must be RECORD_FORMAT_ISS or RECORD_FORMAT_JSON",
-                    ));
+                    )
+                    .into());
                 }
             };
             let records = handle.lock().records(json, &self.config.server_name);

@@ -18,11 +18,13 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use skat_engine::matches::Seat;
+use skat_proto::pb::ErrorReason as R;
 use skat_proto::pb::{self, watch_table_response::Kind as WatchKind};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio_stream::Stream;
-use tonic::Status;
+use tonic::{Code, Status};
 
+use crate::error::Refusal;
 use crate::tables::TableHandle;
 
 /// Responses buffered per stream.
@@ -135,9 +137,14 @@ impl Feed {
                 if let Watcher::Seat { seat, token } = &self.watcher
                     && t.seat_of_token(token) != Some(*seat)
                 {
-                    return Err(Stop::End(Status::permission_denied(format!(
-                        "this stream's token no longer holds seat {seat} (it left the table)"
-                    ))));
+                    return Err(Stop::End(
+                        Refusal::new(
+                            Code::PermissionDenied,
+                            R::SeatLost,
+                            format!("this stream's token no longer holds seat {seat} (it left the table)"),
+                        )
+                        .status(),
+                    ));
                 }
                 let events = t.events_after(self.cursor, self.watcher.seat(), BATCH);
                 let last = events.last().map_or(self.cursor, |e| e.seq);
@@ -157,7 +164,9 @@ impl Feed {
                 return Ok(());
             }
             if handle.is_closed() {
-                return Err(Stop::End(Status::not_found("the table has expired")));
+                return Err(Stop::End(
+                    Refusal::new(Code::NotFound, R::TableExpired, "the table has expired").status(),
+                ));
             }
             if *self.shutdown.borrow() {
                 return Err(self.shutting_down());
@@ -171,10 +180,15 @@ impl Feed {
     }
 
     fn shutting_down(&self) -> Stop {
-        Stop::End(Status::unavailable(format!(
-            "server is shutting down; reconnect with after_seq={}",
-            self.cursor
-        )))
+        Stop::End(
+            Refusal::new(
+                Code::Unavailable,
+                R::ShuttingDown,
+                format!("server is shutting down; reconnect with after_seq={}", self.cursor),
+            )
+            .with("after_seq", self.cursor)
+            .status(),
+        )
     }
 
     /// Puts one response into the buffer, waiting at most the stall timeout for room.
@@ -187,10 +201,18 @@ impl Feed {
         let permit = tokio::select! {
             permit = tx.reserve() => Some(permit.map_err(|_| Stop::Gone)?),
             _ = tokio::time::sleep(stall) => {
-                return Err(Stop::End(Status::resource_exhausted(format!(
-                    "the stream fell behind (no event taken for {} ms); reconnect with after_seq={cursor}",
-                    stall.as_millis(),
-                ))));
+                return Err(Stop::End(
+                    Refusal::new(
+                        Code::ResourceExhausted,
+                        R::StreamBehind,
+                        format!(
+                            "the stream fell behind (no event taken for {} ms); reconnect with after_seq={cursor}",
+                            stall.as_millis()
+                        ),
+                    )
+                    .with("after_seq", cursor)
+                    .status(),
+                ));
             }
             _ = self.shutdown.wait_for(|s| *s) => None,
         };

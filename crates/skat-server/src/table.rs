@@ -113,14 +113,8 @@ pub enum TableError {
     #[error("this table is private: JoinTable needs the join code its creator was given")]
     JoinCode,
     /// The rules (or the match) refuse the action.
-    #[error("{0}")]
-    Refused(String),
-}
-
-impl From<MatchError> for TableError {
-    fn from(e: MatchError) -> TableError {
-        TableError::Refused(e.to_string())
-    }
+    #[error(transparent)]
+    Rule(#[from] MatchError),
 }
 
 /// A table.

@@ -13,12 +13,14 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::time::Instant;
 
 use skat_engine::matches::Seat;
+use skat_proto::pb::ErrorReason as R;
 use tokio::sync::watch;
 use tokio::task::AbortHandle;
-use tonic::Status;
+use tonic::{Code, Status};
 
 use crate::clients::Permit;
 use crate::config::ServerConfig;
+use crate::error::Refusal;
 use crate::metrics::Metrics;
 use crate::table::Table;
 
@@ -191,17 +193,22 @@ impl StreamSlot {
         config: &ServerConfig,
         metrics: &Metrics,
     ) -> Result<StreamSlot, Status> {
-        let (counter, limit, what) = match seat {
-            None => (&handle.spectators, config.max_spectators_per_table, "spectator streams"),
+        let (counter, limit, flag, what) = match seat {
+            None => {
+                (&handle.spectators, config.max_spectators_per_table, "max-spectators", "spectator streams")
+            }
             Some(s) => (
-                handle.seat_streams.get(usize::from(s)).ok_or_else(|| Status::internal("no such seat"))?,
+                handle.seat_streams.get(usize::from(s)).ok_or_else(|| {
+                    Refusal::new(Code::InvalidArgument, R::InvalidSeat, format!("this table has no seat {s}"))
+                })?,
                 config.max_streams_per_seat,
+                "max-streams-per-seat",
                 "streams for this seat",
             ),
         };
-        counter
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < limit).then_some(n + 1))
-            .map_err(|_| Status::resource_exhausted(format!("this table has its limit of {limit} {what}")))?;
+        counter.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < limit).then_some(n + 1)).map_err(
+            |_| Refusal::limit(flag, limit, format!("this table has its limit of {limit} {what}")),
+        )?;
         metrics.watchers.inc();
         Ok(StreamSlot { handle: Arc::clone(handle), seat, metrics: metrics.clone() })
     }

@@ -242,7 +242,7 @@ async fn random_seat(
             break;
         }
         let Some(legal) = event.legal.as_ref() else { continue };
-        let legal = convert::legal_from(legal).map_err(|e| skat_sdk::SdkError::Protocol(e.0))?;
+        let legal = convert::legal_from(legal).map_err(|e| skat_sdk::SdkError::Protocol(e.message))?;
         let Some(action) = player.choose_from(&legal) else { continue };
         let t = Instant::now();
         match tokio::time::timeout_at(stop_at.into(), seat.act(action, Some(event.seq))).await {

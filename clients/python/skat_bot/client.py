@@ -10,7 +10,7 @@ import grpc
 from skat.v1 import skat_pb2 as pb
 from skat.v1 import skat_pb2_grpc as rpc
 
-from . import strategy
+from . import errors, strategy
 
 log = logging.getLogger("skat_bot")
 
@@ -48,10 +48,11 @@ def _act_if_turn(stub, table_id, md, rng, seq=None):
     try:
         _send(stub, table_id, md, choice, view.seq)
     except grpc.RpcError as e:
-        # The table moved on while we thought: a later event brings the next turn.
-        if e.code() not in (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION):
+        # The table moved on while we thought (a time-out, a resignation): a later event
+        # brings the next turn.
+        if errors.reason(e) not in ("STALE_SEQ", "NOT_YOUR_TURN", "WRONG_PHASE", "DEAL_OVER", "TABLE_FINISHED"):
             raise
-        log.debug("action not taken: %s", e.details())
+        log.debug("action not taken: %s (%s)", errors.reason(e), e.details())
 
 
 def play(server, table_id, token=None, name="python-bot", seat=None, seed=1, max_retries=50):
@@ -82,7 +83,7 @@ def play(server, table_id, token=None, name="python-bot", seat=None, seed=1, max
                 if event.HasField("legal"):
                     _act_if_turn(stub, table_id, md, rng, event.seq)
         except grpc.RpcError as e:
-            fell_behind = e.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and "fell behind" in (e.details() or "")
+            fell_behind = errors.reason(e) == "STREAM_BEHIND"
             if not fell_behind and e.code() not in (
                 grpc.StatusCode.UNAVAILABLE,
                 grpc.StatusCode.CANCELLED,

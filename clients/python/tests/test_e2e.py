@@ -14,7 +14,7 @@ import pytest
 from skat.v1 import skat_pb2 as pb
 from skat.v1 import skat_pb2_grpc as rpc
 
-from skat_bot import play
+from skat_bot import errors, play
 from skat_bot.cards import Card
 
 REPO = pathlib.Path(__file__).resolve().parents[3]
@@ -89,3 +89,42 @@ def test_python_bot_plays_a_whole_list_with_two_rust_bots(server):
     iss = stub.GetRecords(pb.GetRecordsRequest(table_id=table)).records
     assert all(rec.startswith("(;GM[Skat]") for rec in iss)
     assert sum(s.declared for s in standings) > 0
+
+
+def test_refusals_carry_reasons_the_client_exposes(server):
+    addr, stub = server
+    table = stub.CreateTable(pb.CreateTableRequest(seats=3, deals=1, seed=9)).table_id
+    tokens = {}
+    for name in ("a", "b", "c"):
+        r = stub.JoinTable(pb.JoinTableRequest(table_id=table, name=name))
+        tokens[r.seat] = r.token
+    view = stub.GetTable(pb.GetTableRequest(table_id=table)).table
+    mover = view.deal.seat_to_move
+    other = (mover + 1) % 3
+    md = lambda seat: [("authorization", "Bearer " + tokens[seat])]  # noqa: E731
+
+    cases = [
+        (lambda: stub.Bid(pb.BidRequest(table_id=table, call=pb.BID_CALL_PASS), metadata=md(other)),
+         grpc.StatusCode.FAILED_PRECONDITION, "NOT_YOUR_TURN"),
+        (lambda: stub.Bid(pb.BidRequest(table_id=table, call=pb.BID_CALL_PASS, expected_seq=view.seq - 1), metadata=md(mover)),
+         grpc.StatusCode.ABORTED, "STALE_SEQ"),
+        (lambda: stub.Bid(pb.BidRequest(table_id=table, call=pb.BID_CALL_SAY, value=19), metadata=md(mover)),
+         grpc.StatusCode.INVALID_ARGUMENT, "INVALID_BID"),
+        (lambda: stub.GetTable(pb.GetTableRequest(table_id="nope")),
+         grpc.StatusCode.NOT_FOUND, "TABLE_NOT_FOUND"),
+        (lambda: stub.JoinTable(pb.JoinTableRequest(table_id=table)),
+         grpc.StatusCode.RESOURCE_EXHAUSTED, "TABLE_FULL"),
+    ]
+    for call, code, reason in cases:
+        try:
+            call()
+        except grpc.RpcError as e:
+            assert e.code() == code, (reason, e)
+            assert errors.reason(e) == reason
+            assert errors.reason_value(e) == pb.ErrorReason.Value("ERROR_REASON_" + reason)
+        else:
+            raise AssertionError(f"{reason} expected")
+    try:
+        stub.Bid(pb.BidRequest(table_id=table, call=pb.BID_CALL_PASS), metadata=md(other))
+    except grpc.RpcError as e:
+        assert errors.metadata(e)["to_move"] == "middlehand"

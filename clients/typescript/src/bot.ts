@@ -4,6 +4,10 @@
 import * as grpc from "@grpc/grpc-js";
 import { bearer, call, connect } from "./proto";
 import { Choice, decide } from "./strategy";
+import { reason } from "./errors";
+
+/** Refusals that only mean the table moved on while the bot was thinking. */
+const MOVED_ON = new Set(["STALE_SEQ", "NOT_YOUR_TURN", "WRONG_PHASE", "DEAL_OVER", "TABLE_FINISHED"]);
 
 export interface Standing {
   seat: number;
@@ -62,9 +66,9 @@ export async function play(opts: PlayOptions): Promise<Standing[]> {
     try {
       await call(client, choice.rpc, request(choice, opts.tableId, view.seq), md);
     } catch (e) {
-      const code = (e as grpc.ServiceError).code;
-      // The table moved on while we thought: a later event brings the next turn.
-      if (code !== grpc.status.ABORTED && code !== grpc.status.FAILED_PRECONDITION) throw e;
+      // The table moved on while we thought (a time-out, a resignation): a later event
+      // brings the next turn.
+      if (!MOVED_ON.has(reason(e) ?? "")) throw e;
     }
   }
 
@@ -97,9 +101,9 @@ export async function play(opts: PlayOptions): Promise<Standing[]> {
       if (standings) return standings;
     } catch (e) {
       const err = e as grpc.ServiceError;
-      // UNAVAILABLE: the server is going away; RESOURCE_EXHAUSTED "fell behind": the
-      // stream was ended because we read too slowly. Either way, resume with after_seq.
-      const fellBehind = err.code === grpc.status.RESOURCE_EXHAUSTED && String(err.details).includes("fell behind");
+      // UNAVAILABLE: the server is going away; STREAM_BEHIND: the stream was ended
+      // because we read too slowly. Either way, resume with after_seq.
+      const fellBehind = reason(e) === "STREAM_BEHIND";
       if ((err.code !== grpc.status.UNAVAILABLE && !fellBehind) || ++failures > 50) throw e;
       await new Promise((r) => setTimeout(r, Math.min(2000, 50 * 2 ** failures)));
       client = connect(opts.server);

@@ -6,7 +6,8 @@ import * as path from "path";
 import * as net from "net";
 import { spawn, ChildProcess } from "child_process";
 import { play } from "../src/bot";
-import { call, connect } from "../src/proto";
+import { bearer, call, connect } from "../src/proto";
+import { errorInfo, reason } from "../src/errors";
 
 const REPO = path.resolve(__dirname, "..", "..", "..", "..");
 const SKAT = process.env.SKAT_BIN ?? path.join(REPO, "target", "debug", "skat");
@@ -22,6 +23,8 @@ function freePort(): Promise<number> {
 }
 
 function exited(p: ChildProcess): Promise<number | null> {
+  // A process that has exited already emits no more "exit": answer from its state.
+  if (p.exitCode !== null || p.signalCode !== null) return Promise.resolve(p.exitCode);
   return new Promise((resolve) => p.on("exit", (code) => resolve(code)));
 }
 
@@ -71,6 +74,50 @@ test("the TypeScript bot plays a whole list with two Rust bots", { timeout: 300_
     client.close();
   } finally {
     server.kill("SIGTERM");
+    await exited(server);
+  }
+});
+
+test("refusals carry reasons the client exposes", { timeout: 60_000 }, async () => {
+  const port = await freePort();
+  const address = `127.0.0.1:${port}`;
+  const server = spawn(SKAT, ["serve", "--addr", address, "--metrics-addr", "off"], { stdio: "ignore" });
+  try {
+    await waitReady(address);
+    const client = connect(address);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const created = await call<any>(client, "CreateTable", { seats: 3, deals: 1, seed: "9" });
+    const tokens: string[] = [];
+    for (const name of ["a", "b", "c"]) {
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      const r = await call<any>(client, "JoinTable", { tableId: created.tableId, name });
+      tokens[r.seat] = r.token;
+    }
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const view = (await call<any>(client, "GetTable", { tableId: created.tableId })).table;
+    const mover = view.deal.seatToMove;
+    const md = (seat: number) => bearer(tokens[seat]);
+    const refused = async (method: string, request: object, metadata: unknown, expected: string) => {
+      await assert.rejects(call(client, method, request, metadata as never), (e: unknown) => {
+        assert.equal(reason(e), expected);
+        return true;
+      });
+    };
+    await refused("Bid", { tableId: created.tableId, call: "BID_CALL_PASS" }, md((mover + 1) % 3), "NOT_YOUR_TURN");
+    await refused("Bid", { tableId: created.tableId, call: "BID_CALL_SAY", value: 19 }, md(mover), "INVALID_BID");
+    await refused(
+      "Bid",
+      { tableId: created.tableId, call: "BID_CALL_PASS", expectedSeq: String(Number(view.seq) - 1) },
+      md(mover),
+      "STALE_SEQ",
+    );
+    await refused("GetTable", { tableId: "nope" }, undefined, "TABLE_NOT_FOUND");
+    await assert.rejects(call(client, "Bid", { tableId: created.tableId, call: "BID_CALL_PASS" }, md((mover + 1) % 3)), (e: unknown) => {
+      assert.equal(errorInfo(e)?.metadata.to_move, "middlehand");
+      return true;
+    });
+  } finally {
+    server.kill();
     await exited(server);
   }
 });

@@ -36,13 +36,19 @@ def _send(stub, table_id, md, choice, expected_seq):
     raise ValueError(kind)
 
 
+def has_turn(legal):
+    """Whether these legal actions give a turn (not only resign or claim out of turn)."""
+    return bool(
+        legal.cards or legal.discard_from or legal.contracts or legal.pick_up_skat or legal.play_hand
+        or legal.hold or legal.may_pass or legal.min_bid
+    )
+
+
 def _act_if_turn(stub, table_id, md, rng, seq=None):
     view = stub.GetTable(pb.GetTableRequest(table_id=table_id), metadata=md).table
     if view.status != pb.TABLE_STATUS_PLAYING or (seq is not None and view.seq != seq):
         return
-    legal = view.deal.legal
-    has_turn = legal.cards or legal.discard_from or legal.contracts or legal.pick_up_skat or legal.hold or getattr(legal, "pass") or legal.min_bid
-    if not has_turn:
+    if not has_turn(view.deal.legal):
         return
     choice = strategy.decide(view, rng)
     try:
@@ -80,7 +86,7 @@ def play(server, table_id, token=None, name="python-bot", seat=None, seed=1, max
                 failures = 0
                 if event.HasField("match_ended"):
                     return list(event.match_ended.standings)
-                if event.HasField("legal"):
+                if event.HasField("legal") and has_turn(event.legal):
                     _act_if_turn(stub, table_id, md, rng, event.seq)
         except grpc.RpcError as e:
             fell_behind = errors.reason(e) == "STREAM_BEHIND"

@@ -6,6 +6,21 @@ import { bearer, call, connect } from "./proto";
 import { Choice, decide } from "./strategy";
 import { reason } from "./errors";
 
+/** Whether legal actions give a turn (not only resign or claim out of turn). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function hasTurn(legal: any): boolean {
+  return (
+    legal.cards.length > 0 ||
+    legal.discardFrom.length > 0 ||
+    legal.contracts.length > 0 ||
+    legal.pickUpSkat ||
+    legal.playHand ||
+    legal.hold ||
+    legal.mayPass ||
+    Number(legal.minBid) > 0
+  );
+}
+
 /** Refusals that only mean the table moved on while the bot was thinking. */
 const MOVED_ON = new Set(["STALE_SEQ", "NOT_YOUR_TURN", "WRONG_PHASE", "DEAL_OVER", "TABLE_FINISHED"]);
 
@@ -90,7 +105,8 @@ export async function play(opts: PlayOptions): Promise<Standing[]> {
             stream.cancel();
             return;
           }
-          if (event.legal) chain = chain.then(() => actIfTurn(event.seq)).catch(reject);
+          // Events carry `legal` for out-of-turn options too (resign, claim): act on turns.
+          if (event.legal && hasTurn(event.legal)) chain = chain.then(() => actIfTurn(event.seq)).catch(reject);
         });
         stream.on("error", (e: grpc.ServiceError) => {
           if (e.code === grpc.status.CANCELLED) return;

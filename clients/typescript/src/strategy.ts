@@ -68,6 +68,6 @@ export function decide(view: any): Choice | null {
   if (legal.pickUpSkat || legal.playHand) return { rpc: "TakeSkat", pickUp: true };
   if (legal.hold) return { rpc: "Bid", call: deal.bid <= bidLimit(hand) ? "BID_CALL_HOLD" : "BID_CALL_PASS" };
   if (legal.minBid > 0 && legal.minBid <= bidLimit(hand)) return { rpc: "Bid", call: "BID_CALL_SAY", value: legal.minBid };
-  if (legal.pass) return { rpc: "Bid", call: "BID_CALL_PASS" };
+  if (legal.mayPass) return { rpc: "Bid", call: "BID_CALL_PASS" };
   return null;
 }

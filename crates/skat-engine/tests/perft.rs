@@ -18,7 +18,13 @@ const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/perft.txt"
 fn actions(legal: &LegalActions) -> Vec<Action> {
     let mut out = Vec::new();
     if let Some(min) = legal.bid_from {
-        out.extend(LADDER.iter().filter(|v| **v >= min.value()).filter_map(|v| Bid::new(*v)).map(|value| Action::Bid { value }));
+        out.extend(
+            LADDER
+                .iter()
+                .filter(|v| **v >= min.value())
+                .filter_map(|v| Bid::new(*v))
+                .map(|value| Action::Bid { value }),
+        );
     }
     if legal.hold {
         out.push(Action::Hold);
@@ -75,7 +81,8 @@ fn perft(m: &Match, seats: u8, depth: u32) -> u64 {
         .into_iter()
         .map(|(seat, action)| {
             let mut next = m.clone();
-            next.apply(seat, action).unwrap_or_else(|e| panic!("{action:?} by {seat} was listed as legal: {e}"));
+            next.apply(seat, action)
+                .unwrap_or_else(|e| panic!("{action:?} by {seat} was listed as legal: {e}"));
             perft(&next, seats, depth - 1)
         })
         .sum()

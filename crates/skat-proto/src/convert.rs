@@ -330,7 +330,7 @@ pub fn legal(l: &LegalActions, hand: bool) -> pb::LegalActions {
     pb::LegalActions {
         min_bid: l.bid_from.map_or(0, |b| u32::from(b.value())),
         hold: l.hold,
-        pass: l.pass,
+        may_pass: l.pass,
         pick_up_skat: l.pick_up_skat,
         play_hand: l.play_hand,
         discard_from: cards(l.discard_from),
@@ -346,7 +346,7 @@ pub fn legal_from(l: &pb::LegalActions) -> Result<LegalActions, ConvertError> {
     Ok(LegalActions {
         bid_from: if l.min_bid == 0 { None } else { u16::try_from(l.min_bid).ok().and_then(Bid::new) },
         hold: l.hold,
-        pass: l.pass,
+        pass: l.may_pass,
         pick_up_skat: l.pick_up_skat,
         play_hand: l.play_hand,
         discard_from: cards_from(&l.discard_from)?,
@@ -453,7 +453,7 @@ pub fn deal_view(v: &View, frame: DealFrame<'_>) -> pb::DealView {
         your_position: position_opt(v.viewer),
         phase: phase(v.phase),
         to_move: position_opt(to_move),
-        seat_to_move: to_move.map_or(0, |p| u32::from(frame.seats[p.index()])),
+        seat_to_move: to_move.map(|p| u32::from(frame.seats[p.index()])),
         hand: cards(v.hand),
         hand_sizes: v.hand_sizes.iter().map(|n| u32::from(*n)).collect(),
         auction: v.auction.iter().map(auction_call).collect(),

@@ -175,7 +175,14 @@ async fn follow<B: Bot>(
         if let Some(Kind::MatchEnded(m)) = &event.kind {
             return Ok(Some(m.standings.clone()));
         }
-        if event.legal.is_none() || event.seq < act_from {
+        // Events carry `legal` for out-of-turn options too (resign, claim); the Bot trait
+        // decides turns only.
+        let has_turn = event
+            .legal
+            .as_ref()
+            .and_then(|l| skat_proto::convert::legal_from(l).ok())
+            .is_some_and(|l| l.has_turn());
+        if !has_turn || event.seq < act_from {
             continue;
         }
         match tracker.knowledge(&event) {

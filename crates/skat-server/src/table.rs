@@ -58,6 +58,15 @@ struct LogEntry {
     event: TableEvent,
     /// Who must act after this event, with what it may do (sent to that seat only).
     turn: Option<(Seat, LegalActions, bool)>,
+    /// What the other seats may do out of turn after this event (resign, claim), by seat.
+    out_of_turn: [OutOfTurn; 4],
+}
+
+/// What a seat may do when it is not its turn: during play, resign; the declarer, claim.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct OutOfTurn {
+    resign: bool,
+    claim: bool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -214,18 +223,38 @@ impl Table {
     }
 
     fn push(&mut self, event: TableEvent) -> u64 {
-        self.log.push(LogEntry { time_ms: unix_ms(SystemTime::now()), event, turn: None });
+        self.log.push(LogEntry {
+            time_ms: unix_ms(SystemTime::now()),
+            event,
+            turn: None,
+            out_of_turn: [OutOfTurn::default(); 4],
+        });
         self.seq()
     }
 
     /// Notes on the last event who must act next and what it may do.
     fn mark_turn(&mut self) {
-        let turn = if self.started { self.game.seat_to_move() } else { None }.and_then(|seat| {
+        let to_move = if self.started { self.game.seat_to_move() } else { None };
+        let turn = to_move.and_then(|seat| {
             let position = self.game.position_of(seat)?;
             Some((seat, self.game.deal().legal_actions(position), self.game.deal().is_hand_game()))
         });
+        let mut out_of_turn = [OutOfTurn::default(); 4];
+        if self.started && !self.game.is_over() {
+            for (seat, slot) in out_of_turn.iter_mut().enumerate().take(self.slots.len()) {
+                let seat = seat as Seat;
+                if Some(seat) == to_move {
+                    continue;
+                }
+                if let Some(position) = self.game.position_of(seat) {
+                    let legal = self.game.deal().legal_actions(position);
+                    *slot = OutOfTurn { resign: legal.resign, claim: legal.claim };
+                }
+            }
+        }
         if let Some(last) = self.log.last_mut() {
             last.turn = turn;
+            last.out_of_turn = out_of_turn;
         }
     }
 
@@ -422,12 +451,18 @@ impl Table {
                     }
                     TableEvent::Game(g) => convert::event(&g.seen_by(viewer), &names),
                 };
-                let (seat_to_move, legal) = match &e.turn {
-                    Some((seat, legal, hand)) => (
-                        Some(u32::from(*seat)),
-                        (viewer == Some(*seat)).then(|| convert::legal(legal, *hand)),
-                    ),
-                    None => (None, None),
+                let seat_to_move = e.turn.as_ref().map(|(seat, _, _)| u32::from(*seat));
+                let legal = match (&e.turn, viewer) {
+                    (Some((seat, legal, hand)), Some(v)) if *seat == v => Some(convert::legal(legal, *hand)),
+                    (_, Some(v)) => {
+                        e.out_of_turn.get(usize::from(v)).filter(|o| o.resign || o.claim).map(|o| {
+                            convert::legal(
+                                &LegalActions { resign: o.resign, claim: o.claim, ..LegalActions::default() },
+                                false,
+                            )
+                        })
+                    }
+                    (_, None) => None,
                 };
                 pb::Event {
                     seq: i as u64 + 1,

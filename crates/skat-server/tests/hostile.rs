@@ -296,7 +296,7 @@ async fn hostile_requests_change_nothing_and_leak_nothing() {
         if before[0].status == pb::TableStatus::Finished as i32 {
             break;
         }
-        let mover = before[0].deal.as_ref().unwrap().seat_to_move as usize;
+        let mover = before[0].deal.as_ref().unwrap().seat_to_move.expect("a seat to move") as usize;
         let own = before[1 + mover].clone();
         within(30, h.burst(mover, &own, last_ok)).await;
         let after = h.views().await;

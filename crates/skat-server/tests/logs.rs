@@ -44,7 +44,7 @@ async fn no_log_line_names_a_card() {
             if v.status == skat_proto::pb::TableStatus::Finished as i32 {
                 break;
             }
-            let seat = v.deal.as_ref().unwrap().seat_to_move;
+            let seat = v.deal.as_ref().unwrap().seat_to_move.expect("a seat to move");
             let token = &seats.iter().find(|(s, _)| *s == seat).unwrap().1;
             let own = view(&mut client, &table, Some(token)).await;
             let Some(action) = rng.choose(&own) else { continue };

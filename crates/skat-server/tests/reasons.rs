@@ -43,7 +43,7 @@ fn bid(v: u16) -> Action {
 /// The token of the seat to move, with its view.
 async fn mover(client: &mut Client, table: &str, tokens: &[String]) -> (usize, pb::TableView) {
     let public = view(client, table, None).await;
-    let seat = public.deal.unwrap().seat_to_move as usize;
+    let seat = public.deal.unwrap().seat_to_move.expect("a seat to move") as usize;
     (seat, view(client, table, Some(&tokens[seat])).await)
 }
 

@@ -31,7 +31,7 @@ async fn seated(client: &mut Client, seed: u64) -> Seated {
 /// The token of the seat that must act now.
 async fn to_move(client: &mut Client, s: &Seated) -> (usize, pb::TableView) {
     let v = view(client, &s.table, None).await;
-    let seat = v.deal.as_ref().unwrap().seat_to_move as usize;
+    let seat = v.deal.as_ref().unwrap().seat_to_move.expect("a seat to move") as usize;
     let own = view(client, &s.table, Some(&s.tokens[seat])).await;
     (seat, own)
 }
@@ -342,7 +342,7 @@ async fn a_silent_seat_times_out_the_deal_ends_by_forfeit_and_the_match_goes_on(
     // A seat that acts in time is not forfeited: play one action quickly.
     let d = v.deal.unwrap();
     if v.status == pb::TableStatus::Playing as i32 {
-        let seat = d.seat_to_move as usize;
+        let seat = d.seat_to_move.expect("a seat to move") as usize;
         let own = view(&mut client, &table, Some(&tokens[seat])).await;
         let legal = convert::legal_from(own.deal.unwrap().legal.as_ref().unwrap()).unwrap();
         let a = if legal.pass { Action::Pass } else { Action::Bid { value: Bid::MIN } };

@@ -199,7 +199,7 @@ pub async fn play_to_end(client: &mut Client, table: &str, tokens: &[String], se
         if public.status == pb::TableStatus::Finished as i32 {
             return;
         }
-        let Some(seat) = public.deal.as_ref().map(|d| d.seat_to_move as usize) else {
+        let Some(seat) = public.deal.as_ref().and_then(|d| d.seat_to_move).map(|s| s as usize) else {
             panic!("a playing table has a deal")
         };
         let own = view(client, table, Some(&tokens[seat])).await;

@@ -212,6 +212,17 @@ pub enum Announcement {
     Ouvert,
 }
 
+/// A game as declared, with whether it is a hand game: what everyone is told once the
+/// declarer has declared (the hand flag follows from the skat decision, so the declarer
+/// sends only a [`Contract`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Declaration {
+    /// The game and its announcement.
+    pub contract: Contract,
+    /// Played without picking up the skat.
+    pub hand: bool,
+}
+
 /// A declaration as the declarer makes it. Whether it is a hand game is not part of it:
 /// that follows from whether the skat was picked up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

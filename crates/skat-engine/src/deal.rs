@@ -468,38 +468,12 @@ impl Deal {
     /// The contracts the declarer may declare now (phase aside), in [`Contract::all`]
     /// order, as a fixed array and a count: nothing is allocated.
     pub fn legal_contracts(&self) -> ([Contract; 24], usize) {
-        const LEVELS: [Announcement; 4] =
-            [Announcement::None, Announcement::Schneider, Announcement::Schwarz, Announcement::Ouvert];
-        let mut legal = [Contract::plain(GameType::Grand); 24];
-        let mut n = 0;
-        for game in GameType::ALL {
-            for announcement in LEVELS {
-                let c = Contract { game, announcement };
-                if self.check_contract(c).is_ok() {
-                    legal[n] = c;
-                    n += 1;
-                }
-            }
-        }
-        (legal, n)
+        contracts_allowed(self.skat_picked_up, self.bid())
     }
 
     /// Whether `contract` may be declared now (phase and declarer aside).
     pub fn check_contract(&self, contract: Contract) -> Result<(), RuleError> {
-        let hand = !self.skat_picked_up;
-        if contract.game.is_null() {
-            if matches!(contract.announcement, Announcement::Schneider | Announcement::Schwarz) {
-                return Err(RuleError::NullAnnouncement);
-            }
-            if let (Some(value), Some(bid)) = (contract.null_value(hand), self.bid())
-                && value < bid.value()
-            {
-                return Err(RuleError::NullBelowBid { value, bid });
-            }
-        } else if !hand && contract.announcement != Announcement::None {
-            return Err(RuleError::AnnouncementNeedsHand);
-        }
-        Ok(())
+        check_contract(contract, self.skat_picked_up, self.bid())
     }
 
     /// Plays a card: the hot path.
@@ -587,4 +561,41 @@ impl Deal {
             self.defenders_won |= remaining;
         }
     }
+}
+
+/// The contracts a declarer may declare (phase aside) after picking up the skat or not,
+/// at this bid, in [`Contract::all`] order, as a fixed array and a count.
+pub(crate) fn contracts_allowed(picked_up: bool, bid: Option<Bid>) -> ([Contract; 24], usize) {
+    const LEVELS: [Announcement; 4] =
+        [Announcement::None, Announcement::Schneider, Announcement::Schwarz, Announcement::Ouvert];
+    let mut legal = [Contract::plain(GameType::Grand); 24];
+    let mut n = 0;
+    for game in GameType::ALL {
+        for announcement in LEVELS {
+            let c = Contract { game, announcement };
+            if check_contract(c, picked_up, bid).is_ok() {
+                legal[n] = c;
+                n += 1;
+            }
+        }
+    }
+    (legal, n)
+}
+
+/// Whether `contract` may be declared after picking up the skat or not, at this bid.
+pub(crate) fn check_contract(contract: Contract, picked_up: bool, bid: Option<Bid>) -> Result<(), RuleError> {
+    let hand = !picked_up;
+    if contract.game.is_null() {
+        if matches!(contract.announcement, Announcement::Schneider | Announcement::Schwarz) {
+            return Err(RuleError::NullAnnouncement);
+        }
+        if let (Some(value), Some(bid)) = (contract.null_value(hand), bid)
+            && value < bid.value()
+        {
+            return Err(RuleError::NullBelowBid { value, bid });
+        }
+    } else if !hand && contract.announcement != Announcement::None {
+        return Err(RuleError::AnnouncementNeedsHand);
+    }
+    Ok(())
 }

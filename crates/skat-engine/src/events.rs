@@ -14,12 +14,32 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::action::Action;
+use crate::action::{Action, Phase};
+use crate::bid::Bid;
 use crate::cards::CardSet;
+use crate::contract::Declaration;
 use crate::dealing::Dealt;
 use crate::matches::{Seat, SeatStanding};
 use crate::position::Position;
 use crate::score::Outcome;
+
+/// The public state of the deal right after a move: what clients would otherwise have to
+/// recompute from the rules (and could get wrong).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Facts {
+    /// The phase now.
+    pub phase: Phase,
+    /// Who must act now (`None` when the deal is over).
+    pub to_move: Option<Position>,
+    /// The declarer, once the auction has one.
+    pub declarer: Option<Position>,
+    /// The highest bid so far.
+    pub bid: Option<Bid>,
+    /// The game, once declared, with its hand flag.
+    pub declaration: Option<Declaration>,
+    /// When this move completed a trick: who took it.
+    pub trick_winner: Option<Position>,
+}
 
 /// A match event with everything in it (never sent as is).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -49,6 +69,8 @@ pub enum GameEvent {
         skat: CardSet,
         /// The declarer's cards, when the action opened them (ouvert declaration, claim).
         open_hand: CardSet,
+        /// The deal's public state after the move.
+        facts: Facts,
     },
     /// A deal ended.
     DealEnded {
@@ -100,6 +122,8 @@ pub enum EventView {
         skat: CardSet,
         /// The declarer's cards when this action opened them.
         open_hand: CardSet,
+        /// The deal's public state after the move.
+        facts: Facts,
     },
     /// A deal ended: everything is public.
     DealEnded {
@@ -133,7 +157,7 @@ impl GameEvent {
                     .map_or(CardSet::EMPTY, |i| dealt.hands[i]);
                 EventView::DealStarted { number: *number, dealer: *dealer, seats: *seats, hand }
             }
-            GameEvent::Moved { number, seat, position, action, skat, open_hand } => {
+            GameEvent::Moved { number, seat, position, action, skat, open_hand, facts } => {
                 let own = viewer == Some(*seat);
                 let action = match action {
                     Action::Discard { .. } if !own => Action::Discard { cards: CardSet::EMPTY },
@@ -146,6 +170,7 @@ impl GameEvent {
                     action,
                     skat: if own { *skat } else { CardSet::EMPTY },
                     open_hand: *open_hand,
+                    facts: *facts,
                 }
             }
             GameEvent::DealEnded { number, seats, outcome, dealt, discards, seeger_fabian } => {

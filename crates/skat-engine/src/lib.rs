@@ -16,7 +16,8 @@
 //! | scoring | [`score`] |
 //! | what each seat may see and do | [`view`] |
 //! | a list of deals with rotating dealer | [`matches`] |
-//! | match events and their redaction per seat | [`events`] |
+//! | match events (with the public facts after each move) and their redaction per seat | [`events`] |
+//! | what one seat knows, folded from the events it is shown | [`seat_view`] ([`SeatView`]) |
 //! | ISS game records | [`iss`] |
 //! | uniformly random legal players | [`random`] |
 //!
@@ -52,6 +53,7 @@ pub mod position;
 pub mod random;
 pub mod record;
 pub mod score;
+pub mod seat_view;
 pub mod view;
 
 pub use action::{Action, ForfeitReason, Phase, RuleError};
@@ -59,12 +61,13 @@ pub use auction::{AuctionCall, Call};
 pub use bid::Bid;
 pub use card::{Card, Rank, Suit};
 pub use cards::CardSet;
-pub use contract::{Announcement, Contract, GameType};
+pub use contract::{Announcement, Contract, Declaration, GameType};
 pub use deal::{Deal, DealEnd, Trick};
 pub use dealing::Dealt;
-pub use events::{EventView, GameEvent};
+pub use events::{EventView, Facts, GameEvent};
 pub use matches::{Match, MatchConfig, Seat};
 pub use position::Position;
 pub use record::DealRecord;
 pub use score::{GameResult, Outcome, Penalty};
+pub use seat_view::SeatView;
 pub use view::{LegalActions, View};

@@ -10,9 +10,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::action::{Action, RuleError};
 use crate::cards::CardSet;
+use crate::contract::Declaration;
 use crate::deal::Deal;
 use crate::dealing::Dealt;
-use crate::events::GameEvent;
+use crate::events::{Facts, GameEvent};
 use crate::position::Position;
 use crate::record::{DealRecord, Move};
 use crate::score::Outcome;
@@ -246,6 +247,7 @@ impl Match {
             return Err(MatchError::MatchOver);
         }
         let position = self.position_of(seat).ok_or(MatchError::SittingOut(seat))?;
+        let tricks_before = self.deal.tricks().len();
         self.deal.apply(position, action)?;
         self.moves.push(Move { position, action });
         let skat = if action == Action::PickUpSkat { self.deal.dealt().skat } else { CardSet::EMPTY };
@@ -255,8 +257,9 @@ impl Match {
             _ => false,
         };
         let open_hand = if opened { self.deal.hand(position) } else { CardSet::EMPTY };
+        let facts = self.facts(tricks_before);
         let mut events =
-            vec![GameEvent::Moved { number: self.number, seat, position, action, skat, open_hand }];
+            vec![GameEvent::Moved { number: self.number, seat, position, action, skat, open_hand, facts }];
         let Some(outcome) = self.deal.outcome() else {
             return Ok(Applied { events, finished_deal: None, match_over: false });
         };
@@ -287,6 +290,23 @@ impl Match {
             events.push(self.deal_started_event());
         }
         Ok(Applied { events, finished_deal: Some(record), match_over: self.is_over() })
+    }
+
+    /// The deal's public state after a move; `tricks_before` tells whether the move
+    /// completed a trick.
+    fn facts(&self, tricks_before: usize) -> Facts {
+        let deal = &self.deal;
+        let trick_winner = (deal.tricks().len() > tricks_before)
+            .then(|| deal.tricks().last().zip(deal.contract()).and_then(|(t, c)| t.winner(c.game)))
+            .flatten();
+        Facts {
+            phase: deal.phase(),
+            to_move: deal.to_move(),
+            declarer: deal.declarer(),
+            bid: deal.bid(),
+            declaration: deal.contract().map(|contract| Declaration { contract, hand: deal.is_hand_game() }),
+            trick_winner,
+        }
     }
 
     /// Seeger-Fabian points of one finished deal, per seat of this table.

@@ -141,13 +141,31 @@ pub struct View {
     pub legal: LegalActions,
 }
 
-impl Deal {
-    /// The actions `p` may take now.
-    pub fn legal_actions(&self, p: Position) -> LegalActions {
+/// What a position knows that decides what it may do. The one rule of
+/// [`LegalActions`]: the deal ([`Deal::legal_actions`]) and a seat's own fold of its
+/// events ([`crate::SeatView`]) both ask it, so they cannot disagree.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Knowns {
+    pub me: Position,
+    pub phase: Phase,
+    pub to_move: Option<Position>,
+    pub expect: Option<Expect>,
+    pub hand: CardSet,
+    pub led: Option<Card>,
+    pub game: Option<GameType>,
+    pub bid: Option<Bid>,
+    pub picked_up: bool,
+    pub resigned: [bool; 3],
+    pub claimed: bool,
+    pub declarer: Option<Position>,
+}
+
+impl Knowns {
+    pub(crate) fn legal(&self) -> LegalActions {
         let mut legal = LegalActions::default();
-        let to_move = self.to_move();
-        match self.phase() {
-            Phase::Bidding if to_move == Some(p) => match self.auction().expect() {
+        let my_turn = self.to_move == Some(self.me);
+        match self.phase {
+            Phase::Bidding if my_turn => match self.expect {
                 Some(Expect::Say { min }) => {
                     legal.bid_from = min;
                     legal.pass = true;
@@ -158,23 +176,49 @@ impl Deal {
                 }
                 None => {}
             },
-            Phase::SkatDecision if to_move == Some(p) => {
+            Phase::SkatDecision if my_turn => {
                 legal.pick_up_skat = true;
                 legal.play_hand = true;
             }
-            Phase::Discarding if to_move == Some(p) => legal.discard_from = self.hand(p),
-            Phase::Declaring if to_move == Some(p) => {
-                let (contracts, n) = self.legal_contracts();
+            Phase::Discarding if my_turn => legal.discard_from = self.hand,
+            Phase::Declaring if my_turn => {
+                let (contracts, n) = crate::deal::contracts_allowed(self.picked_up, self.bid);
                 legal.contracts = contracts[..n].to_vec();
             }
             Phase::Playing => {
-                legal.cards = self.playable_cards(p);
-                legal.resign = !self.resigned()[p.index()];
-                legal.claim = self.declarer() == Some(p) && !self.claimed();
+                if my_turn {
+                    legal.cards = match (self.led, self.game) {
+                        (Some(led), Some(game)) => game.playable(self.hand, led),
+                        _ => self.hand,
+                    };
+                }
+                legal.resign = !self.resigned[self.me.index()];
+                legal.claim = self.declarer == Some(self.me) && !self.claimed;
             }
             _ => {}
         }
         legal
+    }
+}
+
+impl Deal {
+    /// The actions `p` may take now.
+    pub fn legal_actions(&self, p: Position) -> LegalActions {
+        Knowns {
+            me: p,
+            phase: self.phase(),
+            to_move: self.to_move(),
+            expect: self.auction().expect(),
+            hand: self.hand(p),
+            led: self.current_trick().led(),
+            game: self.contract().map(|c| c.game),
+            bid: self.bid(),
+            picked_up: self.skat_picked_up(),
+            resigned: self.resigned(),
+            claimed: self.claimed(),
+            declarer: self.declarer(),
+        }
+        .legal()
     }
 
     /// The cards whose place `viewer` may know beyond the cards played to tricks (which

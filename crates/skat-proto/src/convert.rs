@@ -10,8 +10,8 @@ use skat_engine::events::EventView;
 use skat_engine::matches::{MatchError, Seat, SeatStanding};
 use skat_engine::view::TrickView;
 use skat_engine::{
-    Action, Announcement, AuctionCall, Bid, Call, Card, CardSet, Contract, Dealt, ForfeitReason, GameType,
-    LegalActions, Outcome, Phase, Position, RuleError, Trick, View,
+    Action, Announcement, AuctionCall, Bid, Call, Card, CardSet, Contract, Dealt, Declaration, Facts,
+    ForfeitReason, GameType, LegalActions, Outcome, Phase, Position, RuleError, Trick, View,
 };
 
 use crate::pb;
@@ -489,6 +489,44 @@ pub fn standing(s: &SeatStanding, name: &str) -> pb::Standing {
     }
 }
 
+/// The public facts after a move.
+pub fn facts(f: &Facts) -> pb::DealFacts {
+    pb::DealFacts {
+        phase: phase(f.phase),
+        to_move: position_opt(f.to_move),
+        declarer: position_opt(f.declarer),
+        bid: f.bid.map_or(0, |b| u32::from(b.value())),
+        declaration: f.declaration.map(|d| contract(d.contract, d.hand)),
+        trick_winner: position_opt(f.trick_winner),
+    }
+}
+
+/// Protobuf facts back to the engine's (for clients).
+pub fn facts_from(f: &pb::DealFacts) -> Result<Facts, ConvertError> {
+    let invalid = |m: &str| ConvertError { reason: pb::ErrorReason::MalformedRequest, message: m.into() };
+    Ok(Facts {
+        phase: phase_from(f.phase).ok_or_else(|| invalid("facts without a phase"))?,
+        to_move: position_from(f.to_move),
+        declarer: position_from(f.declarer),
+        bid: if f.bid == 0 {
+            None
+        } else {
+            Some(
+                u16::try_from(f.bid)
+                    .ok()
+                    .and_then(Bid::new)
+                    .ok_or_else(|| invalid("a bid off the ladder"))?,
+            )
+        },
+        declaration: f
+            .declaration
+            .as_ref()
+            .map(|c| contract_from(c).map(|contract| Declaration { contract, hand: c.hand }))
+            .transpose()?,
+        trick_winner: position_from(f.trick_winner),
+    })
+}
+
 /// A redacted match event; `names` gives each seat's player name for standings.
 pub fn event(e: &EventView, names: &[String]) -> pb::event::Kind {
     use pb::event::Kind;
@@ -499,13 +537,18 @@ pub fn event(e: &EventView, names: &[String]) -> pb::event::Kind {
             position_seats: seats.iter().map(|s| u32::from(*s)).collect(),
             hand: cards(*hand),
         }),
-        EventView::Moved { number, seat, position: p, action: a, skat, open_hand } => {
+        EventView::Moved { number, seat, position: p, action: a, skat, open_hand, facts: f } => {
+            let mut act = action(a, *skat);
+            if let (Some(c), Some(d)) = (act.contract.as_mut(), f.declaration) {
+                c.hand = d.hand;
+            }
             Kind::ActionTaken(pb::ActionTaken {
                 deal: *number,
                 seat: u32::from(*seat),
                 position: position(*p),
-                action: Some(action(a, *skat)),
+                action: Some(act),
                 open_hand: cards(*open_hand),
+                facts: Some(facts(f)),
             })
         }
         EventView::DealEnded { number, seats, outcome, dealt: d, discards, seeger_fabian } => {

@@ -184,6 +184,9 @@ impl SeatView {
                     && let Some(open) = v.open_hand.as_mut()
                 {
                     open.remove(card);
+                    if open.is_empty() {
+                        v.open_hand = None;
+                    }
                 }
                 let mut cards: Vec<Card> = v.current_trick.map_or_else(Vec::new, |t| t.cards().to_vec());
                 let leader = v.current_trick.map_or(who, |t| t.leader);

@@ -268,8 +268,11 @@ impl Deal {
             discards: if skat_visible { self.discards() } else { CardSet::EMPTY },
             contract: self.contract(),
             hand_game: self.is_hand_game(),
+            // An open hand with no card left shows nothing: `None`, one shape for it.
             open_hand: match declarer {
-                Some(d) if self.declarer_hand_open() && !finished => Some(self.hand(d)),
+                Some(d) if self.declarer_hand_open() && !finished && !self.hand(d).is_empty() => {
+                    Some(self.hand(d))
+                }
                 _ => None,
             },
             current_trick: (!current.cards().is_empty()).then_some(*current),

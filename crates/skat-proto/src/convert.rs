@@ -10,8 +10,9 @@ use skat_engine::events::EventView;
 use skat_engine::matches::{MatchError, Seat, SeatStanding};
 use skat_engine::view::TrickView;
 use skat_engine::{
-    Action, Announcement, AuctionCall, Bid, Call, Card, CardSet, Contract, Dealt, Declaration, Facts,
-    ForfeitReason, GameType, LegalActions, Outcome, Phase, Position, RuleError, Trick, View,
+    Action, Announcement, AuctionCall, Bid, Call, Card, CardSet, Contract, DealEnd, Dealt, Declaration,
+    Facts, ForfeitReason, GameResult, GameType, LegalActions, Outcome, Penalty, Phase, Position, RuleError,
+    Trick, View,
 };
 
 use crate::pb;
@@ -397,6 +398,8 @@ pub fn deal_result(outcome: &Outcome, seats: [Seat; 3], seeger_fabian: &[i32]) -
             r.value = u32::from(p.value);
             r.score = -2 * i32::from(p.value);
             r.end = "forfeit".into();
+            r.forfeited_by = position(p.offender);
+            r.forfeit_reason = forfeit_reason(p.reason);
         }
         Outcome::Game(g) => {
             r.declarer_seat = u32::from(seats[g.declarer.index()]);
@@ -414,9 +417,168 @@ pub fn deal_result(outcome: &Outcome, seats: [Seat; 3], seeger_fabian: &[i32]) -
             r.won = g.won;
             r.score = g.score();
             r.end = g.end.name().into();
+            r.multiplier = u32::from(g.multiplier);
+            if let DealEnd::Forfeit { position: p, reason } = g.end {
+                r.forfeited_by = position(p);
+                r.forfeit_reason = forfeit_reason(reason);
+            }
         }
     }
     r
+}
+
+fn malformed(what: &str) -> ConvertError {
+    ConvertError { reason: pb::ErrorReason::MalformedRequest, message: format!("cannot read {what}") }
+}
+
+fn forfeit_reason_from(v: i32) -> Result<ForfeitReason, ConvertError> {
+    match pb::ForfeitReason::try_from(v) {
+        Ok(pb::ForfeitReason::Timeout) => Ok(ForfeitReason::Timeout),
+        Ok(pb::ForfeitReason::Left) => Ok(ForfeitReason::Left),
+        _ => Err(malformed("a forfeit reason")),
+    }
+}
+
+fn small<T: TryFrom<u32>>(v: u32, what: &str) -> Result<T, ConvertError> {
+    T::try_from(v).map_err(|_| malformed(what))
+}
+
+/// A deal's result back to the engine's outcome (for clients).
+pub fn outcome_from(r: &pb::DealResult) -> Result<Outcome, ConvertError> {
+    if r.passed_in {
+        return Ok(Outcome::PassedIn);
+    }
+    let declarer = position_from(r.declarer).ok_or_else(|| malformed("the declarer"))?;
+    if r.penalty {
+        return Ok(Outcome::Penalty(Penalty {
+            offender: declarer,
+            reason: forfeit_reason_from(r.forfeit_reason)?,
+            value: small(r.value, "a penalty value")?,
+        }));
+    }
+    let c = r.contract.as_ref().ok_or_else(|| malformed("the contract"))?;
+    let end = match r.end.as_str() {
+        "played_out" => DealEnd::PlayedOut,
+        "declarer_took_trick" => DealEnd::DeclarerTookTrick,
+        "defenders_took_trick" => DealEnd::DefendersTookTrick,
+        "declarer_resigned" => DealEnd::DeclarerResigned,
+        "defenders_resigned" => DealEnd::DefendersResigned,
+        "forfeit" => DealEnd::Forfeit {
+            position: position_from(r.forfeited_by).ok_or_else(|| malformed("who forfeited"))?,
+            reason: forfeit_reason_from(r.forfeit_reason)?,
+        },
+        _ => return Err(malformed("how the deal ended")),
+    };
+    Ok(Outcome::Game(GameResult {
+        declarer,
+        contract: contract_from(c)?,
+        hand: c.hand,
+        bid: small::<u16>(r.bid, "the bid").ok().and_then(Bid::new).ok_or_else(|| malformed("the bid"))?,
+        matadors: i8::try_from(r.matadors).map_err(|_| malformed("matadors"))?,
+        multiplier: small(r.multiplier, "the multiplier")?,
+        value: small(r.value, "the value")?,
+        declarer_points: small(r.declarer_points, "card points")?,
+        declarer_tricks: small(r.declarer_tricks, "tricks")?,
+        schneider: r.schneider,
+        schwarz: r.schwarz,
+        overbid: r.overbid,
+        won: r.won,
+        end,
+    }))
+}
+
+/// An action as a watcher was shown it, back to the engine's (for clients); the skat a
+/// pick-up showed the declarer comes with it.
+pub fn action_from(a: &pb::Action) -> Result<(Action, CardSet), ConvertError> {
+    let cards_of = |v: &[i32]| cards_from(v);
+    let action = match pb::ActionKind::try_from(a.kind) {
+        Ok(pb::ActionKind::Bid) => Action::Bid {
+            value: small::<u16>(a.bid, "a bid").ok().and_then(Bid::new).ok_or_else(|| malformed("a bid"))?,
+        },
+        Ok(pb::ActionKind::Hold) => Action::Hold,
+        Ok(pb::ActionKind::Pass) => Action::Pass,
+        Ok(pb::ActionKind::PickUpSkat) => return Ok((Action::PickUpSkat, cards_of(&a.cards)?)),
+        Ok(pb::ActionKind::PlayHand) => Action::PlayHand,
+        Ok(pb::ActionKind::Discard) => Action::Discard { cards: cards_of(&a.cards)? },
+        Ok(pb::ActionKind::Declare) => Action::Declare {
+            contract: contract_from(a.contract.as_ref().ok_or_else(|| malformed("a declaration"))?)?,
+        },
+        Ok(pb::ActionKind::PlayCard) => Action::Play { card: card_from(a.card)? },
+        Ok(pb::ActionKind::Claim) => Action::Claim,
+        Ok(pb::ActionKind::Resign) => Action::Resign,
+        Ok(pb::ActionKind::Forfeit) => Action::Forfeit { reason: forfeit_reason_from(a.forfeit_reason)? },
+        _ => return Err(malformed("an action kind")),
+    };
+    Ok((action, CardSet::EMPTY))
+}
+
+/// A redacted event back to the engine's (for clients that fold it into a
+/// [`skat_engine::SeatView`]); `None` for seat joins and leaves, which are not match
+/// events.
+pub fn event_from(kind: &pb::event::Kind) -> Result<Option<EventView>, ConvertError> {
+    use pb::event::Kind;
+    let seat = |v: u32| small::<Seat>(v, "a seat");
+    let seats3 = |v: &[u32]| -> Result<[Seat; 3], ConvertError> {
+        let s: Vec<Seat> = v.iter().map(|x| seat(*x)).collect::<Result<_, _>>()?;
+        s.try_into().map_err(|_| malformed("the seats of a deal"))
+    };
+    Ok(Some(match kind {
+        Kind::SeatJoined(_) | Kind::SeatLeft(_) => return Ok(None),
+        Kind::DealStarted(d) => EventView::DealStarted {
+            number: d.number,
+            dealer: seat(d.dealer_seat)?,
+            seats: seats3(&d.position_seats)?,
+            hand: cards_from(&d.hand)?,
+        },
+        Kind::ActionTaken(a) => {
+            let (action, skat) = action_from(a.action.as_ref().ok_or_else(|| malformed("an action"))?)?;
+            EventView::Moved {
+                number: a.deal,
+                seat: seat(a.seat)?,
+                position: position_from(a.position).ok_or_else(|| malformed("a position"))?,
+                action,
+                skat,
+                open_hand: cards_from(&a.open_hand)?,
+                facts: facts_from(a.facts.as_ref().ok_or_else(|| malformed("the facts"))?)?,
+            }
+        }
+        Kind::DealEnded(d) => {
+            let r = d.result.as_ref().ok_or_else(|| malformed("a result"))?;
+            let x = d.dealt.as_ref().ok_or_else(|| malformed("the cards"))?;
+            let dealt = Dealt::new(
+                [cards_from(&x.forehand)?, cards_from(&x.middlehand)?, cards_from(&x.rearhand)?],
+                cards_from(&x.skat)?,
+            )
+            .map_err(|_| malformed("the cards of a deal"))?;
+            EventView::DealEnded {
+                number: d.deal,
+                seats: seats3(&d.position_seats)?,
+                outcome: outcome_from(r)?,
+                dealt,
+                discards: cards_from(&x.discards)?,
+                seeger_fabian: r.seeger_fabian.clone(),
+            }
+        }
+        Kind::MatchEnded(m) => EventView::MatchEnded {
+            standings: m
+                .standings
+                .iter()
+                .map(|s| -> Result<SeatStanding, ConvertError> {
+                    Ok(SeatStanding {
+                        seat: seat(s.seat)?,
+                        plain: s.plain,
+                        seeger_fabian: s.seeger_fabian,
+                        declared: s.declared,
+                        won: s.won,
+                        lost: s.lost,
+                        penalties: s.penalties,
+                        declared_value: s.declared_value,
+                        defended_won: s.defended_won,
+                    })
+                })
+                .collect::<Result<_, _>>()?,
+        },
+    }))
 }
 
 /// All cards of a finished deal.
@@ -475,6 +637,114 @@ pub fn deal_view(v: &View, frame: DealFrame<'_>) -> pb::DealView {
     }
 }
 
+/// A deal view back to the engine's view and its frame (for clients).
+pub fn deal_view_from(d: &pb::DealView) -> Result<(skat_engine::seat_view::DealFrame, View), ConvertError> {
+    let seat = |v: u32| small::<Seat>(v, "a seat");
+    let seats: Vec<Seat> = d.position_seats.iter().map(|s| seat(*s)).collect::<Result<_, _>>()?;
+    let seats: [Seat; 3] = seats.try_into().map_err(|_| malformed("the seats of a deal"))?;
+    let frame = skat_engine::seat_view::DealFrame { number: d.number, dealer: seat(d.dealer_seat)?, seats };
+    let trick_cards = |t: &pb::Trick| t.cards.iter().map(|c| card_from(*c)).collect::<Result<Vec<_>, _>>();
+    let current_trick = match &d.current_trick {
+        Some(t) if !t.cards.is_empty() => Some(
+            Trick::from_cards(
+                position_from(t.leader).ok_or_else(|| malformed("a trick's leader"))?,
+                &trick_cards(t)?,
+            )
+            .ok_or_else(|| malformed("the current trick"))?,
+        ),
+        _ => None,
+    };
+    let tricks = d
+        .tricks
+        .iter()
+        .map(|t| {
+            Ok(TrickView {
+                leader: position_from(t.leader).ok_or_else(|| malformed("a trick's leader"))?,
+                cards: trick_cards(t)?,
+                winner: position_from(t.winner).ok_or_else(|| malformed("a trick's winner"))?,
+            })
+        })
+        .collect::<Result<Vec<_>, ConvertError>>()?;
+    let auction = d
+        .auction
+        .iter()
+        .map(|a| {
+            let call = match pb::BidCall::try_from(a.call) {
+                Ok(pb::BidCall::Say) => Call::Bid {
+                    value: small::<u16>(a.value, "a bid")
+                        .ok()
+                        .and_then(Bid::new)
+                        .ok_or_else(|| malformed("a bid"))?,
+                },
+                Ok(pb::BidCall::Hold) => Call::Hold,
+                Ok(pb::BidCall::Pass) => Call::Pass,
+                _ => return Err(malformed("an auction call")),
+            };
+            Ok(AuctionCall {
+                position: position_from(a.position).ok_or_else(|| malformed("a caller"))?,
+                call,
+            })
+        })
+        .collect::<Result<Vec<_>, ConvertError>>()?;
+    let sizes: Vec<u8> =
+        d.hand_sizes.iter().map(|n| small::<u8>(*n, "a hand size")).collect::<Result<_, _>>()?;
+    let mut resigned = [false; 3];
+    for p in &d.resigned {
+        resigned[position_from(*p).ok_or_else(|| malformed("a resigned position"))?.index()] = true;
+    }
+    let dealt = match &d.dealt {
+        Some(x) => Some(
+            Dealt::new(
+                [cards_from(&x.forehand)?, cards_from(&x.middlehand)?, cards_from(&x.rearhand)?],
+                cards_from(&x.skat)?,
+            )
+            .map_err(|_| malformed("the cards of a deal"))?,
+        ),
+        None => None,
+    };
+    let view = View {
+        viewer: position_from(d.your_position),
+        phase: phase_from(d.phase).ok_or_else(|| malformed("the phase"))?,
+        to_move: position_from(d.to_move),
+        hand: cards_from(&d.hand)?,
+        hand_sizes: sizes.try_into().map_err(|_| malformed("the hand sizes"))?,
+        auction,
+        bid: if d.bid == 0 {
+            None
+        } else {
+            Some(small::<u16>(d.bid, "the bid").ok().and_then(Bid::new).ok_or_else(|| malformed("the bid"))?)
+        },
+        declarer: position_from(d.declarer),
+        skat_picked_up: d.skat_decided.then_some(d.skat_picked_up),
+        skat: cards_from(&d.skat)?,
+        discards: cards_from(&d.discards)?,
+        contract: d.contract.as_ref().map(contract_from).transpose()?,
+        hand_game: d.contract.as_ref().map_or(d.skat_decided && !d.skat_picked_up, |c| c.hand),
+        open_hand: if d.open_hand.is_empty() { None } else { Some(cards_from(&d.open_hand)?) },
+        current_trick,
+        tricks,
+        claimed: d.claimed,
+        resigned,
+        dealt,
+        outcome: d.result.as_ref().map(outcome_from).transpose()?,
+        legal: d.legal.as_ref().map(legal_from).transpose()?.unwrap_or_default(),
+    };
+    Ok((frame, view))
+}
+
+/// A seat's table view as the engine's [`skat_engine::SeatView`], to fold the stream's
+/// events into from there on (for clients).
+pub fn seat_view_from(t: &pb::TableView) -> Result<skat_engine::SeatView, ConvertError> {
+    let seat = t.your_seat.map(|s| small::<Seat>(s, "your seat")).transpose()?;
+    match &t.deal {
+        Some(d) => {
+            let (frame, view) = deal_view_from(d)?;
+            Ok(skat_engine::SeatView::from_view(seat, frame, view))
+        }
+        None => Ok(skat_engine::SeatView::new(seat)),
+    }
+}
+
 /// A standing, with the player's name.
 pub fn standing(s: &SeatStanding, name: &str) -> pb::Standing {
     pb::Standing {
@@ -486,6 +756,8 @@ pub fn standing(s: &SeatStanding, name: &str) -> pb::Standing {
         won: s.won,
         lost: s.lost,
         penalties: s.penalties,
+        declared_value: s.declared_value,
+        defended_won: s.defended_won,
     }
 }
 
@@ -556,6 +828,7 @@ pub fn event(e: &EventView, names: &[String]) -> pb::event::Kind {
                 deal: *number,
                 result: Some(deal_result(outcome, *seats, seeger_fabian)),
                 dealt: Some(dealt(d, *discards)),
+                position_seats: seats.iter().map(|s| u32::from(*s)).collect(),
             })
         }
         EventView::MatchEnded { standings } => Kind::MatchEnded(pb::MatchEnded {

@@ -6,7 +6,6 @@ use std::time::SystemTime;
 use skat_bots::Strategy;
 use skat_engine::iss::{self, RecordMeta};
 use skat_engine::{DealRecord, Match, MatchConfig};
-use skat_proto::convert::{self, DealFrame};
 use skat_proto::pb::{self, event::Kind, watch_table_response::Kind as WatchKind};
 use skat_sdk::client::connect;
 use skat_sdk::play::{PlayOptions, play};
@@ -109,22 +108,25 @@ pub fn play_in_process(config: &ArenaConfig, plan: &TablePlan) -> Result<TableOu
         .map(|s| strategy(config, plan.seating[s], bot_seed(plan, s)))
         .collect::<Result<Vec<_>, _>>()?;
     let runtime = tokio::runtime::Builder::new_current_thread().build()?;
+    // Each seat's knowledge is folded from the events it is shown, as a client does from
+    // its stream: engine types all the way, no protobuf.
+    let mut knowledge: Vec<Knowledge> = (0..seats).map(|s| Knowledge::new(Some(s))).collect();
+    let start = m.deal_started_event();
+    for k in &mut knowledge {
+        k.apply(&start.seen_by(k.seat));
+    }
     while let Some(seat) = m.seat_to_move() {
-        let number = m.deal_number();
-        let frame =
-            DealFrame { number, dealer: m.dealer_of(number), seats: m.seats_of(number), seeger_fabian: &[] };
-        let view = m.view(Some(seat));
-        let table = pb::TableView {
-            your_seat: Some(u32::from(seat)),
-            deal: Some(convert::deal_view(&view, frame)),
-            ..Default::default()
-        };
-        let k = Knowledge::from_view(&table)?;
+        let k = &knowledge[usize::from(seat)];
         let bot = &mut bots[usize::from(seat)];
         let action = runtime
-            .block_on(decide(bot, &k))
+            .block_on(decide(bot, k))
             .ok_or_else(|| ArenaError::Engine("a seat to move had no decision".into()))?;
-        m.apply(seat, action).map_err(|e| ArenaError::Engine(e.to_string()))?;
+        let applied = m.apply(seat, action).map_err(|e| ArenaError::Engine(e.to_string()))?;
+        for k in &mut knowledge {
+            for e in &applied.events {
+                k.apply(&e.seen_by(k.seat));
+            }
+        }
     }
     let records = m.records().to_vec();
     let iss = iss_records(config, plan, &records, "skat-arena in-process");

@@ -20,6 +20,11 @@ impl HeuristicBot {
     }
 }
 
+/// This seat's position (a seat asked to decide always plays the deal).
+fn me(k: &Knowledge) -> Position {
+    k.position().unwrap_or(Position::Forehand)
+}
+
 fn side_suits(game: GameType) -> impl Iterator<Item = Suit> {
     Suit::ALL.into_iter().filter(move |s| game.trump_suit() != Some(*s))
 }
@@ -121,14 +126,14 @@ fn worth(game: GameType, c: Card) -> i32 {
 
 impl Bot for HeuristicBot {
     async fn bid(&mut self, k: &Knowledge) -> Option<Bid> {
-        let plan = best_game(k.hand, k.position == Position::Forehand);
+        let plan = best_game(k.hand, me(k) == Position::Forehand);
         self.plan = plan;
         let (_, limit) = plan?;
         k.legal.bid_from.filter(|b| b.value() <= limit)
     }
 
     async fn answer(&mut self, k: &Knowledge, bid: Bid) -> bool {
-        let plan = best_game(k.hand, k.position == Position::Forehand);
+        let plan = best_game(k.hand, me(k) == Position::Forehand);
         self.plan = plan;
         plan.is_some_and(|(_, limit)| bid.value() <= limit)
     }
@@ -146,8 +151,7 @@ impl Bot for HeuristicBot {
         let game = GameType::ALL
             .into_iter()
             .filter(|g| {
-                playable(twelve, *g, k.position == Position::Forehand)
-                    && (value(twelve, *g) >= bid || g.is_null())
+                playable(twelve, *g, me(k) == Position::Forehand) && (value(twelve, *g) >= bid || g.is_null())
             })
             .max_by_key(|g| (value(twelve, *g), (twelve & g.trumps()).len()))
             .or_else(|| {
@@ -271,7 +275,7 @@ fn play_trumps(k: &Knowledge, game: GameType, legal: CardSet) -> Option<Card> {
     let last = plays.len() == 2;
     let points: i32 = t.cards().iter().map(|c| i32::from(c.points())).sum();
     let winners: CardSet = legal.iter().filter(|c| strength(game, *c, led) > best).collect();
-    let partner_winning = !k.is_declarer() && k.same_side(winner_pos, k.position);
+    let partner_winning = !k.is_declarer() && k.same_side(winner_pos, me(k));
 
     if partner_winning {
         // The partner leads the trick: give points if it is safe (we are last, or the
@@ -339,7 +343,7 @@ fn lead(k: &Knowledge, game: GameType, legal: CardSet, trumps: CardSet, out: Car
     }
     let side = legal - trumps;
     let pool = if side.is_empty() { legal } else { side };
-    let declarer_next = k.position.next() == declarer;
+    let declarer_next = me(k).next() == declarer;
     let len = |c: Card| (k.hand & plain(c.suit())).len() as i32;
     if declarer_next {
         lowest_by(pool, |c| -len(c) * 20 + i32::from(c.points()))

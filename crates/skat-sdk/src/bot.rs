@@ -4,7 +4,7 @@ use std::future::Future;
 
 use skat_engine::{Action, Bid, Card, CardSet, Contract};
 
-use crate::knowledge::Knowledge;
+use crate::Knowledge;
 
 /// A Skat player. Implement the six decisions; the SDK calls the right one when it is the
 /// seat's turn, checks the answer against the legal actions, and sends it.

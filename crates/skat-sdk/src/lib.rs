@@ -1,7 +1,7 @@
 //! # skat-sdk
 //!
 //! Write a Skat bot in Rust: implement [`Bot`] (six decisions, each given the seat's
-//! [`Knowledge`]) and hand it to [`play::join_and_play`]. The SDK joins, follows the
+//! [`Knowledge`], the engine's `SeatView`) and hand it to [`play::join_and_play`]. The SDK joins, follows the
 //! table's stream, asks the bot whenever it is the seat's turn, checks the answer against
 //! the legal actions, reconnects and resumes after a dropped connection, and returns the
 //! final standings.
@@ -51,10 +51,15 @@
 
 pub mod bot;
 pub mod client;
-pub mod knowledge;
 pub mod play;
-pub mod tracker;
 
 pub use bot::{Bot, decide};
 pub use client::{SdkError, SeatClient};
-pub use knowledge::Knowledge;
+
+/// What a seat knows when it must decide: the engine's [`skat_engine::SeatView`], folded
+/// from the seat's stream of events (the same type the in-process arena folds from the
+/// engine's events, so a bot sees the same thing everywhere). Its fields are the deal
+/// view's (`hand`, `legal`, `auction`, `tricks`, `current_trick`, `contract`...), and it
+/// answers `position()`, `game()`, `is_declarer()`, `played()`, `cards_out()`,
+/// `cannot_hold()` and `same_side()`.
+pub type Knowledge = skat_engine::SeatView;

@@ -7,10 +7,9 @@ use skat_proto::pb::{self, event::Kind, watch_table_response::Kind as WatchKind}
 use tokio_stream::StreamExt;
 use tonic::Code;
 
+use crate::Knowledge;
 use crate::bot::{Bot, decide};
 use crate::client::{SdkError, SeatClient};
-use crate::knowledge::Knowledge;
-use crate::tracker::Tracker;
 
 /// How a seat finished.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,17 +20,8 @@ pub struct Finished {
     pub standings: Vec<pb::Standing>,
     /// How many times the connection was re-established.
     pub reconnects: u32,
-    /// Decisions made from the knowledge kept from the stream.
-    pub decisions_from_stream: u32,
-    /// Decisions that needed the seat's view (joined or resumed mid-deal, or sitting out
-    /// at the deal's start).
-    pub decisions_from_view: u32,
-}
-
-#[derive(Default)]
-struct Counts {
-    stream: u32,
-    view: u32,
+    /// Decisions made (each from the knowledge folded from the stream).
+    pub decisions: u32,
 }
 
 /// Options for [`play`].
@@ -90,20 +80,15 @@ pub async fn play<B: Bot>(
 ) -> Result<Finished, SdkError> {
     let mut last_seq: Option<u64> = None;
     let mut reconnects = 0;
-    let mut counts = Counts::default();
-    let mut tracker = Tracker::new(seat.seat());
+    let mut decisions = 0;
+    let mut knowledge = Knowledge::new(u8::try_from(seat.seat()).ok());
     let mut failures = 0;
     loop {
-        match follow(&mut seat, bot, &mut last_seq, &mut tracker, options.verify_knowledge, &mut counts).await
+        match follow(&mut seat, bot, &mut last_seq, &mut knowledge, options.verify_knowledge, &mut decisions)
+            .await
         {
             Ok(Some(standings)) => {
-                return Ok(Finished {
-                    seat: seat.seat(),
-                    standings,
-                    reconnects,
-                    decisions_from_stream: counts.stream,
-                    decisions_from_view: counts.view,
-                });
+                return Ok(Finished { seat: seat.seat(), standings, reconnects, decisions });
             }
             Ok(None) => {}
             Err(e) if retryable(&e) => {
@@ -145,62 +130,57 @@ fn retryable(e: &SdkError) -> bool {
 }
 
 /// Follows the stream until the match ends (`Some(standings)`) or the stream ends
-/// without the match ending (`None`: reconnect). Decisions use the knowledge kept from
-/// the stream ([`Tracker`]); where the tracker has not seen the deal from its start, the
-/// seat's view is read instead.
+/// without the match ending (`None`: reconnect). The seat's knowledge is folded from the
+/// stream's events ([`skat_engine::SeatView`]): the first connection reads the table's
+/// log from its start, a reconnection resumes after the last event folded, so the
+/// knowledge is always whole and no decision needs a `GetTable`.
 async fn follow<B: Bot>(
     seat: &mut SeatClient,
     bot: &mut B,
     last_seq: &mut Option<u64>,
-    tracker: &mut Tracker,
+    knowledge: &mut Knowledge,
     verify: bool,
-    counts: &mut Counts,
+    decisions: &mut u32,
 ) -> Result<Option<Vec<pb::Standing>>, SdkError> {
     let (after, act_from) = match *last_seq {
-        // Resuming: the tracker has everything up to `s`; a turn may have been pending
+        // Resuming: the knowledge has everything up to `s`; a turn may have been pending
         // when the connection dropped.
         Some(s) => {
-            counts.view += u32::from(act_if_turn(seat, bot, None).await?);
+            if knowledge.legal.has_turn() {
+                *decisions += u32::from(act_on(seat, bot, knowledge, s).await?);
+            }
             (s, s + 1)
         }
-        // Starting: read the table's log from the beginning so the tracker knows the
-        // current deal, but act only on what happens from now on.
+        // Starting: fold the table's log from the beginning, but act only on what
+        // happens from now on.
         None => (0, seat.view().await?.seq),
     };
     let mut stream = seat.watch(Some(after)).await?;
     while let Some(msg) = stream.next().await {
         let Some(WatchKind::Event(event)) = msg?.kind else { continue };
+        let kind = event.kind.as_ref().ok_or_else(|| SdkError::Protocol("an event without a kind".into()))?;
+        if let Some(e) = skat_proto::convert::event_from(kind).map_err(|e| SdkError::Protocol(e.message))? {
+            knowledge.apply(&e);
+        }
         *last_seq = Some(event.seq);
-        tracker.apply(&event);
-        if let Some(Kind::MatchEnded(m)) = &event.kind {
+        if let Kind::MatchEnded(m) = kind {
             return Ok(Some(m.standings.clone()));
         }
-        // Events carry `legal` for out-of-turn options too (resign, claim); the Bot trait
-        // decides turns only.
-        let has_turn = event
-            .legal
-            .as_ref()
-            .and_then(|l| skat_proto::convert::legal_from(l).ok())
-            .is_some_and(|l| l.has_turn());
-        if !has_turn || event.seq < act_from {
+        if event.seq < act_from || !knowledge.legal.has_turn() {
             continue;
         }
-        match tracker.knowledge(&event) {
-            Some(k) => {
-                if verify {
-                    let view = seat.view().await?;
-                    if view.seq == event.seq && Knowledge::from_view(&view)? != k {
-                        return Err(SdkError::Protocol(format!(
-                            "knowledge kept from the stream differs from the view at seq {}:\n{k:?}\n{:?}",
-                            event.seq,
-                            Knowledge::from_view(&view)?
-                        )));
-                    }
-                }
-                counts.stream += u32::from(act_on(seat, bot, &k, event.seq).await?);
+        if verify {
+            let view = seat.view().await?;
+            let from_view =
+                skat_proto::convert::seat_view_from(&view).map_err(|e| SdkError::Protocol(e.message))?;
+            if view.seq == event.seq && from_view.view != knowledge.view {
+                return Err(SdkError::Protocol(format!(
+                    "knowledge folded from the stream differs from the view at seq {}:\n{:?}\n{:?}",
+                    event.seq, knowledge.view, from_view.view
+                )));
             }
-            None => counts.view += u32::from(act_if_turn(seat, bot, Some(event.seq)).await?),
         }
+        *decisions += u32::from(act_on(seat, bot, knowledge, event.seq).await?);
     }
     Ok(None)
 }
@@ -222,18 +202,4 @@ async fn act_on<B: Bot>(
         }
         Err(s) => Err(s.into()),
     }
-}
-
-/// Looks at the table and, if it is this seat's turn, asks the bot and acts.
-async fn act_if_turn<B: Bot>(seat: &mut SeatClient, bot: &mut B, seq: Option<u64>) -> Result<bool, SdkError> {
-    let view = seat.view().await?;
-    if view.status != pb::TableStatus::Playing as i32 {
-        return Ok(false);
-    }
-    if seq.is_some_and(|s| s != view.seq) {
-        // Something happened since that event; a later event will bring the turn.
-        return Ok(false);
-    }
-    let Ok(k) = Knowledge::from_view(&view) else { return Ok(false) };
-    act_on(seat, bot, &k, view.seq).await
 }

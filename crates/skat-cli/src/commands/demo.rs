@@ -7,7 +7,8 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use skat_bots::Strategy;
-use skat_engine::{Bid, Card, Contract, GameType};
+use skat_engine::matches::Seat;
+use skat_engine::{Action, Announcement, Bid, Card, Contract, EventView, Outcome, SeatView};
 use skat_proto::convert;
 use skat_proto::pb::{self, event::Kind, watch_table_response::Kind as WatchKind};
 use skat_sdk::client::connect;
@@ -50,31 +51,24 @@ impl Bot for Paced {
 
 const PLAYERS: [(&str, &str); 3] = [("Anna", "heuristic"), ("Bernd", "heuristic"), ("Chris", "random")];
 
-fn pretty(c: i32) -> String {
-    match convert::card_from(c) {
-        Ok(card) => {
-            let suit = match card.suit() {
-                skat_engine::Suit::Clubs => '♣',
-                skat_engine::Suit::Spades => '♠',
-                skat_engine::Suit::Hearts => '♥',
-                skat_engine::Suit::Diamonds => '♦',
-            };
-            format!("{suit}{}", card.rank().letter())
-        }
-        Err(_) => "??".into(),
-    }
+fn pretty(card: Card) -> String {
+    let suit = match card.suit() {
+        skat_engine::Suit::Clubs => '♣',
+        skat_engine::Suit::Spades => '♠',
+        skat_engine::Suit::Hearts => '♥',
+        skat_engine::Suit::Diamonds => '♦',
+    };
+    format!("{suit}{}", card.rank().letter())
 }
 
-fn game_name(c: Option<&pb::Contract>) -> String {
-    let Some(c) = c else { return "?".into() };
-    let game = convert::game_type_from(c.game).map_or("?", GameType::name);
-    let extra = match pb::Announcement::try_from(c.announcement) {
-        Ok(pb::Announcement::Schneider) => " schneider announced",
-        Ok(pb::Announcement::Schwarz) => " schwarz announced",
-        Ok(pb::Announcement::Ouvert) => " ouvert",
-        _ => "",
+fn game_name(c: Contract) -> String {
+    let extra = match c.announcement {
+        Announcement::Schneider => " schneider announced",
+        Announcement::Schwarz => " schwarz announced",
+        Announcement::Ouvert => " ouvert",
+        Announcement::None => "",
     };
-    format!("{game}{extra}")
+    format!("{}{extra}", c.game.name())
 }
 
 /// Starts the demo table and its printer. `announce` is called first with the id of an
@@ -137,125 +131,142 @@ pub async fn start(
     Ok(())
 }
 
+/// Prints the demo table as a spectator sees it. The stream's events are turned into the
+/// engine's events once ([`convert::event_from`]) and read from there; trick winners,
+/// the declaration and everything else come from the events' facts, nothing is
+/// recomputed here.
 async fn print_table(mut stream: tonic::Streaming<pb::WatchTableResponse>) -> Result<(), tonic::Status> {
     let mut names = vec![String::new(); 3];
-    let mut seats: [u32; 3];
-    let mut game: Option<GameType> = None;
-    let mut trick: Vec<(u32, i32)> = Vec::new();
-    let mut tricks = 0;
+    let mut spectator = SeatView::new(None);
     while let Some(msg) = stream.next().await {
         let Some(WatchKind::Event(event)) = msg?.kind else { continue };
-        let name = |names: &[String], seat: u32| names.get(seat as usize).cloned().unwrap_or_default();
-        let mut line = String::new();
-        match event.kind {
-            Some(Kind::SeatJoined(j)) => {
-                if let Some(n) = names.get_mut(j.seat as usize) {
-                    n.clone_from(&j.name);
-                }
-            }
-            Some(Kind::DealStarted(d)) => {
-                seats = d.position_seats.clone().try_into().unwrap_or([0, 1, 2]);
-                game = None;
-                tricks = 0;
-                let _ = write!(
-                    line,
-                    "\n── deal {}/36 ── dealer {} · forehand {}, middlehand {}, rearhand {}",
-                    d.number + 1,
-                    name(&names, d.dealer_seat),
-                    name(&names, seats[0]),
-                    name(&names, seats[1]),
-                    name(&names, seats[2])
-                );
-            }
-            Some(Kind::ActionTaken(a)) => {
-                let who = name(&names, a.seat);
-                let Some(act) = a.action else { continue };
-                match pb::ActionKind::try_from(act.kind) {
-                    Ok(pb::ActionKind::Bid) => line = format!("  {who} says {}", act.bid),
-                    Ok(pb::ActionKind::Hold) => line = format!("  {who} holds"),
-                    Ok(pb::ActionKind::Pass) => line = format!("  {who} passes"),
-                    Ok(pb::ActionKind::PickUpSkat) => line = format!("  {who} picks up the skat"),
-                    Ok(pb::ActionKind::PlayHand) => line = format!("  {who} plays hand"),
-                    Ok(pb::ActionKind::Discard) => line = format!("  {who} discards two cards"),
-                    Ok(pb::ActionKind::Declare) => {
-                        game = act.contract.as_ref().and_then(|c| convert::game_type_from(c.game).ok());
-                        line = format!("  {who} declares {}", game_name(act.contract.as_ref()));
-                        if !a.open_hand.is_empty() {
-                            let cards: Vec<String> = a.open_hand.iter().map(|c| pretty(*c)).collect();
-                            let _ = write!(line, " and shows {}", cards.join(" "));
-                        }
-                    }
-                    Ok(pb::ActionKind::PlayCard) => {
-                        trick.push((a.seat, act.card));
-                        if trick.len() == 3 {
-                            tricks += 1;
-                            let cards: Vec<Card> =
-                                trick.iter().filter_map(|(_, c)| convert::card_from(*c).ok()).collect();
-                            let winner = match (game, <[Card; 3]>::try_from(cards.clone())) {
-                                (Some(g), Ok(t)) => name(&names, trick[g.trick_winner(t)].0),
-                                _ => "?".into(),
-                            };
-                            let points: u32 = cards.iter().map(|c| u32::from(c.points())).sum();
-                            let played: Vec<String> = trick
-                                .iter()
-                                .map(|(s, c)| format!("{} {}", name(&names, *s), pretty(*c)))
-                                .collect();
-                            line = format!(
-                                "  trick {tricks:>2}: {:<36} → {winner} ({points})",
-                                played.join(", ")
-                            );
-                            trick.clear();
-                        }
-                    }
-                    Ok(pb::ActionKind::Claim) => line = format!("  {who} claims the rest"),
-                    Ok(pb::ActionKind::Resign) => line = format!("  {who} resigns"),
-                    Ok(pb::ActionKind::Forfeit) => line = format!("  {who} ran out of time and forfeits"),
-                    _ => {}
-                }
-            }
-            Some(Kind::DealEnded(d)) => {
-                trick.clear();
-                let Some(r) = d.result else { continue };
-                line = if r.passed_in {
-                    "  all pass: passed in".into()
-                } else if r.penalty {
-                    format!("  {} is penalised {}", name(&names, r.declarer_seat), r.score)
-                } else {
-                    format!(
-                        "  {} {} {} ({} points, {} tricks{}{}): {:+}",
-                        name(&names, r.declarer_seat),
-                        if r.won { "wins" } else { "loses" },
-                        game_name(r.contract.as_ref()),
-                        r.declarer_points,
-                        r.declarer_tricks,
-                        if r.overbid { ", overbid" } else { "" },
-                        if r.schwarz {
-                            ", schwarz"
-                        } else if r.schneider {
-                            ", schneider"
-                        } else {
-                            ""
-                        },
-                        r.score
-                    )
-                };
-            }
-            Some(Kind::MatchEnded(m)) => {
-                line = "\n── the list is complete ──".into();
-                for s in &m.standings {
-                    let _ = write!(
-                        line,
-                        "\n  {:<8} Seeger-Fabian {:>6}   plain {:>5}   games {}/{} won",
-                        s.name, s.seeger_fabian, s.plain, s.won, s.declared
-                    );
-                }
-                line.push_str("\n(the server keeps serving; Ctrl-C stops it)");
-            }
-            _ => {}
+        let Some(kind) = event.kind else { continue };
+        if let Kind::SeatJoined(j) = &kind
+            && let Some(n) = names.get_mut(j.seat as usize)
+        {
+            n.clone_from(&j.name);
         }
+        let Some(e) = convert::event_from(&kind).map_err(|e| tonic::Status::internal(e.message))? else {
+            continue;
+        };
+        // The trick in progress before this event, to print a completed one whole.
+        let trick_before = spectator.current_trick;
+        let seats = spectator.frame.map_or([0, 1, 2], |f| f.seats);
+        spectator.apply(&e);
+        let line = describe(&e, &names, seats, trick_before, spectator.tricks.len());
         if !line.is_empty() {
             println!("{line}");
         }
     }
     Ok(())
+}
+
+/// One line (or none) for a match event.
+fn describe(
+    e: &EventView,
+    names: &[String],
+    seats: [Seat; 3],
+    trick_before: Option<skat_engine::Trick>,
+    tricks_done: usize,
+) -> String {
+    let name = |seat: Seat| names.get(usize::from(seat)).cloned().unwrap_or_default();
+    let mut line = String::new();
+    match e {
+        EventView::DealStarted { number, dealer, seats, .. } => {
+            let _ = write!(
+                line,
+                "\n── deal {}/36 ── dealer {} · forehand {}, middlehand {}, rearhand {}",
+                number + 1,
+                name(*dealer),
+                name(seats[0]),
+                name(seats[1]),
+                name(seats[2])
+            );
+        }
+        EventView::Moved { seat, position, action, open_hand, facts, .. } => {
+            let who = name(*seat);
+            line = match action {
+                Action::Bid { value } => format!("  {who} says {}", value.value()),
+                Action::Hold => format!("  {who} holds"),
+                Action::Pass => format!("  {who} passes"),
+                Action::PickUpSkat => format!("  {who} picks up the skat"),
+                Action::PlayHand => format!("  {who} plays hand"),
+                Action::Discard { .. } => format!("  {who} discards two cards"),
+                Action::Declare { contract } => {
+                    let mut l = format!("  {who} declares {}", game_name(*contract));
+                    if facts.declaration.is_some_and(|d| d.hand) {
+                        l.push_str(" (hand)");
+                    }
+                    if !open_hand.is_empty() {
+                        let cards: Vec<String> = open_hand.iter().map(pretty).collect();
+                        let _ = write!(l, " and shows {}", cards.join(" "));
+                    }
+                    l
+                }
+                Action::Play { card } => match facts.trick_winner {
+                    Some(winner) => {
+                        let mut cards: Vec<Card> = trick_before.map_or_else(Vec::new, |t| t.cards().to_vec());
+                        cards.push(*card);
+                        let mut p = trick_before.map_or(*position, |t| t.leader);
+                        let points: u32 = cards.iter().map(|c| u32::from(c.points())).sum();
+                        let mut played = Vec::new();
+                        for c in &cards {
+                            played.push(format!("{} {}", name(seats[p.index()]), pretty(*c)));
+                            p = p.next();
+                        }
+                        format!(
+                            "  trick {tricks_done:>2}: {:<36} → {} ({points})",
+                            played.join(", "),
+                            name(seats[winner.index()])
+                        )
+                    }
+                    None => String::new(),
+                },
+                Action::Claim => format!("  {who} claims the rest"),
+                Action::Resign => format!("  {who} resigns"),
+                Action::Forfeit { .. } => format!("  {who} ran out of time and forfeits"),
+            };
+        }
+        EventView::DealEnded { seats, outcome, .. } => {
+            line = match outcome {
+                Outcome::PassedIn => "  all pass: passed in".into(),
+                Outcome::Penalty(p) => {
+                    format!("  {} is penalised {}", name(seats[p.offender.index()]), -2 * i32::from(p.value))
+                }
+                Outcome::Game(g) => format!(
+                    "  {} {} {} ({} points, {} tricks{}{}): {:+}",
+                    name(seats[g.declarer.index()]),
+                    if g.won { "wins" } else { "loses" },
+                    game_name(g.contract),
+                    g.declarer_points,
+                    g.declarer_tricks,
+                    if g.overbid { ", overbid" } else { "" },
+                    if g.schwarz {
+                        ", schwarz"
+                    } else if g.schneider {
+                        ", schneider"
+                    } else {
+                        ""
+                    },
+                    g.score()
+                ),
+            };
+        }
+        EventView::MatchEnded { standings } => {
+            line = "\n── the list is complete ──".into();
+            for s in standings {
+                let _ = write!(
+                    line,
+                    "\n  {:<8} Seeger-Fabian {:>6}   plain {:>5}   games {}/{} won",
+                    name(s.seat),
+                    s.seeger_fabian,
+                    s.plain,
+                    s.won,
+                    s.declared
+                );
+            }
+            line.push_str("\n(the server keeps serving; Ctrl-C stops it)");
+        }
+    }
+    line
 }

@@ -135,6 +135,7 @@ pub struct TableOutcome {
     pub plan: TablePlan,
     /// The deals.
     pub records: Vec<DealRecord>,
-    /// The same deals as ISS records.
+    /// The same deals as ISS records (written only when records are kept: empty when the
+    /// arena runs without `records_dir`).
     pub iss: Vec<String>,
 }

@@ -39,6 +39,11 @@ impl Trick {
         Trick { leader, cards: [placeholder; 3], len: 0 }
     }
 
+    /// An empty trick that `leader` leads.
+    pub(crate) const fn led_by(leader: Position) -> Trick {
+        Trick::new(leader)
+    }
+
     /// A trick led by `leader` with these cards so far (at most three).
     pub fn from_cards(leader: Position, cards: &[Card]) -> Option<Trick> {
         if cards.len() > 3 {
@@ -48,6 +53,17 @@ impl Trick {
         trick.cards[..cards.len()].copy_from_slice(cards);
         trick.len = cards.len() as u8;
         Some(trick)
+    }
+
+    /// The trick with `card` added, and its three cards once it is complete (for a
+    /// fold that follows play card by card).
+    pub(crate) fn with(mut self, card: Card) -> (Trick, Option<[Card; 3]>) {
+        if let Some(slot) = self.cards.get_mut(self.len as usize) {
+            *slot = card;
+            self.len += 1;
+        }
+        let complete = (self.len == 3).then_some(self.cards);
+        (self, complete)
     }
 
     /// The cards played, in order.

@@ -240,6 +240,22 @@ impl Match {
     /// Applies an action by a seat. When it ends the deal, the deal is recorded, the
     /// scores are updated and the next deal is dealt.
     pub fn apply(&mut self, seat: Seat, action: Action) -> Result<Applied, MatchError> {
+        let mut events = Vec::with_capacity(2);
+        let (ended, match_over) = self.apply_into(seat, action, &mut events)?;
+        let finished_deal = if ended { self.records.last().cloned() } else { None };
+        Ok(Applied { events, finished_deal, match_over })
+    }
+
+    /// [`Match::apply`], appending the events to `events` instead of a new vector (for
+    /// callers that play millions of actions and keep a log anyway); returns whether the
+    /// action ended a deal (its record is then [`Match::records`]' last) and whether the
+    /// match is over.
+    pub fn apply_into(
+        &mut self,
+        seat: Seat,
+        action: Action,
+        events: &mut Vec<GameEvent>,
+    ) -> Result<(bool, bool), MatchError> {
         if seat >= self.config.seats {
             return Err(MatchError::UnknownSeat(seat));
         }
@@ -258,10 +274,9 @@ impl Match {
         };
         let open_hand = if opened { self.deal.hand(position) } else { CardSet::EMPTY };
         let facts = self.facts(tricks_before);
-        let mut events =
-            vec![GameEvent::Moved { number: self.number, seat, position, action, skat, open_hand, facts }];
+        events.push(GameEvent::Moved { number: self.number, seat, position, action, skat, open_hand, facts });
         let Some(outcome) = self.deal.outcome() else {
-            return Ok(Applied { events, finished_deal: None, match_over: false });
+            return Ok((false, false));
         };
         let record = DealRecord {
             number: self.number,
@@ -269,7 +284,8 @@ impl Match {
             seats: self.seats_of(self.number),
             dealer: self.dealer_of(self.number),
             dealt: *self.deal.dealt(),
-            moves: std::mem::take(&mut self.moves),
+            // A deal has at most about 40 moves: one allocation for the next deal's, not a few.
+            moves: std::mem::replace(&mut self.moves, Vec::with_capacity(48)),
             outcome,
         };
         self.score(&record);
@@ -281,7 +297,7 @@ impl Match {
             discards: self.deal.discards(),
             seeger_fabian: self.seeger_fabian_by_seat(&record),
         });
-        self.records.push(record.clone());
+        self.records.push(record);
         self.number += 1;
         if self.is_over() {
             events.push(GameEvent::MatchEnded { standings: self.standings.clone() });
@@ -289,7 +305,7 @@ impl Match {
             self.deal = Deal::new(Dealt::seeded(self.config.seed, self.number as u64));
             events.push(self.deal_started_event());
         }
-        Ok(Applied { events, finished_deal: Some(record), match_over: self.is_over() })
+        Ok((true, self.is_over()))
     }
 
     /// The deal's public state after a move; `tricks_before` tells whether the move

@@ -14,7 +14,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::action::{Action, Phase};
 use crate::auction::{Auction, AuctionCall, Call};
-use crate::card::Card;
 use crate::cards::CardSet;
 use crate::contract::{Contract, GameType};
 use crate::deal::Trick;
@@ -116,12 +115,32 @@ impl SeatView {
 
     /// Takes in the next event this seat is shown.
     pub fn apply(&mut self, event: &EventView) {
+        self.fold(event);
+        self.view.legal = self.legal();
+    }
+
+    /// Takes in several events in a row (the seat's legal actions are worked out once, at
+    /// the end: for a client that catches up on a backlog).
+    pub fn apply_all(&mut self, events: impl IntoIterator<Item = EventView>) {
+        for e in events {
+            self.fold(&e);
+        }
+        self.view.legal = self.legal();
+    }
+
+    fn fold(&mut self, event: &EventView) {
         match event {
             EventView::DealStarted { number, dealer, seats, hand } => {
                 let viewer =
                     self.seat.and_then(|s| seats.iter().position(|x| *x == s)).and_then(Position::from_index);
                 self.frame = Some(DealFrame { number: *number, dealer: *dealer, seats: *seats });
-                self.view = fresh_view(viewer, if viewer.is_some() { *hand } else { CardSet::EMPTY });
+                // The old deal's vectors are reused: a new deal allocates nothing.
+                let mut auction = std::mem::take(&mut self.view.auction);
+                let mut tricks = std::mem::take(&mut self.view.tricks);
+                auction.clear();
+                tricks.clear();
+                let hand = if viewer.is_some() { *hand } else { CardSet::EMPTY };
+                self.view = View { auction, tricks, ..fresh_view(viewer, hand) };
                 self.auction = Auction::new();
             }
             EventView::Moved { position, action, skat, open_hand, facts, .. } => {
@@ -139,7 +158,6 @@ impl SeatView {
             }
             EventView::MatchEnded { standings } => self.final_standings = Some(standings.clone()),
         }
-        self.view.legal = self.legal();
     }
 
     fn moved(&mut self, who: Position, action: Action, skat: CardSet, open_hand: CardSet, facts: &Facts) {
@@ -188,15 +206,13 @@ impl SeatView {
                         v.open_hand = None;
                     }
                 }
-                let mut cards: Vec<Card> = v.current_trick.map_or_else(Vec::new, |t| t.cards().to_vec());
-                let leader = v.current_trick.map_or(who, |t| t.leader);
-                cards.push(card);
-                match facts.trick_winner {
-                    Some(winner) => {
-                        v.tricks.push(TrickView { leader, cards, winner });
+                let (trick, complete) = v.current_trick.unwrap_or(Trick::led_by(who)).with(card);
+                match (facts.trick_winner, complete) {
+                    (Some(winner), Some(cards)) => {
+                        v.tricks.push(TrickView { leader: trick.leader, cards, winner });
                         v.current_trick = None;
                     }
-                    None => v.current_trick = Trick::from_cards(leader, &cards),
+                    _ => v.current_trick = Some(trick),
                 }
             }
             Action::Claim => v.claimed = true,
@@ -276,13 +292,13 @@ impl SeatView {
     pub fn cannot_hold(&self) -> [CardSet; 3] {
         let mut out = [CardSet::EMPTY; 3];
         let Some(game) = self.game() else { return out };
-        let tricks = self.view.tricks.iter().map(|t| (t.leader, t.cards.clone()));
-        let current = self.view.current_trick.map(|t| (t.leader, t.cards().to_vec()));
+        let tricks = self.view.tricks.iter().map(|t| (t.leader, &t.cards[..]));
+        let current = self.view.current_trick.as_ref().map(|t| (t.leader, t.cards()));
         for (leader, cards) in tricks.chain(current) {
             let Some(led) = cards.first().copied() else { continue };
             let follow = game.follow_set(led);
             let mut p = leader;
-            for c in &cards {
+            for c in cards {
                 if !follow.contains(*c) {
                     out[p.index()] |= follow;
                 }

@@ -87,8 +87,8 @@ impl LegalActions {
 pub struct TrickView {
     /// Who led.
     pub leader: Position,
-    /// Cards in play order.
-    pub cards: Vec<Card>,
+    /// The three cards in play order.
+    pub cards: [Card; 3],
     /// Who took it.
     pub winner: Position,
 }
@@ -288,7 +288,13 @@ impl Deal {
 
 fn trick_view(t: &Trick, game: Option<GameType>) -> TrickView {
     let winner = game.and_then(|g| t.winner(g)).unwrap_or(t.leader);
-    TrickView { leader: t.leader, cards: t.cards().to_vec(), winner }
+    // A completed trick has three cards; the deal keeps only completed ones here.
+    let c = t.cards();
+    let cards = match *c {
+        [a, b, d] => [a, b, d],
+        _ => [c.first().copied().unwrap_or(Card::new(crate::Suit::Clubs, crate::Rank::Seven)); 3],
+    };
+    TrickView { leader: t.leader, cards, winner }
 }
 
 impl View {

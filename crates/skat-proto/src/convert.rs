@@ -660,7 +660,7 @@ pub fn deal_view_from(d: &pb::DealView) -> Result<(skat_engine::seat_view::DealF
         .map(|t| {
             Ok(TrickView {
                 leader: position_from(t.leader).ok_or_else(|| malformed("a trick's leader"))?,
-                cards: trick_cards(t)?,
+                cards: trick_cards(t)?.try_into().map_err(|_| malformed("a trick of three cards"))?,
                 winner: position_from(t.winner).ok_or_else(|| malformed("a trick's winner"))?,
             })
         })

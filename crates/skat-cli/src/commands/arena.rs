@@ -90,7 +90,11 @@ pub fn run_cmd(args: Args) -> CmdResult {
         );
     });
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-    let (_, standings) = runtime.block_on(run(&config, on_open))?;
+    let started = std::time::Instant::now();
+    let (outcomes, standings) = runtime.block_on(run(&config, on_open))?;
+    let secs = started.elapsed().as_secs_f64();
+    let deals: usize = outcomes.iter().map(|o| o.records.len()).sum();
+    eprintln!("arena: {deals} deals in {secs:.2} s ({:.0} deals/s)", deals as f64 / secs.max(1e-9));
     if args.json {
         println!("{}", serde_json::to_string_pretty(&standings)?);
     } else if args.csv {

@@ -1,5 +1,12 @@
-//! The HTTP edge: what tonic answers before a request reaches the service, corrected
-//! where the code blames the server for the client's fault.
+//! The HTTP edge: what every request goes through, once, as a tower layer
+//! ([`EdgeLayer`]) instead of code repeated in each handler:
+//!
+//! | concern | how |
+//! |---|---|
+//! | a tracing span per call | `rpc{method, table}`; handlers record the table id into it |
+//! | latency and count per method and code | Prometheus, with the method from a fixed list (a client inventing paths cannot grow the label set) |
+//! | refusals in the log | by code only: a message may name a card the caller sent |
+//! | client faults tonic reports as server faults | corrected, below |
 //!
 //! tonic decodes a request body before any handler runs; when the bytes are not a valid
 //! protobuf message (or a valid gRPC frame) it answers INTERNAL, and a message over the
@@ -9,10 +16,122 @@
 //! `tests/hostile.rs`, so an upgrade that changes it fails loudly) and leaves every
 //! other response untouched.
 
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Instant;
+
 use skat_proto::pb::ErrorReason as R;
 use tonic::{Code, Status};
+use tracing::Instrument;
 
 use crate::error::Refusal;
+use crate::metrics::Metrics;
+
+/// The methods metrics are kept for; anything else counts as `other`.
+const METHODS: [&str; 13] = [
+    "CreateTable",
+    "ListTables",
+    "JoinTable",
+    "LeaveTable",
+    "GetTable",
+    "WatchTable",
+    "Bid",
+    "TakeSkat",
+    "Discard",
+    "Declare",
+    "PlayCard",
+    "Resign",
+    "Claim",
+];
+
+fn method_of(path: &str) -> &'static str {
+    match path.strip_prefix("/skat.v1.SkatService/") {
+        Some(m) => METHODS.iter().find(|x| **x == m).copied().unwrap_or("other"),
+        None if path.starts_with("/grpc.health.") => "Health",
+        None if path.starts_with("/grpc.reflection.") => "Reflection",
+        None => "other",
+    }
+}
+
+/// The status code of a response: in its headers when it is trailers-only (every
+/// refusal); otherwise OK so far (a stream's own end is its business).
+fn code_of<B>(response: &http::Response<B>) -> Code {
+    match response
+        .headers()
+        .get("grpc-status")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<i32>().ok())
+    {
+        Some(n) => Code::from_i32(n),
+        None => Code::Ok,
+    }
+}
+
+/// The edge as a tower layer: spans, metrics, refusal logging, client-fault codes.
+#[derive(Debug, Clone)]
+pub struct EdgeLayer {
+    metrics: Metrics,
+}
+
+impl EdgeLayer {
+    /// The layer, recording into `metrics`.
+    pub fn new(metrics: Metrics) -> EdgeLayer {
+        EdgeLayer { metrics }
+    }
+}
+
+impl<S> tower::Layer<S> for EdgeLayer {
+    type Service = Edge<S>;
+
+    fn layer(&self, inner: S) -> Edge<S> {
+        Edge { inner, metrics: self.metrics.clone() }
+    }
+}
+
+/// The service [`EdgeLayer`] wraps around the server.
+#[derive(Debug, Clone)]
+pub struct Edge<S> {
+    inner: S,
+    metrics: Metrics,
+}
+
+impl<S, B, RB> tower::Service<http::Request<B>> for Edge<S>
+where
+    S: tower::Service<http::Request<B>, Response = http::Response<RB>>,
+    S::Future: Send + 'static,
+    S::Error: Send + 'static,
+    RB: Send + 'static,
+{
+    type Response = http::Response<RB>;
+    type Error = S::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<http::Response<RB>, S::Error>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: http::Request<B>) -> Self::Future {
+        let method = method_of(request.uri().path());
+        let span = tracing::info_span!("rpc", method, table = tracing::field::Empty);
+        let start = Instant::now();
+        let metrics = self.metrics.clone();
+        let response = self.inner.call(request).instrument(span.clone());
+        Box::pin(
+            async move {
+                let response = response.await.map(client_faults);
+                let code = response.as_ref().map_or(Code::Unavailable, code_of);
+                metrics.observe(method, start, code);
+                if code != Code::Ok {
+                    // The code only: a refusal message may name a card the caller sent.
+                    tracing::debug!(?code, "refused");
+                }
+                response
+            }
+            .instrument(span),
+        )
+    }
+}
 
 /// Messages tonic gives to a request it could not decode.
 const DECODE_FAILURES: [&str; 3] = [
@@ -52,6 +171,14 @@ pub fn client_faults<B>(mut response: http::Response<B>) -> http::Response<B> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn metric_labels_come_from_a_fixed_list() {
+        assert_eq!(method_of("/skat.v1.SkatService/PlayCard"), "PlayCard");
+        assert_eq!(method_of("/skat.v1.SkatService/MadeUp"), "other");
+        assert_eq!(method_of("/anything/at/all"), "other");
+        assert_eq!(method_of("/grpc.health.v1.Health/Check"), "Health");
+    }
 
     #[test]
     fn only_tonic_decode_and_size_failures_are_rewritten() {

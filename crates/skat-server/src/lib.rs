@@ -9,13 +9,13 @@
 //! | settings | [`config`] |
 //! | seat tokens | [`auth`] |
 //! | per-client limits (tables, streams by address) | [`clients`] |
-//! | client faults that tonic reports as server faults, corrected | [`edge`] |
+//! | every call: span, metrics, refusal log, client-fault codes (a tower layer) | [`edge`] |
 //! | refusals: code, stable reason, message, mapped to the wire once | [`error`] |
 //! | one table: match, seats, clocks, log, views | [`table`] |
 //! | all tables, per-table lock, timers, expiry | [`tables`] |
 //! | the gRPC service (thin: convert, call, map errors) | [`service`] |
 //! | one WatchTable stream: cursor, buffer, ending | [`stream`] |
-//! | metrics | [`metrics`] |
+//! | metrics (the registry; recorded by [`edge`]) | [`metrics`] |
 //! | start and stop | this page: [`start`] |
 
 #![warn(missing_docs)]
@@ -166,7 +166,8 @@ pub async fn start(
         // Dead peers are noticed, and their streams end, within about a minute.
         .http2_keepalive_interval(Some(Duration::from_secs(30)))
         .http2_keepalive_timeout(Some(Duration::from_secs(20)))
-        .layer(tower::util::MapResponseLayer::new(edge::client_faults::<tonic::body::Body>))
+        // Spans, metrics, refusal logs and client-fault codes for every call, in one place.
+        .layer(edge::EdgeLayer::new(metrics.clone()))
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)

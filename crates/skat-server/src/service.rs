@@ -42,6 +42,13 @@ pub const OWNER_METADATA: &str = "skat-owner";
 /// The WatchTable stream.
 pub type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchTableResponse, Status>> + Send>>;
 
+/// Records the table id (cut to 64 characters: it comes from the client) into the
+/// call's span, which the edge layer opened.
+fn record_table(id: &str) {
+    let shown: String = id.chars().take(64).collect();
+    tracing::Span::current().record("table", shown.as_str());
+}
+
 fn no_token() -> Status {
     Refusal::new(
         Code::Unauthenticated,
@@ -106,21 +113,6 @@ impl SkatServer {
         Err(Refusal::new(Code::NotFound, R::TableNotFound, message).into())
     }
 
-    fn finish<T>(
-        &self,
-        method: &'static str,
-        start: Instant,
-        result: Result<T, Status>,
-    ) -> Result<Response<T>, Status> {
-        let code = result.as_ref().map_or_else(|s| s.code(), |_| tonic::Code::Ok);
-        self.metrics.observe(method, start, code);
-        if let Err(s) = &result {
-            // The code only: a refusal message may name a card the caller sent.
-            tracing::debug!(code = ?s.code(), "refused");
-        }
-        result.map(Response::new)
-    }
-
     fn changed(&self, handle: &Arc<TableHandle>) {
         handle.changed(&self.metrics);
     }
@@ -136,8 +128,7 @@ impl SkatServer {
         expected_seq: Option<u64>,
         then: impl FnOnce(&Table, Seat) -> R,
     ) -> Result<(u64, R), Status> {
-        let shown: String = table_id.chars().take(64).collect();
-        let _span = tracing::info_span!("action", table = %shown).entered();
+        record_table(table_id);
         let handle = self.table(table_id)?;
         let token = auth::bearer(metadata)?.ok_or_else(no_token)?;
         let (seat, action, seq, extra) = {
@@ -161,9 +152,6 @@ impl SkatService for SkatServer {
         &self,
         request: Request<pb::CreateTableRequest>,
     ) -> Result<Response<pb::CreateTableResponse>, Status> {
-        let start = Instant::now();
-        let span = tracing::info_span!("CreateTable");
-        let _entered = span.enter();
         let ip = client_ip(request.remote_addr());
         let result = (|| {
             if let Some(required) = &self.config.create_token {
@@ -269,31 +257,25 @@ impl SkatService for SkatServer {
                 join_code: join_code.unwrap_or_default(),
             })
         })();
-        self.finish("CreateTable", start, result)
+        result.map(Response::new)
     }
 
     async fn list_tables(
         &self,
         _request: Request<pb::ListTablesRequest>,
     ) -> Result<Response<pb::ListTablesResponse>, Status> {
-        let start = Instant::now();
-        // No await below: the span may be entered for the whole call.
-        let _span = tracing::info_span!("ListTables").entered();
         let mut tables: Vec<pb::TableSummary> =
             self.tables.all().iter().map(|h| h.lock().summary()).collect();
         tables.sort_by(|a, b| a.table_id.cmp(&b.table_id));
-        self.finish("ListTables", start, Ok(pb::ListTablesResponse { tables }))
+        Ok(Response::new(pb::ListTablesResponse { tables }))
     }
 
     async fn join_table(
         &self,
         request: Request<pb::JoinTableRequest>,
     ) -> Result<Response<pb::JoinTableResponse>, Status> {
-        let start = Instant::now();
         let req = request.get_ref();
-        let span =
-            tracing::info_span!("JoinTable", table = %req.table_id.chars().take(64).collect::<String>());
-        let _entered = span.enter();
+        record_table(&req.table_id);
         let result = (|| {
             let handle = self.table(&req.table_id)?;
             let seat = match req.seat {
@@ -312,16 +294,14 @@ impl SkatService for SkatServer {
             self.changed(&handle);
             Ok(pb::JoinTableResponse { seat: u32::from(seat), token, table: Some(view) })
         })();
-        self.finish("JoinTable", start, result)
+        result.map(Response::new)
     }
 
     async fn leave_table(
         &self,
         request: Request<pb::LeaveTableRequest>,
     ) -> Result<Response<pb::LeaveTableResponse>, Status> {
-        let start = Instant::now();
-        // No await below: the span may be entered for the whole call.
-        let _span = tracing::info_span!("LeaveTable").entered();
+        record_table(&request.get_ref().table_id);
         let result = (|| {
             let handle = self.table(&request.get_ref().table_id)?;
             let token = auth::bearer(request.metadata())?.ok_or_else(no_token)?;
@@ -334,16 +314,14 @@ impl SkatService for SkatServer {
             self.changed(&handle);
             Ok(pb::LeaveTableResponse { seq })
         })();
-        self.finish("LeaveTable", start, result)
+        result.map(Response::new)
     }
 
     async fn get_table(
         &self,
         request: Request<pb::GetTableRequest>,
     ) -> Result<Response<pb::GetTableResponse>, Status> {
-        let start = Instant::now();
-        // No await below: the span may be entered for the whole call.
-        let _span = tracing::info_span!("GetTable").entered();
+        record_table(&request.get_ref().table_id);
         let result = (|| {
             let handle = self.table(&request.get_ref().table_id)?;
             let token = auth::bearer(request.metadata())?;
@@ -352,7 +330,7 @@ impl SkatService for SkatServer {
             let view = t.view(viewer, Instant::now());
             Ok(pb::GetTableResponse { table: Some(view) })
         })();
-        self.finish("GetTable", start, result)
+        result.map(Response::new)
     }
 
     type WatchTableStream = WatchStream;
@@ -361,7 +339,6 @@ impl SkatService for SkatServer {
         &self,
         request: Request<pb::WatchTableRequest>,
     ) -> Result<Response<WatchStream>, Status> {
-        let start = Instant::now();
         let ip = client_ip(request.remote_addr());
         let result = (|| {
             let handle = self.table(&request.get_ref().table_id)?;
@@ -417,15 +394,16 @@ impl SkatService for SkatServer {
         })();
         let (feed, guards) = match result {
             Ok(parts) => parts,
-            Err(e) => return self.finish("WatchTable", start, Err(e)),
+            Err(e) => return Err(e),
         };
-        let span = tracing::info_span!("WatchTable", table = %request.get_ref().table_id.chars().take(64).collect::<String>(), seat = ?feed.watcher.seat());
+        record_table(&request.get_ref().table_id);
+        let span =
+            tracing::info_span!(parent: tracing::Span::current(), "stream", seat = ?feed.watcher.seat());
         let stream: WatchStream = Box::pin(feed.spawn(guards, span));
-        self.finish("WatchTable", start, Ok(stream))
+        Ok(Response::new(stream))
     }
 
     async fn bid(&self, request: Request<pb::BidRequest>) -> Result<Response<pb::BidResponse>, Status> {
-        let start = Instant::now();
         let r = request.get_ref();
         let result = self
             .act(
@@ -436,14 +414,13 @@ impl SkatService for SkatServer {
                 |_, _| (),
             )
             .map(|(seq, _)| pb::BidResponse { seq });
-        self.finish("Bid", start, result)
+        result.map(Response::new)
     }
 
     async fn take_skat(
         &self,
         request: Request<pb::TakeSkatRequest>,
     ) -> Result<Response<pb::TakeSkatResponse>, Status> {
-        let start = Instant::now();
         let r = request.get_ref();
         let action = Ok(if r.pick_up { Action::PickUpSkat } else { Action::PlayHand });
         // The skat, as the declarer's own view shows it right after the pick-up.
@@ -456,14 +433,13 @@ impl SkatService for SkatServer {
                 }
             })
             .map(|(seq, skat)| pb::TakeSkatResponse { seq, skat });
-        self.finish("TakeSkat", start, result)
+        result.map(Response::new)
     }
 
     async fn discard(
         &self,
         request: Request<pb::DiscardRequest>,
     ) -> Result<Response<pb::DiscardResponse>, Status> {
-        let start = Instant::now();
         let r = request.get_ref();
         let result = self
             .act(
@@ -474,14 +450,13 @@ impl SkatService for SkatServer {
                 |_, _| (),
             )
             .map(|(seq, _)| pb::DiscardResponse { seq });
-        self.finish("Discard", start, result)
+        result.map(Response::new)
     }
 
     async fn declare(
         &self,
         request: Request<pb::DeclareRequest>,
     ) -> Result<Response<pb::DeclareResponse>, Status> {
-        let start = Instant::now();
         let r = request.get_ref();
         let result = self
             .act(
@@ -492,49 +467,44 @@ impl SkatService for SkatServer {
                 |_, _| (),
             )
             .map(|(seq, _)| pb::DeclareResponse { seq });
-        self.finish("Declare", start, result)
+        result.map(Response::new)
     }
 
     async fn play_card(
         &self,
         request: Request<pb::PlayCardRequest>,
     ) -> Result<Response<pb::PlayCardResponse>, Status> {
-        let start = Instant::now();
         let r = request.get_ref();
         let result = self
             .act(&r.table_id, request.metadata(), convert::play_action(r.card), r.expected_seq, |_, _| ())
             .map(|(seq, _)| pb::PlayCardResponse { seq });
-        self.finish("PlayCard", start, result)
+        result.map(Response::new)
     }
 
     async fn resign(
         &self,
         request: Request<pb::ResignRequest>,
     ) -> Result<Response<pb::ResignResponse>, Status> {
-        let start = Instant::now();
         let r = request.get_ref();
         let result = self
             .act(&r.table_id, request.metadata(), Ok(Action::Resign), r.expected_seq, |_, _| ())
             .map(|(seq, _)| pb::ResignResponse { seq });
-        self.finish("Resign", start, result)
+        result.map(Response::new)
     }
 
     async fn claim(&self, request: Request<pb::ClaimRequest>) -> Result<Response<pb::ClaimResponse>, Status> {
-        let start = Instant::now();
         let r = request.get_ref();
         let result = self
             .act(&r.table_id, request.metadata(), Ok(Action::Claim), r.expected_seq, |_, _| ())
             .map(|(seq, _)| pb::ClaimResponse { seq });
-        self.finish("Claim", start, result)
+        result.map(Response::new)
     }
 
     async fn get_records(
         &self,
         request: Request<pb::GetRecordsRequest>,
     ) -> Result<Response<pb::GetRecordsResponse>, Status> {
-        let start = Instant::now();
-        // No await below: the span may be entered for the whole call.
-        let _span = tracing::info_span!("GetRecords").entered();
+        record_table(&request.get_ref().table_id);
         let r = request.get_ref();
         let result = (|| {
             let handle = self.table(&r.table_id)?;
@@ -553,6 +523,6 @@ impl SkatService for SkatServer {
             let records = handle.lock().records(json, &self.config.server_name);
             Ok(pb::GetRecordsResponse { records })
         })();
-        self.finish("GetRecords", start, result)
+        result.map(Response::new)
     }
 }

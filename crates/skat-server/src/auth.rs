@@ -10,11 +10,57 @@ fn no_randomness() -> Status {
     Refusal::new(Code::Internal, R::Internal, "no randomness available").into()
 }
 
-/// A new secret token: 128 bits from the operating system's generator, as 32 hex digits.
+/// A secret: a seat token or a join code. It is compared in constant time and never
+/// printed (`Debug` shows `SeatToken(..)`), so it can sit in structures that are logged
+/// or debugged without leaking.
+#[derive(Clone)]
+pub struct SeatToken(String);
+
+/// A private table's join code: a secret of the same kind.
+pub type JoinCode = SeatToken;
+
+impl SeatToken {
+    /// A new secret: 128 bits from the operating system's generator, as 32 hex digits.
+    pub fn generate() -> Result<SeatToken, Status> {
+        let mut bytes = [0u8; 16];
+        getrandom::fill(&mut bytes).map_err(|_| no_randomness())?;
+        Ok(SeatToken(bytes.iter().map(|b| format!("{b:02x}")).collect()))
+    }
+
+    /// Whether `presented` is this secret (constant time for equal lengths).
+    pub fn matches(&self, presented: &str) -> bool {
+        same_token(&self.0, presented)
+    }
+
+    /// The secret's text, to hand to its holder (and nowhere else).
+    pub fn reveal(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<String> for SeatToken {
+    fn from(s: String) -> SeatToken {
+        SeatToken(s)
+    }
+}
+
+impl PartialEq for SeatToken {
+    fn eq(&self, other: &SeatToken) -> bool {
+        same_token(&self.0, &other.0)
+    }
+}
+
+impl Eq for SeatToken {}
+
+impl std::fmt::Debug for SeatToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SeatToken(..)")
+    }
+}
+
+/// A new secret token as text (see [`SeatToken::generate`]).
 pub fn new_token() -> Result<String, Status> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|_| no_randomness())?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    SeatToken::generate().map(|t| t.0)
 }
 
 /// A random 64-bit number from the operating system (seeds, table ids).
@@ -53,6 +99,16 @@ mod tests {
         assert!(same_token(&a, &a.clone()));
         assert!(!same_token(&a, &b));
         assert!(!same_token(&a, &a[..31]));
+    }
+
+    #[test]
+    fn a_seat_token_never_prints_and_compares_by_content() {
+        let t = SeatToken::generate().unwrap();
+        let shown = format!("{t:?} {:?}", Some(t.clone()));
+        assert!(!shown.contains(t.reveal()), "{shown}");
+        assert!(t.matches(t.reveal()));
+        assert!(!t.matches("0123"));
+        assert_eq!(t, SeatToken::from(t.reveal().to_string()));
     }
 
     #[test]

@@ -209,8 +209,11 @@ impl SkatService for SkatServer {
             if tc.action_ms > DAY_MS || tc.deal_ms > DAY_MS {
                 return Err(invalid_settings("time limits are at most one day (86400000 ms); 0 means none"));
             }
-            let join_code =
-                if req.private || self.config.private_tables { Some(auth::new_token()?) } else { None };
+            let join_code = if req.private || self.config.private_tables {
+                Some(auth::SeatToken::generate()?)
+            } else {
+                None
+            };
             let config = TableConfig {
                 name: req.name.chars().take(128).collect(),
                 game,
@@ -254,7 +257,7 @@ impl SkatService for SkatServer {
                 seed: game.seed,
                 table: Some(view),
                 owner_address,
-                join_code: join_code.unwrap_or_default(),
+                join_code: join_code.map(|c| c.reveal().to_string()).unwrap_or_default(),
             })
         })();
         result.map(Response::new)
@@ -284,7 +287,7 @@ impl SkatService for SkatServer {
                 })?),
                 None => None,
             };
-            let token = auth::new_token()?;
+            let token = auth::SeatToken::generate()?;
             let (seat, view) = {
                 let mut t = handle.lock();
                 let seat = t.join(&req.name, seat, &req.join_code, token.clone(), Instant::now())?;
@@ -292,7 +295,11 @@ impl SkatService for SkatServer {
             };
             tracing::info!(seat, "seat taken");
             self.changed(&handle);
-            Ok(pb::JoinTableResponse { seat: u32::from(seat), token, table: Some(view) })
+            Ok(pb::JoinTableResponse {
+                seat: u32::from(seat),
+                token: token.reveal().to_string(),
+                table: Some(view),
+            })
         })();
         result.map(Response::new)
     }
@@ -359,7 +366,7 @@ impl SkatService for SkatServer {
             let t = handle.lock();
             let watcher = match token {
                 None => Watcher::Spectator,
-                Some(token) => Watcher::Seat { seat: seat_in(&t, &token)?, token },
+                Some(token) => Watcher::Seat { seat: seat_in(&t, &token)?, token: token.into() },
             };
             let slot = StreamSlot::open(&handle, watcher.seat(), &self.config, &self.metrics)?;
             let (first, cursor) = match request.get_ref().after_seq {

@@ -24,6 +24,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio_stream::Stream;
 use tonic::{Code, Status};
 
+use crate::auth::SeatToken;
 use crate::error::Refusal;
 use crate::tables::TableHandle;
 
@@ -42,7 +43,7 @@ pub enum Watcher {
         /// The seat.
         seat: Seat,
         /// The token that opened the stream.
-        token: String,
+        token: SeatToken,
     },
 }
 
@@ -135,7 +136,7 @@ impl Feed {
             let (events, at_end, finished) = {
                 let t = handle.lock();
                 if let Watcher::Seat { seat, token } = &self.watcher
-                    && t.seat_of_token(token) != Some(*seat)
+                    && t.seat_of_token(token.reveal()) != Some(*seat)
                 {
                     return Err(Stop::End(
                         Refusal::new(

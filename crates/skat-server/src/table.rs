@@ -14,7 +14,7 @@ use skat_engine::{Action, ForfeitReason, GameEvent, LegalActions, Match, MatchCo
 use skat_proto::convert::{self, DealFrame};
 use skat_proto::pb;
 
-use crate::auth::same_token;
+use crate::auth::{JoinCode, SeatToken};
 
 /// How a table is set up.
 #[derive(Debug, Clone)]
@@ -28,7 +28,7 @@ pub struct TableConfig {
     /// Milliseconds per seat per deal (0: no limit).
     pub deal_ms: u64,
     /// If set, JoinTable must present this code (a private table).
-    pub join_code: Option<String>,
+    pub join_code: Option<JoinCode>,
     /// Most joins in the table's life (each join or leave is logged).
     pub max_joins: usize,
 }
@@ -72,7 +72,7 @@ struct OutOfTurn {
 #[derive(Debug, Clone, Default)]
 struct Slot {
     name: String,
-    token: Option<String>,
+    token: Option<SeatToken>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -212,10 +212,7 @@ impl Table {
 
     /// The seat a token belongs to.
     pub fn seat_of_token(&self, token: &str) -> Option<Seat> {
-        self.slots
-            .iter()
-            .position(|s| s.token.as_deref().is_some_and(|t| same_token(t, token)))
-            .map(|i| i as Seat)
+        self.slots.iter().position(|s| s.token.as_ref().is_some_and(|t| t.matches(token))).map(|i| i as Seat)
     }
 
     fn names(&self) -> Vec<String> {
@@ -283,11 +280,11 @@ impl Table {
         name: &str,
         seat: Option<Seat>,
         join_code: &str,
-        token: String,
+        token: SeatToken,
         now: Instant,
     ) -> Result<Seat, TableError> {
         if let Some(code) = &self.config.join_code
-            && !same_token(code, join_code)
+            && !code.matches(join_code)
         {
             return Err(TableError::JoinCode);
         }
@@ -629,7 +626,7 @@ mod tests {
         let mut t = table(t0);
         t.config.action_ms = 1000;
         for i in 0..3 {
-            t.join("p", None, "", format!("p{i}"), t0).unwrap();
+            t.join("p", None, "", format!("p{i}").into(), t0).unwrap();
         }
         let (turn, at) = t.next_deadline().expect("a clock runs");
         let seat = t.game.seat_to_move().unwrap();
@@ -643,7 +640,7 @@ mod tests {
         let (turn2, at2) = t.next_deadline().unwrap();
         let mover = t.game.seat_to_move().unwrap();
         t.leave(mover, t0).unwrap();
-        t.join("newcomer", Some(mover), "", "new".into(), t0).unwrap();
+        t.join("newcomer", Some(mover), "", "new".to_string().into(), t0).unwrap();
         let settled = t.seq();
         assert_eq!(t.on_deadline(turn2, at2), None);
         assert_eq!(t.seq(), settled);
@@ -656,7 +653,7 @@ mod tests {
         let mut t = table(t0);
         for minute in 1..59 {
             let now = t0 + Duration::from_secs(60 * minute);
-            let seat = t.join("x", None, "", format!("token{minute}"), now).unwrap();
+            let seat = t.join("x", None, "", format!("token{minute}").into(), now).unwrap();
             t.leave(seat, now).unwrap();
         }
         assert!(!t.expired(t0 + hour - Duration::from_secs(1), hour));
@@ -664,7 +661,7 @@ mod tests {
         // Starting the match is activity.
         let start = t0 + Duration::from_secs(3000);
         for i in 0..3 {
-            t.join("p", None, "", format!("p{i}"), start).unwrap();
+            t.join("p", None, "", format!("p{i}").into(), start).unwrap();
         }
         assert!(!t.expired(t0 + hour, hour));
         assert!(t.expired(start + hour, hour));

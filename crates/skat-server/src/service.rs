@@ -241,13 +241,15 @@ impl SkatService for SkatServer {
                         ),
                     )
                 })?;
-            self.tables.insert(table, self.config.max_tables, Some(permit)).ok_or_else(|| {
-                Refusal::limit(
-                    "max-tables",
-                    self.config.max_tables,
-                    format!("the server holds its limit of {} tables", self.config.max_tables),
-                )
-            })?;
+            self.tables.insert(table, self.config.max_tables, Some(permit), &self.metrics).ok_or_else(
+                || {
+                    Refusal::limit(
+                        "max-tables",
+                        self.config.max_tables,
+                        format!("the server holds its limit of {} tables", self.config.max_tables),
+                    )
+                },
+            )?;
             self.metrics.tables.set(self.tables.len() as i64);
             tracing::info!(table = %id, seats, deals = game.deals, private = join_code.is_some(), "table created");
             let owner_address =

@@ -3,19 +3,20 @@
 //! that forfeits a seat whose time has run out.
 //!
 //! Requests for one table take its mutex (never across an `await`); different tables
-//! never wait for each other. A clock is a Tokio task per table that sleeps until the
-//! deadline of the current turn and then submits the forfeit through the same
-//! [`Table`] methods a player's action goes through.
+//! never wait for each other. A table's clock is one Tokio task for the table's life: it
+//! sleeps until the deadline of the current turn, which every change resets through a
+//! watch channel (no task spawned or aborted per action), and then submits the forfeit
+//! through the same [`Table`] methods a player's action goes through. It holds the table
+//! weakly, so a dropped table's clock ends.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
 use std::time::Instant;
 
 use skat_engine::matches::Seat;
 use skat_proto::pb::ErrorReason as R;
 use tokio::sync::watch;
-use tokio::task::AbortHandle;
 use tonic::{Code, Status};
 
 use crate::clients::Permit;
@@ -29,7 +30,8 @@ use crate::table::Table;
 pub struct TableHandle {
     table: Mutex<Table>,
     seq: watch::Sender<u64>,
-    timer: Mutex<Option<AbortHandle>>,
+    /// The current turn's id and deadline, which the table's clock task sleeps until.
+    deadline: watch::Sender<Option<(u64, Instant)>>,
     /// Open spectator streams (no token).
     pub spectators: AtomicUsize,
     /// Open streams per seat (a seat's own streams never count against spectators).
@@ -62,34 +64,64 @@ impl TableHandle {
         let counted = self.deals_counted.swap(deals, Ordering::Relaxed);
         metrics.deals.inc_by(deals.saturating_sub(counted) as u64);
         self.seq.send_replace(seq);
-        let mut timer = self.timer.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(old) = timer.take() {
-            old.abort();
-        }
-        if let Some((turn, at)) = deadline {
-            let handle = Arc::clone(self);
-            let metrics = metrics.clone();
-            let task = tokio::spawn(async move {
-                tokio::time::sleep_until(at.into()).await;
-                let fired = handle.lock().on_deadline(turn, Instant::now());
-                if fired.is_some() {
-                    metrics.timeouts.inc();
-                    tracing::info!(table = %handle.lock().id(), "a seat ran out of time and forfeits the deal");
-                    // Re-arms for the next turn; this task's own handle is replaced, not awaited.
-                    handle.changed(&metrics);
+        self.deadline.send_if_modified(|d| {
+            let changed = *d != deadline;
+            *d = deadline;
+            changed
+        });
+    }
+
+    /// The table's clock: one task for the table's life.
+    fn start_clock(self: &Arc<Self>, metrics: Metrics) {
+        let weak: Weak<TableHandle> = Arc::downgrade(self);
+        let mut deadline = self.deadline.subscribe();
+        tokio::spawn(async move {
+            loop {
+                let next = *deadline.borrow_and_update();
+                match next {
+                    Some((turn, at)) => {
+                        tokio::select! {
+                            _ = tokio::time::sleep_until(at.into()) => {}
+                            changed = deadline.changed() => {
+                                if changed.is_err() { return; }
+                                continue;
+                            }
+                        }
+                        let Some(handle) = weak.upgrade() else { return };
+                        if handle.is_closed() {
+                            return;
+                        }
+                        let fired = handle.lock().on_deadline(turn, Instant::now());
+                        if fired.is_some() {
+                            metrics.timeouts.inc();
+                            tracing::info!(table = %handle.lock().id(), "a seat ran out of time and forfeits the deal");
+                            handle.changed(&metrics);
+                        } else {
+                            // The turn was over already; wait for the next deadline.
+                            if deadline.changed().await.is_err() {
+                                return;
+                            }
+                        }
+                    }
+                    None => {
+                        if deadline.changed().await.is_err() {
+                            return;
+                        }
+                        if weak.upgrade().is_none_or(|h| h.is_closed()) {
+                            return;
+                        }
+                    }
                 }
-            });
-            *timer = Some(task.abort_handle());
-        }
+            }
+        });
     }
 
     /// Stops the clock and wakes the watchers, who end their streams (the table is
     /// being dropped).
     pub fn stop(&self) {
         self.closed.store(true, Ordering::Relaxed);
-        if let Some(t) = self.timer.lock().unwrap_or_else(|p| p.into_inner()).take() {
-            t.abort();
-        }
+        // Wakes the clock, which sees the table closed and ends.
+        self.deadline.send_replace(None);
         self.seq.send_modify(|_| {});
     }
 
@@ -108,7 +140,13 @@ pub struct Tables {
 impl Tables {
     /// Adds a table unless `max` tables exist already; `creator` is the creating
     /// client's permit, held as long as the table.
-    pub fn insert(&self, table: Table, max: usize, creator: Option<Permit>) -> Option<Arc<TableHandle>> {
+    pub fn insert(
+        &self,
+        table: Table,
+        max: usize,
+        creator: Option<Permit>,
+        metrics: &Metrics,
+    ) -> Option<Arc<TableHandle>> {
         let mut map = self.map.write().unwrap_or_else(|p| p.into_inner());
         if map.len() >= max {
             return None;
@@ -118,7 +156,7 @@ impl Tables {
         let handle = Arc::new(TableHandle {
             table: Mutex::new(table),
             seq: watch::Sender::new(seq),
-            timer: Mutex::new(None),
+            deadline: watch::Sender::new(None),
             spectators: AtomicUsize::new(0),
             seat_streams: (0..seats).map(|_| AtomicUsize::new(0)).collect(),
             closed: AtomicBool::new(false),
@@ -127,6 +165,7 @@ impl Tables {
         });
         let id = handle.lock().id().to_string();
         map.insert(id, Arc::clone(&handle));
+        handle.start_clock(metrics.clone());
         Some(handle)
     }
 

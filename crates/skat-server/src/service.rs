@@ -227,7 +227,9 @@ impl SkatService for SkatServer {
                 Some(node) => format!("{node}.{suffix:012x}"),
                 None => format!("t{suffix:012x}"),
             };
-            let table = Table::new(id.clone(), config, Instant::now()).map_err(TableError::from)?;
+            // The service reads the clocks; the table only ever uses the times it is given.
+            let table = Table::new(id.clone(), config, Instant::now(), std::time::SystemTime::now())
+                .map_err(TableError::from)?;
             let view = table.view(None, Instant::now());
             let permit =
                 self.clients.acquire(ip, Resource::Tables, self.config.max_tables_per_client).ok_or_else(|| {

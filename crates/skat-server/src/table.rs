@@ -140,6 +140,9 @@ pub struct Table {
     turn: Option<Turn>,
     turn_ids: u64,
     deal_end_times: Vec<SystemTime>,
+    /// The wall-clock time that `Instant` `.0` was: the table reads no clock itself; every
+    /// time it records comes from the `now` it is given.
+    epoch: (Instant, SystemTime),
     last_activity: Instant,
     finished_at: Option<Instant>,
     joins: usize,
@@ -151,7 +154,7 @@ fn unix_ms(t: SystemTime) -> u64 {
 
 impl Table {
     /// A new, empty table.
-    pub fn new(id: String, config: TableConfig, now: Instant) -> Result<Table, MatchError> {
+    pub fn new(id: String, config: TableConfig, now: Instant, wall: SystemTime) -> Result<Table, MatchError> {
         let game = Match::new(config.game)?;
         let seats = usize::from(config.game.seats);
         Ok(Table {
@@ -166,6 +169,7 @@ impl Table {
             turn: None,
             turn_ids: 0,
             deal_end_times: Vec::new(),
+            epoch: (now, wall),
             last_activity: now,
             finished_at: None,
             joins: 0,
@@ -219,9 +223,14 @@ impl Table {
         self.slots.iter().map(|s| s.name.clone()).collect()
     }
 
-    fn push(&mut self, event: TableEvent) -> u64 {
+    /// The wall-clock time at `now`.
+    fn wall(&self, now: Instant) -> SystemTime {
+        self.epoch.1 + now.saturating_duration_since(self.epoch.0)
+    }
+
+    fn push(&mut self, event: TableEvent, now: Instant) -> u64 {
         self.log.push(LogEntry {
-            time_ms: unix_ms(SystemTime::now()),
+            time_ms: unix_ms(self.wall(now)),
             event,
             turn: None,
             out_of_turn: [OutOfTurn::default(); 4],
@@ -304,10 +313,10 @@ impl Table {
             name.chars().filter(|c| !c.is_control() && *c != '[' && *c != ']').take(64).collect();
         let name = if clean.trim().is_empty() { format!("seat {seat}") } else { clean.trim().to_string() };
         self.slots[usize::from(seat)] = Slot { name: name.clone(), token: Some(token) };
-        self.push(TableEvent::SeatJoined { seat, name });
+        self.push(TableEvent::SeatJoined { seat, name }, now);
         if !self.started && self.slots.iter().all(|s| s.token.is_some()) {
             self.started = true;
-            self.push(TableEvent::Game(self.game.deal_started_event()));
+            self.push(TableEvent::Game(self.game.deal_started_event()), now);
             // Only the start counts as activity: joining and leaving a waiting table in a
             // loop must not keep it alive.
             self.last_activity = now;
@@ -325,7 +334,7 @@ impl Table {
         if !self.started {
             slot.name.clear();
         }
-        let seq = self.push(TableEvent::SeatLeft { seat });
+        let seq = self.push(TableEvent::SeatLeft { seat }, now);
         if self.started && !self.game.is_over() && self.game.position_of(seat).is_some() {
             self.apply(seat, Action::Forfeit { reason: ForfeitReason::Left }, now)?;
             self.last_activity = now;
@@ -356,9 +365,9 @@ impl Table {
         let applied = self.game.apply(seat, action)?;
         for event in applied.events {
             if matches!(event, GameEvent::DealEnded { .. }) {
-                self.deal_end_times.push(SystemTime::now());
+                self.deal_end_times.push(self.wall(now));
             }
-            self.push(TableEvent::Game(event));
+            self.push(TableEvent::Game(event), now);
         }
         if applied.match_over {
             self.finished_at = Some(now);
@@ -515,7 +524,7 @@ impl Table {
         });
         let deadline_unix_ms = self.turn.and_then(|t| t.deadline).map_or(0, |d| {
             let left = d.saturating_duration_since(now);
-            unix_ms(SystemTime::now() + left)
+            unix_ms(self.wall(now) + left)
         });
         pb::TableView {
             table_id: self.id.clone(),
@@ -615,7 +624,7 @@ mod tests {
             join_code: None,
             max_joins: 1000,
         };
-        Table::new("t1".into(), config, now).unwrap()
+        Table::new("t1".into(), config, now, UNIX_EPOCH + Duration::from_secs(1_800_000_000)).unwrap()
     }
 
     /// A timer is armed for one turn; it may act only if that very turn is still open
@@ -644,6 +653,49 @@ mod tests {
         let settled = t.seq();
         assert_eq!(t.on_deadline(turn2, at2), None);
         assert_eq!(t.seq(), settled);
+    }
+
+    /// The deal clock with a fake clock: time spent is charged to the seat that spent it,
+    /// the deadline is the smaller of the action limit and what is left, the log's times
+    /// are the given ones, and the forfeit comes exactly at the deadline.
+    #[test]
+    fn deal_clocks_and_forfeits_with_a_fake_clock() {
+        let t0 = Instant::now();
+        let at = |ms: u64| t0 + Duration::from_millis(ms);
+        let mut t = table(t0);
+        t.config.deal_ms = 10_000;
+        t.config.action_ms = 8_000;
+        t.clocks = vec![Duration::from_millis(10_000); 3];
+        for i in 0..3 {
+            t.join("p", None, "", format!("p{i}").into(), t0).unwrap();
+        }
+        // The first to act may take at most the action limit (8 s < 10 s left).
+        let first = t.game.seat_to_move().unwrap();
+        assert_eq!(t.next_deadline().map(|(_, d)| d), Some(at(8_000)));
+        // It passes after 4 s: 6 s left on its clock.
+        t.act(first, Action::Pass, None, at(4_000)).unwrap();
+        let v = t.view(None, at(4_000));
+        assert_eq!(v.clocks[usize::from(first)].remaining_ms, 6_000);
+        assert_eq!(t.log.last().unwrap().time_ms, unix_ms(t.epoch.1 + Duration::from_millis(4_000)));
+        // The next seat's turn: it runs out of time at 4 s + 8 s.
+        let second = t.game.seat_to_move().unwrap();
+        let (turn, deadline) = t.next_deadline().unwrap();
+        assert_eq!(deadline, at(12_000));
+        assert_eq!(
+            t.view(None, at(5_000)).deadline_unix_ms,
+            unix_ms(t.epoch.1 + Duration::from_millis(12_000))
+        );
+        // A second before the deadline nothing happens; at it, the seat forfeits.
+        let before = t.seq();
+        assert!(t.on_deadline(turn + 1, at(11_000)).is_none(), "another turn's timer does nothing");
+        assert_eq!(t.seq(), before);
+        assert!(t.on_deadline(turn, at(12_000)).is_some());
+        let record = t.game.records().last().expect("the forfeit ended the deal");
+        assert!(
+            matches!(record.outcome, skat_engine::Outcome::Penalty(p) if t.game.seats_of(0)[p.offender.index()] == second)
+        );
+        // The next deal starts with full clocks.
+        assert!(t.clocks.iter().all(|c| *c == Duration::from_millis(10_000)));
     }
 
     #[test]

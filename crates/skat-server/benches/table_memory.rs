@@ -48,7 +48,8 @@ fn table(deals: u32, seed: u64, action_ms: u64, max_joins: usize, now: Instant) 
         join_code: None,
         max_joins,
     };
-    Table::new(format!("t{seed:012x}"), config, now, std::time::SystemTime::now()).expect("valid config")
+    Table::new(skat_server::table_id::TableId::new(None, seed), config, now, std::time::SystemTime::now())
+        .expect("valid config")
 }
 
 fn seat_all(t: &mut Table, now: Instant) {

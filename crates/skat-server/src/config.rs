@@ -73,8 +73,8 @@ impl ServerConfig {
     }
 
     /// The node that owns a table id (`None`: no node prefix, or this server's own).
-    pub fn foreign_owner<'a>(&self, table_id: &'a str) -> Option<&'a str> {
-        let (node, _) = table_id.rsplit_once('.')?;
+    pub fn foreign_owner<'a>(&self, table_id: &'a crate::table_id::TableId) -> Option<&'a str> {
+        let node = table_id.node()?;
         (Some(node) != self.node_id.as_deref()).then_some(node)
     }
 }

@@ -12,6 +12,7 @@
 //! | every call: span, metrics, refusal log, client-fault codes (a tower layer) | [`edge`] |
 //! | refusals: code, stable reason, message, mapped to the wire once | [`error`] |
 //! | one table: match, seats, clocks, log, views | [`table`] |
+//! | table ids (owner replica and number) | [`table_id`] |
 //! | all tables, per-table lock, timers, expiry | [`tables`] |
 //! | the gRPC service (thin: convert, call, map errors) | [`service`] |
 //! | one WatchTable stream: cursor, buffer, ending | [`stream`] |
@@ -29,6 +30,7 @@ pub mod metrics;
 pub mod service;
 pub mod stream;
 pub mod table;
+pub mod table_id;
 pub mod tables;
 
 use std::future::Future;

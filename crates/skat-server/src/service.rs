@@ -24,6 +24,7 @@ use crate::error::Refusal;
 use crate::metrics::Metrics;
 use crate::stream::{Feed, Watcher};
 use crate::table::{Table, TableConfig, TableError};
+use crate::table_id::TableId;
 use crate::tables::{StreamSlot, TableHandle, Tables};
 
 /// The service state shared by all requests.
@@ -89,11 +90,18 @@ impl SkatServer {
     /// The table, or NOT_FOUND; for a table another replica owns, NOT_FOUND names the
     /// owner and carries its address in the `skat-owner` trailer (the redirect).
     fn table(&self, id: &str) -> Result<Arc<TableHandle>, Status> {
-        if let Some(t) = self.tables.get(id) {
+        let shown: String = id.chars().take(64).collect();
+        let not_found = || {
+            let message =
+                if id.is_empty() { "no table id given".to_string() } else { format!("no table `{shown}`") };
+            Refusal::new(Code::NotFound, R::TableNotFound, message).status()
+        };
+        // A text that is no table id names no table: the same answer as an unknown one.
+        let parsed: TableId = id.parse().map_err(|_| not_found())?;
+        if let Some(t) = self.tables.get(&parsed) {
             return Ok(t);
         }
-        let shown: String = id.chars().take(64).collect();
-        if let Some(node) = self.config.foreign_owner(id)
+        if let Some(node) = self.config.foreign_owner(&parsed)
             && let Some(addr) = self.config.peer_address(node)
         {
             let mut status = Refusal::new(
@@ -108,9 +116,7 @@ impl SkatServer {
             }
             return Err(status);
         }
-        let message =
-            if id.is_empty() { "no table id given".to_string() } else { format!("no table `{shown}`") };
-        Err(Refusal::new(Code::NotFound, R::TableNotFound, message).into())
+        Err(not_found())
     }
 
     fn changed(&self, handle: &Arc<TableHandle>) {
@@ -222,11 +228,7 @@ impl SkatService for SkatServer {
                 join_code: join_code.clone(),
                 max_joins: self.config.max_joins_per_table,
             };
-            let suffix = auth::random_u64()? & 0xffff_ffff_ffff;
-            let id = match &self.config.node_id {
-                Some(node) => format!("{node}.{suffix:012x}"),
-                None => format!("t{suffix:012x}"),
-            };
+            let id = TableId::new(self.config.node_id.as_deref(), auth::random_u64()?);
             // The service reads the clocks; the table only ever uses the times it is given.
             let table = Table::new(id.clone(), config, Instant::now(), std::time::SystemTime::now())
                 .map_err(TableError::from)?;
@@ -257,7 +259,7 @@ impl SkatService for SkatServer {
             let owner_address =
                 self.config.node_id.as_deref().and_then(|n| self.config.peer_address(n)).unwrap_or_default();
             Ok(pb::CreateTableResponse {
-                table_id: id,
+                table_id: id.to_string(),
                 seed: game.seed,
                 table: Some(view),
                 owner_address,

@@ -15,6 +15,7 @@ use skat_proto::convert::{self, DealFrame};
 use skat_proto::pb;
 
 use crate::auth::{JoinCode, SeatToken};
+use crate::table_id::TableId;
 
 /// How a table is set up.
 #[derive(Debug, Clone)]
@@ -129,7 +130,7 @@ pub enum TableError {
 /// A table.
 #[derive(Debug)]
 pub struct Table {
-    id: String,
+    id: TableId,
     config: TableConfig,
     game: Match,
     slots: Vec<Slot>,
@@ -154,7 +155,12 @@ fn unix_ms(t: SystemTime) -> u64 {
 
 impl Table {
     /// A new, empty table.
-    pub fn new(id: String, config: TableConfig, now: Instant, wall: SystemTime) -> Result<Table, MatchError> {
+    pub fn new(
+        id: TableId,
+        config: TableConfig,
+        now: Instant,
+        wall: SystemTime,
+    ) -> Result<Table, MatchError> {
         let game = Match::new(config.game)?;
         let seats = usize::from(config.game.seats);
         Ok(Table {
@@ -177,7 +183,7 @@ impl Table {
     }
 
     /// The table id.
-    pub fn id(&self) -> &str {
+    pub fn id(&self) -> &TableId {
         &self.id
     }
 
@@ -484,7 +490,7 @@ impl Table {
     /// A one-line summary.
     pub fn summary(&self) -> pb::TableSummary {
         pb::TableSummary {
-            table_id: self.id.clone(),
+            table_id: self.id.to_string(),
             name: self.config.name.clone(),
             status: self.status() as i32,
             seats: u32::from(self.config.game.seats),
@@ -527,7 +533,7 @@ impl Table {
             unix_ms(self.wall(now) + left)
         });
         pb::TableView {
-            table_id: self.id.clone(),
+            table_id: self.id.to_string(),
             name: self.config.name.clone(),
             status: self.status() as i32,
             seats: u32::from(self.config.game.seats),
@@ -624,7 +630,8 @@ mod tests {
             join_code: None,
             max_joins: 1000,
         };
-        Table::new("t1".into(), config, now, UNIX_EPOCH + Duration::from_secs(1_800_000_000)).unwrap()
+        Table::new(TableId::new(None, 1), config, now, UNIX_EPOCH + Duration::from_secs(1_800_000_000))
+            .unwrap()
     }
 
     /// A timer is armed for one turn; it may act only if that very turn is still open

@@ -24,6 +24,7 @@ use crate::config::ServerConfig;
 use crate::error::Refusal;
 use crate::metrics::Metrics;
 use crate::table::Table;
+use crate::table_id::TableId;
 
 /// A table with its lock, its watchers' wake-up and its timer.
 #[derive(Debug)]
@@ -134,7 +135,7 @@ impl TableHandle {
 /// The server's tables.
 #[derive(Debug, Default)]
 pub struct Tables {
-    map: RwLock<HashMap<String, Arc<TableHandle>>>,
+    map: RwLock<HashMap<TableId, Arc<TableHandle>>>,
 }
 
 impl Tables {
@@ -163,14 +164,14 @@ impl Tables {
             deals_counted: AtomicUsize::new(0),
             _creator: creator,
         });
-        let id = handle.lock().id().to_string();
+        let id = handle.lock().id().clone();
         map.insert(id, Arc::clone(&handle));
         handle.start_clock(metrics.clone());
         Some(handle)
     }
 
     /// The table with this id.
-    pub fn get(&self, id: &str) -> Option<Arc<TableHandle>> {
+    pub fn get(&self, id: &TableId) -> Option<Arc<TableHandle>> {
         self.map.read().unwrap_or_else(|p| p.into_inner()).get(id).cloned()
     }
 
@@ -192,7 +193,7 @@ impl Tables {
     /// Drops the tables that have expired; returns how many. Each table is looked at
     /// under its own lock only; the registry is write-locked just to remove the expired.
     pub fn expire(&self, now: Instant, expiry: std::time::Duration) -> usize {
-        let expired: Vec<(String, Arc<TableHandle>)> = self
+        let expired: Vec<(TableId, Arc<TableHandle>)> = self
             .map
             .read()
             .unwrap_or_else(|p| p.into_inner())

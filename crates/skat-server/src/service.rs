@@ -25,7 +25,7 @@ use crate::metrics::Metrics;
 use crate::stream::{Feed, Watcher};
 use crate::table::{Table, TableConfig, TableError};
 use crate::table_id::TableId;
-use crate::tables::{StreamSlot, TableHandle, Tables};
+use crate::tables::{Published, StreamSlot, TableHandle, Tables};
 
 /// The service state shared by all requests.
 #[derive(Debug, Clone)]
@@ -119,8 +119,8 @@ impl SkatServer {
         Err(not_found())
     }
 
-    fn changed(&self, handle: &Arc<TableHandle>) {
-        handle.changed(&self.metrics);
+    fn publish(&self, handle: &TableHandle, state: Published) {
+        handle.publish(state, &self.metrics);
     }
 
     /// Applies a seat's action: the common path of every action RPC. The token is
@@ -137,17 +137,19 @@ impl SkatServer {
         record_table(table_id);
         let handle = self.table(table_id)?;
         let token = auth::bearer(metadata)?.ok_or_else(no_token)?;
-        let (seat, action, seq, extra) = {
+        // One critical section: the token's seat, the action, the response's extra and
+        // what to publish.
+        let (seat, action, seq, extra, state) = {
             let mut t = handle.lock();
             let seat = seat_in(&t, &token)?;
             let action = action.map_err(Refusal::from)?;
             let seq = t.act(seat, action, expected_seq, Instant::now())?;
             let extra = then(&t, seat);
-            (seat, action, seq, extra)
+            (seat, action, seq, extra, Published::of(&t))
         };
         // Only the action's name: a discard's cards are secret, and logs are not the place.
         tracing::debug!(seat, action = action.name(), seq, "accepted");
-        self.changed(&handle);
+        self.publish(&handle, state);
         Ok((seq, extra))
     }
 }
@@ -294,13 +296,14 @@ impl SkatService for SkatServer {
                 None => None,
             };
             let token = auth::SeatToken::generate()?;
-            let (seat, view) = {
+            let (seat, view, state) = {
                 let mut t = handle.lock();
-                let seat = t.join(&req.name, seat, &req.join_code, token.clone(), Instant::now())?;
-                (seat, t.view(Some(seat), Instant::now()))
+                let now = Instant::now();
+                let seat = t.join(&req.name, seat, &req.join_code, token.clone(), now)?;
+                (seat, t.view(Some(seat), now), Published::of(&t))
             };
             tracing::info!(seat, "seat taken");
-            self.changed(&handle);
+            self.publish(&handle, state);
             Ok(pb::JoinTableResponse {
                 seat: u32::from(seat),
                 token: token.reveal().to_string(),
@@ -318,13 +321,14 @@ impl SkatService for SkatServer {
         let result = (|| {
             let handle = self.table(&request.get_ref().table_id)?;
             let token = auth::bearer(request.metadata())?.ok_or_else(no_token)?;
-            let (seat, seq) = {
+            let (seat, seq, state) = {
                 let mut t = handle.lock();
                 let seat = seat_in(&t, &token)?;
-                (seat, t.leave(seat, Instant::now())?)
+                let seq = t.leave(seat, Instant::now())?;
+                (seat, seq, Published::of(&t))
             };
-            tracing::info!(table = %request.get_ref().table_id, seat, "seat left");
-            self.changed(&handle);
+            tracing::info!(seat, "seat left");
+            self.publish(&handle, state);
             Ok(pb::LeaveTableResponse { seq })
         })();
         result.map(Response::new)

@@ -203,6 +203,11 @@ impl Table {
         }
     }
 
+    /// Deals finished so far.
+    pub fn deals_played(&self) -> usize {
+        self.game.records().len()
+    }
+
     /// Whether the match is over.
     pub fn is_finished(&self) -> bool {
         self.game.is_over()

@@ -58,10 +58,14 @@ impl TableHandle {
     /// Publishes the table's new state: wakes watchers and re-arms the clock. Call after
     /// every change, with the lock released.
     pub fn changed(self: &Arc<Self>, metrics: &Metrics) {
-        let (seq, deadline, deals) = {
-            let t = self.lock();
-            (t.seq(), t.next_deadline(), t.summary().deals_played as usize)
-        };
+        let state = Published::of(&self.lock());
+        self.publish(state, metrics);
+    }
+
+    /// Publishes a state read in the critical section that changed it (so that an action
+    /// takes the table's lock once).
+    pub fn publish(&self, state: Published, metrics: &Metrics) {
+        let Published { seq, deadline, deals } = state;
         let counted = self.deals_counted.swap(deals, Ordering::Relaxed);
         metrics.deals.inc_by(deals.saturating_sub(counted) as u64);
         self.seq.send_replace(seq);
@@ -129,6 +133,21 @@ impl TableHandle {
     /// Whether the table has been dropped from the server.
     pub fn is_closed(&self) -> bool {
         self.closed.load(Ordering::Relaxed)
+    }
+}
+
+/// What watchers and the clock need to know after a change, read under the table's lock.
+#[derive(Debug, Clone, Copy)]
+pub struct Published {
+    seq: u64,
+    deadline: Option<(u64, Instant)>,
+    deals: usize,
+}
+
+impl Published {
+    /// The state of `table` now.
+    pub fn of(table: &Table) -> Published {
+        Published { seq: table.seq(), deadline: table.next_deadline(), deals: table.deals_played() }
     }
 }
 

@@ -11,7 +11,8 @@
 //! | per-client limits (tables, streams by address) | [`clients`] |
 //! | every call: span, metrics, refusal log, client-fault codes (a tower layer) | [`edge`] |
 //! | refusals: code, stable reason, message, mapped to the wire once | [`error`] |
-//! | one table: match, seats, clocks, log, views | [`table`] |
+//! | one table: match, seats, tokens, clocks, log (no protobuf) | [`table`] |
+//! | the table as protobuf: status, summary, views, events per reader, records | [`project`] |
 //! | table ids (owner replica and number) | [`table_id`] |
 //! | all tables, per-table lock, timers, expiry | [`tables`] |
 //! | the gRPC service (thin: convert, call, map errors) | [`service`] |
@@ -27,6 +28,7 @@ pub mod config;
 pub mod edge;
 pub mod error;
 pub mod metrics;
+pub mod project;
 pub mod service;
 pub mod stream;
 pub mod table;

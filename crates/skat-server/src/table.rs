@@ -3,16 +3,15 @@
 //! The log is the table's truth: every accepted event in order, numbered from 1. Views
 //! are the engine's, and events are redacted for each reader when read
 //! ([`skat_engine::GameEvent::seen_by`]), so one log serves every watcher and a
-//! reconnect is "everything after N". This type is synchronous and holds no rule of
-//! its own: every rule question goes to [`skat_engine::Match`].
+//! reconnect is "everything after N". This type is synchronous, holds no rule of its
+//! own (every rule question goes to [`skat_engine::Match`]), reads no clock (every time
+//! comes from the `now` it is given) and knows no protobuf: [`crate::project`] shows it on
+//! the wire.
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use skat_engine::iss::{self, RecordMeta};
 use skat_engine::matches::{MatchError, Seat};
 use skat_engine::{Action, ForfeitReason, GameEvent, LegalActions, Match, MatchConfig};
-use skat_proto::convert::{self, DealFrame};
-use skat_proto::pb;
 
 use crate::auth::{JoinCode, SeatToken};
 use crate::table_id::TableId;
@@ -54,35 +53,35 @@ pub enum TableEvent {
 }
 
 #[derive(Debug, Clone)]
-struct LogEntry {
-    time_ms: u64,
-    event: TableEvent,
+pub(crate) struct LogEntry {
+    pub(crate) time_ms: u64,
+    pub(crate) event: TableEvent,
     /// Who must act after this event, with what it may do (sent to that seat only).
-    turn: Option<(Seat, LegalActions, bool)>,
+    pub(crate) turn: Option<(Seat, LegalActions, bool)>,
     /// What the other seats may do out of turn after this event (resign, claim), by seat.
-    out_of_turn: [OutOfTurn; 4],
+    pub(crate) out_of_turn: [OutOfTurn; 4],
 }
 
 /// What a seat may do when it is not its turn: during play, resign; the declarer, claim.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-struct OutOfTurn {
-    resign: bool,
-    claim: bool,
+pub(crate) struct OutOfTurn {
+    pub(crate) resign: bool,
+    pub(crate) claim: bool,
 }
 
 #[derive(Debug, Clone, Default)]
-struct Slot {
-    name: String,
-    token: Option<SeatToken>,
+pub(crate) struct Slot {
+    pub(crate) name: String,
+    pub(crate) token: Option<SeatToken>,
 }
 
 #[derive(Debug, Clone, Copy)]
-struct Turn {
-    id: u64,
-    seat: Seat,
-    deal: u32,
-    started: Instant,
-    deadline: Option<Instant>,
+pub(crate) struct Turn {
+    pub(crate) id: u64,
+    pub(crate) seat: Seat,
+    pub(crate) deal: u32,
+    pub(crate) started: Instant,
+    pub(crate) deadline: Option<Instant>,
 }
 
 /// Why a table refuses a request. The service maps each to a gRPC status.
@@ -130,23 +129,23 @@ pub enum TableError {
 /// A table.
 #[derive(Debug)]
 pub struct Table {
-    id: TableId,
-    config: TableConfig,
-    game: Match,
-    slots: Vec<Slot>,
-    started: bool,
-    log: Vec<LogEntry>,
-    clocks: Vec<Duration>,
-    clock_deal: u32,
-    turn: Option<Turn>,
-    turn_ids: u64,
-    deal_end_times: Vec<SystemTime>,
+    pub(crate) id: TableId,
+    pub(crate) config: TableConfig,
+    pub(crate) game: Match,
+    pub(crate) slots: Vec<Slot>,
+    pub(crate) started: bool,
+    pub(crate) log: Vec<LogEntry>,
+    pub(crate) clocks: Vec<Duration>,
+    pub(crate) clock_deal: u32,
+    pub(crate) turn: Option<Turn>,
+    pub(crate) turn_ids: u64,
+    pub(crate) deal_end_times: Vec<SystemTime>,
     /// The wall-clock time that `Instant` `.0` was: the table reads no clock itself; every
     /// time it records comes from the `now` it is given.
-    epoch: (Instant, SystemTime),
-    last_activity: Instant,
-    finished_at: Option<Instant>,
-    joins: usize,
+    pub(crate) epoch: (Instant, SystemTime),
+    pub(crate) last_activity: Instant,
+    pub(crate) finished_at: Option<Instant>,
+    pub(crate) joins: usize,
 }
 
 fn unix_ms(t: SystemTime) -> u64 {
@@ -192,17 +191,6 @@ impl Table {
         self.log.len() as u64
     }
 
-    /// Waiting, playing or finished.
-    pub fn status(&self) -> pb::TableStatus {
-        if self.game.is_over() {
-            pb::TableStatus::Finished
-        } else if self.started {
-            pb::TableStatus::Playing
-        } else {
-            pb::TableStatus::Waiting
-        }
-    }
-
     /// Deals finished so far.
     pub fn deals_played(&self) -> usize {
         self.game.records().len()
@@ -230,12 +218,12 @@ impl Table {
         self.slots.iter().position(|s| s.token.as_ref().is_some_and(|t| t.matches(token))).map(|i| i as Seat)
     }
 
-    fn names(&self) -> Vec<String> {
+    pub(crate) fn names(&self) -> Vec<String> {
         self.slots.iter().map(|s| s.name.clone()).collect()
     }
 
     /// The wall-clock time at `now`.
-    fn wall(&self, now: Instant) -> SystemTime {
+    pub(crate) fn wall(&self, now: Instant) -> SystemTime {
         self.epoch.1 + now.saturating_duration_since(self.epoch.0)
     }
 
@@ -447,178 +435,6 @@ impl Table {
         self.last_activity = now;
         self.settle(now, Some(turn.seat));
         Some(seq)
-    }
-
-    /// The events after `after` as `viewer` may see them, at most `max`.
-    pub fn events_after(&self, after: u64, viewer: Option<Seat>, max: usize) -> Vec<pb::Event> {
-        let names = self.names();
-        self.log
-            .iter()
-            .enumerate()
-            .skip(usize::try_from(after).unwrap_or(usize::MAX))
-            .take(max)
-            .map(|(i, e)| {
-                let kind = match &e.event {
-                    TableEvent::SeatJoined { seat, name } => pb::event::Kind::SeatJoined(pb::SeatJoined {
-                        seat: u32::from(*seat),
-                        name: name.clone(),
-                    }),
-                    TableEvent::SeatLeft { seat } => {
-                        pb::event::Kind::SeatLeft(pb::SeatLeft { seat: u32::from(*seat) })
-                    }
-                    TableEvent::Game(g) => convert::event(&g.seen_by(viewer), &names),
-                };
-                let seat_to_move = e.turn.as_ref().map(|(seat, _, _)| u32::from(*seat));
-                let legal = match (&e.turn, viewer) {
-                    (Some((seat, legal, hand)), Some(v)) if *seat == v => Some(convert::legal(legal, *hand)),
-                    (_, Some(v)) => {
-                        e.out_of_turn.get(usize::from(v)).filter(|o| o.resign || o.claim).map(|o| {
-                            convert::legal(
-                                &LegalActions { resign: o.resign, claim: o.claim, ..LegalActions::default() },
-                                false,
-                            )
-                        })
-                    }
-                    (_, None) => None,
-                };
-                pb::Event {
-                    seq: i as u64 + 1,
-                    time_unix_ms: e.time_ms,
-                    kind: Some(kind),
-                    seat_to_move,
-                    legal,
-                }
-            })
-            .collect()
-    }
-
-    /// A one-line summary.
-    pub fn summary(&self) -> pb::TableSummary {
-        pb::TableSummary {
-            table_id: self.id.to_string(),
-            name: self.config.name.clone(),
-            status: self.status() as i32,
-            seats: u32::from(self.config.game.seats),
-            occupied: self.slots.iter().filter(|s| s.token.is_some()).count() as u32,
-            deals: self.config.game.deals,
-            deals_played: self.game.records().len() as u32,
-            private: self.config.join_code.is_some(),
-        }
-    }
-
-    /// The table as `viewer` may see it (`None`: a spectator).
-    pub fn view(&self, viewer: Option<Seat>, now: Instant) -> pb::TableView {
-        let names = self.names();
-        let records = self.game.records();
-        let deal = self.started.then(|| {
-            let number = if self.game.is_over() {
-                self.game.deal_number().saturating_sub(1)
-            } else {
-                self.game.deal_number()
-            };
-            let seeger_fabian = match records.last() {
-                Some(r) if self.game.is_over() => self.game.seeger_fabian_by_seat(r),
-                _ => Vec::new(),
-            };
-            let frame = DealFrame {
-                number,
-                dealer: self.game.dealer_of(number),
-                seats: self.game.seats_of(number),
-                seeger_fabian: &seeger_fabian,
-            };
-            let view = self.game.deal().view(
-                viewer
-                    .and_then(|s| frame.seats.iter().position(|x| *x == s))
-                    .and_then(skat_engine::Position::from_index),
-            );
-            convert::deal_view(&view, frame)
-        });
-        let deadline_unix_ms = self.turn.and_then(|t| t.deadline).map_or(0, |d| {
-            let left = d.saturating_duration_since(now);
-            unix_ms(self.wall(now) + left)
-        });
-        pb::TableView {
-            table_id: self.id.to_string(),
-            name: self.config.name.clone(),
-            status: self.status() as i32,
-            seats: u32::from(self.config.game.seats),
-            seat_info: self
-                .slots
-                .iter()
-                .enumerate()
-                .map(|(i, s)| pb::SeatInfo {
-                    seat: i as u32,
-                    name: s.name.clone(),
-                    occupied: s.token.is_some(),
-                })
-                .collect(),
-            your_seat: viewer.map(u32::from),
-            seq: self.seq(),
-            deals: self.config.game.deals,
-            deals_played: records.len() as u32,
-            seed: self.config.game.seed,
-            time_control: Some(pb::TimeControl {
-                action_ms: self.config.action_ms,
-                deal_ms: self.config.deal_ms,
-            }),
-            deal,
-            standings: self
-                .game
-                .standings()
-                .iter()
-                .map(|s| convert::standing(s, &names[usize::from(s.seat)]))
-                .collect(),
-            clocks: self
-                .clocks
-                .iter()
-                .enumerate()
-                .map(|(i, c)| {
-                    let mut left = *c;
-                    if let Some(t) =
-                        self.turn.filter(|t| usize::from(t.seat) == i && t.deal == self.clock_deal)
-                    {
-                        left = left.saturating_sub(now.duration_since(t.started));
-                    }
-                    pb::Clock {
-                        seat: i as u32,
-                        remaining_ms: if self.config.deal_ms > 0 { left.as_millis() as u64 } else { 0 },
-                    }
-                })
-                .collect(),
-            deadline_unix_ms,
-            results: records
-                .iter()
-                .map(|r| convert::deal_result(&r.outcome, r.seats, &self.game.seeger_fabian_by_seat(r)))
-                .collect(),
-        }
-    }
-
-    /// The finished deals as ISS records or JSON lines.
-    pub fn records(&self, json: bool, server_name: &str) -> Vec<String> {
-        let names = self.names();
-        self.game
-            .records()
-            .iter()
-            .enumerate()
-            .map(|(i, r)| {
-                if json {
-                    return serde_json::to_string(r).unwrap_or_default();
-                }
-                let date = self.deal_end_times.get(i).map_or_else(String::new, |t| {
-                    // RFC 3339 `2026-11-29T22:05:36Z` to ISS `2026-11-29/22:05:36/UTC`.
-                    let text = humantime::format_rfc3339_seconds(*t).to_string();
-                    text.trim_end_matches('Z').replacen('T', "/", 1) + "/UTC"
-                });
-                let meta = RecordMeta {
-                    server: server_name.to_string(),
-                    id: format!("{}.{}", self.id, r.number),
-                    date,
-                    players: r.seats.map(|s| names[usize::from(s)].clone()),
-                    series: self.config.game.seed.to_string(),
-                };
-                iss::write(r, &meta)
-            })
-            .collect()
     }
 }
 

@@ -3,6 +3,7 @@
 //! of cases in the test command. Each also checks what must hold for input it accepts.
 
 use crate::iss::{self, IssRecord, RecordMeta};
+use crate::matches::Seat;
 use crate::record::DealRecord;
 
 /// An ISS record from anywhere: parsed, its result read, replayed; when it replays, it is
@@ -14,8 +15,8 @@ pub fn iss_record(text: &str) {
     let ours = DealRecord {
         number: 0,
         seed: None,
-        seats: [0, 1, 2],
-        dealer: 2,
+        seats: [Seat::new(0), Seat::new(1), Seat::new(2)],
+        dealer: Seat::new(2),
         dealt: *replay.deal.dealt(),
         moves: replay.moves.clone(),
         outcome: replay.outcome,

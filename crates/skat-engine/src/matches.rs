@@ -19,8 +19,73 @@ use crate::record::{DealRecord, Move};
 use crate::score::Outcome;
 use crate::view::View;
 
-/// A seat at the table, 0..3 or 0..4.
-pub type Seat = u8;
+/// A seat at the table: 0, 1, 2 (and 3 at four seats). Seats are the table's; a seat's
+/// position (forehand, middlehand, rearhand) changes from deal to deal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Seat(u8);
+
+impl Seat {
+    /// Seat `n`.
+    pub const fn new(n: u8) -> Seat {
+        Seat(n)
+    }
+
+    /// The seat's number.
+    pub const fn number(self) -> u8 {
+        self.0
+    }
+
+    /// The seat's number as an index.
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    /// Seats 0 to `count` - 1.
+    pub fn all(count: u8) -> impl Iterator<Item = Seat> + Clone {
+        (0..count).map(Seat)
+    }
+}
+
+impl std::fmt::Display for Seat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl From<Seat> for usize {
+    fn from(s: Seat) -> usize {
+        s.index()
+    }
+}
+
+impl From<Seat> for u32 {
+    fn from(s: Seat) -> u32 {
+        u32::from(s.0)
+    }
+}
+
+impl From<u8> for Seat {
+    fn from(n: u8) -> Seat {
+        Seat(n)
+    }
+}
+
+impl TryFrom<u32> for Seat {
+    type Error = std::num::TryFromIntError;
+
+    fn try_from(n: u32) -> Result<Seat, Self::Error> {
+        u8::try_from(n).map(Seat)
+    }
+}
+
+impl TryFrom<usize> for Seat {
+    type Error = std::num::TryFromIntError;
+
+    fn try_from(n: usize) -> Result<Seat, Self::Error> {
+        u8::try_from(n).map(Seat)
+    }
+}
 
 /// How a match is set up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -149,7 +214,7 @@ impl Match {
             moves: Vec::new(),
             records: Vec::new(),
             standings: (0..config.seats)
-                .map(|seat| SeatStanding { seat, ..SeatStanding::default() })
+                .map(|seat| SeatStanding { seat: Seat(seat), ..SeatStanding::default() })
                 .collect(),
         })
     }
@@ -171,15 +236,15 @@ impl Match {
 
     /// The dealer of deal `number`.
     pub fn dealer_of(&self, number: u32) -> Seat {
-        let n = self.config.seats as u32;
-        ((number + n - 1) % n) as Seat
+        let n = u32::from(self.config.seats);
+        Seat(((number + n - 1) % n) as u8)
     }
 
     /// The seats at forehand, middlehand, rearhand in deal `number`.
     pub fn seats_of(&self, number: u32) -> [Seat; 3] {
         let n = self.config.seats;
         let dealer = self.dealer_of(number);
-        [1, 2, 3].map(|k| (dealer + k) % n)
+        [1, 2, 3].map(|k| Seat((dealer.0 + k) % n))
     }
 
     /// Where `seat` sits in the current deal (`None`: sitting out, or no such seat).
@@ -256,7 +321,7 @@ impl Match {
         action: Action,
         events: &mut Vec<GameEvent>,
     ) -> Result<(bool, bool), MatchError> {
-        if seat >= self.config.seats {
+        if seat.0 >= self.config.seats {
             return Err(MatchError::UnknownSeat(seat));
         }
         if self.is_over() {
@@ -334,14 +399,14 @@ impl Match {
         let plain = plain_by_seat(record, self.config.seats);
         let sf = seeger_fabian_by_seat(record, self.config.seats);
         for st in self.standings.iter_mut() {
-            st.plain += plain[st.seat as usize];
-            st.seeger_fabian += sf[st.seat as usize];
+            st.plain += plain[st.seat.index()];
+            st.seeger_fabian += sf[st.seat.index()];
         }
         match record.outcome {
             Outcome::PassedIn => {}
             Outcome::Game(g) => {
                 let declarer = record.seats[g.declarer.index()];
-                let st = &mut self.standings[declarer as usize];
+                let st = &mut self.standings[declarer.index()];
                 st.declared += 1;
                 st.declared_value += g.value as u32;
                 if g.won {
@@ -353,7 +418,7 @@ impl Match {
                     }
                 }
             }
-            Outcome::Penalty(p) => self.standings[record.seats[p.offender.index()] as usize].penalties += 1,
+            Outcome::Penalty(p) => self.standings[record.seats[p.offender.index()].index()].penalties += 1,
         }
     }
 }

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::matches::Seat;
+
 use crate::action::{Action, RuleError};
 use crate::deal::Deal;
 use crate::dealing::Dealt;
@@ -27,9 +29,9 @@ pub struct DealRecord {
     /// The match seed the cards were dealt from, when seeded.
     pub seed: Option<u64>,
     /// The seats of the match sitting at forehand, middlehand, rearhand.
-    pub seats: [u8; 3],
+    pub seats: [Seat; 3],
     /// The dealer's seat (rearhand at 3 seats; sitting out at 4).
-    pub dealer: u8,
+    pub dealer: Seat,
     /// The cards.
     pub dealt: Dealt,
     /// The moves, in order.

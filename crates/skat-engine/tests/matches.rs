@@ -23,19 +23,19 @@ fn a_three_seat_list_rotates_the_dealer_and_adds_up() {
     let mut plain = [0i32; 3];
     let mut sf = [0i32; 3];
     for (k, r) in m.records().iter().enumerate() {
-        assert_eq!(r.dealer as usize, (k + 2) % 3);
+        assert_eq!(usize::from(r.dealer), (k + 2) % 3);
         assert_eq!(r.seats[Position::Rearhand.index()], r.dealer, "the dealer is rearhand at 3 seats");
-        assert_eq!(r.seats[0] as usize, k % 3, "seat 0 is forehand in deal 0");
+        assert_eq!(usize::from(r.seats[0]), k % 3, "seat 0 is forehand in deal 0");
         assert_eq!(r.replay().unwrap().outcome(), Some(r.outcome));
         let (s, _) = r.outcome.seeger_fabian(3);
         for p in Position::ALL {
-            plain[r.seats[p.index()] as usize] += r.outcome.plain_scores()[p.index()];
-            sf[r.seats[p.index()] as usize] += s[p.index()];
+            plain[usize::from(r.seats[p.index()])] += r.outcome.plain_scores()[p.index()];
+            sf[usize::from(r.seats[p.index()])] += s[p.index()];
         }
     }
     for st in m.standings() {
-        assert_eq!(st.plain, plain[st.seat as usize]);
-        assert_eq!(st.seeger_fabian, sf[st.seat as usize]);
+        assert_eq!(st.plain, plain[usize::from(st.seat)]);
+        assert_eq!(st.seeger_fabian, sf[usize::from(st.seat)]);
     }
     let declared: u32 = m.standings().iter().map(|s| s.declared).sum();
     let games = m.records().iter().filter(|r| matches!(r.outcome, Outcome::Game(_))).count();
@@ -52,7 +52,7 @@ fn at_four_seats_the_dealer_sits_out_and_gets_the_bonus() {
         if let Outcome::Game(g) = r.outcome
             && !g.won
         {
-            dealer_bonus[r.dealer as usize] += 30;
+            dealer_bonus[usize::from(r.dealer)] += 30;
         }
     }
     assert!(dealer_bonus.iter().sum::<i32>() > 0, "some game was lost in 48 random deals");
@@ -60,9 +60,9 @@ fn at_four_seats_the_dealer_sits_out_and_gets_the_bonus() {
     let mut fresh = Match::new(MatchConfig::standard(4, 5)).unwrap();
     let dealer = fresh.dealer_of(0);
     assert_eq!(fresh.apply(dealer, skat_engine::Action::Pass), Err(MatchError::SittingOut(dealer)));
-    assert_eq!(fresh.apply(9, skat_engine::Action::Pass), Err(MatchError::UnknownSeat(9)));
+    assert_eq!(fresh.apply(9.into(), skat_engine::Action::Pass), Err(MatchError::UnknownSeat(9.into())));
     let mut over = m.clone();
-    assert_eq!(over.apply(0, skat_engine::Action::Pass), Err(MatchError::MatchOver));
+    assert_eq!(over.apply(0.into(), skat_engine::Action::Pass), Err(MatchError::MatchOver));
     assert!(Match::new(MatchConfig { seats: 5, deals: 1, seed: 0 }).is_err());
     assert!(Match::new(MatchConfig { seats: 3, deals: 0, seed: 0 }).is_err());
 }

@@ -7,14 +7,14 @@ use skat_engine::matches::{Match, MatchConfig, plain_by_seat, seeger_fabian_by_s
 use skat_engine::{Action, Bid, ForfeitReason, Outcome, Position};
 
 /// The seat to move and its legal actions.
-fn turn(m: &Match) -> (u8, skat_engine::LegalActions) {
+fn turn(m: &Match) -> (skat_engine::Seat, skat_engine::LegalActions) {
     let seat = m.seat_to_move().expect("someone must act");
     let position = m.position_of(seat).expect("the seat plays this deal");
     (seat, m.deal().legal_actions(position))
 }
 
 /// The first bidder says `bid`, everybody else passes; returns the declarer's seat.
-fn auction(m: &mut Match, bid: u16) -> u8 {
+fn auction(m: &mut Match, bid: u16) -> skat_engine::Seat {
     let mut said = false;
     loop {
         let (seat, legal) = turn(m);

@@ -61,7 +61,7 @@ fn moves(m: &Match, seats: u8) -> Vec<(Seat, Action)> {
         return Vec::new();
     }
     let mut out = Vec::new();
-    for seat in 0..seats {
+    for seat in skat_engine::Seat::all(seats) {
         if let Some(p) = m.position_of(seat) {
             out.extend(actions(&m.deal().legal_actions(p)).into_iter().map(|a| (seat, a)));
         }

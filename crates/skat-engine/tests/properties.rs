@@ -162,7 +162,7 @@ proptest! {
     fn selfplay_iss_records_round_trip(seed in any::<u64>(), n in 0u64..1000) {
         let (deal, moves) = play(seed, n, |_| {});
         let outcome = deal.outcome().unwrap();
-        let record = DealRecord { number: n as u32, seed: Some(seed), seats: [0, 1, 2], dealer: 2, dealt: *deal.dealt(), moves: moves.clone(), outcome };
+        let record = DealRecord { number: n as u32, seed: Some(seed), seats: [0, 1, 2].map(skat_engine::Seat::new), dealer: skat_engine::Seat::new(2), dealt: *deal.dealt(), moves: moves.clone(), outcome };
         let text = iss::write(&record, &RecordMeta::default());
         let parsed = IssRecord::parse(&text).unwrap();
         let replay = iss::replay(&parsed).unwrap();

@@ -15,7 +15,7 @@ fn check(seats: u8, matches: u64, deals: u32) -> u64 {
     for seed in 0..matches {
         let mut m = Match::new(MatchConfig { seats, deals, seed: 1000 + seed }).unwrap();
         let mut player = RandomPlayer::new(seed);
-        let viewers: Vec<Option<Seat>> = (0..seats).map(Some).chain([None]).collect();
+        let viewers: Vec<Option<Seat>> = Seat::all(seats).map(Some).chain([None]).collect();
         let mut folds: Vec<SeatView> = viewers.iter().map(|v| SeatView::new(*v)).collect();
         let start = m.deal_started_event();
         for f in &mut folds {
@@ -92,7 +92,7 @@ fn a_seat_that_starts_mid_deal_from_a_view_folds_on_exactly() {
         }
         let number = m.deal_number();
         let frame = DealFrame { number, dealer: m.dealer_of(number), seats: m.seats_of(number) };
-        let mut folds: Vec<SeatView> = (0..3u8)
+        let mut folds: Vec<SeatView> = Seat::all(3)
             .map(|s| {
                 let p = m.position_of(s);
                 SeatView::from_view(Some(s), frame, m.deal().view(p))

@@ -834,7 +834,7 @@ pub fn event(e: &EventView, names: &[String]) -> pb::event::Kind {
         EventView::MatchEnded { standings } => Kind::MatchEnded(pb::MatchEnded {
             standings: standings
                 .iter()
-                .map(|s| standing(s, names.get(s.seat as usize).map_or("", String::as_str)))
+                .map(|s| standing(s, names.get(usize::from(s.seat)).map_or("", String::as_str)))
                 .collect(),
         }),
     }

@@ -24,7 +24,7 @@ fn events_survive_protobuf_and_fold_into_the_engines_view() {
         for seed in 0..60u64 {
             let mut m = Match::new(MatchConfig { seats, deals: 12, seed }).unwrap();
             let mut player = RandomPlayer::new(seed);
-            let viewers: Vec<Option<Seat>> = (0..seats).map(Some).chain([None]).collect();
+            let viewers: Vec<Option<Seat>> = Seat::all(seats).map(Some).chain([None]).collect();
             let mut folds: Vec<SeatView> = viewers.iter().map(|v| SeatView::new(*v)).collect();
             let start = m.deal_started_event();
             for f in &mut folds {

@@ -148,7 +148,7 @@ impl SkatServer {
             (seat, action, seq, extra, Published::of(&t))
         };
         // Only the action's name: a discard's cards are secret, and logs are not the place.
-        tracing::debug!(seat, action = action.name(), seq, "accepted");
+        tracing::debug!(seat = %seat, action = action.name(), seq, "accepted");
         self.publish(&handle, state);
         Ok((seq, extra))
     }
@@ -302,7 +302,7 @@ impl SkatService for SkatServer {
                 let seat = t.join(&req.name, seat, &req.join_code, token.clone(), now)?;
                 (seat, t.view(Some(seat), now), Published::of(&t))
             };
-            tracing::info!(seat, "seat taken");
+            tracing::info!(seat = %seat, "seat taken");
             self.publish(&handle, state);
             Ok(pb::JoinTableResponse {
                 seat: u32::from(seat),
@@ -327,7 +327,7 @@ impl SkatService for SkatServer {
                 let seq = t.leave(seat, Instant::now())?;
                 (seat, seq, Published::of(&t))
             };
-            tracing::info!(seat, "seat left");
+            tracing::info!(seat = %seat, "seat left");
             self.publish(&handle, state);
             Ok(pb::LeaveTableResponse { seq })
         })();

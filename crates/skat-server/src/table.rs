@@ -215,7 +215,7 @@ impl Table {
 
     /// The seat a token belongs to.
     pub fn seat_of_token(&self, token: &str) -> Option<Seat> {
-        self.slots.iter().position(|s| s.token.as_ref().is_some_and(|t| t.matches(token))).map(|i| i as Seat)
+        self.slots.iter().position(|s| s.token.as_ref().is_some_and(|t| t.matches(token))).map(|i| Seat::new(i as u8))
     }
 
     pub(crate) fn names(&self) -> Vec<String> {
@@ -247,7 +247,7 @@ impl Table {
         let mut out_of_turn = [OutOfTurn::default(); 4];
         if self.started && !self.game.is_over() {
             for (seat, slot) in out_of_turn.iter_mut().enumerate().take(self.slots.len()) {
-                let seat = seat as Seat;
+                let seat = Seat::new(seat as u8);
                 if Some(seat) == to_move {
                     continue;
                 }
@@ -304,7 +304,7 @@ impl Table {
             Some(s) if usize::from(s) >= self.slots.len() => return Err(TableError::NoSuchSeat(s)),
             Some(s) if self.slots[usize::from(s)].token.is_some() => return Err(TableError::SeatTaken(s)),
             Some(s) => s,
-            None => self.slots.iter().position(|s| s.token.is_none()).ok_or(TableError::Full)? as Seat,
+            None => Seat::new(self.slots.iter().position(|s| s.token.is_none()).ok_or(TableError::Full)? as u8),
         };
         self.joins += 1;
         // Names end up in records and logs: printable characters only, at most 64.

@@ -57,7 +57,7 @@ fn allowed(record: &DealRecord, seat: u8, k: usize, over: bool) -> CardSet {
     for t in deal.tricks() {
         ok |= t.card_set();
     }
-    if let Some(p) = record.seats.iter().position(|s| *s == seat).and_then(Position::from_index) {
+    if let Some(p) = record.seats.iter().position(|s| s.number() == seat).and_then(Position::from_index) {
         ok |= deal.hand(p);
         if deal.declarer() == Some(p) && deal.skat_picked_up() {
             ok |= record.dealt.skat | deal.discards();

@@ -151,7 +151,7 @@ async fn print_table(mut stream: tonic::Streaming<pb::WatchTableResponse>) -> Re
         };
         // The trick in progress before this event, to print a completed one whole.
         let trick_before = spectator.current_trick;
-        let seats = spectator.frame.map_or([0, 1, 2], |f| f.seats);
+        let seats = spectator.frame.map_or([0, 1, 2].map(Seat::new), |f| f.seats);
         spectator.apply(&e);
         let line = describe(&e, &names, seats, trick_before, spectator.tricks.len());
         if !line.is_empty() {

@@ -120,7 +120,8 @@ fn play_in_process_on(
     // Each seat's knowledge is folded from the events it is shown, as a client does from
     // its stream: engine types all the way, no protobuf. A seat catches up on the events
     // since its last decision when it must decide again.
-    let mut knowledge: Vec<Knowledge> = skat_engine::Seat::all(seats).map(|s| Knowledge::new(Some(s))).collect();
+    let mut knowledge: Vec<Knowledge> =
+        skat_engine::Seat::all(seats).map(|s| Knowledge::new(Some(s))).collect();
     let mut log = vec![m.deal_started_event()];
     let mut seen = vec![0usize; usize::from(seats)];
     while let Some(seat) = m.seat_to_move() {

@@ -176,9 +176,10 @@ impl SeatClient {
         &self.url
     }
 
-    /// The seat number.
-    pub fn seat(&self) -> u32 {
-        self.seat
+    /// The seat (the engine's [`skat_engine::matches::Seat`]; the wire's seat numbers
+    /// are `u32`, and a server never sends one over 3).
+    pub fn seat(&self) -> skat_engine::matches::Seat {
+        skat_engine::matches::Seat::try_from(self.seat).unwrap_or_default()
     }
 
     /// The table id.

@@ -15,7 +15,7 @@ use crate::client::{SdkError, SeatClient};
 #[derive(Debug, Clone, PartialEq)]
 pub struct Finished {
     /// The seat played.
-    pub seat: u32,
+    pub seat: skat_engine::matches::Seat,
     /// The final standings of every seat.
     pub standings: Vec<pb::Standing>,
     /// How many times the connection was re-established.
@@ -81,7 +81,7 @@ pub async fn play<B: Bot>(
     let mut last_seq: Option<u64> = None;
     let mut reconnects = 0;
     let mut decisions = 0;
-    let mut knowledge = Knowledge::new(skat_engine::matches::Seat::try_from(seat.seat()).ok());
+    let mut knowledge = Knowledge::new(Some(seat.seat()));
     let mut failures = 0;
     loop {
         match follow(&mut seat, bot, &mut last_seq, &mut knowledge, options.verify_knowledge, &mut decisions)

@@ -63,7 +63,9 @@ fn play_out(t: &mut Table, seed: u64, now: Instant) {
     let mut player = RandomPlayer::new(seed);
     while !t.is_finished() {
         let public = t.view(None, now);
-        let seat = skat_engine::Seat::new(public.deal.as_ref().expect("a deal").seat_to_move.expect("a seat to move") as u8);
+        let seat = skat_engine::Seat::new(
+            public.deal.as_ref().expect("a deal").seat_to_move.expect("a seat to move") as u8,
+        );
         let own = t.view(Some(seat), now);
         let legal =
             convert::legal_from(own.deal.and_then(|d| d.legal).as_ref().expect("legal")).expect("valid");

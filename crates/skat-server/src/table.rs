@@ -215,7 +215,10 @@ impl Table {
 
     /// The seat a token belongs to.
     pub fn seat_of_token(&self, token: &str) -> Option<Seat> {
-        self.slots.iter().position(|s| s.token.as_ref().is_some_and(|t| t.matches(token))).map(|i| Seat::new(i as u8))
+        self.slots
+            .iter()
+            .position(|s| s.token.as_ref().is_some_and(|t| t.matches(token)))
+            .map(|i| Seat::new(i as u8))
     }
 
     pub(crate) fn names(&self) -> Vec<String> {
@@ -304,7 +307,9 @@ impl Table {
             Some(s) if usize::from(s) >= self.slots.len() => return Err(TableError::NoSuchSeat(s)),
             Some(s) if self.slots[usize::from(s)].token.is_some() => return Err(TableError::SeatTaken(s)),
             Some(s) => s,
-            None => Seat::new(self.slots.iter().position(|s| s.token.is_none()).ok_or(TableError::Full)? as u8),
+            None => {
+                Seat::new(self.slots.iter().position(|s| s.token.is_none()).ok_or(TableError::Full)? as u8)
+            }
         };
         self.joins += 1;
         // Names end up in records and logs: printable characters only, at most 64.

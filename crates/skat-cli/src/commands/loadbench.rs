@@ -226,7 +226,7 @@ async fn random_seat(
     let mut stream = seat.watch(Some(view.seq)).await?;
     let mut latencies = Vec::with_capacity(1024);
     let mut aborted = 0;
-    let count_deals = seat.seat() == 0;
+    let count_deals = seat.seat().number() == 0;
     // Every wait ends at `stop_at`: a seat that stops must not leave the others of its
     // table waiting for it.
     while let Ok(Some(msg)) = tokio::time::timeout_at(stop_at.into(), stream.next()).await {

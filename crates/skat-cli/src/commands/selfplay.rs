@@ -39,7 +39,15 @@ pub fn play(seed: u64, number: u64, player: &mut RandomPlayer) -> DealRecord {
     let mut moves = Vec::new();
     player.play_out(&mut deal, |position, action| moves.push(Move { position, action }));
     let outcome = deal.outcome().expect("a played-out deal has an outcome");
-    DealRecord { number: number as u32, seed: Some(seed), seats: [0, 1, 2].map(skat_engine::Seat::new), dealer: skat_engine::Seat::new(2), dealt, moves, outcome }
+    DealRecord {
+        number: number as u32,
+        seed: Some(seed),
+        seats: [0, 1, 2].map(skat_engine::Seat::new),
+        dealer: skat_engine::Seat::new(2),
+        dealt,
+        moves,
+        outcome,
+    }
 }
 
 pub fn run(args: Args) -> CmdResult {

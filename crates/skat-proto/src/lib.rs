@@ -1,9 +1,11 @@
 //! # skat-proto
 //!
 //! The `skat.v1` gRPC contract (`proto/skat/v1/skat.proto`) as generated Rust code, and
-//! [`convert`], the one place that turns protobuf messages into engine types and back.
-//! The server, the SDK and the tests all go through it, so a card or a game type is
-//! translated the same way everywhere.
+//! [`convert`], the one place that turns protobuf messages into engine types and back:
+//! requests to actions, events and views both ways (a client folds the stream into the
+//! engine's `SeatView`), results, and refusal reasons. The server, the SDK, the arena
+//! and the tests all go through it, so a card or a game type is translated the same way
+//! everywhere.
 
 #![warn(missing_docs)]
 

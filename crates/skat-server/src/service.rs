@@ -440,14 +440,10 @@ impl SkatService for SkatServer {
     ) -> Result<Response<pb::TakeSkatResponse>, Status> {
         let r = request.get_ref();
         let action = Ok(if r.pick_up { Action::PickUpSkat } else { Action::PlayHand });
-        // The skat, as the declarer's own view shows it right after the pick-up.
+        // The skat the declarer just picked up, read in the same critical section.
         let result = self
             .act(&r.table_id, request.metadata(), action, r.expected_seq, |t, seat| {
-                if r.pick_up {
-                    t.view(Some(seat), Instant::now()).deal.map(|d| d.skat).unwrap_or_default()
-                } else {
-                    Vec::new()
-                }
+                if r.pick_up { convert::cards(t.skat_picked_up_by(seat)) } else { Vec::new() }
             })
             .map(|(seq, skat)| pb::TakeSkatResponse { seq, skat });
         result.map(Response::new)

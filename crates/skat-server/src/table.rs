@@ -191,6 +191,16 @@ impl Table {
         self.log.len() as u64
     }
 
+    /// The skat, if `seat` is the current deal's declarer and has picked it up (empty
+    /// otherwise: the skat is shown to nobody else).
+    pub fn skat_picked_up_by(&self, seat: Seat) -> skat_engine::CardSet {
+        let deal = self.game.deal();
+        match self.game.position_of(seat) {
+            Some(p) if deal.declarer() == Some(p) && deal.skat_picked_up() => deal.dealt().skat,
+            _ => skat_engine::CardSet::EMPTY,
+        }
+    }
+
     /// Deals finished so far.
     pub fn deals_played(&self) -> usize {
         self.game.records().len()

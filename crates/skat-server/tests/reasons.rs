@@ -311,8 +311,23 @@ async fn every_refusal_carries_its_reason() {
         Code::FailedPrecondition,
         R::NotDeclarer,
     );
-    send(&mut client, &table, &tokens[f], Action::PickUpSkat, None).await.unwrap();
+    let before = view(&mut client, &table, Some(&tokens[f])).await;
+    let picked = client
+        .take_skat(authed(
+            pb::TakeSkatRequest { table_id: table.clone(), pick_up: true, expected_seq: None },
+            &tokens[f],
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    let skat = convert::cards_from(&picked.skat).unwrap();
+    assert_eq!(skat.len(), 2, "the response carries the skat");
     let own = view(&mut client, &table, Some(&tokens[f])).await;
+    let hand_before = convert::cards_from(&before.deal.as_ref().unwrap().hand).unwrap();
+    let hand_after = convert::cards_from(&own.deal.as_ref().unwrap().hand).unwrap();
+    assert_eq!(hand_after, hand_before | skat, "the skat joined the declarer's hand");
+    let other_view = view(&mut client, &table, Some(&tokens[m])).await;
+    assert!(other_view.deal.unwrap().skat.is_empty(), "nobody else sees the skat");
     let hand = convert::cards_from(&own.deal.as_ref().unwrap().hand).unwrap();
     let missing = skat_engine::CardSet::DECK.iter().find(|c| !hand.contains(*c)).unwrap();
     let two: Vec<_> = hand.iter().take(2).collect();

@@ -28,8 +28,9 @@ use tracing::Instrument;
 use crate::error::Refusal;
 use crate::metrics::Metrics;
 
-/// The methods metrics are kept for; anything else counts as `other`.
-const METHODS: [&str; 13] = [
+/// The methods of `skat.v1.SkatService` (metrics are kept for these; anything else
+/// counts as `other`).
+pub const METHODS: [&str; 13] = [
     "CreateTable",
     "ListTables",
     "JoinTable",

@@ -349,8 +349,7 @@ impl Match {
             seats: self.seats_of(self.number),
             dealer: self.dealer_of(self.number),
             dealt: *self.deal.dealt(),
-            // A deal has at most about 40 moves: one allocation for the next deal's, not a few.
-            moves: std::mem::replace(&mut self.moves, Vec::with_capacity(48)),
+            moves: std::mem::take(&mut self.moves),
             outcome,
         };
         self.score(&record);

@@ -36,6 +36,16 @@ def _send(stub, table_id, md, choice, expected_seq):
     raise ValueError(kind)
 
 
+def target(server):
+    """A gRPC target from a server address: `127.0.0.1:50051` and
+    `http://127.0.0.1:50051` both name the same server."""
+    server = server.strip()
+    for scheme in ("http://", "https://"):
+        if server.startswith(scheme):
+            return server[len(scheme):].rstrip("/")
+    return server
+
+
 def has_turn(legal):
     """Whether these legal actions give a turn (not only resign or claim out of turn)."""
     return bool(
@@ -64,7 +74,7 @@ def _act_if_turn(stub, table_id, md, rng, seq=None):
 def play(server, table_id, token=None, name="python-bot", seat=None, seed=1, max_retries=50):
     """Plays one seat until the list is over; returns the final standings."""
     rng = random.Random(seed)
-    channel = grpc.insecure_channel(server)
+    channel = grpc.insecure_channel(target(server))
     stub = rpc.SkatServiceStub(channel)
     if token is None:
         req = pb.JoinTableRequest(table_id=table_id, name=name)
@@ -101,5 +111,5 @@ def play(server, table_id, token=None, name="python-bot", seat=None, seed=1, max
                 raise
             log.info("stream lost (%s); resuming after seq %d", e.code(), last)
             time.sleep(min(2.0, 0.05 * 2**failures))
-            channel = grpc.insecure_channel(server)
+            channel = grpc.insecure_channel(target(server))
             stub = rpc.SkatServiceStub(channel)

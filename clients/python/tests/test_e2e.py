@@ -43,6 +43,14 @@ def server():
     proc.wait(timeout=10)
 
 
+def test_both_address_forms_name_the_same_server():
+    from skat_bot.client import target
+
+    assert target("127.0.0.1:50051") == "127.0.0.1:50051"
+    assert target("http://127.0.0.1:50051") == "127.0.0.1:50051"
+    assert target(" http://localhost:1/ ") == "localhost:1"
+
+
 def test_cards_match_the_proto_numbering():
     assert str(Card(pb.CARD_D7)) == "D7"
     assert str(Card(pb.CARD_CJ)) == "CJ"

@@ -11,7 +11,7 @@ use tonic::{Request, Status, Streaming};
 #[derive(Debug, thiserror::Error)]
 pub enum SdkError {
     /// Could not connect.
-    #[error("cannot connect to {url}: {source}")]
+    #[error("nothing is listening at {url} (is `skat serve` running?): {source}")]
     Connect {
         /// The server URL.
         url: String,
@@ -37,8 +37,17 @@ impl SdkError {
     }
 }
 
-/// Connects to a server URL such as `http://127.0.0.1:50051`.
+/// The URL for a server address: `127.0.0.1:50051` and `http://127.0.0.1:50051` both
+/// name the same server (the Python and TypeScript clients take the first form, gRPC
+/// URLs the second).
+pub fn server_url(address: &str) -> String {
+    let address = address.trim();
+    if address.contains("://") { address.to_string() } else { format!("http://{address}") }
+}
+
+/// Connects to a server: `http://127.0.0.1:50051` or just `127.0.0.1:50051`.
 pub async fn connect(url: &str) -> Result<SkatServiceClient<Channel>, SdkError> {
+    let url = &server_url(url);
     let endpoint = Endpoint::from_shared(url.to_string())
         .map_err(|e| SdkError::Connect { url: url.into(), source: e })?;
     let channel = endpoint
@@ -288,5 +297,18 @@ impl SeatClient {
                 return Err(Status::invalid_argument("a forfeit is the table's action, not a seat's"));
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_address_forms_name_the_same_server() {
+        assert_eq!(server_url("127.0.0.1:50051"), "http://127.0.0.1:50051");
+        assert_eq!(server_url("http://127.0.0.1:50051"), "http://127.0.0.1:50051");
+        assert_eq!(server_url(" localhost:1 "), "http://localhost:1");
+        assert_eq!(server_url("https://skat.example:443"), "https://skat.example:443");
     }
 }

@@ -69,7 +69,12 @@ pub async fn start(
     config: ServerConfig,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<RunningServer> {
-    let listener = tokio::net::TcpListener::bind(config.addr).await?;
+    let listener = tokio::net::TcpListener::bind(config.addr).await.map_err(|e| {
+        std::io::Error::new(
+            e.kind(),
+            format!("cannot listen on {} ({e}): is another server running there?", config.addr),
+        )
+    })?;
     let addr = listener.local_addr()?;
     let config = Arc::new(config);
     let metrics = Metrics::new();

@@ -178,7 +178,7 @@ impl SeatView {
             }
             Action::PickUpSkat => {
                 v.skat_picked_up = Some(true);
-                v.hand_sizes[who.index()] += 2;
+                v.hand_sizes[who.index()] = v.hand_sizes[who.index()].saturating_add(2);
                 if mine {
                     v.skat = skat;
                     v.hand |= skat;

@@ -37,6 +37,15 @@ impl SdkError {
     }
 }
 
+/// A seat number the server sent must be a seat (0 to 3), so that [`SeatClient::seat`]
+/// can never stand for another one.
+fn check_seat(seat: u32) -> Result<(), SdkError> {
+    if seat > 3 {
+        return Err(SdkError::Protocol(format!("the server gave seat {seat}; tables have at most 4")));
+    }
+    Ok(())
+}
+
 /// The URL for a server address: `127.0.0.1:50051` and `http://127.0.0.1:50051` both
 /// name the same server (the Python and TypeScript clients take the first form, gRPC
 /// URLs the second).
@@ -148,6 +157,7 @@ impl SeatClient {
         .await?;
         let view = r.table.ok_or_else(|| SdkError::Protocol("JoinTable answered without a table".into()))?;
         let client = connect(&url).await?;
+        check_seat(r.seat)?;
         Ok((SeatClient { client, url, table_id: table_id.into(), token: r.token, seat: r.seat }, view))
     }
 
@@ -165,6 +175,7 @@ impl SeatClient {
         let view =
             view.table.ok_or_else(|| SdkError::Protocol("GetTable answered without a table".into()))?;
         let seat = view.your_seat.ok_or_else(|| SdkError::Protocol("the token holds no seat".into()))?;
+        check_seat(seat)?;
         let client = connect(&url).await?;
         Ok((SeatClient { client, url, table_id: table_id.into(), token: token.into(), seat }, view))
     }

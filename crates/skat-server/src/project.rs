@@ -4,7 +4,7 @@
 //! it is the domain, this module is its projection onto the wire, through
 //! [`skat_proto::convert`].
 
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::Instant;
 
 use skat_engine::LegalActions;
 use skat_engine::iss::{self, RecordMeta};
@@ -12,11 +12,7 @@ use skat_engine::matches::Seat;
 use skat_proto::convert::{self, DealFrame};
 use skat_proto::pb;
 
-use crate::table::{Table, TableEvent};
-
-fn unix_ms(t: SystemTime) -> u64 {
-    t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
-}
+use crate::table::{Table, TableEvent, unix_ms};
 
 impl Table {
     /// Waiting, playing or finished.

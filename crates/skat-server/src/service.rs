@@ -46,7 +46,8 @@ pub type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchTableResponse, 
 /// Records the table id (cut to 64 characters: it comes from the client) into the
 /// call's span, which the edge layer opened.
 fn record_table(id: &str) {
-    let shown: String = id.chars().take(64).collect();
+    // Printable characters only: a client must not be able to forge log lines.
+    let shown: String = id.chars().filter(|c| !c.is_control()).take(64).collect();
     tracing::Span::current().record("table", shown.as_str());
 }
 

@@ -148,7 +148,8 @@ pub struct Table {
     pub(crate) joins: usize,
 }
 
-fn unix_ms(t: SystemTime) -> u64 {
+/// Milliseconds since the Unix epoch (0 before it).
+pub(crate) fn unix_ms(t: SystemTime) -> u64 {
     t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
 }
 

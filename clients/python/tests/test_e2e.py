@@ -31,7 +31,7 @@ def free_port():
 def server():
     port = free_port()
     proc = subprocess.Popen(
-        [SKAT, "serve", "--addr", f"127.0.0.1:{port}", "--metrics-addr", "off", "--action-timeout", "20s"],
+        [SKAT, "serve", "--addr", f"127.0.0.1:{port}", "--metrics-addr", "off", "--action-timeout", "20s", "--database", "memory"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -43,7 +43,7 @@ async function waitReady(address: string) {
 test("the TypeScript bot plays a whole list with two Rust bots", { timeout: 300_000 }, async () => {
   const port = await freePort();
   const address = `127.0.0.1:${port}`;
-  const server = spawn(SKAT, ["serve", "--addr", address, "--metrics-addr", "off", "--action-timeout", "20s"], { stdio: "ignore" });
+  const server = spawn(SKAT, ["serve", "--addr", address, "--metrics-addr", "off", "--action-timeout", "20s", "--database", "memory"], { stdio: "ignore" });
   try {
     await waitReady(address);
     const client = connect(address);
@@ -81,7 +81,7 @@ test("the TypeScript bot plays a whole list with two Rust bots", { timeout: 300_
 test("refusals carry reasons the client exposes", { timeout: 60_000 }, async () => {
   const port = await freePort();
   const address = `127.0.0.1:${port}`;
-  const server = spawn(SKAT, ["serve", "--addr", address, "--metrics-addr", "off"], { stdio: "ignore" });
+  const server = spawn(SKAT, ["serve", "--addr", address, "--metrics-addr", "off", "--database", "memory"], { stdio: "ignore" });
   try {
     await waitReady(address);
     const client = connect(address);

@@ -34,6 +34,8 @@ fn serve(node: &str, port: u16, peers: &str) -> Server {
                 node,
                 "--peer",
                 peers,
+                "--database",
+                "memory",
             ])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -114,8 +116,11 @@ async fn tables_live_on_one_replica_and_clients_are_redirected() {
     assert_eq!(view.status, pb::TableStatus::Finished as i32);
     assert_eq!(view.deals_played, 4);
     // Each replica lists only its own tables.
-    assert!(on_a.list_tables(pb::ListTablesRequest {}).await.unwrap().into_inner().tables.is_empty());
-    assert_eq!(on_b.list_tables(pb::ListTablesRequest {}).await.unwrap().into_inner().tables.len(), 1);
+    assert!(on_a.list_tables(pb::ListTablesRequest::default()).await.unwrap().into_inner().tables.is_empty());
+    assert_eq!(
+        on_b.list_tables(pb::ListTablesRequest::default()).await.unwrap().into_inner().tables.len(),
+        1
+    );
 
     // The arena, pointed at a, plays its tables where they were created.
     let out = Command::new(env!("CARGO_BIN_EXE_skat"))

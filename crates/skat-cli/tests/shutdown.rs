@@ -44,7 +44,17 @@ async fn sigterm_exits_within_drain_plus_grace_with_stalled_readers() {
     let url = format!("http://127.0.0.1:{port}");
     let mut server = Server(
         Command::new(env!("CARGO_BIN_EXE_skat"))
-            .args(["serve", "--addr", &format!("127.0.0.1:{port}"), "--metrics-addr", "off", "--drain", "1s"])
+            .args([
+                "serve",
+                "--addr",
+                &format!("127.0.0.1:{port}"),
+                "--metrics-addr",
+                "off",
+                "--drain",
+                "1s",
+                "--database",
+                "memory",
+            ])
             .args(["--action-timeout", "0s", "--deal-clock", "0s", "--max-connections-per-client", "64"])
             .stdout(Stdio::null())
             .stderr(Stdio::null())

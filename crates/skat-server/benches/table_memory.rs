@@ -54,7 +54,14 @@ fn table(deals: u32, seed: u64, action_ms: u64, max_joins: usize, now: Instant) 
 
 fn seat_all(t: &mut Table, now: Instant) {
     for i in 0..3 {
-        t.join(&format!("player number {i}"), None, "", format!("{i:032x}").into(), now).expect("a seat");
+        t.join(
+            &format!("player number {i}"),
+            None,
+            "",
+            skat_server::auth::TokenHash::of(&format!("{i:032x}")),
+            now,
+        )
+        .expect("a seat");
     }
 }
 
@@ -119,7 +126,9 @@ fn main() {
     measure("waiting table churned by join/leave to the limit of 64 joins", || {
         let mut t = table(36, 10, 0, 64, now);
         for i in 0..64 {
-            let seat = t.join(&"x".repeat(64), None, "", format!("{i:032x}").into(), now).expect("a seat");
+            let seat = t
+                .join(&"x".repeat(64), None, "", skat_server::auth::TokenHash::of(&format!("{i:032x}")), now)
+                .expect("a seat");
             t.leave(seat, now).expect("leave");
         }
         t

@@ -1,4 +1,6 @@
-//! Seat tokens: 128 random bits, sent as `authorization: Bearer <token>`.
+//! Seat tokens: 128 random bits, sent as `authorization: Bearer <token>`. Tables keep
+//! only a token's SHA-256 ([`TokenHash`]), in memory and in the journal, so neither a
+//! heap dump nor a copy of the database lets anybody act for a seat.
 
 use skat_proto::pb::ErrorReason as R;
 use tonic::metadata::MetadataMap;
@@ -58,6 +60,75 @@ impl std::fmt::Debug for SeatToken {
     }
 }
 
+/// The SHA-256 of a secret: what a table keeps of a seat token or a join code.
+/// Compared in constant time; `Debug` and `Display` show it (it is not the secret).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TokenHash([u8; 32]);
+
+impl TokenHash {
+    /// The hash of `secret`.
+    pub fn of(secret: &str) -> TokenHash {
+        use sha2::Digest as _;
+        TokenHash(sha2::Sha256::digest(secret.as_bytes()).into())
+    }
+
+    /// Whether this is the hash of `presented` (constant time).
+    pub fn matches(&self, presented: &str) -> bool {
+        self.same(&TokenHash::of(presented))
+    }
+
+    /// Whether two hashes are equal, in constant time.
+    pub fn same(&self, other: &TokenHash) -> bool {
+        self.0.iter().zip(other.0.iter()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    }
+}
+
+impl SeatToken {
+    /// The hash a table keeps of this secret.
+    pub fn hash(&self) -> TokenHash {
+        TokenHash::of(&self.0)
+    }
+}
+
+impl std::fmt::Display for TokenHash {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.iter().try_for_each(|b| write!(f, "{b:02x}"))
+    }
+}
+
+impl std::fmt::Debug for TokenHash {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "TokenHash({self})")
+    }
+}
+
+impl std::str::FromStr for TokenHash {
+    type Err = String;
+    fn from_str(s: &str) -> Result<TokenHash, String> {
+        let mut out = [0u8; 32];
+        if s.len() != 64 || !s.is_ascii() {
+            return Err(format!("a token hash is 64 hex digits, not {s:?}"));
+        }
+        for (i, byte) in out.iter_mut().enumerate() {
+            *byte = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).map_err(|e| e.to_string())?;
+        }
+        Ok(TokenHash(out))
+    }
+}
+
+impl serde::Serialize for TokenHash {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for TokenHash {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<TokenHash, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 /// A new secret token as text (see [`SeatToken::generate`]).
 pub fn new_token() -> Result<String, Status> {
     SeatToken::generate().map(|t| t.0)
@@ -109,6 +180,17 @@ mod tests {
         assert!(t.matches(t.reveal()));
         assert!(!t.matches("0123"));
         assert_eq!(t, SeatToken::from(t.reveal().to_string()));
+    }
+
+    #[test]
+    fn a_token_hash_round_trips_and_matches_only_its_token() {
+        let t = SeatToken::generate().unwrap();
+        let h = t.hash();
+        assert!(h.matches(t.reveal()));
+        assert!(!h.matches("nope"));
+        assert_eq!(h.to_string().parse::<TokenHash>().unwrap(), h);
+        assert!(!format!("{h:?}").contains(t.reveal()));
+        assert!("zz".parse::<TokenHash>().is_err());
     }
 
     #[test]

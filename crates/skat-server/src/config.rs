@@ -2,7 +2,45 @@
 //! [`ServerConfig`]; tests build one directly.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::time::Duration;
+
+/// Where tables are journaled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Database {
+    /// Nowhere: tables live in memory and are lost with the process (benchmarks, tests).
+    Memory,
+    /// An embedded SQLite database in this directory (`skat.db`).
+    Sqlite(PathBuf),
+    /// A database URL: `postgres://...` (shared by replicas) or `sqlite://FILE`.
+    Url(String),
+}
+
+impl Database {
+    /// From the `--database` setting: `memory`, `sqlite` (in `data_dir`), or a URL.
+    pub fn from_setting(setting: &str, data_dir: PathBuf) -> Database {
+        match setting {
+            "memory" => Database::Memory,
+            "sqlite" | "" => Database::Sqlite(data_dir),
+            url => Database::Url(url.to_string()),
+        }
+    }
+
+    /// For logs: the kind and place, without any password.
+    pub fn describe(&self) -> String {
+        match self {
+            Database::Memory => "memory (no journal: tables are lost on exit)".into(),
+            Database::Sqlite(dir) => format!("sqlite in {}", dir.join("skat.db").display()),
+            Database::Url(url) => match url.split_once("://") {
+                Some((scheme, rest)) => {
+                    let host = rest.rsplit_once('@').map_or(rest, |(_, h)| h);
+                    format!("{scheme}://{host}")
+                }
+                None => "a database".into(),
+            },
+        }
+    }
+}
 
 /// Everything `skat serve` can be told.
 #[derive(Debug, Clone)]
@@ -56,6 +94,11 @@ pub struct ServerConfig {
     /// This replica's name (e.g. the StatefulSet pod name `skat-1`). When set, table ids
     /// start with it (`skat-1.3f9ab2c4d5e6`), so any replica can tell who owns a table.
     pub node_id: Option<String>,
+    /// Where tables are journaled (see [`Database`]).
+    pub database: Database,
+    /// How long records of finished and abandoned tables are kept in the database
+    /// (`None`: for ever).
+    pub retention: Option<Duration>,
     /// Addresses of other replicas by node name (static deployments, tests).
     pub peers: Vec<(String, String)>,
     /// Address of any replica from its node name: `{node}` is replaced, e.g.
@@ -104,6 +147,8 @@ impl Default for ServerConfig {
             shutdown_grace: Duration::from_secs(3),
             server_name: "skat-server".into(),
             node_id: None,
+            database: Database::Memory,
+            retention: None,
             peers: Vec::new(),
             peer_address_template: None,
         }

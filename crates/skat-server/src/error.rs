@@ -92,6 +92,7 @@ impl From<TableError> for Refusal {
             }
             TableError::JoinLimit(max) => Refusal::limit("max-joins", max, message),
             TableError::JoinCode => Refusal::new(Code::PermissionDenied, R::JoinCode, message),
+            TableError::Replay(_) => Refusal::new(Code::Internal, R::Internal, message),
             TableError::Rule(e) => {
                 let (reason, metadata) = convert::match_reason(&e);
                 let code = match reason {

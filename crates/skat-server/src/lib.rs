@@ -1,8 +1,9 @@
 //! # skat-server
 //!
-//! The `skat.v1` gRPC server: in-memory tables playing lists of deals with the engine,
-//! seat tokens, clocks, one event log per table with resumable, per-seat redacted
-//! streams, gRPC health and reflection, Prometheus metrics, graceful shutdown.
+//! The `skat.v1` gRPC server: tables playing lists of deals with the engine, seat
+//! tokens, clocks, one event log per table with resumable, per-seat redacted streams, a
+//! journal that makes every OK durable and brings tables back after a restart (SQLite or
+//! PostgreSQL), gRPC health and reflection, Prometheus metrics, graceful shutdown.
 //!
 //! | concern | module |
 //! |---|---|
@@ -14,7 +15,10 @@
 //! | one table: match, seats, tokens, clocks, log (no protobuf) | [`table`] |
 //! | the table as protobuf: status, summary, views, events per reader, records | [`project`] |
 //! | table ids (owner replica and number) | [`table_id`] |
-//! | all tables, per-table lock, timers, expiry | [`tables`] |
+//! | all tables, per-table lock, timers, expiry; the one path of every change | [`tables`] |
+//! | the journal: group commit, an OK only once durable | [`journal`] |
+//! | the database (SQLite or PostgreSQL): rows in, rows out | [`store`] |
+//! | tables back from the journal: on start, and to read ended tables | [`recovery`] |
 //! | the gRPC service (thin: convert, call, map errors) | [`service`] |
 //! | one WatchTable stream: cursor, buffer, ending | [`stream`] |
 //! | metrics (the registry; recorded by [`edge`]) | [`metrics`] |
@@ -27,9 +31,12 @@ pub mod clients;
 pub mod config;
 pub mod edge;
 pub mod error;
+pub mod journal;
 pub mod metrics;
 pub mod project;
+pub mod recovery;
 pub mod service;
+pub mod store;
 pub mod stream;
 pub mod table;
 pub mod table_id;
@@ -44,7 +51,7 @@ use skat_proto::pb::skat_service_server::SkatServiceServer;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-pub use config::ServerConfig;
+pub use config::{Database, ServerConfig};
 pub use metrics::Metrics;
 
 /// The health service name that answers SERVING until the process exits (liveness);
@@ -60,6 +67,10 @@ pub struct RunningServer {
     pub metrics_addr: Option<SocketAddr>,
     /// Finishes when the server has shut down.
     pub task: JoinHandle<Result<(), tonic::transport::Error>>,
+    /// Turns true if the journal failed (the server then stops by itself; exit non-zero).
+    pub journal_failed: watch::Receiver<bool>,
+    /// What the start brought back from the journal.
+    pub recovered: recovery::Recovered,
 }
 
 /// Binds and starts the server; it runs until `shutdown` resolves, then: health turns
@@ -80,6 +91,43 @@ pub async fn start(
     let metrics = Metrics::new();
     let tables = Arc::new(tables::Tables::default());
     let (stop_tx, stop_rx) = watch::channel(false);
+
+    // The journal, and every table it holds, before the first request is taken.
+    let (failure_tx, failure_rx) = watch::channel(false);
+    let store = match &config.database {
+        Database::Memory => None,
+        Database::Sqlite(dir) => Some(store::Store::open_dir(dir).await),
+        Database::Url(url) => Some(store::Store::open(url).await),
+    };
+    let journal = match store {
+        None => journal::Journal::memory(),
+        Some(opened) => {
+            let store = opened.map_err(|e| {
+                std::io::Error::other(format!(
+                    "cannot open the database ({}): {e}",
+                    config.database.describe()
+                ))
+            })?;
+            journal::Journal::start(
+                store,
+                config.node_id.clone().unwrap_or_default(),
+                metrics.clone(),
+                failure_tx,
+            )
+        }
+    };
+    let recovered = recovery::recover(&journal, &tables, config.max_tables, config.table_expiry, &metrics)
+        .await
+        .map_err(|e| std::io::Error::other(format!("cannot recover tables from the journal: {e}")))?;
+    tracing::info!(
+        database = %config.database.describe(),
+        tables = recovered.tables,
+        entries = recovered.entries,
+        dropped = recovered.dropped,
+        abandoned = recovered.abandoned,
+        took_ms = recovered.took.as_millis() as u64,
+        "journal ready"
+    );
 
     let (health_reporter, health_service) = tonic_health::server::health_reporter();
     health_reporter.set_serving::<SkatServiceServer<service::SkatServer>>().await;
@@ -109,10 +157,11 @@ pub async fn start(
         None => None,
     };
 
-    // Expire finished and idle tables.
+    // Expire finished and idle tables; an unfinished one is marked abandoned.
     {
         let tables = Arc::clone(&tables);
         let metrics = metrics.clone();
+        let journal = journal.clone();
         let expiry = config.table_expiry;
         let mut stop = stop_rx.clone();
         tokio::spawn(async move {
@@ -123,16 +172,57 @@ pub async fn start(
                     _ = stop.wait_for(|s| *s) => return,
                 }
                 let dropped = tables.expire(Instant::now(), expiry);
-                if dropped > 0 {
-                    tracing::info!(dropped, "expired tables dropped");
+                if !dropped.is_empty() {
+                    tracing::info!(dropped = dropped.len(), "expired tables dropped");
+                }
+                let abandoned: Vec<store::TableRow> = dropped
+                    .iter()
+                    .filter_map(|h| {
+                        let t = h.lock();
+                        (!t.is_finished()).then(|| {
+                            let mut row = journal::table_row(&t, journal.owner());
+                            row.status = store::RowStatus::Abandoned;
+                            row.finished_ms = table::unix_ms(std::time::SystemTime::now());
+                            row
+                        })
+                    })
+                    .collect();
+                if journal.submit_rows(abandoned).durable().await.is_err() {
+                    return;
                 }
                 metrics.tables.set(tables.len() as i64);
             }
         });
     }
 
-    let service =
-        service::SkatServer::new(Arc::clone(&tables), Arc::clone(&config), metrics.clone(), stop_rx.clone());
+    // Records of ended tables are kept for the retention time, then deleted.
+    if let (Some(retention), Some(store)) = (config.retention, journal.store().cloned()) {
+        let mut stop = stop_rx.clone();
+        tokio::spawn(async move {
+            let every = (retention / 10).clamp(Duration::from_secs(1), Duration::from_secs(3600));
+            loop {
+                let before =
+                    table::unix_ms(std::time::SystemTime::now()).saturating_sub(retention.as_millis() as u64);
+                match store.purge_ended_before(before).await {
+                    Ok(0) => {}
+                    Ok(n) => tracing::info!(tables = n, "records past the retention time deleted"),
+                    Err(e) => tracing::warn!(error = %e, "could not delete records past the retention time"),
+                }
+                tokio::select! {
+                    _ = tokio::time::sleep(every) => {}
+                    _ = stop.wait_for(|s| *s) => return,
+                }
+            }
+        });
+    }
+
+    let service = service::SkatServer::new(
+        Arc::clone(&tables),
+        Arc::clone(&config),
+        metrics.clone(),
+        stop_rx.clone(),
+        journal,
+    );
     let service_clients = service.clients();
     // Requests are small, so the limit applies to them; responses are built by the
     // server from bounded tables.
@@ -140,8 +230,13 @@ pub async fn start(
 
     let drain = config.drain;
     let mut stopped = stop_rx.clone();
+    let mut failed = failure_rx.clone();
     let on_shutdown = async move {
-        shutdown.await;
+        tokio::select! {
+            _ = shutdown => {}
+            // Without a journal the sender is gone at once: that is no failure.
+            Ok(_) = failed.wait_for(|f| *f) => {}
+        }
         tracing::info!(drain_ms = drain.as_millis() as u64, "shutting down: health NOT_SERVING, draining");
         health_reporter.set_not_serving::<SkatServiceServer<service::SkatServer>>().await;
         health_reporter.set_service_status("", tonic_health::ServingStatus::NotServing).await;
@@ -199,5 +294,5 @@ pub async fn start(
         }
     });
     tracing::info!(%addr, metrics = ?metrics_addr, "skat server listening");
-    Ok(RunningServer { addr, metrics_addr, task })
+    Ok(RunningServer { addr, metrics_addr, task, journal_failed: failure_rx, recovered })
 }

@@ -30,6 +30,10 @@ pub struct Metrics {
     pub rpc_seconds: Family<Labels, Histogram>,
     /// RPCs by method and status code.
     pub rpcs: Family<Labels, Counter>,
+    /// Journal commits (each one fsync of the database's log).
+    pub journal_commits: Counter,
+    /// Journal entries written.
+    pub journal_entries: Counter,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -56,6 +60,14 @@ impl Metrics {
             Histogram::new(exponential_buckets(0.000_05, 2.0, 18))
         });
         let rpcs = Family::<Labels, Counter>::default();
+        let journal_commits = Counter::default();
+        let journal_entries = Counter::default();
+        registry.register(
+            "journal_commits",
+            "Journal commits: each makes a batch of changes durable with one fsync",
+            journal_commits.clone(),
+        );
+        registry.register("journal_entries", "Journal entries written", journal_entries.clone());
         registry.register(
             "tables",
             "Tables held (waiting, playing, or finished and not yet expired)",
@@ -66,7 +78,17 @@ impl Metrics {
         registry.register("timeouts", "Seats that ran out of time and forfeited a deal", timeouts.clone());
         registry.register("rpc_duration_seconds", "gRPC handling time by method", rpc_seconds.clone());
         registry.register("rpcs", "gRPC requests by method and status code", rpcs.clone());
-        Metrics { registry: Arc::new(registry), tables, watchers, deals, timeouts, rpc_seconds, rpcs }
+        Metrics {
+            registry: Arc::new(registry),
+            tables,
+            watchers,
+            deals,
+            timeouts,
+            rpc_seconds,
+            rpcs,
+            journal_commits,
+            journal_entries,
+        }
     }
 
     /// Records one RPC's latency and outcome.

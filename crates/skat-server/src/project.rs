@@ -12,6 +12,7 @@ use skat_engine::matches::Seat;
 use skat_proto::convert::{self, DealFrame};
 use skat_proto::pb;
 
+use crate::store::{RowStatus, TableRow};
 use crate::table::{Table, TableEvent, unix_ms};
 
 impl Table {
@@ -26,14 +27,15 @@ impl Table {
         }
     }
 
-    /// The events after `after` as `viewer` may see them, at most `max`.
-    pub fn events_after(&self, after: u64, viewer: Option<Seat>, max: usize) -> Vec<pb::Event> {
+    /// The events after `after` up to `until` as `viewer` may see them, at most `max`.
+    pub fn events_after(&self, after: u64, until: u64, viewer: Option<Seat>, max: usize) -> Vec<pb::Event> {
         let names = self.names();
+        let count = usize::try_from(until.saturating_sub(after)).unwrap_or(usize::MAX);
         self.log
             .iter()
             .enumerate()
             .skip(usize::try_from(after).unwrap_or(usize::MAX))
-            .take(max)
+            .take(max.min(count))
             .map(|(i, e)| {
                 let kind = match &e.event {
                     TableEvent::SeatJoined { seat, name } => pb::event::Kind::SeatJoined(pb::SeatJoined {
@@ -71,16 +73,7 @@ impl Table {
 
     /// A one-line summary.
     pub fn summary(&self) -> pb::TableSummary {
-        pb::TableSummary {
-            table_id: self.id.to_string(),
-            name: self.config.name.clone(),
-            status: self.status() as i32,
-            seats: u32::from(self.config.game.seats),
-            occupied: self.slots.iter().filter(|s| s.token.is_some()).count() as u32,
-            deals: self.config.game.deals,
-            deals_played: self.game.records().len() as u32,
-            private: self.config.join_code.is_some(),
-        }
+        summary_of(&crate::journal::table_row(self, ""))
     }
 
     /// The table as `viewer` may see it (`None`: a spectator).
@@ -172,10 +165,21 @@ impl Table {
 
     /// The finished deals as ISS records or JSON lines.
     pub fn records(&self, json: bool, server_name: &str) -> Vec<String> {
+        self.records_until(self.seq(), json, server_name)
+    }
+
+    /// The records of the deals that ended at or before `seq` (the published ones).
+    pub fn records_until(&self, seq: u64, json: bool, server_name: &str) -> Vec<String> {
         let names = self.names();
+        let upto = usize::try_from(seq).unwrap_or(usize::MAX).min(self.log.len());
+        let ended = self.log[..upto]
+            .iter()
+            .filter(|e| matches!(e.event, TableEvent::Game(skat_engine::GameEvent::DealEnded { .. })))
+            .count();
         self.game
             .records()
             .iter()
+            .take(ended)
             .enumerate()
             .map(|(i, r)| {
                 if json {
@@ -196,5 +200,28 @@ impl Table {
                 iss::write(r, &meta)
             })
             .collect()
+    }
+}
+
+/// A listing row as the wire shows it (from memory or from the journal alike).
+pub fn summary_of(row: &TableRow) -> pb::TableSummary {
+    let status = match row.status {
+        RowStatus::Waiting => pb::TableStatus::Waiting,
+        RowStatus::Playing => pb::TableStatus::Playing,
+        RowStatus::Finished => pb::TableStatus::Finished,
+        RowStatus::Abandoned => pb::TableStatus::Abandoned,
+    };
+    pb::TableSummary {
+        table_id: row.table_id.clone(),
+        name: row.name.clone(),
+        status: status as i32,
+        seats: u32::from(row.seats),
+        occupied: row.occupied,
+        deals: row.deals,
+        deals_played: row.deals_played,
+        private: row.private,
+        players: row.players.clone(),
+        created_unix_ms: row.created_ms,
+        ended_unix_ms: row.finished_ms,
     }
 }

@@ -21,11 +21,13 @@ use crate::auth;
 use crate::clients::{Clients, Resource, client_ip};
 use crate::config::ServerConfig;
 use crate::error::Refusal;
+use crate::journal::Journal;
 use crate::metrics::Metrics;
+use crate::store::{Cursor, ListFilter, TableRow};
 use crate::stream::{Feed, Watcher};
 use crate::table::{Table, TableConfig, TableError};
 use crate::table_id::TableId;
-use crate::tables::{Published, StreamSlot, TableHandle, Tables};
+use crate::tables::{StreamSlot, TableHandle, Tables};
 
 /// The service state shared by all requests.
 #[derive(Debug, Clone)]
@@ -35,6 +37,7 @@ pub struct SkatServer {
     config: Arc<ServerConfig>,
     metrics: Metrics,
     shutdown: watch::Receiver<bool>,
+    journal: Journal,
 }
 
 /// The trailer that carries the address of the replica owning a table.
@@ -68,6 +71,26 @@ fn seat_in(table: &Table, token: &str) -> Result<Seat, Status> {
     })
 }
 
+/// A text that is no table id names no table: the same answer as an unknown one.
+fn parse_id(id: &str) -> Result<TableId, Status> {
+    let shown: String = id.chars().take(64).collect();
+    id.parse().map_err(|_| {
+        let message =
+            if id.is_empty() { "no table id given".to_string() } else { format!("no table `{shown}`") };
+        Refusal::new(Code::NotFound, R::TableNotFound, message).status()
+    })
+}
+
+fn storage_error(e: crate::store::StoreError) -> Status {
+    tracing::error!(error = %e, "the database failed a read");
+    Refusal::new(Code::Unavailable, R::StorageUnavailable, "the server's database is not answering; retry")
+        .status()
+}
+
+/// Most tables in one ListTables page, and the page size when none is asked for.
+pub const MAX_PAGE: usize = 1000;
+const DEFAULT_PAGE: usize = 100;
+
 fn invalid_settings(message: impl Into<String>) -> Status {
     Refusal::new(Code::InvalidArgument, R::InvalidSettings, message).into()
 }
@@ -79,8 +102,9 @@ impl SkatServer {
         config: Arc<ServerConfig>,
         metrics: Metrics,
         shutdown: watch::Receiver<bool>,
+        journal: Journal,
     ) -> Self {
-        SkatServer { tables, clients: Arc::new(Clients::default()), config, metrics, shutdown }
+        SkatServer { tables, clients: Arc::new(Clients::default()), config, metrics, shutdown, journal }
     }
 
     /// What each client address holds (shared with the connection limit).
@@ -91,18 +115,39 @@ impl SkatServer {
     /// The table, or NOT_FOUND; for a table another replica owns, NOT_FOUND names the
     /// owner and carries its address in the `skat-owner` trailer (the redirect).
     fn table(&self, id: &str) -> Result<Arc<TableHandle>, Status> {
-        let shown: String = id.chars().take(64).collect();
-        let not_found = || {
-            let message =
-                if id.is_empty() { "no table id given".to_string() } else { format!("no table `{shown}`") };
-            Refusal::new(Code::NotFound, R::TableNotFound, message).status()
-        };
-        // A text that is no table id names no table: the same answer as an unknown one.
-        let parsed: TableId = id.parse().map_err(|_| not_found())?;
+        let parsed = parse_id(id)?;
         if let Some(t) = self.tables.get(&parsed) {
             return Ok(t);
         }
-        if let Some(node) = self.config.foreign_owner(&parsed)
+        Err(self.elsewhere(id, &parsed))
+    }
+
+    /// For reading: a table in memory, or else one read back from the journal when it
+    /// has ended (finished or abandoned, on any replica), or any table for its records
+    /// (`any_state`). Otherwise as [`SkatServer::table`].
+    async fn readable(&self, id: &str, any_state: bool) -> Result<Arc<TableHandle>, Status> {
+        let parsed = parse_id(id)?;
+        if let Some(t) = self.tables.get(&parsed) {
+            return Ok(t);
+        }
+        if let Some(store) = self.journal.store() {
+            let row = store.row(id).await.map_err(storage_error)?;
+            if row.is_some_and(|r| any_state || r.status.ended())
+                && let Some(handle) =
+                    crate::recovery::archived(&self.journal, &parsed).await.map_err(storage_error)?
+            {
+                return Ok(handle);
+            }
+        }
+        Err(self.elsewhere(id, &parsed))
+    }
+
+    /// NOT_FOUND for a table not here: the owner's address if another replica owns it.
+    fn elsewhere(&self, id: &str, parsed: &TableId) -> Status {
+        let shown: String = id.chars().take(64).collect();
+        let not_found =
+            || Refusal::new(Code::NotFound, R::TableNotFound, format!("no table `{shown}`")).status();
+        if let Some(node) = self.config.foreign_owner(parsed)
             && let Some(addr) = self.config.peer_address(node)
         {
             let mut status = Refusal::new(
@@ -115,19 +160,15 @@ impl SkatServer {
             if let Ok(v) = addr.parse() {
                 status.metadata_mut().insert(OWNER_METADATA, v);
             }
-            return Err(status);
+            return status;
         }
-        Err(not_found())
-    }
-
-    fn publish(&self, handle: &TableHandle, state: Published) {
-        handle.publish(state, &self.metrics);
+        not_found()
     }
 
     /// Applies a seat's action: the common path of every action RPC. The token is
     /// resolved to its seat and the action applied in one critical section; `then` reads
     /// what the response needs in the same one.
-    fn act<R>(
+    async fn act<R>(
         &self,
         table_id: &str,
         metadata: &MetadataMap,
@@ -138,19 +179,18 @@ impl SkatServer {
         record_table(table_id);
         let handle = self.table(table_id)?;
         let token = auth::bearer(metadata)?.ok_or_else(no_token)?;
-        // One critical section: the token's seat, the action, the response's extra and
-        // what to publish.
-        let (seat, action, seq, extra, state) = {
-            let mut t = handle.lock();
-            let seat = seat_in(&t, &token)?;
-            let action = action.map_err(Refusal::from)?;
-            let seq = t.act(seat, action, expected_seq, Instant::now())?;
-            let extra = then(&t, seat);
-            (seat, action, seq, extra, Published::of(&t))
-        };
+        // One critical section: the token's seat, the action, the response's extra;
+        // then the answer waits until the action is durable.
+        let (seat, action, seq, extra) = handle
+            .mutate(&self.journal, &self.metrics, |t| -> Result<_, Status> {
+                let seat = seat_in(t, &token)?;
+                let action = action.map_err(Refusal::from)?;
+                let seq = t.act(seat, action, expected_seq, Instant::now())?;
+                Ok((seat, action, seq, then(t, seat)))
+            })
+            .await??;
         // Only the action's name: a discard's cards are secret, and logs are not the place.
         tracing::debug!(seat = %seat, action = action.name(), seq, "accepted");
-        self.publish(&handle, state);
         Ok((seq, extra))
     }
 }
@@ -228,7 +268,7 @@ impl SkatService for SkatServer {
                 game,
                 action_ms: tc.action_ms,
                 deal_ms: tc.deal_ms,
-                join_code: join_code.clone(),
+                join_code: join_code.as_ref().map(auth::SeatToken::hash),
                 max_joins: self.config.max_joins_per_table,
             };
             let id = TableId::new(self.config.node_id.as_deref(), auth::random_u64()?);
@@ -248,38 +288,84 @@ impl SkatService for SkatServer {
                         ),
                     )
                 })?;
-            self.tables.insert(table, self.config.max_tables, Some(permit), &self.metrics).ok_or_else(
-                || {
+            let handle = self
+                .tables
+                .insert(table, self.config.max_tables, Some(permit), &self.metrics, &self.journal)
+                .ok_or_else(|| {
                     Refusal::limit(
                         "max-tables",
                         self.config.max_tables,
                         format!("the server holds its limit of {} tables", self.config.max_tables),
                     )
-                },
-            )?;
-            self.metrics.tables.set(self.tables.len() as i64);
-            tracing::info!(table = %id, seats, deals = game.deals, private = join_code.is_some(), "table created");
+                })?;
             let owner_address =
                 self.config.node_id.as_deref().and_then(|n| self.config.peer_address(n)).unwrap_or_default();
-            Ok(pb::CreateTableResponse {
+            let response = pb::CreateTableResponse {
                 table_id: id.to_string(),
                 seed: game.seed,
                 table: Some(view),
                 owner_address,
-                join_code: join_code.map(|c| c.reveal().to_string()).unwrap_or_default(),
-            })
+                join_code: join_code.as_ref().map(|c| c.reveal().to_string()).unwrap_or_default(),
+            };
+            Ok((handle, id, response, seats, game.deals, join_code.is_some()))
         })();
-        result.map(Response::new)
+        let (handle, id, response, seats, deals, private) = result?;
+        // The table exists once its creation is durable.
+        if let Err(refusal) = handle.mutate(&self.journal, &self.metrics, |_| ()).await {
+            self.tables.remove(&id);
+            return Err(refusal.into());
+        }
+        self.metrics.tables.set(self.tables.len() as i64);
+        tracing::info!(table = %id, seats, deals, private, "table created");
+        Ok(Response::new(response))
     }
 
     async fn list_tables(
         &self,
-        _request: Request<pb::ListTablesRequest>,
+        request: Request<pb::ListTablesRequest>,
     ) -> Result<Response<pb::ListTablesResponse>, Status> {
-        let mut tables: Vec<pb::TableSummary> =
-            self.tables.all().iter().map(|h| h.lock().summary()).collect();
-        tables.sort_by(|a, b| a.table_id.cmp(&b.table_id));
-        Ok(Response::new(pb::ListTablesResponse { tables }))
+        let req = request.get_ref();
+        let filter = match pb::TableFilter::try_from(req.filter) {
+            Ok(pb::TableFilter::Live) => ListFilter::Live,
+            Ok(pb::TableFilter::Finished) => ListFilter::Finished,
+            _ => ListFilter::All,
+        };
+        let limit = match req.page_size {
+            0 => DEFAULT_PAGE,
+            n => (n as usize).min(MAX_PAGE),
+        };
+        let cursor = if req.page_token.is_empty() { None } else { Some(parse_page_token(&req.page_token)?) };
+        let rows: Vec<TableRow> = match self.journal.store() {
+            // Every replica's tables, from the shared database.
+            Some(store) => store.list(filter, cursor.as_ref(), limit).await.map_err(storage_error)?,
+            None => {
+                let mut rows: Vec<TableRow> = self
+                    .tables
+                    .all()
+                    .iter()
+                    .map(|h| crate::journal::table_row(&h.lock(), self.journal.owner()))
+                    .filter(|r| match filter {
+                        ListFilter::All => true,
+                        ListFilter::Live => !r.status.ended(),
+                        ListFilter::Finished => r.status == crate::store::RowStatus::Finished,
+                    })
+                    .filter(|r| {
+                        cursor
+                            .as_ref()
+                            .is_none_or(|c| (r.created_ms, &r.table_id) < (c.created_ms, &c.table_id))
+                    })
+                    .collect();
+                rows.sort_by(|a, b| (b.created_ms, &b.table_id).cmp(&(a.created_ms, &a.table_id)));
+                rows.truncate(limit);
+                rows
+            }
+        };
+        let next_page_token = match rows.last() {
+            Some(last) if rows.len() == limit => format!("{}.{}", last.created_ms, last.table_id),
+            _ => String::new(),
+        };
+        let tables = rows.iter().map(crate::project::summary_of).collect();
+        Ok(Response::new(pb::ListTablesResponse { tables, next_page_token }))
     }
 
     async fn join_table(
@@ -288,30 +374,27 @@ impl SkatService for SkatServer {
     ) -> Result<Response<pb::JoinTableResponse>, Status> {
         let req = request.get_ref();
         record_table(&req.table_id);
-        let result = (|| {
-            let handle = self.table(&req.table_id)?;
-            let seat = match req.seat {
-                Some(s) => Some(Seat::try_from(s).map_err(|_| {
-                    Refusal::new(Code::InvalidArgument, R::InvalidSeat, format!("this table has no seat {s}"))
-                })?),
-                None => None,
-            };
-            let token = auth::SeatToken::generate()?;
-            let (seat, view, state) = {
-                let mut t = handle.lock();
+        let handle = self.table(&req.table_id)?;
+        let seat = match req.seat {
+            Some(s) => Some(Seat::try_from(s).map_err(|_| {
+                Refusal::new(Code::InvalidArgument, R::InvalidSeat, format!("this table has no seat {s}"))
+            })?),
+            None => None,
+        };
+        let token = auth::SeatToken::generate()?;
+        let (seat, view) = handle
+            .mutate(&self.journal, &self.metrics, |t| -> Result<_, Status> {
                 let now = Instant::now();
-                let seat = t.join(&req.name, seat, &req.join_code, token.clone(), now)?;
-                (seat, t.view(Some(seat), now), Published::of(&t))
-            };
-            tracing::info!(seat = %seat, "seat taken");
-            self.publish(&handle, state);
-            Ok(pb::JoinTableResponse {
-                seat: u32::from(seat),
-                token: token.reveal().to_string(),
-                table: Some(view),
+                let seat = t.join(&req.name, seat, &req.join_code, token.hash(), now)?;
+                Ok((seat, t.view(Some(seat), now)))
             })
-        })();
-        result.map(Response::new)
+            .await??;
+        tracing::info!(seat = %seat, "seat taken");
+        Ok(Response::new(pb::JoinTableResponse {
+            seat: u32::from(seat),
+            token: token.reveal().to_string(),
+            table: Some(view),
+        }))
     }
 
     async fn leave_table(
@@ -319,20 +402,16 @@ impl SkatService for SkatServer {
         request: Request<pb::LeaveTableRequest>,
     ) -> Result<Response<pb::LeaveTableResponse>, Status> {
         record_table(&request.get_ref().table_id);
-        let result = (|| {
-            let handle = self.table(&request.get_ref().table_id)?;
-            let token = auth::bearer(request.metadata())?.ok_or_else(no_token)?;
-            let (seat, seq, state) = {
-                let mut t = handle.lock();
-                let seat = seat_in(&t, &token)?;
-                let seq = t.leave(seat, Instant::now())?;
-                (seat, seq, Published::of(&t))
-            };
-            tracing::info!(seat = %seat, "seat left");
-            self.publish(&handle, state);
-            Ok(pb::LeaveTableResponse { seq })
-        })();
-        result.map(Response::new)
+        let handle = self.table(&request.get_ref().table_id)?;
+        let token = auth::bearer(request.metadata())?.ok_or_else(no_token)?;
+        let (seat, seq) = handle
+            .mutate(&self.journal, &self.metrics, |t| -> Result<_, Status> {
+                let seat = seat_in(t, &token)?;
+                Ok((seat, t.leave(seat, Instant::now())?))
+            })
+            .await??;
+        tracing::info!(seat = %seat, "seat left");
+        Ok(Response::new(pb::LeaveTableResponse { seq }))
     }
 
     async fn get_table(
@@ -340,15 +419,12 @@ impl SkatService for SkatServer {
         request: Request<pb::GetTableRequest>,
     ) -> Result<Response<pb::GetTableResponse>, Status> {
         record_table(&request.get_ref().table_id);
-        let result = (|| {
-            let handle = self.table(&request.get_ref().table_id)?;
-            let token = auth::bearer(request.metadata())?;
-            let t = handle.lock();
-            let viewer = token.map(|token| seat_in(&t, &token)).transpose()?;
-            let view = t.view(viewer, Instant::now());
-            Ok(pb::GetTableResponse { table: Some(view) })
-        })();
-        result.map(Response::new)
+        let handle = self.readable(&request.get_ref().table_id, false).await?;
+        let token = auth::bearer(request.metadata())?;
+        let t = handle.settled().await;
+        let viewer = token.map(|token| seat_in(&t, &token)).transpose()?;
+        let view = t.view(viewer, Instant::now());
+        Ok(Response::new(pb::GetTableResponse { table: Some(view) }))
     }
 
     type WatchTableStream = WatchStream;
@@ -358,8 +434,9 @@ impl SkatService for SkatServer {
         request: Request<pb::WatchTableRequest>,
     ) -> Result<Response<WatchStream>, Status> {
         let ip = client_ip(request.remote_addr());
+        let handle = self.readable(&request.get_ref().table_id, false).await?;
+        let settled = handle.settled().await;
         let result = (|| {
-            let handle = self.table(&request.get_ref().table_id)?;
             let token = auth::bearer(request.metadata())?;
             let client = self
                 .clients
@@ -374,10 +451,12 @@ impl SkatService for SkatServer {
                         ),
                     )
                 })?;
-            let t = handle.lock();
+            let t = settled;
             let watcher = match token {
                 None => Watcher::Spectator,
-                Some(token) => Watcher::Seat { seat: seat_in(&t, &token)?, token: token.into() },
+                Some(token) => {
+                    Watcher::Seat { seat: seat_in(&t, &token)?, token: auth::TokenHash::of(&token) }
+                }
             };
             let slot = StreamSlot::open(&handle, watcher.seat(), &self.config, &self.metrics)?;
             let (first, cursor) = match request.get_ref().after_seq {
@@ -431,6 +510,7 @@ impl SkatService for SkatServer {
                 r.expected_seq,
                 |_, _| (),
             )
+            .await
             .map(|(seq, _)| pb::BidResponse { seq });
         result.map(Response::new)
     }
@@ -446,6 +526,7 @@ impl SkatService for SkatServer {
             .act(&r.table_id, request.metadata(), action, r.expected_seq, |t, seat| {
                 if r.pick_up { convert::cards(t.skat_picked_up_by(seat)) } else { Vec::new() }
             })
+            .await
             .map(|(seq, skat)| pb::TakeSkatResponse { seq, skat });
         result.map(Response::new)
     }
@@ -463,6 +544,7 @@ impl SkatService for SkatServer {
                 r.expected_seq,
                 |_, _| (),
             )
+            .await
             .map(|(seq, _)| pb::DiscardResponse { seq });
         result.map(Response::new)
     }
@@ -480,6 +562,7 @@ impl SkatService for SkatServer {
                 r.expected_seq,
                 |_, _| (),
             )
+            .await
             .map(|(seq, _)| pb::DeclareResponse { seq });
         result.map(Response::new)
     }
@@ -491,6 +574,7 @@ impl SkatService for SkatServer {
         let r = request.get_ref();
         let result = self
             .act(&r.table_id, request.metadata(), convert::play_action(r.card), r.expected_seq, |_, _| ())
+            .await
             .map(|(seq, _)| pb::PlayCardResponse { seq });
         result.map(Response::new)
     }
@@ -502,6 +586,7 @@ impl SkatService for SkatServer {
         let r = request.get_ref();
         let result = self
             .act(&r.table_id, request.metadata(), Ok(Action::Resign), r.expected_seq, |_, _| ())
+            .await
             .map(|(seq, _)| pb::ResignResponse { seq });
         result.map(Response::new)
     }
@@ -510,6 +595,7 @@ impl SkatService for SkatServer {
         let r = request.get_ref();
         let result = self
             .act(&r.table_id, request.metadata(), Ok(Action::Claim), r.expected_seq, |_, _| ())
+            .await
             .map(|(seq, _)| pb::ClaimResponse { seq });
         result.map(Response::new)
     }
@@ -520,8 +606,8 @@ impl SkatService for SkatServer {
     ) -> Result<Response<pb::GetRecordsResponse>, Status> {
         record_table(&request.get_ref().table_id);
         let r = request.get_ref();
+        let handle = self.readable(&r.table_id, true).await?;
         let result = (|| {
-            let handle = self.table(&r.table_id)?;
             let json = match pb::RecordFormat::try_from(r.format) {
                 Ok(pb::RecordFormat::Json) => true,
                 Ok(_) => false,
@@ -534,9 +620,25 @@ impl SkatService for SkatServer {
                     .into());
                 }
             };
-            let records = handle.lock().records(json, &self.config.server_name);
+            let records = handle.lock().records_until(handle.published(), json, &self.config.server_name);
             Ok(pb::GetRecordsResponse { records })
         })();
         result.map(Response::new)
     }
+}
+
+/// `created_ms.table_id` of the last table of a page.
+fn parse_page_token(token: &str) -> Result<Cursor, Status> {
+    let invalid = || {
+        Refusal::new(
+            Code::InvalidArgument,
+            R::InvalidPageToken,
+            "page_token must be the next_page_token of an earlier ListTables response",
+        )
+        .status()
+    };
+    let (ms, id) = token.split_once('.').ok_or_else(invalid)?;
+    let created_ms = ms.parse().map_err(|_| invalid())?;
+    let id: TableId = id.parse().map_err(|_| invalid())?;
+    Ok(Cursor { created_ms, table_id: id.to_string() })
 }

@@ -4,6 +4,7 @@
 //! | rule | why |
 //! |---|---|
 //! | a seat's token is checked under the table lock on every read of the log | a stream carries a seat's rights only while its token holds the seat: after `LeaveTable` the next read ends the stream with PERMISSION_DENIED, before a newcomer's card can be read for it |
+//! | only published events are read (the table's `seq` watch, set after each commit) | nobody sees an event that is not yet durable |
 //! | the backlog is read in batches until the cursor reaches the log's end | resuming after any gap delivers everything, however long |
 //! | the buffer holds [`BUFFER`] responses; a reader that takes none for `--stream-stall-timeout` while events wait is ended with RESOURCE_EXHAUSTED | a stalled reader costs a bounded amount of memory and gives its slot back; it resumes with `after_seq` |
 //! | shutdown ends the stream with UNAVAILABLE even while it waits for the reader | a client that does not read cannot hold the server (the server also closes connections after `--shutdown-grace`) |
@@ -24,7 +25,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio_stream::Stream;
 use tonic::{Code, Status};
 
-use crate::auth::SeatToken;
+use crate::auth::TokenHash;
 use crate::error::Refusal;
 use crate::tables::TableHandle;
 
@@ -42,8 +43,8 @@ pub enum Watcher {
     Seat {
         /// The seat.
         seat: Seat,
-        /// The token that opened the stream.
-        token: SeatToken,
+        /// The hash of the token that opened the stream.
+        token: TokenHash,
     },
 }
 
@@ -132,11 +133,11 @@ impl Feed {
             self.send(tx, first).await?;
         }
         loop {
-            wake.borrow_and_update();
+            let until = *wake.borrow_and_update();
             let (events, at_end, finished) = {
                 let t = handle.lock();
                 if let Watcher::Seat { seat, token } = &self.watcher
-                    && t.seat_of_token(token.reveal()) != Some(*seat)
+                    && t.seat_of_hash(token) != Some(*seat)
                 {
                     return Err(Stop::End(
                         Refusal::new(
@@ -147,9 +148,9 @@ impl Feed {
                         .status(),
                     ));
                 }
-                let events = t.events_after(self.cursor, self.watcher.seat(), BATCH);
+                let events = t.events_after(self.cursor, until, self.watcher.seat(), BATCH);
                 let last = events.last().map_or(self.cursor, |e| e.seq);
-                (events, last == t.seq(), t.is_finished())
+                (events, last >= until, t.is_finished() && until >= t.seq())
             };
             for event in events {
                 let seq = event.seq;

@@ -7,17 +7,24 @@
 //! own (every rule question goes to [`skat_engine::Match`]), reads no clock (every time
 //! comes from the `now` it is given) and knows no protobuf: [`crate::project`] shows it on
 //! the wire.
+//!
+//! Every change is also written down as an [`Input`] (created, joined, left, acted,
+//! timed out) with its time: the journal stores these, and [`Table::replay`] feeds them
+//! back through the same methods to rebuild the table after a restart, event for event
+//! and `seq` for `seq` (the engine is deterministic; the table reads no clock).
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use skat_engine::matches::{MatchError, Seat};
 use skat_engine::{Action, ForfeitReason, GameEvent, LegalActions, Match, MatchConfig};
 
-use crate::auth::{JoinCode, SeatToken};
+use serde::{Deserialize, Serialize};
+
+use crate::auth::TokenHash;
 use crate::table_id::TableId;
 
 /// How a table is set up.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TableConfig {
     /// A name for people.
     pub name: String,
@@ -27,10 +34,56 @@ pub struct TableConfig {
     pub action_ms: u64,
     /// Milliseconds per seat per deal (0: no limit).
     pub deal_ms: u64,
-    /// If set, JoinTable must present this code (a private table).
-    pub join_code: Option<JoinCode>,
+    /// If set, JoinTable must present the code with this hash (a private table).
+    pub join_code: Option<TokenHash>,
     /// Most joins in the table's life (each join or leave is logged).
     pub max_joins: usize,
+}
+
+/// A change to a table, as the journal keeps it: replayed in order through the same
+/// methods, the inputs rebuild the table exactly.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "input", rename_all = "snake_case")]
+pub enum Input {
+    /// The table was created (always the first input).
+    Created {
+        /// Its settings.
+        config: TableConfig,
+    },
+    /// A player took a seat with the token of this hash.
+    Joined {
+        /// The seat.
+        seat: Seat,
+        /// The (cleaned) name.
+        name: String,
+        /// The hash of the seat token.
+        token: TokenHash,
+    },
+    /// A player left.
+    Left {
+        /// The seat.
+        seat: Seat,
+    },
+    /// A seat acted.
+    Acted {
+        /// The seat.
+        seat: Seat,
+        /// What it did.
+        action: Action,
+    },
+    /// The seat to move ran out of time.
+    TimedOut,
+}
+
+/// An input with its number in the table's journal (from 0) and its time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JournalEntry {
+    /// 0 for `Created`, then 1, 2, ...
+    pub n: u64,
+    /// Unix milliseconds.
+    pub at_ms: u64,
+    /// What happened.
+    pub input: Input,
 }
 
 /// Something in the table's log.
@@ -72,7 +125,7 @@ pub(crate) struct OutOfTurn {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Slot {
     pub(crate) name: String,
-    pub(crate) token: Option<SeatToken>,
+    pub(crate) token: Option<TokenHash>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -118,6 +171,9 @@ pub enum TableError {
     /// The table has had as many joins as it allows.
     #[error("this table has had its limit of {0} joins")]
     JoinLimit(usize),
+    /// A journal entry that does not follow from the table's state (replay only).
+    #[error("journal entry {0} does not apply to the table")]
+    Replay(u64),
     /// A private table, and the request's join code is missing or wrong.
     #[error("this table is private: JoinTable needs the join code its creator was given")]
     JoinCode,
@@ -146,6 +202,13 @@ pub struct Table {
     pub(crate) last_activity: Instant,
     pub(crate) finished_at: Option<Instant>,
     pub(crate) joins: usize,
+    /// Inputs not yet handed to the journal, and how many were handed before.
+    pending: Vec<JournalEntry>,
+    journaled: u64,
+    created_ms: u64,
+    finished_ms: Option<u64>,
+    /// What the journal's listing row last said (kept by [`crate::journal`]).
+    pub(crate) listed: Option<crate::store::TableRow>,
 }
 
 /// Milliseconds since the Unix epoch (0 before it).
@@ -163,6 +226,8 @@ impl Table {
     ) -> Result<Table, MatchError> {
         let game = Match::new(config.game)?;
         let seats = usize::from(config.game.seats);
+        let created =
+            JournalEntry { n: 0, at_ms: unix_ms(wall), input: Input::Created { config: config.clone() } };
         Ok(Table {
             id,
             clocks: vec![Duration::from_millis(config.deal_ms); seats],
@@ -179,7 +244,97 @@ impl Table {
             last_activity: now,
             finished_at: None,
             joins: 0,
+            pending: vec![created],
+            journaled: 1,
+            created_ms: unix_ms(wall),
+            finished_ms: None,
+            listed: None,
         })
+    }
+
+    /// Rebuilds a table from its journal: the `Created` input, then every later input
+    /// through the same methods that made it, at the times it was made (as instants
+    /// after `now`; [`Table::resume`] then moves the clocks to the present). Stops at the
+    /// first entry that is out of order or does not apply, and says how many applied.
+    pub fn replay(
+        id: TableId,
+        entries: impl IntoIterator<Item = JournalEntry>,
+        now: Instant,
+    ) -> Result<(Table, usize), TableError> {
+        let mut entries = entries.into_iter();
+        let Some(JournalEntry { n: 0, at_ms: created_ms, input: Input::Created { config } }) = entries.next()
+        else {
+            return Err(TableError::Replay(0));
+        };
+        let at = |ms: u64| now + Duration::from_millis(ms.saturating_sub(created_ms));
+        let mut table = Table::new(id, config, now, UNIX_EPOCH + Duration::from_millis(created_ms))?;
+        let mut applied = 1;
+        for entry in entries {
+            if entry.n != applied as u64 || entry.at_ms < created_ms {
+                break;
+            }
+            let when = at(entry.at_ms);
+            let ok = match entry.input {
+                Input::Created { .. } => false,
+                Input::Joined { seat, name, token } => {
+                    table.seat_player(&name, Some(seat), token, when).is_ok()
+                }
+                Input::Left { seat } => table.leave(seat, when).is_ok(),
+                Input::Acted { seat, action } => table.act(seat, action, None, when).is_ok(),
+                Input::TimedOut => match table.turn {
+                    Some(t) => table.on_deadline(t.id, when).is_some(),
+                    None => false,
+                },
+            };
+            if !ok {
+                break;
+            }
+            applied += 1;
+        }
+        table.pending.clear();
+        table.journaled = applied as u64;
+        Ok((table, applied))
+    }
+
+    /// After a replay: the present is `now` (`wall` on the wall clock). The seat to move
+    /// gets its turn afresh (nobody is charged for the time the server was down), an
+    /// unfinished table counts as active now, and a finished one keeps its age.
+    pub fn resume(&mut self, now: Instant, wall: SystemTime) {
+        let last_ms = self.log.last().map_or(unix_ms(self.epoch.1), |e| e.time_ms);
+        let age = Duration::from_millis(unix_ms(wall).saturating_sub(last_ms));
+        self.epoch = (now, wall);
+        self.last_activity = now;
+        if self.finished_at.is_some() {
+            self.finished_at = Some(now.checked_sub(age).unwrap_or(now));
+        }
+        self.turn = None;
+        self.settle(now, None);
+    }
+
+    /// When the table was created (Unix milliseconds).
+    pub fn created_ms(&self) -> u64 {
+        self.created_ms
+    }
+
+    /// When the match ended (Unix milliseconds).
+    pub fn finished_ms(&self) -> Option<u64> {
+        self.finished_ms
+    }
+
+    /// When the table last changed (Unix milliseconds).
+    pub fn last_change_ms(&self) -> u64 {
+        self.log.last().map_or(self.created_ms, |e| e.time_ms)
+    }
+
+    /// The inputs since the last call, for the journal, in order.
+    pub fn take_inputs(&mut self) -> Vec<JournalEntry> {
+        std::mem::take(&mut self.pending)
+    }
+
+    fn record(&mut self, input: Input, now: Instant) {
+        let n = self.journaled;
+        self.journaled += 1;
+        self.pending.push(JournalEntry { n, at_ms: unix_ms(self.wall(now)), input });
     }
 
     /// The table id.
@@ -226,9 +381,14 @@ impl Table {
 
     /// The seat a token belongs to.
     pub fn seat_of_token(&self, token: &str) -> Option<Seat> {
+        self.seat_of_hash(&TokenHash::of(token))
+    }
+
+    /// The seat the token with this hash belongs to.
+    pub fn seat_of_hash(&self, token: &TokenHash) -> Option<Seat> {
         self.slots
             .iter()
-            .position(|s| s.token.as_ref().is_some_and(|t| t.matches(token)))
+            .position(|s| s.token.as_ref().is_some_and(|t| t.same(token)))
             .map(|i| Seat::new(i as u8))
     }
 
@@ -302,7 +462,7 @@ impl Table {
         name: &str,
         seat: Option<Seat>,
         join_code: &str,
-        token: SeatToken,
+        token: TokenHash,
         now: Instant,
     ) -> Result<Seat, TableError> {
         if let Some(code) = &self.config.join_code
@@ -310,6 +470,17 @@ impl Table {
         {
             return Err(TableError::JoinCode);
         }
+        self.seat_player(name, seat, token, now)
+    }
+
+    /// Seats a player whose right to join has been checked (or is being replayed).
+    fn seat_player(
+        &mut self,
+        name: &str,
+        seat: Option<Seat>,
+        token: TokenHash,
+        now: Instant,
+    ) -> Result<Seat, TableError> {
         self.check_not_finished()?;
         if self.joins >= self.config.max_joins {
             return Err(TableError::JoinLimit(self.config.max_joins));
@@ -328,6 +499,7 @@ impl Table {
             name.chars().filter(|c| !c.is_control() && *c != '[' && *c != ']').take(64).collect();
         let name = if clean.trim().is_empty() { format!("seat {seat}") } else { clean.trim().to_string() };
         self.slots[usize::from(seat)] = Slot { name: name.clone(), token: Some(token) };
+        self.record(Input::Joined { seat, name: name.clone(), token }, now);
         self.push(TableEvent::SeatJoined { seat, name }, now);
         if !self.started && self.slots.iter().all(|s| s.token.is_some()) {
             self.started = true;
@@ -349,6 +521,7 @@ impl Table {
         if !self.started {
             slot.name.clear();
         }
+        self.record(Input::Left { seat }, now);
         let seq = self.push(TableEvent::SeatLeft { seat }, now);
         if self.started && !self.game.is_over() && self.game.position_of(seat).is_some() {
             self.apply(seat, Action::Forfeit { reason: ForfeitReason::Left }, now)?;
@@ -371,6 +544,7 @@ impl Table {
             return Err(TableError::Waiting);
         }
         let seq = self.apply(seat, action, now)?;
+        self.record(Input::Acted { seat, action }, now);
         self.last_activity = now;
         self.settle(now, Some(seat));
         Ok(seq)
@@ -386,6 +560,7 @@ impl Table {
         }
         if applied.match_over {
             self.finished_at = Some(now);
+            self.finished_ms = Some(unix_ms(self.wall(now)));
         }
         Ok(self.seq())
     }
@@ -448,6 +623,7 @@ impl Table {
             ForfeitReason::Timeout
         };
         let seq = self.apply(turn.seat, Action::Forfeit { reason }, now).ok()?;
+        self.record(Input::TimedOut, now);
         self.last_activity = now;
         self.settle(now, Some(turn.seat));
         Some(seq)
@@ -479,7 +655,7 @@ mod tests {
         let mut t = table(t0);
         t.config.action_ms = 1000;
         for i in 0..3 {
-            t.join("p", None, "", format!("p{i}").into(), t0).unwrap();
+            t.join("p", None, "", TokenHash::of(&format!("p{i}")), t0).unwrap();
         }
         let (turn, at) = t.next_deadline().expect("a clock runs");
         let seat = t.game.seat_to_move().unwrap();
@@ -493,7 +669,7 @@ mod tests {
         let (turn2, at2) = t.next_deadline().unwrap();
         let mover = t.game.seat_to_move().unwrap();
         t.leave(mover, t0).unwrap();
-        t.join("newcomer", Some(mover), "", "new".to_string().into(), t0).unwrap();
+        t.join("newcomer", Some(mover), "", TokenHash::of("new"), t0).unwrap();
         let settled = t.seq();
         assert_eq!(t.on_deadline(turn2, at2), None);
         assert_eq!(t.seq(), settled);
@@ -511,7 +687,7 @@ mod tests {
         t.config.action_ms = 8_000;
         t.clocks = vec![Duration::from_millis(10_000); 3];
         for i in 0..3 {
-            t.join("p", None, "", format!("p{i}").into(), t0).unwrap();
+            t.join("p", None, "", TokenHash::of(&format!("p{i}")), t0).unwrap();
         }
         // The first to act may take at most the action limit (8 s < 10 s left).
         let first = t.game.seat_to_move().unwrap();
@@ -542,6 +718,106 @@ mod tests {
         assert!(t.clocks.iter().all(|c| *c == Duration::from_millis(10_000)));
     }
 
+    /// Plays a table at changing times with joins, a leave, time-outs and random
+    /// actions; replaying its journal gives the same log (event, time, turn), the same
+    /// records, the same clocks and the same tokens.
+    #[test]
+    fn a_replayed_journal_rebuilds_the_table_event_for_event() {
+        for seed in 0..20u64 {
+            let t0 = Instant::now();
+            let mut t = table(t0);
+            t.config.deal_ms = 60_000;
+            t.config.action_ms = 5_000;
+            t.config.game = MatchConfig { seats: 3, deals: 3, seed };
+            t.game = Match::new(t.config.game).unwrap();
+            t.clocks = vec![Duration::from_millis(60_000); 3];
+            let mut journal = t.take_inputs();
+            // Rewrite the creation entry with the settings the test changed.
+            journal[0].input = Input::Created { config: t.config.clone() };
+            let mut ms = 0u64;
+            let mut player = skat_engine::random::RandomPlayer::new(seed);
+            for i in 0..3 {
+                ms += 100;
+                t.join("p", None, "", TokenHash::of(&format!("p{i}")), t0 + Duration::from_millis(ms))
+                    .unwrap();
+            }
+            let mut step = 0;
+            while !t.is_finished() {
+                step += 1;
+                ms += 7 * step % 900;
+                let now = t0 + Duration::from_millis(ms);
+                if step % 41 == 0 {
+                    // A time-out, exactly at the deadline.
+                    let (turn, at) = t.next_deadline().unwrap();
+                    ms = at.duration_since(t0).as_millis() as u64;
+                    t.on_deadline(turn, at).unwrap();
+                } else if step == 20 && t.deals_played() < 2 {
+                    let seat = t.game.seat_to_move().unwrap();
+                    t.leave(seat, now).unwrap();
+                    t.join("back", Some(seat), "", TokenHash::of("back"), now).unwrap();
+                } else {
+                    let seat = t.game.seat_to_move().unwrap();
+                    let position = t.game.position_of(seat).unwrap();
+                    let action = player.choose(t.game.deal(), position);
+                    t.act(seat, action, Some(t.seq()), now).unwrap();
+                }
+                journal.extend(t.take_inputs());
+            }
+            let (r, applied) = Table::replay(t.id.clone(), journal.clone(), t0).unwrap();
+            assert_eq!(applied, journal.len());
+            assert_eq!(r.seq(), t.seq());
+            for (a, b) in r.log.iter().zip(&t.log) {
+                assert_eq!(
+                    format!("{:?}", (a.time_ms, &a.event, &a.turn)),
+                    format!("{:?}", (b.time_ms, &b.event, &b.turn))
+                );
+            }
+            assert_eq!(r.records(true, "s"), t.records(true, "s"));
+            assert_eq!(r.records(false, "s"), t.records(false, "s"));
+            assert_eq!(r.clocks, t.clocks);
+            assert_eq!(r.seat_of_token("back"), t.seat_of_token("back"));
+            assert_eq!(r.finished_ms(), t.finished_ms());
+            // A journal cut short, or with an entry that does not apply, replays its prefix.
+            let mut bad = journal.clone();
+            let cut = journal.len() / 2;
+            bad[cut].input =
+                Input::Joined { seat: Seat::new(0), name: "x".into(), token: TokenHash::of("x") };
+            let (p, applied) = Table::replay(t.id.clone(), bad, t0).unwrap();
+            assert_eq!(applied, cut);
+            assert!(p.seq() < t.seq());
+        }
+    }
+
+    /// After a restart the seat to move gets its turn afresh, counted from the restart,
+    /// with what was left on its deal clock before the crash.
+    #[test]
+    fn resume_restarts_the_pending_turn_without_charging_the_downtime() {
+        let t0 = Instant::now();
+        let mut t = table(t0);
+        t.config.deal_ms = 10_000;
+        t.config.action_ms = 8_000;
+        t.clocks = vec![Duration::from_millis(10_000); 3];
+        let mut journal = t.take_inputs();
+        journal[0].input = Input::Created { config: t.config.clone() };
+        for i in 0..3 {
+            t.join("p", None, "", TokenHash::of(&format!("p{i}")), t0).unwrap();
+        }
+        let first = t.game.seat_to_move().unwrap();
+        t.act(first, Action::Pass, None, t0 + Duration::from_millis(7_000)).unwrap();
+        journal.extend(t.take_inputs());
+        // The server is down for an hour.
+        let (mut r, _) = Table::replay(t.id.clone(), journal, t0).unwrap();
+        let later = Instant::now() + Duration::from_secs(3600);
+        r.resume(later, UNIX_EPOCH + Duration::from_secs(1_800_003_600));
+        let (_, deadline) = r.next_deadline().unwrap();
+        assert_eq!(deadline, later + Duration::from_millis(8_000), "a full action limit from the restart");
+        assert_eq!(
+            r.clocks[usize::from(first)],
+            Duration::from_millis(3_000),
+            "time spent before stays spent"
+        );
+    }
+
     #[test]
     fn joining_and_leaving_a_waiting_table_does_not_keep_it_alive() {
         let t0 = Instant::now();
@@ -549,7 +825,7 @@ mod tests {
         let mut t = table(t0);
         for minute in 1..59 {
             let now = t0 + Duration::from_secs(60 * minute);
-            let seat = t.join("x", None, "", format!("token{minute}").into(), now).unwrap();
+            let seat = t.join("x", None, "", TokenHash::of(&format!("token{minute}")), now).unwrap();
             t.leave(seat, now).unwrap();
         }
         assert!(!t.expired(t0 + hour - Duration::from_secs(1), hour));
@@ -557,7 +833,7 @@ mod tests {
         // Starting the match is activity.
         let start = t0 + Duration::from_secs(3000);
         for i in 0..3 {
-            t.join("p", None, "", format!("p{i}").into(), start).unwrap();
+            t.join("p", None, "", TokenHash::of(&format!("p{i}")), start).unwrap();
         }
         assert!(!t.expired(t0 + hour, hour));
         assert!(t.expired(start + hour, hour));

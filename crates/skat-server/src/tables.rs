@@ -8,6 +8,11 @@
 //! watch channel (no task spawned or aborted per action), and then submits the forfeit
 //! through the same [`Table`] methods a player's action goes through. It holds the table
 //! weakly, so a dropped table's clock ends.
+//!
+//! Every change goes through [`TableHandle::mutate`]: change under the lock, hand the
+//! inputs to the [`Journal`] under the same lock, wait for them to be durable with the
+//! lock released, then publish. Watchers see the published `seq` only, so nobody reads
+//! an event before it is on disk.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -22,6 +27,7 @@ use tonic::{Code, Status};
 use crate::clients::Permit;
 use crate::config::ServerConfig;
 use crate::error::Refusal;
+use crate::journal::Journal;
 use crate::metrics::Metrics;
 use crate::table::Table;
 use crate::table_id::TableId;
@@ -39,6 +45,9 @@ pub struct TableHandle {
     pub seat_streams: Vec<AtomicUsize>,
     closed: AtomicBool,
     deals_counted: AtomicUsize,
+    /// A finished or abandoned table rebuilt from the journal to be read: it changes no
+    /// more and is in no registry.
+    archived: bool,
     /// The creating client's table permit, given back when the table is dropped.
     _creator: Option<Permit>,
 }
@@ -50,16 +59,81 @@ impl TableHandle {
         self.table.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// A handle for a table that is only read (rebuilt from the journal).
+    pub fn archived(table: Table) -> Arc<TableHandle> {
+        let mut handle = TableHandle::new(table, None);
+        handle.archived = true;
+        Arc::new(handle)
+    }
+
+    fn new(table: Table, creator: Option<Permit>) -> TableHandle {
+        let seq = table.seq();
+        let seats = table.seat_count();
+        TableHandle {
+            table: Mutex::new(table),
+            seq: watch::Sender::new(seq),
+            deadline: watch::Sender::new(None),
+            spectators: AtomicUsize::new(0),
+            seat_streams: (0..seats).map(|_| AtomicUsize::new(0)).collect(),
+            closed: AtomicBool::new(false),
+            deals_counted: AtomicUsize::new(0),
+            archived: false,
+            _creator: creator,
+        }
+    }
+
+    /// Changes the table with `f`, journals the change, waits until it is durable, and
+    /// publishes it: the one path of every change (see the module header). `f` runs
+    /// under the table's lock.
+    pub async fn mutate<T>(
+        self: &Arc<Self>,
+        journal: &Journal,
+        metrics: &Metrics,
+        f: impl FnOnce(&mut Table) -> T,
+    ) -> Result<T, Refusal> {
+        if self.archived {
+            return Err(Refusal::new(
+                Code::FailedPrecondition,
+                R::TableFinished,
+                "this table is over (finished or abandoned) and can only be read",
+            ));
+        }
+        let (out, pending, state) = {
+            let mut t = self.lock();
+            let out = f(&mut t);
+            let pending = journal.submit(&mut t);
+            (out, pending, Published::of(&t))
+        };
+        pending.durable().await?;
+        self.publish(state, metrics);
+        Ok(out)
+    }
+
+    /// The table once everything in it is published (durable): what a snapshot may
+    /// show. Waits at most for the commits in flight.
+    pub async fn settled(&self) -> MutexGuard<'_, Table> {
+        let mut published = self.seq.subscribe();
+        loop {
+            {
+                let t = self.lock();
+                if t.seq() <= *published.borrow_and_update() {
+                    return t;
+                }
+            }
+            if published.changed().await.is_err() {
+                return self.lock();
+            }
+        }
+    }
+
+    /// The last published `seq`: events up to it are durable and may be read.
+    pub fn published(&self) -> u64 {
+        *self.seq.borrow()
+    }
+
     /// A receiver that wakes when the log grows.
     pub fn subscribe(&self) -> watch::Receiver<u64> {
         self.seq.subscribe()
-    }
-
-    /// Publishes the table's new state: wakes watchers and re-arms the clock. Call after
-    /// every change, with the lock released.
-    pub fn changed(self: &Arc<Self>, metrics: &Metrics) {
-        let state = Published::of(&self.lock());
-        self.publish(state, metrics);
     }
 
     /// Publishes a state read in the critical section that changed it (so that an action
@@ -68,7 +142,15 @@ impl TableHandle {
         let Published { seq, deadline, deals } = state;
         let counted = self.deals_counted.swap(deals, Ordering::Relaxed);
         metrics.deals.inc_by(deals.saturating_sub(counted) as u64);
-        self.seq.send_replace(seq);
+        // Commits of one table complete in order, but their callers may publish out of
+        // order: the published seq only grows.
+        self.seq.send_if_modified(|s| {
+            let newer = seq > *s;
+            if newer {
+                *s = seq;
+            }
+            newer
+        });
         self.deadline.send_if_modified(|d| {
             let changed = *d != deadline;
             *d = deadline;
@@ -77,7 +159,7 @@ impl TableHandle {
     }
 
     /// The table's clock: one task for the table's life.
-    fn start_clock(self: &Arc<Self>, metrics: Metrics) {
+    fn start_clock(self: &Arc<Self>, metrics: Metrics, journal: Journal) {
         let weak: Weak<TableHandle> = Arc::downgrade(self);
         let mut deadline = self.deadline.subscribe();
         tokio::spawn(async move {
@@ -96,11 +178,14 @@ impl TableHandle {
                         if handle.is_closed() {
                             return;
                         }
-                        let fired = handle.lock().on_deadline(turn, Instant::now());
-                        if fired.is_some() {
+                        let fired = handle
+                            .mutate(&journal, &metrics, |t| {
+                                t.on_deadline(turn, Instant::now()).map(|_| t.id().clone())
+                            })
+                            .await;
+                        if let Ok(Some(id)) = fired {
                             metrics.timeouts.inc();
-                            tracing::info!(table = %handle.lock().id(), "a seat ran out of time and forfeits the deal");
-                            handle.changed(&metrics);
+                            tracing::info!(table = %id, "a seat ran out of time and forfeits the deal");
                         } else {
                             // The turn was over already; wait for the next deadline.
                             if deadline.changed().await.is_err() {
@@ -166,27 +251,29 @@ impl Tables {
         max: usize,
         creator: Option<Permit>,
         metrics: &Metrics,
+        journal: &Journal,
     ) -> Option<Arc<TableHandle>> {
         let mut map = self.map.write().unwrap_or_else(|p| p.into_inner());
         if map.len() >= max {
             return None;
         }
-        let seq = table.seq();
-        let seats = table.seat_count();
-        let handle = Arc::new(TableHandle {
-            table: Mutex::new(table),
-            seq: watch::Sender::new(seq),
-            deadline: watch::Sender::new(None),
-            spectators: AtomicUsize::new(0),
-            seat_streams: (0..seats).map(|_| AtomicUsize::new(0)).collect(),
-            closed: AtomicBool::new(false),
-            deals_counted: AtomicUsize::new(0),
-            _creator: creator,
-        });
+        let deals = table.deals_played();
+        let handle = Arc::new(TableHandle::new(table, creator));
+        // A recovered table's deals were counted before the restart.
+        handle.deals_counted.store(deals, Ordering::Relaxed);
         let id = handle.lock().id().clone();
         map.insert(id, Arc::clone(&handle));
-        handle.start_clock(metrics.clone());
+        handle.start_clock(metrics.clone(), journal.clone());
+        let state = Published::of(&handle.lock());
+        handle.publish(state, metrics);
         Some(handle)
+    }
+
+    /// Takes a table out (its creation could not be journaled).
+    pub fn remove(&self, id: &TableId) {
+        if let Some(h) = self.map.write().unwrap_or_else(|p| p.into_inner()).remove(id) {
+            h.stop();
+        }
     }
 
     /// The table with this id.
@@ -209,9 +296,9 @@ impl Tables {
         self.len() == 0
     }
 
-    /// Drops the tables that have expired; returns how many. Each table is looked at
+    /// Drops the tables that have expired and returns them. Each table is looked at
     /// under its own lock only; the registry is write-locked just to remove the expired.
-    pub fn expire(&self, now: Instant, expiry: std::time::Duration) -> usize {
+    pub fn expire(&self, now: Instant, expiry: std::time::Duration) -> Vec<Arc<TableHandle>> {
         let expired: Vec<(TableId, Arc<TableHandle>)> = self
             .map
             .read()
@@ -223,14 +310,14 @@ impl Tables {
             .filter(|(_, h)| h.lock().expired(now, expiry))
             .collect();
         if expired.is_empty() {
-            return 0;
+            return Vec::new();
         }
         let mut map = self.map.write().unwrap_or_else(|p| p.into_inner());
         for (id, h) in &expired {
             map.remove(id);
             h.stop();
         }
-        expired.len()
+        expired.into_iter().map(|(_, h)| h).collect()
     }
 }
 

@@ -264,7 +264,7 @@ async fn private_tables_keep_strangers_out_of_the_seats() {
         .unwrap()
         .into_inner();
     assert_eq!(created.join_code.len(), 32);
-    let listed = client.list_tables(pb::ListTablesRequest {}).await.unwrap().into_inner();
+    let listed = client.list_tables(pb::ListTablesRequest::default()).await.unwrap().into_inner();
     assert!(listed.tables.iter().any(|t| t.table_id == created.table_id && t.private));
     for code in ["", "0123456789abcdef0123456789abcdef"] {
         let e = client
@@ -370,12 +370,15 @@ async fn a_client_address_holds_a_bounded_number_of_connections() {
             .unwrap()
             .connect_lazy(),
     );
-    assert!(third.list_tables(pb::ListTablesRequest {}).await.is_err());
+    assert!(third.list_tables(pb::ListTablesRequest::default()).await.is_err());
     // Closing one makes room.
     drop(first);
     tokio::time::sleep(Duration::from_millis(200)).await;
     let mut fourth = server.client().await;
-    assert_eq!(fourth.list_tables(pb::ListTablesRequest {}).await.unwrap().into_inner().tables.len(), 2);
+    assert_eq!(
+        fourth.list_tables(pb::ListTablesRequest::default()).await.unwrap().into_inner().tables.len(),
+        2
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -393,7 +396,7 @@ async fn a_connection_carries_a_bounded_number_of_calls_at_once() {
     // ...so the next call on the same connection waits (the server advertises at most one
     // concurrent HTTP/2 stream)...
     let mut other = client.clone();
-    let waiting = tokio::spawn(async move { other.list_tables(pb::ListTablesRequest {}).await });
+    let waiting = tokio::spawn(async move { other.list_tables(pb::ListTablesRequest::default()).await });
     tokio::time::sleep(Duration::from_millis(400)).await;
     assert!(!waiting.is_finished(), "a second call ran beside the open stream");
     // ...until the stream is closed.

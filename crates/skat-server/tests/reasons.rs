@@ -19,7 +19,9 @@ use tonic::{Code, Request, Status};
 /// Reasons no client can cause: the server answers them only when the machine fails
 /// (no randomness), or the server moves on before a client could ask (a finished deal
 /// is replaced by the next one in the same step).
-const UNREACHABLE: [R; 3] = [R::Unspecified, R::Internal, R::DealOver];
+/// Not reachable from a client here: STORAGE_UNAVAILABLE needs a failing database
+/// (skat-cli/tests/durability.rs makes one fail).
+const UNREACHABLE: [R; 4] = [R::Unspecified, R::Internal, R::DealOver, R::StorageUnavailable];
 
 struct Cases {
     seen: BTreeSet<i32>,
@@ -479,6 +481,10 @@ async fn every_refusal_carries_its_reason() {
         .into_inner();
     let (_, _, end) = within(10, drain_stream(stream)).await;
     cases.check(Err::<(), _>(end.expect("an end")), Code::NotFound, R::TableExpired);
+    let listed = oc
+        .list_tables(pb::ListTablesRequest { page_token: "not a token".into(), ..Default::default() })
+        .await;
+    cases.check(listed, Code::InvalidArgument, R::InvalidPageToken);
     let live = oc
         .create_table(authed(pb::CreateTableRequest::default(), "secret"))
         .await

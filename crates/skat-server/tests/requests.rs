@@ -188,7 +188,10 @@ async fn the_table_limit_and_the_create_token() {
     client.create_table(authed(req(), "sesame")).await.unwrap();
     let e = client.create_table(authed(req(), "sesame")).await.unwrap_err();
     assert_eq!(e.code(), Code::ResourceExhausted);
-    assert_eq!(client.list_tables(pb::ListTablesRequest {}).await.unwrap().into_inner().tables.len(), 2);
+    assert_eq!(
+        client.list_tables(pb::ListTablesRequest::default()).await.unwrap().into_inner().tables.len(),
+        2
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -414,5 +417,7 @@ async fn idle_and_finished_tables_expire_and_their_streams_end() {
     }
     let e = client.get_table(pb::GetTableRequest { table_id: waiting }).await.unwrap_err();
     assert_eq!(e.code(), Code::NotFound);
-    assert!(client.list_tables(pb::ListTablesRequest {}).await.unwrap().into_inner().tables.is_empty());
+    assert!(
+        client.list_tables(pb::ListTablesRequest::default()).await.unwrap().into_inner().tables.is_empty()
+    );
 }

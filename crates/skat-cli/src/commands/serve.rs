@@ -1,10 +1,11 @@
 //! `skat serve`: the gRPC server.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use skat_server::ServerConfig;
+use skat_server::{Database, ServerConfig};
 
 use super::CmdResult;
 
@@ -97,6 +98,19 @@ pub struct Args {
     /// `{node}.skat-headless.skat.svc.cluster.local:50051`.
     #[arg(long, env = "SKAT_PEER_ADDRESS_TEMPLATE")]
     pub peer_address_template: Option<String>,
+    /// Where tables are journaled: `sqlite` (a file in --data-dir), `memory` (nothing is
+    /// kept: a restart loses every table), or `postgres://USER:PASSWORD@HOST/DB` (shared by
+    /// replicas). Every OK is durable before it is sent; a restart brings tables back.
+    #[arg(long, env = "SKAT_DATABASE", default_value = "sqlite", hide_env_values = true)]
+    pub database: String,
+    /// The directory of the SQLite database (`skat.db`). With --demo and no --data-dir, a
+    /// temporary directory that is removed on exit.
+    #[arg(long, env = "SKAT_DATA_DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// How long records of finished and abandoned tables are kept in the database
+    /// (`keep`: for ever; e.g. `30d`).
+    #[arg(long, env = "SKAT_RETENTION", default_value = "keep", value_parser = parse_retention)]
+    pub retention: Retention,
     /// Also play a live demo: three built-in bots play a list at one table, printed here
     /// as it happens, and an open table waits for your bots.
     #[arg(long)]
@@ -109,9 +123,25 @@ pub struct Args {
     pub demo_seed: u64,
 }
 
+/// `--retention`: `keep` or a duration.
+#[derive(Debug, Clone, Copy)]
+pub struct Retention(pub Option<Duration>);
+
+fn parse_retention(s: &str) -> Result<Retention, String> {
+    match s {
+        "keep" | "forever" | "" => Ok(Retention(None)),
+        d => humantime::parse_duration(d)
+            .map(|d| Retention(Some(d)))
+            .map_err(|e| format!("`keep` or a duration: {e}")),
+    }
+}
+
+/// The default data directory.
+pub const DATA_DIR: &str = "skat-data";
+
 impl Args {
-    /// The server settings these flags describe.
-    pub fn config(&self) -> Result<ServerConfig, Box<dyn std::error::Error>> {
+    /// The server settings these flags describe; `data_dir` is where SQLite keeps its file.
+    pub fn config(&self, data_dir: PathBuf) -> Result<ServerConfig, Box<dyn std::error::Error>> {
         let metrics_addr = match self.metrics_addr.as_str() {
             "off" | "" => None,
             a => Some(a.parse().map_err(|e| format!("--metrics-addr {a}: {e}"))?),
@@ -139,6 +169,8 @@ impl Args {
             shutdown_grace: self.shutdown_grace,
             server_name: "skat-server".into(),
             node_id: self.node_id.clone().filter(|n| !n.is_empty()),
+            database: Database::from_setting(&self.database, data_dir),
+            retention: self.retention.0,
             peers: self
                 .peers
                 .iter()
@@ -189,6 +221,15 @@ pub async fn shutdown_signal() {
     }
 }
 
+/// Removes a temporary directory when dropped.
+struct RemoveOnDrop(PathBuf);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 pub fn run(args: Args) -> CmdResult {
     if args.demo && std::env::var_os("RUST_LOG").is_none() {
         // The console belongs to the demo: only warnings from the server.
@@ -196,16 +237,29 @@ pub fn run(args: Args) -> CmdResult {
         unsafe { std::env::set_var("RUST_LOG", "warn") };
     }
     init_tracing(args.log_format);
-    let config = args.config()?;
+    // The demo keeps its tables in a temporary directory unless told otherwise: a demo
+    // restarted tomorrow should not find yesterday's tables.
+    let temporary = (args.demo && args.data_dir.is_none())
+        .then(|| std::env::temp_dir().join(format!("skat-demo-{}", std::process::id())));
+    let _cleanup = temporary.clone().map(RemoveOnDrop);
+    let data_dir = args.data_dir.clone().or(temporary).unwrap_or_else(|| PathBuf::from(DATA_DIR));
+    let config = args.config(data_dir)?;
+    let database = config.database.describe();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async {
         let server = skat_server::start(config, shutdown_signal()).await?;
+        let recovered = server.recovered;
         eprintln!(
-            "skat server listening on {} (gRPC){}",
+            "skat server listening on {} (gRPC){}; tables journaled to {database}{}",
             server.addr,
             match server.metrics_addr {
                 Some(m) => format!(", metrics on http://{m}/metrics"),
                 None => String::new(),
+            },
+            if recovered.tables > 0 {
+                format!(" ({} tables recovered in {} ms)", recovered.tables, recovered.took.as_millis())
+            } else {
+                String::new()
             }
         );
         if args.demo {
@@ -220,7 +274,11 @@ pub fn run(args: Args) -> CmdResult {
             ))
             .await?;
         }
+        let journal_failed = server.journal_failed.clone();
         server.task.await??;
+        if *journal_failed.borrow() {
+            return Err("the journal could not write to the database; restart to recover from it".into());
+        }
         tracing::info!("server stopped");
         Ok::<_, Box<dyn std::error::Error>>(())
     })?;

@@ -1,0 +1,232 @@
+//! The journal: what makes an OK a promise.
+//!
+//! Every change to a table is handed to the journal, in the table's order, while the
+//! table is locked ([`Journal::submit`]); the call that caused it waits for
+//! [`Pending::durable`] before it answers, and only then is the change published to the
+//! table's watchers. One writer task takes everything submitted while the previous
+//! commit was on its way to the disk and writes it in one transaction: the tables of a
+//! busy server share their commits (group commit), so durability costs one fsync per
+//! batch rather than one per action.
+//!
+//! | rule | why |
+//! |---|---|
+//! | submit under the table's lock | the journal's order is the table's order |
+//! | answer after the commit | an OK is a promise: what was acknowledged survives `kill -9` |
+//! | publish after the commit | no watcher sees an event that a crash could take back |
+//! | a failed commit stops the server | memory is then ahead of the disk; a restart rebuilds from the journal, so nothing unpromised is ever served |
+//!
+//! With `--database memory` there is no writer: [`Pending::durable`] is ready at once.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use skat_proto::pb::ErrorReason as R;
+use tokio::sync::{mpsc, oneshot, watch};
+use tonic::Code;
+
+use crate::error::Refusal;
+use crate::metrics::Metrics;
+use crate::store::{RowStatus, Store, StoredEntry, TableRow};
+use crate::table::{JournalEntry, Table};
+
+/// Most entries written in one commit (more wait for the next one).
+pub const MAX_BATCH_ENTRIES: usize = 4096;
+
+struct Commit {
+    entries: Vec<StoredEntry>,
+    rows: Vec<TableRow>,
+    done: oneshot::Sender<bool>,
+}
+
+/// Where tables are journaled: a database with its writer, or nowhere (`memory`).
+#[derive(Debug, Clone)]
+pub struct Journal {
+    inner: Option<Arc<Writer>>,
+    owner: String,
+}
+
+#[derive(Debug)]
+struct Writer {
+    tx: mpsc::UnboundedSender<Commit>,
+    store: Store,
+    failed: Arc<AtomicBool>,
+}
+
+impl std::fmt::Debug for Commit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Commit({} entries, {} rows)", self.entries.len(), self.rows.len())
+    }
+}
+
+/// A submitted change: wait for it to be on disk before answering.
+#[must_use = "a change is promised only once it is durable"]
+#[derive(Debug)]
+pub struct Pending(Option<oneshot::Receiver<bool>>);
+
+impl Pending {
+    /// Ready when the change is durable; an error when it could not be made so (the
+    /// server is then stopping, and the caller must not answer OK).
+    pub async fn durable(self) -> Result<(), Refusal> {
+        let Some(rx) = self.0 else { return Ok(()) };
+        match rx.await {
+            Ok(true) => Ok(()),
+            _ => Err(Refusal::new(
+                Code::Unavailable,
+                R::StorageUnavailable,
+                "the server could not store this change and is restarting; nothing was changed: retry",
+            )),
+        }
+    }
+}
+
+impl Journal {
+    /// No journal: tables live in memory only.
+    pub fn memory() -> Journal {
+        Journal { inner: None, owner: String::new() }
+    }
+
+    /// A journal on `store`, written by a task that runs until every handle is gone.
+    /// `owner` is this replica's node id (`""` without one). When a commit fails,
+    /// `failure` is set to true (the server then stops: see the module header).
+    pub fn start(store: Store, owner: String, metrics: Metrics, failure: watch::Sender<bool>) -> Journal {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let failed = Arc::new(AtomicBool::new(false));
+        let writer = Arc::new(Writer { tx, store: store.clone(), failed: Arc::clone(&failed) });
+        tokio::spawn(write_loop(store, rx, failed, metrics, failure));
+        Journal { inner: Some(writer), owner }
+    }
+
+    /// The database, if there is one.
+    pub fn store(&self) -> Option<&Store> {
+        self.inner.as_ref().map(|w| &w.store)
+    }
+
+    /// This replica's name in the database.
+    pub fn owner(&self) -> &str {
+        &self.owner
+    }
+
+    /// Hands the table's new inputs (and its listing row, when that changed) to the
+    /// writer. Call with the table locked, after every change.
+    pub fn submit(&self, table: &mut Table) -> Pending {
+        let entries = table.take_inputs();
+        let Some(writer) = &self.inner else { return Pending(None) };
+        let row = table_row(table, &self.owner);
+        let row_changed = table.listed.as_ref() != Some(&row);
+        if entries.is_empty() && !row_changed {
+            return Pending(None);
+        }
+        let id = table.id().to_string();
+        let entries = entries.into_iter().map(|e| stored(&id, e)).collect();
+        let rows = if row_changed {
+            table.listed = Some(row.clone());
+            vec![row]
+        } else {
+            Vec::new()
+        };
+        writer.send(entries, rows)
+    }
+
+    /// Writes rows alone (a table dropped unfinished is marked abandoned).
+    pub fn submit_rows(&self, rows: Vec<TableRow>) -> Pending {
+        match &self.inner {
+            Some(writer) if !rows.is_empty() => writer.send(Vec::new(), rows),
+            _ => Pending(None),
+        }
+    }
+}
+
+impl Writer {
+    fn send(&self, entries: Vec<StoredEntry>, rows: Vec<TableRow>) -> Pending {
+        let (done, rx) = oneshot::channel();
+        if self.failed.load(Ordering::Acquire) || self.tx.send(Commit { entries, rows, done }).is_err() {
+            let (tx, rx) = oneshot::channel();
+            let _ = tx.send(false);
+            return Pending(Some(rx));
+        }
+        Pending(Some(rx))
+    }
+}
+
+/// An input as a database row.
+pub fn stored(table_id: &str, entry: JournalEntry) -> StoredEntry {
+    let body = serde_json::to_string(&entry.input).unwrap_or_default();
+    StoredEntry::new(table_id.to_string(), entry.n, entry.at_ms, body)
+}
+
+/// A table's listing row as it is now.
+pub fn table_row(table: &Table, owner: &str) -> TableRow {
+    let status = if table.is_finished() {
+        RowStatus::Finished
+    } else if table.started {
+        RowStatus::Playing
+    } else {
+        RowStatus::Waiting
+    };
+    TableRow {
+        table_id: table.id().to_string(),
+        owner: owner.to_string(),
+        name: table.config.name.clone(),
+        seats: table.config.game.seats,
+        deals: table.config.game.deals,
+        private: table.config.join_code.is_some(),
+        status,
+        occupied: table.slots.iter().filter(|s| s.token.is_some()).count() as u32,
+        deals_played: table.deals_played() as u32,
+        players: table.names(),
+        created_ms: table.created_ms(),
+        finished_ms: table.finished_ms().unwrap_or(0),
+    }
+}
+
+async fn write_loop(
+    store: Store,
+    mut rx: mpsc::UnboundedReceiver<Commit>,
+    failed: Arc<AtomicBool>,
+    metrics: Metrics,
+    failure: watch::Sender<bool>,
+) {
+    let mut batch: Vec<Commit> = Vec::new();
+    let mut entries: Vec<StoredEntry> = Vec::new();
+    let mut rows: Vec<TableRow> = Vec::new();
+    // Ends when every `Journal` (and so every sender) is gone.
+    while let Some(first) = rx.recv().await {
+        batch.push(first);
+        while entries_in(&batch) < MAX_BATCH_ENTRIES {
+            match rx.try_recv() {
+                Ok(c) => batch.push(c),
+                Err(_) => break,
+            }
+        }
+        for c in &mut batch {
+            entries.append(&mut c.entries);
+            rows.append(&mut c.rows);
+        }
+        let ok = if failed.load(Ordering::Acquire) {
+            false
+        } else {
+            match store.write(&entries, &rows).await {
+                Ok(()) => {
+                    metrics.journal_commits.inc();
+                    metrics.journal_entries.inc_by(entries.len() as u64);
+                    true
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, entries = entries.len(), "the journal could not commit: stopping the server");
+                    failed.store(true, Ordering::Release);
+                    let _ = failure.send(true);
+                    false
+                }
+            }
+        };
+        for c in batch.drain(..) {
+            let _ = c.done.send(ok);
+        }
+        entries.clear();
+        rows.clear();
+    }
+}
+
+fn entries_in(batch: &[Commit]) -> usize {
+    batch.iter().map(|c| c.entries.len()).sum()
+}

@@ -186,6 +186,15 @@ async fn write_loop(
     metrics: Metrics,
     failure: watch::Sender<bool>,
 ) {
+    let mut writer = match store.writer().await {
+        Ok(w) => Some(w),
+        Err(e) => {
+            tracing::error!(error = %e, "the journal has no database connection: stopping the server");
+            failed.store(true, Ordering::Release);
+            let _ = failure.send(true);
+            None
+        }
+    };
     let mut batch: Vec<Commit> = Vec::new();
     let mut entries: Vec<StoredEntry> = Vec::new();
     let mut rows: Vec<TableRow> = Vec::new();
@@ -202,10 +211,10 @@ async fn write_loop(
             entries.append(&mut c.entries);
             rows.append(&mut c.rows);
         }
-        let ok = if failed.load(Ordering::Acquire) {
-            false
-        } else {
-            match store.write(&entries, &rows).await {
+        let ok = match writer.as_mut() {
+            None => false,
+            Some(_) if failed.load(Ordering::Acquire) => false,
+            Some(w) => match w.write(&entries, &rows).await {
                 Ok(()) => {
                     metrics.journal_commits.inc();
                     metrics.journal_entries.inc_by(entries.len() as u64);
@@ -217,7 +226,7 @@ async fn write_loop(
                     let _ = failure.send(true);
                     false
                 }
-            }
+            },
         };
         for c in batch.drain(..) {
             let _ = c.done.send(ok);

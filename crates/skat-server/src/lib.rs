@@ -71,6 +71,8 @@ pub struct RunningServer {
     pub journal_failed: watch::Receiver<bool>,
     /// What the start brought back from the journal.
     pub recovered: recovery::Recovered,
+    /// The server's metrics (also served on `metrics_addr`).
+    pub metrics: Metrics,
 }
 
 /// Binds and starts the server; it runs until `shutdown` resolves, then: health turns
@@ -294,5 +296,5 @@ pub async fn start(
         }
     });
     tracing::info!(%addr, metrics = ?metrics_addr, "skat server listening");
-    Ok(RunningServer { addr, metrics_addr, task, journal_failed: failure_rx, recovered })
+    Ok(RunningServer { addr, metrics_addr, task, journal_failed: failure_rx, recovered, metrics })
 }

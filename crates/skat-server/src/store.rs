@@ -270,51 +270,98 @@ impl Store {
         self.backend
     }
 
-    /// Writes entries and table rows in one transaction (one commit, one fsync).
+    /// A connection of its own for the journal's writer (kept for the server's life, so
+    /// that a commit does not wait for the pool).
+    pub async fn writer(&self) -> Result<Writer, StoreError> {
+        Ok(Writer(self.pool.acquire().await?))
+    }
+}
+
+/// The journal writer's connection.
+#[derive(Debug)]
+pub struct Writer(sqlx::pool::PoolConnection<sqlx::Any>);
+
+impl Writer {
+    /// Writes entries and table rows atomically: one statement on its own when it can
+    /// (no BEGIN and COMMIT round trips), else one transaction. Either way one commit,
+    /// one fsync.
+    pub async fn write(&mut self, entries: &[StoredEntry], rows: &[TableRow]) -> Result<(), StoreError> {
+        if rows.is_empty() && entries.len() <= ENTRIES_PER_STATEMENT {
+            insert_entries(&mut *self.0, entries).await?;
+            return Ok(());
+        }
+        let mut tx = sqlx::Connection::begin(&mut *self.0).await?;
+        for chunk in entries.chunks(ENTRIES_PER_STATEMENT) {
+            insert_entries(&mut *tx, chunk).await?;
+        }
+        for row in rows {
+            upsert_row(&mut *tx, row).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+}
+
+/// One INSERT of up to [`ENTRIES_PER_STATEMENT`] entries (prepared once per size).
+async fn insert_entries(conn: &mut sqlx::AnyConnection, chunk: &[StoredEntry]) -> Result<(), sqlx::Error> {
+    if chunk.is_empty() {
+        return Ok(());
+    }
+    let mut sql = String::with_capacity(64 + chunk.len() * 24);
+    sql.push_str("INSERT INTO skat_entries (table_id, n, at_ms, body, checksum) VALUES ");
+    for i in 0..chunk.len() {
+        let p = i * 5;
+        if i > 0 {
+            sql.push(',');
+        }
+        sql.push_str(&format!("(${},${},${},${},${})", p + 1, p + 2, p + 3, p + 4, p + 5));
+    }
+    let mut q = sqlx::query(&sql);
+    for e in chunk {
+        q = q
+            .bind(e.table_id.as_str())
+            .bind(to_i64(e.n))
+            .bind(to_i64(e.at_ms))
+            .bind(e.body.as_str())
+            .bind(e.checksum.as_str());
+    }
+    q.execute(conn).await?;
+    Ok(())
+}
+
+async fn upsert_row(conn: &mut sqlx::AnyConnection, row: &TableRow) -> Result<(), sqlx::Error> {
+    let sql = format!(
+        "INSERT INTO skat_tables ({TABLE_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12) \
+         ON CONFLICT (table_id) DO UPDATE SET status = excluded.status, occupied = excluded.occupied, \
+         deals_played = excluded.deals_played, players = excluded.players, finished_ms = excluded.finished_ms"
+    );
+    sqlx::query(&sql)
+        .bind(row.table_id.as_str())
+        .bind(row.owner.as_str())
+        .bind(row.name.as_str())
+        .bind(i64::from(row.seats))
+        .bind(i64::from(row.deals))
+        .bind(i64::from(row.private))
+        .bind(row.status.as_str())
+        .bind(i64::from(row.occupied))
+        .bind(i64::from(row.deals_played))
+        .bind(serde_json::to_string(&row.players).unwrap_or_else(|_| "[]".into()))
+        .bind(to_i64(row.created_ms))
+        .bind(to_i64(row.finished_ms))
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+impl Store {
+    /// Writes entries and table rows in one transaction (outside the journal's writer).
     pub async fn write(&self, entries: &[StoredEntry], rows: &[TableRow]) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
         for chunk in entries.chunks(ENTRIES_PER_STATEMENT) {
-            let mut sql =
-                String::from("INSERT INTO skat_entries (table_id, n, at_ms, body, checksum) VALUES ");
-            for i in 0..chunk.len() {
-                let p = i * 5;
-                if i > 0 {
-                    sql.push(',');
-                }
-                sql.push_str(&format!("(${},${},${},${},${})", p + 1, p + 2, p + 3, p + 4, p + 5));
-            }
-            let mut q = sqlx::query(&sql).persistent(chunk.len() == ENTRIES_PER_STATEMENT || chunk.len() < 8);
-            for e in chunk {
-                q = q
-                    .bind(e.table_id.as_str())
-                    .bind(to_i64(e.n))
-                    .bind(to_i64(e.at_ms))
-                    .bind(e.body.as_str())
-                    .bind(e.checksum.as_str());
-            }
-            q.execute(&mut *tx).await?;
+            insert_entries(&mut *tx, chunk).await?;
         }
         for row in rows {
-            let sql = format!(
-                "INSERT INTO skat_tables ({TABLE_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12) \
-                 ON CONFLICT (table_id) DO UPDATE SET status = excluded.status, occupied = excluded.occupied, \
-                 deals_played = excluded.deals_played, players = excluded.players, finished_ms = excluded.finished_ms"
-            );
-            sqlx::query(&sql)
-                .bind(row.table_id.as_str())
-                .bind(row.owner.as_str())
-                .bind(row.name.as_str())
-                .bind(i64::from(row.seats))
-                .bind(i64::from(row.deals))
-                .bind(i64::from(row.private))
-                .bind(row.status.as_str())
-                .bind(i64::from(row.occupied))
-                .bind(i64::from(row.deals_played))
-                .bind(serde_json::to_string(&row.players).unwrap_or_else(|_| "[]".into()))
-                .bind(to_i64(row.created_ms))
-                .bind(to_i64(row.finished_ms))
-                .execute(&mut *tx)
-                .await?;
+            upsert_row(&mut *tx, row).await?;
         }
         tx.commit().await?;
         Ok(())

@@ -4,7 +4,9 @@
 //! memory per idle table (seated, dealt, waiting for the first bid); then N tables of
 //! three random clients each, playing from their streams alone (act on each event that
 //! carries the seat's legal actions), reporting complete deals per second and the
-//! latency of the action RPCs.
+//! latency of the action RPCs. With several `--database` values the load runs once per
+//! database in the same process, one after the other, so the journal's cost is measured
+//! against `memory` on the same machine in the same minute.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -16,7 +18,7 @@ use skat_proto::convert;
 use skat_proto::pb::{self, event::Kind, watch_table_response::Kind as WatchKind};
 use skat_sdk::SeatClient;
 use skat_sdk::client::connect;
-use skat_server::ServerConfig;
+use skat_server::{Database, ServerConfig};
 use tokio_stream::StreamExt;
 
 use super::CmdResult;
@@ -45,6 +47,17 @@ pub struct Args {
     /// memory is then not measured.
     #[arg(long)]
     server: Option<String>,
+    /// The embedded server's journal, one load run each, comma-separated: `memory`,
+    /// `sqlite` (a temporary directory), `postgres://...`.
+    #[arg(long, value_delimiter = ',', default_value = "memory")]
+    database: Vec<String>,
+}
+
+/// What one load run measured.
+struct Load {
+    deals: u64,
+    elapsed: f64,
+    latencies: Vec<Duration>,
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
@@ -71,30 +84,79 @@ pub fn run(args: Args) -> CmdResult {
     Ok(ExitCode::SUCCESS)
 }
 
-async fn bench(args: Args) -> Result<(), Box<dyn std::error::Error>> {
-    let (url, embedded) = match &args.server {
-        Some(u) => (u.clone(), None),
-        None => {
-            let config = ServerConfig {
-                addr: "127.0.0.1:0".parse()?,
-                max_tables: args.tables + args.idle_tables + 16,
-                // Every client of the benchmark is this process.
-                max_tables_per_client: usize::MAX,
-                max_streams_per_client: usize::MAX,
-                max_connections_per_client: usize::MAX,
-                max_deals: args.deals.max(ServerConfig::default().max_deals),
-                default_action_ms: 0,
-                default_deal_ms: 0,
-                ..ServerConfig::default()
-            };
-            let server = skat_server::start(config, std::future::pending()).await?;
-            (format!("http://{}", server.addr), Some(server))
-        }
-    };
-    println!("server: {url}{}", if embedded.is_some() { " (embedded, same process)" } else { "" });
+fn embedded_config(
+    args: &Args,
+    database: &str,
+    dir: &std::path::Path,
+) -> Result<ServerConfig, Box<dyn std::error::Error>> {
+    Ok(ServerConfig {
+        addr: "127.0.0.1:0".parse()?,
+        max_tables: args.tables + args.idle_tables + 16,
+        // Every client of the benchmark is this process.
+        max_tables_per_client: usize::MAX,
+        max_streams_per_client: usize::MAX,
+        max_connections_per_client: usize::MAX,
+        max_deals: args.deals.max(ServerConfig::default().max_deals),
+        default_action_ms: 0,
+        default_deal_ms: 0,
+        database: Database::from_setting(database, dir.to_path_buf()),
+        ..ServerConfig::default()
+    })
+}
 
-    // 1. Baseline: a trivial RPC.
-    let baseline = health_baseline(&url, args.baseline, args.baseline_tasks).await?;
+async fn bench(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+    if let Some(url) = &args.server {
+        println!("server: {url}");
+        baseline(url, &args).await?;
+        let load = load(url, &args).await?;
+        report(&load, &args, None);
+        return Ok(());
+    }
+    let mut results: Vec<(String, Load, Option<f64>)> = Vec::new();
+    for (i, database) in args.database.iter().enumerate() {
+        let dir = std::env::temp_dir().join(format!("skat-loadbench-{}-{i}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let config = embedded_config(&args, database, &dir)?;
+        let shown = config.database.describe();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let server = skat_server::start(config, async move {
+            let _ = stopped.await;
+        })
+        .await?;
+        let url = format!("http://{}", server.addr);
+        println!("\nserver: {url} (embedded, same process), journal: {shown}");
+        if i == 0 {
+            baseline(&url, &args).await?;
+            idle_memory(&url, &args).await?;
+        }
+        let commits_before = server.metrics.journal_commits.get();
+        let load = load(&url, &args).await?;
+        let commits = server.metrics.journal_commits.get() - commits_before;
+        let fsyncs = (database != "memory").then(|| commits as f64 / load.elapsed);
+        report(&load, &args, fsyncs);
+        let _ = stop.send(());
+        let _ = server.task.await;
+        let _ = std::fs::remove_dir_all(&dir);
+        results.push((shown, load, fsyncs));
+    }
+    if results.len() > 1 {
+        let first = results[0].1.deals as f64 / results[0].1.elapsed;
+        println!("\nsummary (same run; ratio against the first):");
+        for (shown, load, fsyncs) in &results {
+            let rate = load.deals as f64 / load.elapsed;
+            println!(
+                "  {shown}: {rate:.0} deals/s ({:.0}%), action p99 {}{}",
+                100.0 * rate / first,
+                us(percentile(&load.latencies, 0.99)),
+                fsyncs.map_or(String::new(), |f| format!(", {f:.0} commits (fsyncs)/s"))
+            );
+        }
+    }
+    Ok(())
+}
+
+async fn baseline(url: &str, args: &Args) -> Result<(), Box<dyn std::error::Error>> {
+    let baseline = health_baseline(url, args.baseline, args.baseline_tasks).await?;
     println!(
         "baseline: health check {:.0} req/s with {} tasks, p50 {}, p99 {}",
         baseline.0,
@@ -102,38 +164,43 @@ async fn bench(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         us(baseline.1),
         us(baseline.2)
     );
+    Ok(())
+}
 
-    // 2. Memory per idle table.
-    if embedded.is_some() && args.idle_tables > 0 {
-        let mut client = connect(&url).await?;
-        let before = rss_bytes().unwrap_or(0);
-        for i in 0..args.idle_tables {
-            let id = client
-                .create_table(pb::CreateTableRequest { seats: 3, seed: Some(i as u64), ..Default::default() })
-                .await?
-                .into_inner()
-                .table_id;
-            for n in 0..3 {
-                SeatClient::join(&url, &id, &format!("idle{n}"), None).await?;
-            }
-        }
-        let after = rss_bytes().unwrap_or(0);
-        let per = after.saturating_sub(before) as f64 / args.idle_tables as f64;
-        println!(
-            "memory: {:.1} KiB per idle table ({} tables seated and dealt, waiting for the first bid; RSS {:.1} → {:.1} MiB)",
-            per / 1024.0,
-            args.idle_tables,
-            before as f64 / 1048576.0,
-            after as f64 / 1048576.0
-        );
+/// Memory per idle table (seated, dealt, waiting for the first bid).
+async fn idle_memory(url: &str, args: &Args) -> Result<(), Box<dyn std::error::Error>> {
+    if args.idle_tables == 0 {
+        return Ok(());
     }
+    let mut client = connect(url).await?;
+    let before = rss_bytes().unwrap_or(0);
+    for i in 0..args.idle_tables {
+        let id = client
+            .create_table(pb::CreateTableRequest { seats: 3, seed: Some(i as u64), ..Default::default() })
+            .await?
+            .into_inner()
+            .table_id;
+        for n in 0..3 {
+            SeatClient::join(url, &id, &format!("idle{n}"), None).await?;
+        }
+    }
+    let after = rss_bytes().unwrap_or(0);
+    let per = after.saturating_sub(before) as f64 / args.idle_tables as f64;
+    println!(
+        "memory: {:.1} KiB per idle table ({} tables seated and dealt, waiting for the first bid; RSS {:.1} → {:.1} MiB)",
+        per / 1024.0,
+        args.idle_tables,
+        before as f64 / 1048576.0,
+        after as f64 / 1048576.0
+    );
+    Ok(())
+}
 
-    // 3. Load.
+async fn load(url: &str, args: &Args) -> Result<Load, Box<dyn std::error::Error>> {
     let deals = Arc::new(AtomicU64::new(0));
-    let mut client = connect(&url).await?;
-    let start = Instant::now();
-    let stop_at = start + args.duration;
-    let mut tasks = Vec::new();
+    let mut client = connect(url).await?;
+    // Every table is created and seated before the clock starts: the figure is play.
+    let mut seats = Vec::new();
     for t in 0..args.tables {
         let table = client
             .create_table(pb::CreateTableRequest {
@@ -148,11 +215,17 @@ async fn bench(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             .into_inner()
             .table_id;
         for s in 0..3u64 {
-            let (url, table, deals) = (url.clone(), table.clone(), Arc::clone(&deals));
-            tasks.push(tokio::spawn(async move {
-                random_seat(&url, &table, t as u64 * 3 + s, deals, stop_at).await
-            }));
+            let seed = t as u64 * 3 + s;
+            let (seat, view) = SeatClient::join(url, &table, &format!("random{seed}"), None).await?;
+            seats.push((seat, view.seq, seed));
         }
+    }
+    let start = Instant::now();
+    let stop_at = start + args.duration;
+    let mut tasks = Vec::new();
+    for (seat, seq, seed) in seats {
+        let deals = Arc::clone(&deals);
+        tasks.push(tokio::spawn(async move { random_seat(seat, seq, seed, deals, stop_at).await }));
     }
     let mut latencies = Vec::new();
     let mut refused = 0u64;
@@ -170,15 +243,25 @@ async fn bench(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         args.tables,
         latencies.len()
     );
+    Ok(Load { deals: played, elapsed, latencies })
+}
+
+fn report(load: &Load, _args: &Args, fsyncs: Option<f64>) {
+    let latencies = &load.latencies;
     println!(
         "actions: {:.0}/s, latency p50 {}, p99 {}, max {}",
-        latencies.len() as f64 / elapsed,
-        us(percentile(&latencies, 0.5)),
-        us(percentile(&latencies, 0.99)),
+        latencies.len() as f64 / load.elapsed,
+        us(percentile(latencies, 0.5)),
+        us(percentile(latencies, 0.99)),
         us(latencies.last().copied().unwrap_or_default())
     );
-    println!("{:.0} deals/s", played as f64 / elapsed);
-    Ok(())
+    if let Some(f) = fsyncs {
+        println!(
+            "journal: {f:.0} commits/s (one fsync each), {:.1} actions per commit",
+            latencies.len() as f64 / load.elapsed / f.max(1e-9)
+        );
+    }
+    println!("{:.0} deals/s", load.deals as f64 / load.elapsed);
 }
 
 async fn health_baseline(
@@ -215,15 +298,16 @@ async fn health_baseline(
 
 /// One random client: plays from its stream alone until the match ends (or time is up).
 async fn random_seat(
-    url: &str,
-    table: &str,
+    mut seat: SeatClient,
+    seq: u64,
     seed: u64,
     deals: Arc<AtomicU64>,
     stop_at: Instant,
 ) -> Result<(Vec<Duration>, u64), skat_sdk::SdkError> {
-    let (mut seat, view) = SeatClient::join(url, table, &format!("random{seed}"), None).await?;
     let mut player = RandomPlayer::new(seed);
-    let mut stream = seat.watch(Some(view.seq)).await?;
+    // From the start of the log: the first seat joined before the deal was dealt.
+    let _ = seq;
+    let mut stream = seat.watch(Some(0)).await?;
     let mut latencies = Vec::with_capacity(1024);
     let mut aborted = 0;
     let count_deals = seat.seat().number() == 0;

@@ -287,15 +287,15 @@ impl Writer {
     /// one fsync.
     pub async fn write(&mut self, entries: &[StoredEntry], rows: &[TableRow]) -> Result<(), StoreError> {
         if rows.is_empty() && entries.len() <= ENTRIES_PER_STATEMENT {
-            insert_entries(&mut *self.0, entries).await?;
+            insert_entries(&mut self.0, entries).await?;
             return Ok(());
         }
         let mut tx = sqlx::Connection::begin(&mut *self.0).await?;
         for chunk in entries.chunks(ENTRIES_PER_STATEMENT) {
-            insert_entries(&mut *tx, chunk).await?;
+            insert_entries(&mut tx, chunk).await?;
         }
         for row in rows {
-            upsert_row(&mut *tx, row).await?;
+            upsert_row(&mut tx, row).await?;
         }
         tx.commit().await?;
         Ok(())
@@ -358,10 +358,10 @@ impl Store {
     pub async fn write(&self, entries: &[StoredEntry], rows: &[TableRow]) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
         for chunk in entries.chunks(ENTRIES_PER_STATEMENT) {
-            insert_entries(&mut *tx, chunk).await?;
+            insert_entries(&mut tx, chunk).await?;
         }
         for row in rows {
-            upsert_row(&mut *tx, row).await?;
+            upsert_row(&mut tx, row).await?;
         }
         tx.commit().await?;
         Ok(())

@@ -13,7 +13,7 @@ user=$(podman image inspect --format '{{.Config.User}}' "$tag")
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 podman --runtime runc run -d --name "$name" --network host \
-  --ulimit nofile=4096:4096 --ulimit nproc=4096:4096 --read-only \
+  --ulimit nofile=4096:4096 --ulimit nproc=4096:4096 --read-only --tmpfs /data:rw,mode=1777 \
   -e SKAT_ADDR="127.0.0.1:$port" -e SKAT_METRICS_ADDR=off -e SKAT_DRAIN=1s \
   "$tag" >/dev/null
 cleanup() { podman rm -f "$name" >/dev/null 2>&1 || true; }

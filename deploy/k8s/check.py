@@ -48,7 +48,19 @@ def main(path: str, overlay: str) -> None:
     drain = seconds(cfg["SKAT_DRAIN"])
     grace = pod["terminationGracePeriodSeconds"]
     assert grace >= drain + 5, f"{overlay}: grace {grace}s does not cover drain {drain}s + 5s"
-    print(f"{overlay}: {sts['spec']['replicas']} replica(s), drain {drain:g}s, grace {grace}s: ok")
+    # The journal: SQLite on a claim per pod (dev), PostgreSQL from a Secret (prod).
+    mounts = {m["name"]: m["mountPath"] for m in c.get("volumeMounts", [])}
+    if overlay == "dev":
+        claims = {t["metadata"]["name"] for t in sts["spec"].get("volumeClaimTemplates", [])}
+        assert "data" in claims, "dev: the SQLite journal needs a PersistentVolumeClaim per pod"
+        assert mounts.get("data") == env["SKAT_DATA_DIR"]["value"], "dev: the claim is the data directory"
+        assert "SKAT_DATABASE" not in env, "dev: SQLite (the default)"
+        journal = "sqlite on a PVC per pod"
+    else:
+        ref = env["SKAT_DATABASE"]["valueFrom"]["secretKeyRef"]
+        assert ref["name"] == "skat-database" and ref["key"] == "url" and not ref.get("optional", False)
+        journal = "postgres from Secret skat-database"
+    print(f"{overlay}: {sts['spec']['replicas']} replica(s), drain {drain:g}s, grace {grace}s, {journal}: ok")
 
 
 if __name__ == "__main__":

@@ -1,9 +1,4 @@
-"""A Skat bot for the open Skat server, talking plain gRPC.
+"""The example bot of the Python SDK (``python -m skat_bot``): ``JackBot`` in
+``skat_bot.strategy``, played with ``skat_sdk.join_and_play``."""
 
-`skat_bot.client.play` joins a table (or uses a seat token), follows the table's stream
-and answers whenever an event carries the seat's legal actions; `skat_bot.strategy`
-holds the decisions, a little smarter than random.
-"""
-
-from .cards import Card  # noqa: F401
-from .client import play  # noqa: F401
+from .strategy import JackBot  # noqa: F401

@@ -5,6 +5,7 @@ import os
 import pathlib
 import socket
 import subprocess
+import sys
 import threading
 import time
 
@@ -14,8 +15,9 @@ import pytest
 from skat.v1 import skat_pb2 as pb
 from skat.v1 import skat_pb2_grpc as rpc
 
-from skat_bot import errors, play
-from skat_bot.cards import Card
+import skat_sdk
+from skat_sdk import Card, Knowledge, Seat, errors, play
+from skat_bot import JackBot
 
 REPO = pathlib.Path(__file__).resolve().parents[3]
 SKAT = os.environ.get("SKAT_BIN", str(REPO / "target" / "debug" / "skat"))
@@ -44,7 +46,7 @@ def server():
 
 
 def test_both_address_forms_name_the_same_server():
-    from skat_bot.client import target
+    from skat_sdk import target
 
     assert target("127.0.0.1:50051") == "127.0.0.1:50051"
     assert target("http://127.0.0.1:50051") == "127.0.0.1:50051"
@@ -63,8 +65,51 @@ def test_python_bot_plays_a_whole_list_with_two_rust_bots(server):
     table = stub.CreateTable(pb.CreateTableRequest(name="python e2e", seats=3, deals=36, seed=5)).table_id
     result = {}
 
+    checked = [0]
+
+    class Checked(JackBot):
+        """At every decision the knowledge folded from the stream must agree with the view."""
+
+        def check(self, k):
+            view = seat.view()
+            if view.seq != k.seq or not view.HasField("deal"):
+                return
+            d = view.deal
+            assert k.hand == {Card(c) for c in d.hand}, f"hand at seq {k.seq}"
+            trick = [c.number for _, c in k.trick.cards] if k.trick else []
+            assert trick == list(d.current_trick.cards), f"trick at seq {k.seq}"
+            assert len(k.tricks) == len(d.tricks)
+            assert k.bid == d.bid
+            if k.skat:
+                assert {c.number for c in k.skat} == set(d.skat)
+            if d.contract.game:
+                assert k.game == d.contract.game
+            checked[0] += 1
+
+        def bid(self, k):
+            self.check(k)
+            return super().bid(k)
+
+        def answer(self, k, bid):
+            self.check(k)
+            return super().answer(k, bid)
+
+        def discard(self, k):
+            self.check(k)
+            return super().discard(k)
+
+        def declare(self, k):
+            self.check(k)
+            return super().declare(k)
+
+        def play(self, k):
+            self.check(k)
+            return super().play(k)
+
+    seat = Seat.join(addr, table, "python", 0)
+
     def python_seat():
-        result["standings"] = play(addr, table, name="python", seat=0, seed=3)
+        result["standings"] = play(seat, Checked(3)).standings
 
     t = threading.Thread(target=python_seat)
     t.start()
@@ -80,6 +125,7 @@ def test_python_bot_plays_a_whole_list_with_two_rust_bots(server):
         assert p.wait(timeout=60) == 0
     standings = result["standings"]
     assert [s.name for s in standings] == ["python", "heuristic", "random"]
+    assert checked[0] > 100, f"the knowledge was compared with the view at {checked[0]} decisions"
 
     view = stub.GetTable(pb.GetTableRequest(table_id=table)).table
     assert view.status == pb.TABLE_STATUS_FINISHED
@@ -136,3 +182,56 @@ def test_refusals_carry_reasons_the_client_exposes(server):
         stub.Bid(pb.BidRequest(table_id=table, call=pb.BID_CALL_PASS), metadata=md(other))
     except grpc.RpcError as e:
         assert errors.metadata(e)["to_move"] == "middlehand"
+
+
+def test_knowledge_voids_follow_the_declared_game():
+    k = Knowledge(seat=0)
+    k.apply(pb.Event(seq=1, deal_started=pb.DealStarted(number=0, position_seats=[0, 1, 2], hand=[pb.CARD_CJ, pb.CARD_SJ])))
+    assert k.position == pb.POSITION_FOREHAND
+
+    def played(seq, position, card, winner=0):
+        facts = pb.DealFacts(phase=pb.PHASE_PLAYING, declaration=pb.Contract(game=pb.GAME_TYPE_GRAND), trick_winner=winner)
+        action = pb.Action(kind=pb.ACTION_KIND_PLAY_CARD, card=card)
+        k.apply(pb.Event(seq=seq, action_taken=pb.ActionTaken(position=position, action=action, facts=facts)))
+
+    played(2, pb.POSITION_FOREHAND, pb.CARD_CJ)
+    played(3, pb.POSITION_MIDDLEHAND, pb.CARD_HA)
+    played(4, pb.POSITION_REARHAND, pb.CARD_DJ, pb.POSITION_FOREHAND)
+    assert k.voids[pb.POSITION_MIDDLEHAND] == {"trump"}, "no jack on a jack lead in grand: no trumps"
+    assert k.voids[pb.POSITION_REARHAND] == set()
+    assert k.hand == {Card(pb.CARD_SJ)}
+    assert len(k.tricks) == 1 and k.tricks[0].winner == pb.POSITION_FOREHAND and k.trick is None
+    assert len(k.played) == 3 and k.seq == 4
+
+
+def test_a_bot_authors_first_hour(server, tmp_path):
+    """The README's path: the SDK installed (this test runs from the installed package),
+    the 30-line example bot seated at a table from `skat table create`, watched with
+    `skat watch`, playing a whole 36-deal list."""
+    addr, stub = server
+    example = REPO / "clients" / "python" / "examples" / "first_bot.py"
+    assert len(example.read_text().splitlines()) <= 40, "the example bot is about 30 lines"
+    created = subprocess.run(
+        [SKAT, "table", "create", "--server", addr, "--deals", "36", "--seed", "8", "--action-timeout", "20s"],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    table = created.split()[1]
+    assert "skat watch" in created and "python -m skat_bot" in created
+    watcher = subprocess.Popen([SKAT, "watch", table, "--server", addr], stdout=subprocess.PIPE, text=True)
+    bot = subprocess.Popen([sys.executable, str(example), addr, table], stdout=subprocess.PIPE, text=True, cwd=tmp_path)
+    time.sleep(0.3)
+    rust = [
+        subprocess.Popen([SKAT, "bot", "--strategy", "heuristic", "--server", addr, "--table", table, "--seat", str(i)],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for i in (1, 2)
+    ]
+    out, _ = bot.communicate(timeout=300)
+    assert bot.returncode == 0
+    assert out.splitlines()[0].startswith("first-bot ")
+    for p in rust:
+        assert p.wait(timeout=60) == 0
+    watched, _ = watcher.communicate(timeout=60)
+    assert watcher.returncode == 0
+    assert "deal 36/36" in watched and "the list is complete" in watched
+    listed = subprocess.run([SKAT, "table", "list", "--server", addr], check=True, capture_output=True, text=True).stdout
+    assert any(line.startswith(table) and "finished" in line for line in listed.splitlines())

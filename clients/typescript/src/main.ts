@@ -1,7 +1,10 @@
 #!/usr/bin/env node
-// node dist/src/main.js --server HOST:PORT --table ID [--token T | --name N] [--seat S]
+// skat-ts-bot --server HOST:PORT --table ID [--token T | --name N] [--seat S]
+// The SDK's example bot (JackBot in strategy.ts).
 
-import { play } from "./bot";
+import { Seat, play } from "./sdk";
+import { JackBot } from "./strategy";
+import { reason } from "./errors";
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -11,23 +14,24 @@ function arg(name: string): string | undefined {
 async function main() {
   const tableId = arg("table");
   if (!tableId) {
-    console.error("usage: main.js --server HOST:PORT --table ID [--token T | --name N] [--seat S]");
+    console.error("usage: skat-ts-bot --server HOST:PORT --table ID [--token T | --name N] [--seat S]");
     process.exit(2);
   }
-  const seat = arg("seat");
-  const standings = await play({
-    server: arg("server") ?? "127.0.0.1:50051",
-    tableId,
-    token: arg("token"),
-    name: arg("name") ?? "ts-bot",
-    seat: seat === undefined ? undefined : Number(seat),
-  });
-  for (const s of standings) {
+  const server = arg("server") ?? "127.0.0.1:50051";
+  const token = arg("token");
+  const seatArg = arg("seat");
+  const seat = token
+    ? await Seat.withToken(server, tableId, token)
+    : await Seat.join(server, tableId, arg("name") ?? "ts-bot", seatArg === undefined ? undefined : Number(seatArg));
+  const finished = await play(seat, new JackBot());
+  for (const s of finished.standings) {
     console.log(`seat ${s.seat} ${s.name.padEnd(16)} plain ${s.plain}  Seeger-Fabian ${s.seegerFabian}  declared ${s.declared} won ${s.won}`);
   }
 }
 
 main().catch((e) => {
-  console.error(e);
+  const why = reason(e);
+  if (e?.code === 14 && !why) console.error(`nothing is listening at ${arg("server") ?? "127.0.0.1:50051"}: is \`skat serve\` running?`);
+  else console.error(`the server refused: ${e?.details ?? e}${why ? ` (${why})` : ""}`);
   process.exit(1);
 });

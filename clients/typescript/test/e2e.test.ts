@@ -5,7 +5,12 @@ import * as assert from "node:assert/strict";
 import * as path from "path";
 import * as net from "net";
 import { spawn, ChildProcess } from "child_process";
-import { play } from "../src/bot";
+import { Seat, play } from "../src/sdk";
+import { Knowledge as K } from "../src/knowledge";
+import { JackBot } from "../src/strategy";
+import * as fs from "fs";
+import * as os from "os";
+import { execFileSync } from "child_process";
 import { bearer, call, connect } from "../src/proto";
 import { errorInfo, reason } from "../src/errors";
 
@@ -48,7 +53,23 @@ test("the TypeScript bot plays a whole list with two Rust bots", { timeout: 300_
     await waitReady(address);
     const client = connect(address);
     const created = await call<{ tableId: string }>(client, "CreateTable", { name: "ts e2e", seats: 3, deals: 36, seed: "9" });
-    const ours = play({ server: address, tableId: created.tableId, name: "typescript", seat: 0 });
+    // At every decision the knowledge folded from the stream must agree with the view.
+    let checked = 0;
+    const check = async (k: K, seat: Seat) => {
+      const view = await seat.view();
+      if (String(view.seq) !== k.seq || !view.deal) return;
+      const d = view.deal;
+      assert.deepEqual([...k.hand].sort(), [...d.hand].sort(), `hand at seq ${k.seq}`);
+      assert.deepEqual(k.trick?.cards.map((c) => c.card) ?? [], d.currentTrick?.cards ?? [], `trick at seq ${k.seq}`);
+      assert.equal(k.tricks.length, d.tricks.length, `tricks at seq ${k.seq}`);
+      assert.equal(k.bid, Number(d.bid));
+      if (k.skat.length > 0) assert.deepEqual([...k.skat].sort(), [...d.skat].sort());
+      if (d.contract && d.contract.game !== "GAME_TYPE_UNSPECIFIED") assert.equal(k.game, d.contract.game);
+      checked++;
+    };
+    const ours = play(await Seat.join(address, created.tableId, "typescript", 0), new JackBot(), { beforeDecision: check }).then(
+      (f) => f.standings,
+    );
     await new Promise((r) => setTimeout(r, 300));
     const rust = [
       ["1", "heuristic"],
@@ -59,6 +80,7 @@ test("the TypeScript bot plays a whole list with two Rust bots", { timeout: 300_
     const standings = await ours;
     for (const p of rust) assert.equal(await exited(p), 0);
     assert.deepEqual(standings.map((s) => s.name), ["typescript", "heuristic", "random"]);
+    assert.ok(checked > 100, `the knowledge was compared with the view at ${checked} decisions`);
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const view = (await call<any>(client, "GetTable", { tableId: created.tableId })).table;
     assert.equal(view.status, "TABLE_STATUS_FINISHED");
@@ -119,5 +141,84 @@ test("refusals carry reasons the client exposes", { timeout: 60_000 }, async () 
   } finally {
     server.kill();
     await exited(server);
+  }
+});
+
+test("knowledge: voids follow the declared game", () => {
+  const k = new K(0);
+  k.apply({ seq: "1", dealStarted: { number: 0, positionSeats: [0, 1, 2], hand: ["CARD_CJ", "CARD_SJ"] } });
+  assert.equal(k.position, "POSITION_FOREHAND");
+  const played = (seq: number, position: string, card: string, winner?: string) =>
+    k.apply({
+      seq: String(seq),
+      actionTaken: {
+        position,
+        action: { kind: "ACTION_KIND_PLAY_CARD", card, cards: [] },
+        facts: { phase: "PHASE_PLAYING", declaration: { game: "GAME_TYPE_GRAND", announcement: "ANNOUNCEMENT_UNSPECIFIED" }, trickWinner: winner },
+        openHand: [],
+      },
+    });
+  played(2, "POSITION_FOREHAND", "CARD_CJ");
+  played(3, "POSITION_MIDDLEHAND", "CARD_HA");
+  played(4, "POSITION_REARHAND", "CARD_DJ", "POSITION_FOREHAND");
+  assert.deepEqual([...k.voids.get("POSITION_MIDDLEHAND")!], ["trump"], "no jack on a jack lead in grand: no trumps");
+  assert.equal(k.voids.get("POSITION_REARHAND")!.size, 0);
+  assert.deepEqual([...k.hand], ["CARD_SJ"]);
+  assert.equal(k.tricks.length, 1);
+  assert.equal(k.tricks[0].winner, "POSITION_FOREHAND");
+  assert.equal(k.trick, undefined);
+  assert.equal(k.played.size, 3);
+});
+
+test("a bot author's first hour: install the package, seat a 30-line bot at `skat table create`, watch it with `skat watch`", { timeout: 300_000 }, async () => {
+  const port = await freePort();
+  const address = `127.0.0.1:${port}`;
+  const server = spawn(SKAT, ["serve", "--addr", address, "--metrics-addr", "off", "--database", "memory"], { stdio: "ignore" });
+  const project = fs.mkdtempSync(path.join(os.tmpdir(), "skat-ts-author-"));
+  try {
+    await waitReady(address);
+    // The author's own project: the SDK installed from the repository, a bot of their own.
+    execFileSync("npm", ["init", "-y"], { cwd: project, stdio: "ignore" });
+    execFileSync("npm", ["install", "--no-audit", "--no-fund", path.resolve(__dirname, "..", "..")], { cwd: project, stdio: "ignore" });
+    const example = fs.readFileSync(path.resolve(__dirname, "..", "..", "examples", "first-bot.ts"), "utf8");
+    assert.ok(example.split("\n").length <= 40, "the example bot is about 30 lines");
+    fs.writeFileSync(
+      path.join(project, "bot.js"),
+      `const { Bot, joinAndPlay, pointsOf, isJack } = require("skat-sdk");
+class FirstBot extends Bot {
+  bid(k) { return [...k.hand].filter(isJack).length >= 2 && Number(k.legal.minBid) <= 23 ? Number(k.legal.minBid) : null; }
+  play(k) {
+    const byPoints = [...k.legal.cards].sort((a, b) => pointsOf(a) - pointsOf(b));
+    return k.trick ? byPoints[0] : byPoints[byPoints.length - 1];
+  }
+}
+const [server, table] = process.argv.slice(2);
+joinAndPlay(server, table, new FirstBot(), { name: "first-bot" }).then((f) => {
+  for (const s of f.standings) console.log(s.name, s.seegerFabian);
+});
+`,
+    );
+    const created = execFileSync(SKAT, ["table", "create", "--server", address, "--deals", "36", "--seed", "4", "--action-timeout", "20s"], { encoding: "utf8" });
+    const table = /^table (\S+)/m.exec(created)![1];
+    assert.match(created, /skat watch/);
+    const watcher = spawn(SKAT, ["watch", table, "--server", address], { stdio: ["ignore", "pipe", "ignore"] });
+    let watched = "";
+    watcher.stdout!.on("data", (b) => (watched += b.toString()));
+    const ours = spawn("node", ["bot.js", address, table], { cwd: project, stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    ours.stdout!.on("data", (b) => (out += b.toString()));
+    const rust = [1, 2].map((seat) => spawn(SKAT, ["bot", "--strategy", "heuristic", "--server", address, "--table", table, "--seat", String(seat)], { stdio: "ignore" }));
+    assert.equal(await exited(ours), 0);
+    for (const p of rust) assert.equal(await exited(p), 0);
+    assert.equal(await exited(watcher), 0, "skat watch ends with the list");
+    assert.match(out, /^first-bot -?\d+/m);
+    assert.match(watched, /deal 36\/36/);
+    assert.match(watched, /the list is complete/);
+    const listed = execFileSync(SKAT, ["table", "list", "--server", address], { encoding: "utf8" });
+    assert.match(listed, new RegExp(`${table}\\s+finished`));
+  } finally {
+    server.kill("SIGTERM");
+    await exited(server);
+    fs.rmSync(project, { recursive: true, force: true });
   }
 });

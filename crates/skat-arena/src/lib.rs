@@ -20,22 +20,30 @@ use skat_engine::DealRecord;
 pub enum Entry {
     /// A built-in strategy by name (`random`, `heuristic`).
     Builtin(String),
-    /// A seat left open for an external bot: the arena prints its token.
-    Open,
+    /// A seat left open for an external bot: the arena prints its token. `open:NAME`
+    /// names it in the standings.
+    Open(Option<String>),
 }
 
 impl Entry {
-    /// `open`, or a built-in strategy name.
+    /// `open`, `open:NAME`, or a built-in strategy name.
     pub fn parse(name: &str) -> Result<Entry, String> {
         let name = name.trim();
         if name == "open" {
-            return Ok(Entry::Open);
+            return Ok(Entry::Open(None));
+        }
+        if let Some(own) = name.strip_prefix("open:") {
+            let own: String = own.chars().filter(|c| !c.is_control() && *c != ',').take(32).collect();
+            if own.trim().is_empty() {
+                return Err("`open:` needs a name, e.g. `open:mybot`".into());
+            }
+            return Ok(Entry::Open(Some(own.trim().to_string())));
         }
         if skat_bots::NAMES.contains(&name) {
             Ok(Entry::Builtin(name.to_string()))
         } else {
             Err(format!(
-                "unknown bot `{name}` (built-in: {}, or `open` for an external bot)",
+                "unknown bot `{name}` (built-in: {}, or `open` / `open:NAME` for an external bot)",
                 skat_bots::NAMES.join(", ")
             ))
         }
@@ -83,7 +91,8 @@ impl ArenaConfig {
     pub fn label(&self, i: usize) -> String {
         let name = |e: &Entry| match e {
             Entry::Builtin(n) => n.clone(),
-            Entry::Open => "open".to_string(),
+            Entry::Open(None) => "open".to_string(),
+            Entry::Open(Some(n)) => n.clone(),
         };
         let me = name(&self.entries[i]);
         let same: Vec<usize> = (0..self.entries.len()).filter(|j| name(&self.entries[*j]) == me).collect();

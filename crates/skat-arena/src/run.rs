@@ -62,7 +62,7 @@ pub fn validate(config: &ArenaConfig) -> Result<(), ArenaError> {
     if config.deals == 0 || config.lists == 0 {
         return Err(ArenaError::Config("deals and lists must be at least 1".into()));
     }
-    if config.mode == Mode::InProcess && config.entries.contains(&Entry::Open) {
+    if config.mode == Mode::InProcess && config.entries.iter().any(|e| matches!(e, Entry::Open(_))) {
         return Err(ArenaError::Config("open seats need a server: drop --in-process".into()));
     }
     Ok(())
@@ -77,7 +77,7 @@ fn strategy(config: &ArenaConfig, entry: usize, seed: u64) -> Result<Strategy, A
         Entry::Builtin(name) => {
             Strategy::by_name(name, seed).ok_or_else(|| ArenaError::Config(format!("unknown bot {name}")))
         }
-        Entry::Open => Err(ArenaError::Config("an open seat has no built-in strategy".into())),
+        Entry::Open(_) => Err(ArenaError::Config("an open seat has no built-in strategy".into())),
     }
 }
 
@@ -202,7 +202,7 @@ pub async fn play_remote(
     let mut tasks = Vec::new();
     let mut open = false;
     for (seat, sc) in seats.into_iter().enumerate() {
-        if config.entries[plan.seating[seat]] == Entry::Open {
+        if matches!(config.entries[plan.seating[seat]], Entry::Open(_)) {
             open = true;
             on_open(&OpenSeat {
                 server: url.to_string(),

@@ -112,7 +112,7 @@ async fn bad_configurations_are_refused() {
     assert!(Entry::parse("chess").is_err());
     let mut cfg = config(&["heuristic", "random"], 1, 6, Mode::InProcess);
     assert!(run(&cfg, no_open()).await.is_err());
-    cfg.entries.push(Entry::Open);
+    cfg.entries.push(Entry::Open(Some("mybot".into())));
     assert!(run(&cfg, no_open()).await.is_err(), "open seats need a server");
 }
 
@@ -127,7 +127,8 @@ async fn an_open_seat_played_from_outside_finishes_a_36_deal_list() {
             skat_sdk::play::play_with_token(&server, &table, &token, &mut bot).await.unwrap();
         });
     });
-    let cfg = config(&["heuristic", "random", "open"], 1, 36, Mode::Embedded);
+    let cfg = config(&["heuristic", "random", "open:mybot"], 1, 36, Mode::Embedded);
+    assert_eq!(cfg.label(2), "mybot", "an open seat carries its name into the standings");
     let (outcomes, standings) = tokio::time::timeout(std::time::Duration::from_secs(300), run(&cfg, on_open))
         .await
         .expect("the arena must finish, not hang at the end of the list")
@@ -135,4 +136,5 @@ async fn an_open_seat_played_from_outside_finishes_a_36_deal_list() {
     assert_eq!(outcomes.len(), 3, "one table per rotation");
     assert!(outcomes.iter().all(|o| o.records.len() == 36));
     assert_eq!(standings.tables, 3);
+    assert!(format!("{standings:?}").contains("mybot"));
 }

@@ -32,6 +32,10 @@ enum Command {
     Bot(commands::bot::Args),
     /// Run a competition between bots (duplicate lists, parallel tables, standings).
     Arena(commands::arena::Args),
+    /// Create a table for bots (`skat table create`) or list the server's tables.
+    Table(commands::table::Args),
+    /// Print a table as it is played (the demo's printer), from its first event.
+    Watch(commands::watch::Args),
 }
 
 fn main() -> ExitCode {
@@ -44,6 +48,8 @@ fn main() -> ExitCode {
         Command::Loadbench(args) => commands::loadbench::run(args),
         Command::Bot(args) => commands::bot::run(args),
         Command::Arena(args) => commands::arena::run_cmd(args),
+        Command::Table(args) => commands::table::run(args),
+        Command::Watch(args) => commands::watch::run(args),
     };
     match result {
         Ok(code) => code,

@@ -25,6 +25,10 @@ fn replay_rescores_the_iss_records() {
     assert_eq!(first["value"], 120);
     assert_eq!(lines.iter().filter(|v| v["penalty"] == true).count(), 1);
     assert_eq!(lines.iter().filter(|v| v["passed"] == true).count(), 3);
+    // Every row says how the deal ended, passed deals and penalties included.
+    assert!(lines.iter().all(|v| v["end"].is_string()), "every row has `end`");
+    assert!(lines.iter().filter(|v| v["passed"] == true).all(|v| v["end"] == "passed_in"));
+    assert!(lines.iter().filter(|v| v["penalty"] == true).all(|v| v["end"] == "forfeit"));
 }
 
 #[test]
@@ -213,4 +217,88 @@ fn loadbench_stops_on_time_mid_deal_and_reports() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("stopped by --duration"), "{text}");
     assert!(text.contains("deals/s"), "{text}");
+}
+
+/// The demo's open table can be played to the end, and then a fresh one opens (and is
+/// announced); the finished one says so when joined.
+#[test]
+fn the_demo_opens_a_fresh_table_when_the_visitors_table_finishes() {
+    use std::io::{BufRead, BufReader};
+    let mut child = skat()
+        .args(["serve", "--addr", "127.0.0.1:0", "--metrics-addr", "off", "--demo", "--demo-delay", "50ms"])
+        .args(["--action-timeout", "20s"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(240);
+    let next = |pattern: &str| -> String {
+        while std::time::Instant::now() < deadline {
+            if let Ok(line) = rx.recv_timeout(std::time::Duration::from_secs(1))
+                && line.contains(pattern)
+            {
+                return line;
+            }
+        }
+        panic!("no line with `{pattern}`");
+    };
+    let line = next("three open seats");
+    let table = line.split_whitespace().find(|w| w.starts_with('t') && w.len() > 8).unwrap().to_string();
+    let hint = next("bot --server http://");
+    let server = hint.split_whitespace().find(|w| w.starts_with("http://")).unwrap().to_string();
+    let bots: Vec<_> = (0..3)
+        .map(|i| {
+            skat()
+                .args([
+                    "bot",
+                    "--strategy",
+                    "heuristic",
+                    "--server",
+                    &server,
+                    "--table",
+                    &table,
+                    "--seat",
+                    &i.to_string(),
+                ])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut b in bots {
+        assert!(b.wait().unwrap().success());
+    }
+    let fresh = next("is finished (36/36 deals). A fresh one");
+    assert!(fresh.contains(&table), "{fresh}");
+    let again = next("three open seats");
+    assert!(!again.contains(&table), "a different table: {again}");
+    // The finished table says so.
+    let out = skat().args(["bot", "--server", &server, "--table", &table]).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("finished (36/36 deals played)") && err.contains("TABLE_FINISHED"), "{err}");
+    let pid = child.id().to_string();
+    Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    assert!(child.wait().unwrap().success());
+}
+
+/// docs/writing-a-bot.md lists the whole bid ladder, as the engine has it.
+#[test]
+fn the_bot_guide_lists_the_whole_bid_ladder() {
+    let guide =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/writing-a-bot.md")).unwrap();
+    let start =
+        guide.find("**The bid ladder**: ").expect("the ladder in the guide") + "**The bid ladder**: ".len();
+    let text: String = guide[start..].chars().take_while(|c| *c != '(').collect();
+    let listed: Vec<u16> =
+        text.split(',').map(|v| v.trim().trim_end_matches('.').parse().expect("a number")).collect();
+    assert_eq!(listed, skat_engine::bid::LADDER.to_vec());
 }

@@ -174,9 +174,17 @@ pub fn game_type_from(v: i32) -> Result<GameType, ConvertError> {
         Ok(pb::GameType::Clubs) => Ok(GameType::Clubs),
         Ok(pb::GameType::Grand) => Ok(GameType::Grand),
         Ok(pb::GameType::Null) => Ok(GameType::Null),
+        _ if v == 0 => bad(
+            pb::ErrorReason::InvalidGame,
+            "no game given: set `game` to one of the seat's legal.contracts \
+             (GAME_TYPE_DIAMONDS = 1, HEARTS = 2, SPADES = 3, CLUBS = 4, GRAND = 5, NULL = 6)",
+        ),
         _ => bad(
             pb::ErrorReason::InvalidGame,
-            format!("{v} is not a game type (GAME_TYPE_DIAMONDS = 1 ... GAME_TYPE_NULL = 6)"),
+            format!(
+                "{v} is not a game type: use one of the seat's legal.contracts \
+                 (GAME_TYPE_DIAMONDS = 1, HEARTS = 2, SPADES = 3, CLUBS = 4, GRAND = 5, NULL = 6)"
+            ),
         ),
     }
 }
@@ -253,10 +261,13 @@ pub fn bid_action(call: i32, value: u32) -> Result<Action, ConvertError> {
             Some(value) => Ok(Action::Bid { value }),
             None => {
                 let ladder: Vec<String> = skat_engine::bid::LADDER.iter().map(u16::to_string).collect();
-                bad(
-                    pb::ErrorReason::InvalidBid,
-                    format!("{value} is not on the bid ladder ({})", ladder.join(", ")),
-                )
+                let what = if value == 0 {
+                    "a SAY needs a `value`, at least the seat's legal.min_bid, from the bid ladder"
+                        .to_string()
+                } else {
+                    format!("{value} is not on the bid ladder")
+                };
+                bad(pb::ErrorReason::InvalidBid, format!("{what} ({})", ladder.join(", ")))
             }
         },
         Ok(pb::BidCall::Hold) => Ok(Action::Hold),

@@ -18,12 +18,32 @@ pub enum SdkError {
         /// Why.
         source: tonic::transport::Error,
     },
-    /// The server refused a call.
-    #[error("{0}")]
+    /// The server refused a call (shown as its message, code and reason, not tonic's
+    /// debug text).
+    #[error("{}", refused(.0))]
     Status(#[from] Status),
     /// The server sent something this SDK cannot read.
     #[error("unexpected answer from the server: {0}")]
     Protocol(String),
+}
+
+/// A refusal for people: `the server refused: no table `x` (NOT_FOUND, TABLE_NOT_FOUND)`.
+pub fn refused(s: &Status) -> String {
+    let code = format!("{:?}", s.code());
+    let code = code.chars().fold(String::new(), |mut out, c| {
+        if c.is_uppercase() && !out.is_empty() {
+            out.push('_');
+        }
+        out.push(c.to_ascii_uppercase());
+        out
+    });
+    match convert::status_reason(s) {
+        Some(reason) => {
+            format!("the server refused: {} ({code}, {})", s.message(), convert::reason_name(reason))
+        }
+        None if s.code() == tonic::Code::Unavailable => format!("the server is unavailable: {}", s.message()),
+        None => format!("the server answered {code}: {}", s.message()),
+    }
 }
 
 impl SdkError {

@@ -11,7 +11,8 @@ use super::CmdResult;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The bots, one per seat (3 or 4): built-in `random`, `heuristic`, or `open` for a
+    /// The bots, one per seat (3 or 4): built-in `random`, `heuristic`, or `open` (or
+    /// `open:NAME`, shown under that name in the standings) for a
     /// seat an external bot takes with the printed token.
     #[arg(long, value_delimiter = ',', default_value = "heuristic,random,random")]
     bots: Vec<String>,
@@ -83,10 +84,27 @@ pub fn run_cmd(args: Args) -> CmdResult {
         config.seed,
         if config.duplicate { "duplicate (every seat rotation)" } else { "no rotation" }
     );
-    let on_open: Arc<dyn Fn(&OpenSeat) + Send + Sync> = Arc::new(|s: &OpenSeat| {
+    let announced = std::sync::Once::new();
+    let on_open: Arc<dyn Fn(&OpenSeat) + Send + Sync> = Arc::new(move |s: &OpenSeat| {
+        announced.call_once(|| {
+            eprintln!(
+                "arena server: {} (open seats are played there; each line below is one seat to play, with its token)",
+                s.server
+            );
+        });
         eprintln!(
-            "open seat: table {} seat {} token {} (list {}, rotation {}): skat bot --strategy NAME --server {} --table {} --token {}",
-            s.table_id, s.seat, s.token, s.list, s.rotation, s.server, s.table_id, s.token
+            "open seat: table {} seat {} token {} (list {}, rotation {})\n  skat bot --strategy NAME --server {} --table {} --token {}\n  python -m skat_bot --server {} --table {} --token {}",
+            s.table_id,
+            s.seat,
+            s.token,
+            s.list,
+            s.rotation,
+            s.server,
+            s.table_id,
+            s.token,
+            s.server,
+            s.table_id,
+            s.token
         );
     });
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;

@@ -10,11 +10,13 @@ use skat_bots::Strategy;
 use skat_engine::matches::Seat;
 use skat_engine::{Action, Announcement, Bid, Card, Contract, EventView, Outcome, SeatView};
 use skat_proto::convert;
+use skat_proto::pb::skat_service_client::SkatServiceClient;
 use skat_proto::pb::{self, event::Kind, watch_table_response::Kind as WatchKind};
 use skat_sdk::client::connect;
 use skat_sdk::play::{PlayOptions, play};
 use skat_sdk::{Bot, Knowledge, SeatClient};
 use tokio_stream::StreamExt;
+use tonic::transport::Channel;
 
 /// A bot that thinks for a while before each decision, so people can follow the game.
 struct Paced {
@@ -77,7 +79,7 @@ pub async fn start(
     addr: SocketAddr,
     delay: Duration,
     seed: u64,
-    announce: impl FnOnce(&str),
+    announce: impl Fn(&str) + Send + Sync + 'static,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let host =
         if addr.ip().is_unspecified() { SocketAddr::from(([127, 0, 0, 1], addr.port())) } else { addr };
@@ -96,25 +98,41 @@ pub async fn start(
         .await?
         .into_inner()
         .table_id;
-    let lobby = client
-        .create_table(pb::CreateTableRequest {
-            name: "open table".into(),
-            seats: 3,
-            deals: 36,
-            ..Default::default()
-        })
-        .await?
-        .into_inner()
-        .table_id;
-
+    let lobby = open_table(&mut client).await?;
     announce(&lobby);
+    // When the visitors' table finishes, a fresh one opens: the demo stays playable.
+    {
+        let mut client = client.clone();
+        tokio::spawn(async move {
+            let mut table = lobby;
+            loop {
+                let finished = watch_until_finished(&mut client, &table).await;
+                if !finished {
+                    return;
+                }
+                match open_table(&mut client).await {
+                    Ok(fresh) => {
+                        println!(
+                            "\nThe open table {table} is finished (36/36 deals). A fresh one for your bots:"
+                        );
+                        announce(&fresh);
+                        table = fresh;
+                    }
+                    Err(e) => {
+                        eprintln!("demo: could not open a fresh table: {e}");
+                        return;
+                    }
+                }
+            }
+        });
+    }
     // The printer watches as a spectator.
     let stream = client
         .watch_table(pb::WatchTableRequest { table_id: demo.clone(), after_seq: Some(0) })
         .await?
         .into_inner();
     tokio::spawn(async move {
-        if let Err(e) = print_table(stream).await {
+        if let Err(e) = print_table(stream, 36).await {
             eprintln!("demo: stream ended: {e}");
         }
     });
@@ -131,11 +149,44 @@ pub async fn start(
     Ok(())
 }
 
+/// A table for visitors' bots: three open seats, the server's default clocks.
+async fn open_table(client: &mut SkatServiceClient<Channel>) -> Result<String, tonic::Status> {
+    Ok(client
+        .create_table(pb::CreateTableRequest {
+            name: "open table".into(),
+            seats: 3,
+            deals: 36,
+            ..Default::default()
+        })
+        .await?
+        .into_inner()
+        .table_id)
+}
+
+/// Follows a table as a spectator until its list is over (true) or the stream fails
+/// (false: the server is going away).
+async fn watch_until_finished(client: &mut SkatServiceClient<Channel>, table: &str) -> bool {
+    let request = pb::WatchTableRequest { table_id: table.to_string(), after_seq: Some(0) };
+    let Ok(stream) = client.watch_table(request).await else { return false };
+    let mut stream = stream.into_inner();
+    while let Some(Ok(msg)) = stream.next().await {
+        if let Some(WatchKind::Event(e)) = msg.kind
+            && matches!(e.kind, Some(Kind::MatchEnded(_)))
+        {
+            return true;
+        }
+    }
+    false
+}
+
 /// Prints the demo table as a spectator sees it. The stream's events are turned into the
 /// engine's events once ([`convert::event_from`]) and read from there; trick winners,
 /// the declaration and everything else come from the events' facts, nothing is
 /// recomputed here.
-async fn print_table(mut stream: tonic::Streaming<pb::WatchTableResponse>) -> Result<(), tonic::Status> {
+pub async fn print_table(
+    mut stream: tonic::Streaming<pb::WatchTableResponse>,
+    deals: u32,
+) -> Result<(), tonic::Status> {
     let mut names = vec![String::new(); 3];
     let mut spectator = SeatView::new(None);
     while let Some(msg) = stream.next().await {
@@ -153,7 +204,7 @@ async fn print_table(mut stream: tonic::Streaming<pb::WatchTableResponse>) -> Re
         let trick_before = spectator.current_trick;
         let seats = spectator.frame.map_or([0, 1, 2].map(Seat::new), |f| f.seats);
         spectator.apply(&e);
-        let line = describe(&e, &names, seats, trick_before, spectator.tricks.len());
+        let line = describe(&e, &names, seats, trick_before, spectator.tricks.len(), deals);
         if !line.is_empty() {
             println!("{line}");
         }
@@ -168,6 +219,7 @@ fn describe(
     seats: [Seat; 3],
     trick_before: Option<skat_engine::Trick>,
     tricks_done: usize,
+    deals: u32,
 ) -> String {
     let name = |seat: Seat| names.get(usize::from(seat)).cloned().unwrap_or_default();
     let mut line = String::new();
@@ -175,7 +227,7 @@ fn describe(
         EventView::DealStarted { number, dealer, seats, .. } => {
             let _ = write!(
                 line,
-                "\n── deal {}/36 ── dealer {} · forehand {}, middlehand {}, rearhand {}",
+                "\n── deal {}/{deals} ── dealer {} · forehand {}, middlehand {}, rearhand {}",
                 number + 1,
                 name(*dealer),
                 name(seats[0]),

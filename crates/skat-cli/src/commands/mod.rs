@@ -8,6 +8,8 @@ pub mod loadbench;
 pub mod replay;
 pub mod selfplay;
 pub mod serve;
+pub mod table;
+pub mod watch;
 
 /// Errors a command reports before exiting with status 2.
 pub type CmdResult = Result<std::process::ExitCode, Box<dyn std::error::Error>>;

@@ -80,6 +80,7 @@ pub fn result_json(outcome: &Outcome) -> Value {
             "passed": true, "penalty": false, "declarer": null, "game": null, "bid": null,
             "hand": null, "matadors": null, "declarer_points": null, "declarer_tricks": null,
             "schneider": null, "schwarz": null, "overbid": null, "won": null, "value": 0,
+            "end": skat_engine::DealEnd::PassedIn.name(),
         }),
         Outcome::Penalty(p) => json!({
             "passed": false, "penalty": true, "offender": p.offender.index(),
@@ -87,6 +88,7 @@ pub fn result_json(outcome: &Outcome) -> Value {
             "hand": null, "matadors": null, "declarer_points": null, "declarer_tricks": null,
             "schneider": null, "schwarz": null, "overbid": null, "won": null,
             "value": -2 * p.value as i32,
+            "end": "forfeit",
         }),
         Outcome::Game(g) => {
             json!({

@@ -264,11 +264,12 @@ pub fn run(args: Args) -> CmdResult {
         );
         if args.demo {
             let a = server.addr;
-            super::demo::start(server.addr, args.demo_delay, args.demo_seed, |open| println!(
+            super::demo::start(server.addr, args.demo_delay, args.demo_seed, move |open| println!(
                 "\nConnect a bot of your own (docs/writing-a-bot.md). Table {open} has three open seats:\n  \
-                 cargo run --release -q -p skat-cli -- bot --server http://{a} --table {open}    # a Rust bot\n  \
-                 .tools/venv/bin/python -m skat_bot --server {a} --table {open}    # Python (after scripts/test-all)\n  \
-                 node clients/typescript/dist/src/main.js --server {a} --table {open}    # TypeScript (after scripts/test-all)\n  \
+                 cargo run --release -q -p skat-cli -- bot --server http://{a} --table {open}    # Rust\n  \
+                 pip install ./clients/python && python -m skat_bot --server {a} --table {open}    # Python SDK\n  \
+                 (cd clients/typescript && npm ci) && node clients/typescript/dist/src/main.js --server {a} --table {open}    # TypeScript SDK\n  \
+                 cargo run --release -q -p skat-cli -- watch {open} --server http://{a}    # watch it\n  \
                  buf curl --protocol grpc --http2-prior-knowledge --list-methods http://{a}    # any gRPC tool: reflection is on\n\n\
                  Live demo: Anna and Bernd (heuristic) and Chris (random) play a list of 36 deals."
             ))

@@ -1,0 +1,31 @@
+"""A first bot in about 30 lines: bids with two jacks, plays its highest card when it
+leads and its cheapest otherwise.
+
+    pip install ./clients/python
+    python clients/python/examples/first_bot.py 127.0.0.1:50051 TABLE_ID
+"""
+
+import sys
+
+from skat_sdk import Bot, Card, join_and_play
+
+
+class FirstBot(Bot):
+    def bid(self, k):
+        jacks = sum(1 for c in k.hand if c.is_jack)
+        return k.legal.min_bid if jacks >= 2 and k.legal.min_bid <= 23 else None
+
+    def answer(self, k, bid):
+        return sum(1 for c in k.hand if c.is_jack) >= 2 and bid <= 23
+
+    def play(self, k):
+        cards = [Card(c) for c in k.legal.cards]
+        leading = k.trick is None
+        return max(cards, key=lambda c: c.points) if leading else min(cards, key=lambda c: c.points)
+
+
+if __name__ == "__main__":
+    server, table = sys.argv[1], sys.argv[2]
+    finished = join_and_play(server, table, FirstBot(), name="first-bot")
+    for s in finished.standings:
+        print(s.name, s.seeger_fabian)

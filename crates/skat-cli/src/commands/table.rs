@@ -1,0 +1,210 @@
+//! `skat table create|list`: make a table for bots and say how to seat them; list the
+//! server's tables.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use skat_proto::pb;
+use skat_sdk::client::{connect, server_url, with_token};
+use skat_sdk::{SdkError, SeatClient};
+
+use super::CmdResult;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Command {
+    /// Create a table; print its id and how to seat bots (or, with --take-seats, a seat
+    /// token for each seat to hand to a bot).
+    Create(CreateArgs),
+    /// List the server's tables, newest first.
+    List(ListArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct CreateArgs {
+    /// The server (`host:port` or `http://host:port`).
+    #[arg(long, env = "SKAT_SERVER", default_value = "http://127.0.0.1:50051")]
+    server: String,
+    /// 3 or 4 seats.
+    #[arg(long, default_value_t = 3)]
+    seats: u32,
+    /// Deals in the list (0: the standard 36 at 3 seats, 48 at 4).
+    #[arg(long, default_value_t = 0)]
+    deals: u32,
+    /// Seed of the deals (random when not given; always printed).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Time per action (`0s`: none; default: the server's).
+    #[arg(long, value_parser = humantime::parse_duration)]
+    action_timeout: Option<Duration>,
+    /// Clock per seat per deal (`0s`: none; default: the server's).
+    #[arg(long, value_parser = humantime::parse_duration)]
+    deal_clock: Option<Duration>,
+    /// A name for people.
+    #[arg(long, default_value = "")]
+    name: String,
+    /// A private table: JoinTable needs the join code printed here.
+    #[arg(long)]
+    private: bool,
+    /// Take every seat now and print one seat token per seat (`--token` of `skat bot`,
+    /// the Python and TypeScript SDKs' `play_with_token`).
+    #[arg(long)]
+    take_seats: bool,
+    /// CreateTable's server token, when the server wants one (`--create-token`).
+    #[arg(long, env = "SKAT_CREATE_TOKEN", hide_env_values = true)]
+    create_token: Option<String>,
+}
+
+#[derive(Debug, clap::Args)]
+struct ListArgs {
+    /// The server.
+    #[arg(long, env = "SKAT_SERVER", default_value = "http://127.0.0.1:50051")]
+    server: String,
+    /// Which tables: `all`, `live` (waiting or playing) or `finished`.
+    #[arg(long, default_value = "all")]
+    filter: String,
+    /// At most this many.
+    #[arg(long, default_value_t = 50)]
+    limit: u32,
+}
+
+pub fn run(args: Args) -> CmdResult {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    runtime.block_on(async {
+        match args.command {
+            Command::Create(a) => create(a).await,
+            Command::List(a) => list(a).await,
+        }
+    })
+}
+
+fn ms(d: Option<Duration>) -> Option<u64> {
+    d.map(|d| d.as_millis() as u64)
+}
+
+async fn create(a: CreateArgs) -> CmdResult {
+    let url = server_url(&a.server);
+    let mut client = connect(&url).await?;
+    let time_control = match (ms(a.action_timeout), ms(a.deal_clock)) {
+        (None, None) => None,
+        (action, deal) => {
+            Some(pb::TimeControl { action_ms: action.unwrap_or(30_000), deal_ms: deal.unwrap_or(120_000) })
+        }
+    };
+    let request = pb::CreateTableRequest {
+        name: a.name.clone(),
+        seats: a.seats,
+        deals: a.deals,
+        seed: a.seed,
+        time_control,
+        private: a.private,
+    };
+    let request = match &a.create_token {
+        Some(t) => with_token(request, t),
+        None => tonic::Request::new(request),
+    };
+    let created = client.create_table(request).await.map_err(SdkError::from)?.into_inner();
+    let id = created.table_id;
+    let deals = created.table.as_ref().map_or(0, |t| t.deals);
+    let server =
+        if created.owner_address.is_empty() { url.clone() } else { server_url(&created.owner_address) };
+    println!("table {id}");
+    println!("  {} seats, {deals} deals, seed {}, server {server}", a.seats.max(3), created.seed);
+    if !created.join_code.is_empty() {
+        println!("  join code {} (private: JoinTable needs it)", created.join_code);
+    }
+    if a.take_seats {
+        for seat in 0..a.seats.max(3) {
+            let (sc, _) = if created.join_code.is_empty() {
+                SeatClient::join(&server, &id, &format!("seat {seat}"), Some(seat)).await?
+            } else {
+                SeatClient::join_with_code(
+                    &server,
+                    &id,
+                    &format!("seat {seat}"),
+                    Some(seat),
+                    &created.join_code,
+                )
+                .await?
+            };
+            println!("  seat {seat} token {}", sc.token());
+        }
+        println!("\nPlay a seat with its token:");
+        println!("  skat bot --server {server} --table {id} --token TOKEN");
+        println!("  python -m skat_bot --server {server} --table {id} --token TOKEN");
+    } else {
+        println!("\nSeat bots (each takes the first open seat; --seat N for a given one):");
+        println!("  skat bot --strategy heuristic --server {server} --table {id}");
+        println!(
+            "  python -m skat_bot --server {server} --table {id}                 # pip install ./clients/python"
+        );
+        println!(
+            "  npx skat-bot --server {server} --table {id}                       # npm install ./clients/typescript"
+        );
+    }
+    println!("Watch it: skat watch {id} --server {server}");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn status_name(status: i32) -> &'static str {
+    match pb::TableStatus::try_from(status) {
+        Ok(pb::TableStatus::Waiting) => "waiting",
+        Ok(pb::TableStatus::Playing) => "playing",
+        Ok(pb::TableStatus::Finished) => "finished",
+        Ok(pb::TableStatus::Abandoned) => "abandoned",
+        _ => "?",
+    }
+}
+
+async fn list(a: ListArgs) -> CmdResult {
+    let filter = match a.filter.as_str() {
+        "all" => pb::TableFilter::Unspecified,
+        "live" => pb::TableFilter::Live,
+        "finished" => pb::TableFilter::Finished,
+        other => return Err(format!("--filter is all, live or finished, not `{other}`").into()),
+    };
+    let url = server_url(&a.server);
+    let mut client = connect(&url).await?;
+    let mut shown = 0;
+    let mut page_token = String::new();
+    println!("{:<24} {:<9} {:>5} {:>7} {:<8} players", "table", "status", "seats", "deals", "name");
+    while shown < a.limit {
+        let page = client
+            .list_tables(pb::ListTablesRequest {
+                filter: filter as i32,
+                page_size: (a.limit - shown).min(1000),
+                page_token: page_token.clone(),
+            })
+            .await
+            .map_err(SdkError::from)?
+            .into_inner();
+        for t in &page.tables {
+            let players: Vec<&str> = t.players.iter().map(String::as_str).filter(|p| !p.is_empty()).collect();
+            println!(
+                "{:<24} {:<9} {:>2}/{:<2} {:>3}/{:<3} {:<8} {}",
+                t.table_id,
+                status_name(t.status),
+                t.occupied,
+                t.seats,
+                t.deals_played,
+                t.deals,
+                t.name,
+                players.join(", ")
+            );
+            shown += 1;
+        }
+        if page.next_page_token.is_empty() {
+            break;
+        }
+        page_token = page.next_page_token;
+    }
+    if shown == 0 {
+        println!("(no tables)");
+    }
+    Ok(ExitCode::SUCCESS)
+}

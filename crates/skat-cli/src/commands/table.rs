@@ -141,10 +141,10 @@ async fn create(a: CreateArgs) -> CmdResult {
         println!("\nSeat bots (each takes the first open seat; --seat N for a given one):");
         println!("  skat bot --strategy heuristic --server {server} --table {id}");
         println!(
-            "  python -m skat_bot --server {server} --table {id}                 # pip install ./clients/python"
+            "  python -m skat_bot --server {server} --table {id}   # after pip install ./clients/python"
         );
         println!(
-            "  npx skat-bot --server {server} --table {id}                       # npm install ./clients/typescript"
+            "  node clients/typescript/dist/src/main.js --server {server} --table {id}   # after (cd clients/typescript && npm ci)"
         );
     }
     println!("Watch it: skat watch {id} --server {server}");

@@ -855,6 +855,23 @@ pub fn event(e: &EventView, names: &[String]) -> pb::event::Kind {
 mod tests {
     use super::*;
 
+    /// A field left out says what to put there, not "0 is not ...".
+    #[test]
+    fn a_missing_game_or_bid_value_says_what_to_send() {
+        let e = declare_action(0, 0).unwrap_err();
+        assert_eq!(e.reason, pb::ErrorReason::InvalidGame);
+        assert!(
+            e.message.starts_with("no game given") && e.message.contains("legal.contracts"),
+            "{}",
+            e.message
+        );
+        let e = bid_action(pb::BidCall::Say as i32, 0).unwrap_err();
+        assert_eq!(e.reason, pb::ErrorReason::InvalidBid);
+        assert!(e.message.contains("needs a `value`") && e.message.contains("18, 20, 22"), "{}", e.message);
+        let e = bid_action(pb::BidCall::Say as i32, 19).unwrap_err();
+        assert!(e.message.starts_with("19 is not on the bid ladder"), "{}", e.message);
+    }
+
     #[test]
     fn every_card_round_trips_and_matches_the_proto_names() {
         for c in Card::all() {

@@ -82,13 +82,6 @@ pub async fn start(
     config: ServerConfig,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<RunningServer> {
-    let listener = tokio::net::TcpListener::bind(config.addr).await.map_err(|e| {
-        std::io::Error::new(
-            e.kind(),
-            format!("cannot listen on {} ({e}): is another server running there?", config.addr),
-        )
-    })?;
-    let addr = listener.local_addr()?;
     let config = Arc::new(config);
     let metrics = Metrics::new();
     let tables = Arc::new(tables::Tables::default());
@@ -130,6 +123,14 @@ pub async fn start(
         took_ms = recovered.took.as_millis() as u64,
         "journal ready"
     );
+    // Only now: a client that can connect finds every table it was promised.
+    let listener = tokio::net::TcpListener::bind(config.addr).await.map_err(|e| {
+        std::io::Error::new(
+            e.kind(),
+            format!("cannot listen on {} ({e}): is another server running there?", config.addr),
+        )
+    })?;
+    let addr = listener.local_addr()?;
 
     let (health_reporter, health_service) = tonic_health::server::health_reporter();
     health_reporter.set_serving::<SkatServiceServer<service::SkatServer>>().await;

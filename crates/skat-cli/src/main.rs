@@ -36,6 +36,12 @@ enum Command {
     Table(commands::table::Args),
     /// Print a table as it is played (the demo's printer), from its first event.
     Watch(commands::watch::Args),
+    /// Operator commands: register bot accounts.
+    Admin(commands::league::AdminArgs),
+    /// Create a tournament between bot accounts, or show one's standings.
+    Tournament(commands::league::TournamentArgs),
+    /// The bots' ratings, best first.
+    Leaderboard(commands::league::LeaderboardArgs),
 }
 
 fn main() -> ExitCode {
@@ -50,6 +56,9 @@ fn main() -> ExitCode {
         Command::Arena(args) => commands::arena::run_cmd(args),
         Command::Table(args) => commands::table::run(args),
         Command::Watch(args) => commands::watch::run(args),
+        Command::Admin(args) => commands::league::admin(args),
+        Command::Tournament(args) => commands::league::tournament(args),
+        Command::Leaderboard(args) => commands::league::leaderboard(args),
     };
     match result {
         Ok(code) => code,

@@ -51,6 +51,7 @@
 
 pub mod bot;
 pub mod client;
+pub mod lobby;
 pub mod play;
 
 pub use bot::{Bot, decide};

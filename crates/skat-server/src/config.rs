@@ -94,6 +94,11 @@ pub struct ServerConfig {
     /// This replica's name (e.g. the StatefulSet pod name `skat-1`). When set, table ids
     /// start with it (`skat-1.3f9ab2c4d5e6`), so any replica can tell who owns a table.
     pub node_id: Option<String>,
+    /// The operator's token for admin calls (CreateTournament; RegisterBot unless
+    /// registration is open).
+    pub admin_token: Option<String>,
+    /// Anybody may register a bot account (else only with the admin token).
+    pub open_registration: bool,
     /// Where tables are journaled (see [`Database`]).
     pub database: Database,
     /// How long records of finished and abandoned tables are kept in the database
@@ -149,6 +154,8 @@ impl Default for ServerConfig {
             node_id: None,
             database: Database::Memory,
             retention: None,
+            admin_token: None,
+            open_registration: true,
             peers: Vec::new(),
             peer_address_template: None,
         }

@@ -22,16 +22,19 @@
 //! | the gRPC service (thin: convert, call, map errors) | [`service`] |
 //! | one WatchTable stream: cursor, buffer, ending | [`stream`] |
 //! | metrics (the registry; recorded by [`edge`]) | [`metrics`] |
+//! | bot accounts, lobbies, tournaments, ratings | [`competition`] (rows: [`league`]) |
 //! | start and stop | this page: [`start`] |
 
 #![warn(missing_docs)]
 
 pub mod auth;
 pub mod clients;
+pub mod competition;
 pub mod config;
 pub mod edge;
 pub mod error;
 pub mod journal;
+pub mod league;
 pub mod metrics;
 pub mod project;
 pub mod recovery;
@@ -219,12 +222,23 @@ pub async fn start(
         });
     }
 
+    let competitions = competition::Competitions::new(
+        journal.clone(),
+        Arc::clone(&tables),
+        Arc::clone(&config),
+        metrics.clone(),
+    );
+    competitions
+        .resume()
+        .await
+        .map_err(|e| std::io::Error::other(format!("cannot resume the running tournaments: {e}")))?;
     let service = service::SkatServer::new(
         Arc::clone(&tables),
         Arc::clone(&config),
         metrics.clone(),
         stop_rx.clone(),
         journal,
+        competitions,
     );
     let service_clients = service.clients();
     // Requests are small, so the limit applies to them; responses are built by the

@@ -38,7 +38,11 @@ pub struct SkatServer {
     metrics: Metrics,
     shutdown: watch::Receiver<bool>,
     journal: Journal,
+    competitions: Arc<crate::competition::Competitions>,
 }
+
+/// The Lobby stream.
+pub type LobbyStream = Pin<Box<dyn Stream<Item = Result<pb::LobbyEvent, Status>> + Send>>;
 
 /// The trailer that carries the address of the replica owning a table.
 pub const OWNER_METADATA: &str = "skat-owner";
@@ -103,8 +107,17 @@ impl SkatServer {
         metrics: Metrics,
         shutdown: watch::Receiver<bool>,
         journal: Journal,
+        competitions: Arc<crate::competition::Competitions>,
     ) -> Self {
-        SkatServer { tables, clients: Arc::new(Clients::default()), config, metrics, shutdown, journal }
+        SkatServer {
+            tables,
+            clients: Arc::new(Clients::default()),
+            config,
+            metrics,
+            shutdown,
+            journal,
+            competitions,
+        }
     }
 
     /// What each client address holds (shared with the connection limit).
@@ -598,6 +611,109 @@ impl SkatService for SkatServer {
             .await
             .map(|(seq, _)| pb::ClaimResponse { seq });
         result.map(Response::new)
+    }
+
+    async fn register_bot(
+        &self,
+        request: Request<pb::RegisterBotRequest>,
+    ) -> Result<Response<pb::RegisterBotResponse>, Status> {
+        let admin = auth::bearer(request.metadata())?;
+        let r = request.get_ref();
+        let (account, bot_token) = self.competitions.register(&r.name, &r.owner, admin.as_deref()).await?;
+        Ok(Response::new(pb::RegisterBotResponse {
+            account_id: account.account_id,
+            name: account.name,
+            bot_token,
+        }))
+    }
+
+    type LobbyStream = LobbyStream;
+
+    async fn lobby(&self, request: Request<pb::LobbyRequest>) -> Result<Response<LobbyStream>, Status> {
+        let token = auth::bearer(request.metadata())?;
+        let account = self.competitions.authenticate(token.as_deref()).await?;
+        tracing::info!(account = %account.account_id, "lobby opened");
+        let mut seats = self.competitions.open_lobby(&account).await?;
+        let (tx, rx) = tokio::sync::mpsc::channel(16);
+        let mut shutdown = self.shutdown.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    seat = seats.recv() => {
+                        let Some(seat) = seat else { return };
+                        let event = pb::LobbyEvent { kind: Some(pb::lobby_event::Kind::SeatAssigned(seat)) };
+                        if tx.send(Ok(event)).await.is_err() {
+                            return;
+                        }
+                    }
+                    _ = tx.closed() => return,
+                    _ = async { let _ = shutdown.wait_for(|s| *s).await; } => {
+                        let end = Refusal::new(Code::Unavailable, R::ShuttingDown, "server is shutting down; reconnect to the lobby");
+                        let _ = tx.send(Err(end.status())).await;
+                        return;
+                    }
+                }
+            }
+        });
+        Ok(Response::new(Box::pin(tokio_stream::wrappers::ReceiverStream::new(rx))))
+    }
+
+    async fn create_tournament(
+        &self,
+        request: Request<pb::CreateTournamentRequest>,
+    ) -> Result<Response<pb::CreateTournamentResponse>, Status> {
+        let admin = auth::bearer(request.metadata())?;
+        self.competitions.check_admin(admin.as_deref())?;
+        let r = request.get_ref();
+        let seats = match r.seats {
+            0 | 3 => 3,
+            4 => 4,
+            n => return Err(invalid_settings(format!("a table has 3 or 4 seats, not {n}"))),
+        };
+        if r.deals > self.config.max_deals {
+            return Err(invalid_settings(format!(
+                "at most {} deals per table on this server",
+                self.config.max_deals
+            )));
+        }
+        let tc = r.time_control.unwrap_or(pb::TimeControl {
+            action_ms: self.config.default_action_ms,
+            deal_ms: self.config.default_deal_ms,
+        });
+        let seed = match r.seed {
+            Some(s) => s,
+            None => auth::random_u64()?,
+        };
+        let (tournament_id, tables) = self
+            .competitions
+            .create_tournament(
+                &r.name,
+                &r.entrants,
+                seats,
+                r.deals,
+                r.lists,
+                (tc.action_ms, tc.deal_ms),
+                seed,
+            )
+            .await?;
+        Ok(Response::new(pb::CreateTournamentResponse { tournament_id, tables: tables as u32 }))
+    }
+
+    async fn get_tournament(
+        &self,
+        request: Request<pb::GetTournamentRequest>,
+    ) -> Result<Response<pb::GetTournamentResponse>, Status> {
+        let tournament = self.competitions.tournament(&request.get_ref().tournament_id).await?;
+        Ok(Response::new(pb::GetTournamentResponse { tournament: Some(tournament) }))
+    }
+
+    async fn get_leaderboard(
+        &self,
+        request: Request<pb::GetLeaderboardRequest>,
+    ) -> Result<Response<pb::GetLeaderboardResponse>, Status> {
+        let r = request.get_ref();
+        let entries = self.competitions.leaderboard(r.offset, r.page_size).await?;
+        Ok(Response::new(pb::GetLeaderboardResponse { entries }))
     }
 
     async fn get_records(

@@ -190,13 +190,22 @@ impl<'s> MigrationSource<'s> for Schema {
         Box<dyn std::future::Future<Output = Result<Vec<Migration>, sqlx::error::BoxDynError>> + Send + 's>,
     > {
         Box::pin(async {
-            Ok(vec![Migration::new(
-                1,
-                Cow::Borrowed("journal"),
-                MigrationType::Simple,
-                Cow::Borrowed(include_str!("../migrations/0001_journal.sql")),
-                false,
-            )])
+            Ok(vec![
+                Migration::new(
+                    1,
+                    Cow::Borrowed("journal"),
+                    MigrationType::Simple,
+                    Cow::Borrowed(include_str!("../migrations/0001_journal.sql")),
+                    false,
+                ),
+                Migration::new(
+                    2,
+                    Cow::Borrowed("competitions"),
+                    MigrationType::Simple,
+                    Cow::Borrowed(include_str!("../migrations/0002_competitions.sql")),
+                    false,
+                ),
+            ])
         })
     }
 }
@@ -206,18 +215,18 @@ const TABLE_COLUMNS: &str = "table_id, owner, name, seats, deals, private, statu
 /// Entries per INSERT statement (5 parameters each; well under both databases' limits).
 const ENTRIES_PER_STATEMENT: usize = 100;
 
-fn to_i64(v: u64) -> i64 {
+pub(crate) fn to_i64(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
 }
 
-fn to_u64(v: i64) -> u64 {
+pub(crate) fn to_u64(v: i64) -> u64 {
     u64::try_from(v).unwrap_or(0)
 }
 
 /// The database.
 #[derive(Debug, Clone)]
 pub struct Store {
-    pool: AnyPool,
+    pub(crate) pool: AnyPool,
     backend: Backend,
 }
 

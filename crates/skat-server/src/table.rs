@@ -73,6 +73,14 @@ pub enum Input {
     },
     /// The seat to move ran out of time.
     TimedOut,
+    /// A seat's token was replaced (a lobby seat handed out again after a restart: the
+    /// server keeps no token, only its hash).
+    Rekeyed {
+        /// The seat.
+        seat: Seat,
+        /// The hash of the new token.
+        token: TokenHash,
+    },
 }
 
 /// An input with its number in the table's journal (from 0) and its time.
@@ -281,6 +289,7 @@ impl Table {
                 }
                 Input::Left { seat } => table.leave(seat, when).is_ok(),
                 Input::Acted { seat, action } => table.act(seat, action, None, when).is_ok(),
+                Input::Rekeyed { seat, token } => table.rekey(seat, token, when).is_ok(),
                 Input::TimedOut => match table.turn {
                     Some(t) => table.on_deadline(t.id, when).is_some(),
                     None => false,
@@ -510,6 +519,17 @@ impl Table {
         }
         self.settle(now, None);
         Ok(seat)
+    }
+
+    /// Gives a taken seat a new token (the old one stops working at once).
+    pub fn rekey(&mut self, seat: Seat, token: TokenHash, now: Instant) -> Result<(), TableError> {
+        let slot = self.slots.get_mut(usize::from(seat)).ok_or(TableError::NoSuchSeat(seat))?;
+        if slot.token.is_none() {
+            return Err(TableError::NoSuchSeat(seat));
+        }
+        slot.token = Some(token);
+        self.record(Input::Rekeyed { seat, token }, now);
+        Ok(())
     }
 
     /// Frees a seat. During a match the seat's deal is forfeited (ISS `LE`) and the seat

@@ -15,9 +15,16 @@ pub struct Args {
     /// The server.
     #[arg(long, env = "SKAT_SERVER", default_value = "http://127.0.0.1:50051")]
     server: String,
-    /// The table to join (takes the first open seat unless --seat).
+    /// The table to join (takes the first open seat unless --seat). Without it, and with
+    /// --bot-token, the bot enters its account's lobby and plays every seat it is given.
+    #[arg(long, required_unless_present = "bot_token")]
+    table: Option<String>,
+    /// An account's bot token (RegisterBot, `skat admin register-bot`): lobby mode.
+    #[arg(long, env = "SKAT_BOT_TOKEN", hide_env_values = true)]
+    bot_token: Option<String>,
+    /// In lobby mode, stop after this many finished tables (default: run until stopped).
     #[arg(long)]
-    table: String,
+    lists: Option<usize>,
     /// A seat token handed out by `skat arena` (plays that seat instead of joining).
     #[arg(long)]
     token: Option<String>,
@@ -33,17 +40,34 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> CmdResult {
-    let mut bot = Strategy::by_name(&args.strategy, args.seed).ok_or_else(|| {
+    // Checks the strategy's name before anything connects.
+    Strategy::by_name(&args.strategy, args.seed).ok_or_else(|| {
         format!("unknown strategy `{}` (built-in: {})", args.strategy, skat_bots::NAMES.join(", "))
     })?;
     super::serve::init_tracing(super::serve::LogFormat::Text);
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let Some(table) = args.table.clone() else {
+        let bot_token = args.bot_token.clone().unwrap_or_default();
+        let (strategy, seed) = (args.strategy.clone(), args.seed);
+        let result = runtime.block_on(skat_sdk::lobby::run(
+            &args.server,
+            &bot_token,
+            move || {
+                Strategy::by_name(&strategy, seed)
+                    .unwrap_or_else(|| Strategy::by_name("random", seed).expect("built in"))
+            },
+            args.lists,
+        ))?;
+        println!("lobby: {} tables played", result.finished.len());
+        return Ok(ExitCode::SUCCESS);
+    };
+    let mut bot = Strategy::by_name(&args.strategy, args.seed).ok_or("unknown strategy")?;
     let finished = runtime.block_on(async {
         match &args.token {
-            Some(token) => play_with_token(&args.server, &args.table, token, &mut bot).await,
+            Some(token) => play_with_token(&args.server, &table, token, &mut bot).await,
             None => {
                 let name = args.name.clone().unwrap_or_else(|| args.strategy.clone());
-                join_and_play(&args.server, &args.table, &name, args.seat, &mut bot).await
+                join_and_play(&args.server, &table, &name, args.seat, &mut bot).await
             }
         }
     })?;

@@ -4,6 +4,7 @@ pub mod arena;
 pub mod bench;
 pub mod bot;
 pub mod demo;
+pub mod league;
 pub mod loadbench;
 pub mod replay;
 pub mod selfplay;

@@ -111,6 +111,13 @@ pub struct Args {
     /// (`keep`: for ever; e.g. `30d`).
     #[arg(long, env = "SKAT_RETENTION", default_value = "keep", value_parser = parse_retention)]
     pub retention: Retention,
+    /// The operator's token for admin calls (CreateTournament, and RegisterBot with
+    /// `--registration admin`). Without it nobody can create tournaments.
+    #[arg(long, env = "SKAT_ADMIN_TOKEN", hide_env_values = true)]
+    pub admin_token: Option<String>,
+    /// Who may register bot accounts: `open` (anybody) or `admin` (with the admin token).
+    #[arg(long, env = "SKAT_REGISTRATION", default_value = "open", value_parser = ["open", "admin"])]
+    pub registration: String,
     /// Also play a live demo: three built-in bots play a list at one table, printed here
     /// as it happens, and an open table waits for your bots.
     #[arg(long)]
@@ -171,6 +178,8 @@ impl Args {
             node_id: self.node_id.clone().filter(|n| !n.is_empty()),
             database: Database::from_setting(&self.database, data_dir),
             retention: self.retention.0,
+            admin_token: self.admin_token.clone().filter(|t| !t.is_empty()),
+            open_registration: self.registration == "open",
             peers: self
                 .peers
                 .iter()

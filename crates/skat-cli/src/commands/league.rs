@@ -1,0 +1,218 @@
+//! `skat admin`, `skat tournament`, `skat leaderboard`: competitions from the command line.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use skat_proto::pb;
+use skat_sdk::SdkError;
+use skat_sdk::client::{connect, server_url, with_token};
+
+use super::CmdResult;
+
+#[derive(Debug, clap::Args)]
+pub struct AdminArgs {
+    #[command(subcommand)]
+    command: AdminCommand,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum AdminCommand {
+    /// Register a bot account and print its bot token (shown once).
+    RegisterBot {
+        /// The account's name (unique; shown at tables).
+        #[arg(long)]
+        name: String,
+        /// Who runs it.
+        #[arg(long, default_value = "")]
+        owner: String,
+        #[command(flatten)]
+        conn: Conn,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+struct Conn {
+    /// The server.
+    #[arg(long, env = "SKAT_SERVER", default_value = "http://127.0.0.1:50051")]
+    server: String,
+    /// The admin token (`skat serve --admin-token`).
+    #[arg(long, env = "SKAT_ADMIN_TOKEN", hide_env_values = true)]
+    admin_token: Option<String>,
+}
+
+impl Conn {
+    fn request<T>(&self, message: T) -> tonic::Request<T> {
+        match &self.admin_token {
+            Some(t) => with_token(message, t),
+            None => tonic::Request::new(message),
+        }
+    }
+}
+
+#[derive(Debug, clap::Args)]
+pub struct TournamentArgs {
+    #[command(subcommand)]
+    command: TournamentCommand,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum TournamentCommand {
+    /// Create a tournament (needs the admin token): every group of entrants meets in
+    /// duplicate lists, each in every seat rotation.
+    Create {
+        /// A name.
+        #[arg(long, default_value = "tournament")]
+        name: String,
+        /// The entrants' account names, comma-separated.
+        #[arg(long, value_delimiter = ',', required = true)]
+        entrants: Vec<String>,
+        /// Seats per table.
+        #[arg(long, default_value_t = 3)]
+        seats: u32,
+        /// Deals per list.
+        #[arg(long, default_value_t = 36)]
+        deals: u32,
+        /// Lists per meeting.
+        #[arg(long, default_value_t = 1)]
+        lists: u32,
+        /// Time per action.
+        #[arg(long, default_value = "30s", value_parser = humantime::parse_duration)]
+        action_timeout: Duration,
+        /// Clock per seat per deal (`0s`: none).
+        #[arg(long, default_value = "2m", value_parser = humantime::parse_duration)]
+        deal_clock: Duration,
+        /// Seed of the deals.
+        #[arg(long)]
+        seed: Option<u64>,
+        #[command(flatten)]
+        conn: Conn,
+    },
+    /// Show a tournament's tables and standings.
+    Show {
+        /// The tournament id.
+        id: String,
+        #[command(flatten)]
+        conn: Conn,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+pub struct LeaderboardArgs {
+    /// The server.
+    #[arg(long, env = "SKAT_SERVER", default_value = "http://127.0.0.1:50051")]
+    server: String,
+    /// Most entries.
+    #[arg(long, default_value_t = 50)]
+    limit: u32,
+}
+
+fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread().enable_all().build()
+}
+
+pub fn admin(args: AdminArgs) -> CmdResult {
+    runtime()?.block_on(async {
+        match args.command {
+            AdminCommand::RegisterBot { name, owner, conn } => {
+                let mut client = connect(&server_url(&conn.server)).await?;
+                let r = client
+                    .register_bot(conn.request(pb::RegisterBotRequest { name, owner }))
+                    .await
+                    .map_err(SdkError::from)?
+                    .into_inner();
+                println!("account {} ({})", r.name, r.account_id);
+                println!("bot token {}", r.bot_token);
+                println!(
+                    "(shown once) play: skat bot --strategy heuristic --server {} --bot-token TOKEN",
+                    conn.server
+                );
+                Ok(ExitCode::SUCCESS)
+            }
+        }
+    })
+}
+
+pub fn tournament(args: TournamentArgs) -> CmdResult {
+    runtime()?.block_on(async {
+        match args.command {
+            TournamentCommand::Create {
+                name,
+                entrants,
+                seats,
+                deals,
+                lists,
+                action_timeout,
+                deal_clock,
+                seed,
+                conn,
+            } => {
+                let mut client = connect(&server_url(&conn.server)).await?;
+                let request = pb::CreateTournamentRequest {
+                    name,
+                    entrants,
+                    seats,
+                    deals,
+                    lists,
+                    time_control: Some(pb::TimeControl {
+                        action_ms: action_timeout.as_millis() as u64,
+                        deal_ms: deal_clock.as_millis() as u64,
+                    }),
+                    seed,
+                };
+                let r = client
+                    .create_tournament(conn.request(request))
+                    .await
+                    .map_err(SdkError::from)?
+                    .into_inner();
+                println!("tournament {} ({} tables)", r.tournament_id, r.tables);
+                println!("follow it: skat tournament show {} --server {}", r.tournament_id, conn.server);
+                Ok(ExitCode::SUCCESS)
+            }
+            TournamentCommand::Show { id, conn } => {
+                let mut client = connect(&server_url(&conn.server)).await?;
+                let t = client
+                    .get_tournament(pb::GetTournamentRequest { tournament_id: id })
+                    .await
+                    .map_err(SdkError::from)?
+                    .into_inner()
+                    .tournament
+                    .unwrap_or_default();
+                let done = t.tables.iter().filter(|x| x.status == "finished").count();
+                println!(
+                    "tournament {} `{}`: {done}/{} tables finished{}",
+                    t.tournament_id,
+                    t.name,
+                    t.tables.len(),
+                    if t.finished { " (complete)" } else { "" }
+                );
+                println!(
+                    "{:<20} {:>5} {:>8} {:>9} {:>8} {:>9} {:>9}",
+                    "entrant", "lists", "SF total", "SF mean", "±95%", "won/decl", "penalties"
+                );
+                for s in &t.standings {
+                    println!(
+                        "{:<20} {:>5} {:>8} {:>9.1} {:>8.1} {:>4}/{:<4} {:>9}",
+                        s.name, s.lists, s.seeger_fabian, s.mean, s.ci95, s.won, s.declared, s.penalties
+                    );
+                }
+                Ok(ExitCode::SUCCESS)
+            }
+        }
+    })
+}
+
+pub fn leaderboard(args: LeaderboardArgs) -> CmdResult {
+    runtime()?.block_on(async {
+        let mut client = connect(&server_url(&args.server)).await?;
+        let r = client
+            .get_leaderboard(pb::GetLeaderboardRequest { page_size: args.limit, offset: 0 })
+            .await
+            .map_err(SdkError::from)?
+            .into_inner();
+        println!("{:<4} {:<20} {:>7} {:>7} {:>6}", "#", "bot", "rating", "±", "lists");
+        for (i, e) in r.entries.iter().enumerate() {
+            println!("{:<4} {:<20} {:>7.2} {:>7.2} {:>6}", i + 1, e.name, e.rating, e.uncertainty, e.lists);
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}

@@ -1,0 +1,419 @@
+//! The competition's rows: bot accounts, tournaments and their planned tables, ratings
+//! and their history. SQL only (the same text on SQLite and PostgreSQL), no rule: what a
+//! tournament plays and how ratings move is decided in [`crate::competition`].
+
+use serde::{Deserialize, Serialize};
+use sqlx::Row as _;
+
+use crate::store::{Store, StoreError, to_i64, to_u64};
+
+/// A bot account.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Account {
+    /// Its id (`a` + 12 hex digits).
+    pub account_id: String,
+    /// Its unique name (shown at tables and in standings).
+    pub name: String,
+    /// Who runs it (a note).
+    pub owner: String,
+    /// SHA-256 of its bot token.
+    pub token_hash: String,
+    /// A disabled account cannot open its lobby.
+    pub disabled: bool,
+    /// Most tables at once.
+    pub max_tables: u32,
+    /// Unix milliseconds.
+    pub created_ms: u64,
+}
+
+/// A tournament's settings (stored as JSON).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TournamentSpec {
+    /// Account ids of the entrants.
+    pub entrants: Vec<String>,
+    /// 3 or 4 seats per table.
+    pub seats: u8,
+    /// Deals per list.
+    pub deals: u32,
+    /// Lists per meeting (each in every seat rotation).
+    pub lists: u32,
+    /// Milliseconds per action.
+    pub action_ms: u64,
+    /// Milliseconds per seat per deal.
+    pub deal_ms: u64,
+    /// The deals of list `k` of meeting `m` follow from `seed + m * lists + k`.
+    pub seed: u64,
+    /// Tables at once (0: as many as the entrants' quotas allow).
+    pub parallel: u32,
+}
+
+/// A tournament row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tournament {
+    /// Its id.
+    pub tournament_id: String,
+    /// The replica that runs it.
+    pub owner: String,
+    /// A name for people.
+    pub name: String,
+    /// Its settings.
+    pub spec: TournamentSpec,
+    /// `running` or `finished`.
+    pub status: String,
+    /// Unix milliseconds.
+    pub created_ms: u64,
+    /// Unix milliseconds (0 while running).
+    pub finished_ms: u64,
+}
+
+/// One seat's result at a finished table.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatResult {
+    /// The account.
+    pub account_id: String,
+    /// Seeger-Fabian total.
+    pub seeger_fabian: i64,
+    /// Plain total.
+    pub plain: i64,
+    /// Games declared.
+    pub declared: u32,
+    /// Games won.
+    pub won: u32,
+    /// Deals it forfeited (time-outs, leaving).
+    pub penalties: u32,
+}
+
+/// A planned table of a tournament.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedTable {
+    /// Its place in the plan.
+    pub n: u64,
+    /// Account ids by seat.
+    pub seating: Vec<String>,
+    /// The seed of its deals.
+    pub seed: u64,
+    /// The table, once created.
+    pub table_id: String,
+    /// `pending`, `playing` or `finished`.
+    pub status: String,
+    /// Per seat, once finished.
+    pub result: Vec<SeatResult>,
+}
+
+/// An account's rating.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rating {
+    /// The account.
+    pub account_id: String,
+    /// Its name.
+    pub name: String,
+    /// Weng-Lin mu.
+    pub rating: f64,
+    /// Weng-Lin sigma.
+    pub uncertainty: f64,
+    /// Rated lists.
+    pub lists: u64,
+}
+
+fn account_from(r: &sqlx::any::AnyRow) -> Result<Account, sqlx::Error> {
+    Ok(Account {
+        account_id: r.try_get("account_id")?,
+        name: r.try_get("name")?,
+        owner: r.try_get("owner")?,
+        token_hash: r.try_get("token_hash")?,
+        disabled: r.try_get::<i64, _>("disabled")? != 0,
+        max_tables: u32::try_from(r.try_get::<i64, _>("max_tables")?).unwrap_or(1),
+        created_ms: to_u64(r.try_get("created_ms")?),
+    })
+}
+
+const ACCOUNT_COLUMNS: &str = "account_id, name, owner, token_hash, disabled, max_tables, created_ms";
+
+impl Store {
+    /// Adds an account; false when the name is taken.
+    pub async fn create_account(&self, a: &Account) -> Result<bool, StoreError> {
+        if self.account_by_name(&a.name).await?.is_some() {
+            return Ok(false);
+        }
+        let done = sqlx::query(&format!(
+            "INSERT INTO skat_accounts ({ACCOUNT_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7) ON CONFLICT (name) DO NOTHING"
+        ))
+        .bind(a.account_id.as_str())
+        .bind(a.name.as_str())
+        .bind(a.owner.as_str())
+        .bind(a.token_hash.as_str())
+        .bind(i64::from(a.disabled))
+        .bind(i64::from(a.max_tables))
+        .bind(to_i64(a.created_ms))
+        .execute(&self.pool)
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// The account whose bot token has this hash.
+    pub async fn account_by_token(&self, token_hash: &str) -> Result<Option<Account>, StoreError> {
+        let sql = format!("SELECT {ACCOUNT_COLUMNS} FROM skat_accounts WHERE token_hash = $1");
+        let row = sqlx::query(&sql).bind(token_hash).fetch_optional(&self.pool).await?;
+        Ok(row.as_ref().map(account_from).transpose()?)
+    }
+
+    /// The account with this name.
+    pub async fn account_by_name(&self, name: &str) -> Result<Option<Account>, StoreError> {
+        let sql = format!("SELECT {ACCOUNT_COLUMNS} FROM skat_accounts WHERE name = $1");
+        let row = sqlx::query(&sql).bind(name).fetch_optional(&self.pool).await?;
+        Ok(row.as_ref().map(account_from).transpose()?)
+    }
+
+    /// The account with this id.
+    pub async fn account(&self, account_id: &str) -> Result<Option<Account>, StoreError> {
+        let sql = format!("SELECT {ACCOUNT_COLUMNS} FROM skat_accounts WHERE account_id = $1");
+        let row = sqlx::query(&sql).bind(account_id).fetch_optional(&self.pool).await?;
+        Ok(row.as_ref().map(account_from).transpose()?)
+    }
+
+    /// Disables or enables an account, or gives it a new token hash; false when no such account.
+    pub async fn update_account(
+        &self,
+        name: &str,
+        disabled: Option<bool>,
+        token_hash: Option<&str>,
+    ) -> Result<bool, StoreError> {
+        let Some(a) = self.account_by_name(name).await? else { return Ok(false) };
+        sqlx::query("UPDATE skat_accounts SET disabled = $1, token_hash = $2 WHERE account_id = $3")
+            .bind(i64::from(disabled.unwrap_or(a.disabled)))
+            .bind(token_hash.unwrap_or(&a.token_hash))
+            .bind(a.account_id.as_str())
+            .execute(&self.pool)
+            .await?;
+        Ok(true)
+    }
+
+    /// Stores a new tournament and its plan.
+    pub async fn create_tournament(&self, t: &Tournament, plan: &[PlannedTable]) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "INSERT INTO skat_tournaments (tournament_id, owner, name, spec, status, created_ms, finished_ms) \
+             VALUES ($1,$2,$3,$4,$5,$6,$7)",
+        )
+        .bind(t.tournament_id.as_str())
+        .bind(t.owner.as_str())
+        .bind(t.name.as_str())
+        .bind(serde_json::to_string(&t.spec).unwrap_or_default())
+        .bind(t.status.as_str())
+        .bind(to_i64(t.created_ms))
+        .bind(to_i64(t.finished_ms))
+        .execute(&mut *tx)
+        .await?;
+        for p in plan {
+            sqlx::query(
+                "INSERT INTO skat_tournament_tables (tournament_id, n, seating, seed, table_id, status, result) \
+                 VALUES ($1,$2,$3,$4,$5,$6,$7)",
+            )
+            .bind(t.tournament_id.as_str())
+            .bind(to_i64(p.n))
+            .bind(serde_json::to_string(&p.seating).unwrap_or_default())
+            .bind(to_i64(p.seed))
+            .bind(p.table_id.as_str())
+            .bind(p.status.as_str())
+            .bind(serde_json::to_string(&p.result).unwrap_or_default())
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    fn tournament_from(r: &sqlx::any::AnyRow) -> Result<Tournament, sqlx::Error> {
+        let spec: String = r.try_get("spec")?;
+        Ok(Tournament {
+            tournament_id: r.try_get("tournament_id")?,
+            owner: r.try_get("owner")?,
+            name: r.try_get("name")?,
+            spec: serde_json::from_str(&spec).map_err(|e| sqlx::Error::Decode(Box::new(e)))?,
+            status: r.try_get("status")?,
+            created_ms: to_u64(r.try_get("created_ms")?),
+            finished_ms: to_u64(r.try_get("finished_ms")?),
+        })
+    }
+
+    /// A tournament and its plan.
+    pub async fn tournament(&self, id: &str) -> Result<Option<(Tournament, Vec<PlannedTable>)>, StoreError> {
+        let row = sqlx::query(
+            "SELECT tournament_id, owner, name, spec, status, created_ms, finished_ms FROM skat_tournaments \
+             WHERE tournament_id = $1",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?;
+        let Some(row) = row else { return Ok(None) };
+        let t = Store::tournament_from(&row)?;
+        let rows = sqlx::query(
+            "SELECT n, seating, seed, table_id, status, result FROM skat_tournament_tables \
+             WHERE tournament_id = $1 ORDER BY n",
+        )
+        .bind(id)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut plan = Vec::new();
+        for r in rows {
+            let seating: String = r.try_get("seating")?;
+            let result: String = r.try_get("result")?;
+            plan.push(PlannedTable {
+                n: to_u64(r.try_get("n")?),
+                seating: serde_json::from_str(&seating).unwrap_or_default(),
+                seed: to_u64(r.try_get("seed")?),
+                table_id: r.try_get("table_id")?,
+                status: r.try_get("status")?,
+                result: serde_json::from_str(&result).unwrap_or_default(),
+            });
+        }
+        Ok(Some((t, plan)))
+    }
+
+    /// The ids of the running tournaments `owner` schedules.
+    pub async fn running_tournaments(&self, owner: &str) -> Result<Vec<String>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT tournament_id FROM skat_tournaments WHERE owner = $1 AND status = 'running' ORDER BY created_ms",
+        )
+        .bind(owner)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows.iter().map(|r| r.try_get("tournament_id")).collect::<Result<_, _>>()?)
+    }
+
+    /// Records a planned table's state.
+    pub async fn update_planned(
+        &self,
+        tournament_id: &str,
+        n: u64,
+        table_id: &str,
+        status: &str,
+        result: &[SeatResult],
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE skat_tournament_tables SET table_id = $1, status = $2, result = $3 \
+             WHERE tournament_id = $4 AND n = $5",
+        )
+        .bind(table_id)
+        .bind(status)
+        .bind(serde_json::to_string(result).unwrap_or_default())
+        .bind(tournament_id)
+        .bind(to_i64(n))
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Marks a tournament finished.
+    pub async fn finish_tournament(&self, id: &str, at_ms: u64) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE skat_tournaments SET status = 'finished', finished_ms = $1 WHERE tournament_id = $2",
+        )
+        .bind(to_i64(at_ms))
+        .bind(id)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// The current ratings of these accounts (absent: not rated yet).
+    pub async fn ratings_of(&self, accounts: &[String]) -> Result<Vec<Option<(f64, f64, u64)>>, StoreError> {
+        let mut out = Vec::new();
+        for a in accounts {
+            let row =
+                sqlx::query("SELECT rating, uncertainty, lists FROM skat_ratings WHERE account_id = $1")
+                    .bind(a.as_str())
+                    .fetch_optional(&self.pool)
+                    .await?;
+            out.push(match row {
+                Some(r) => {
+                    Some((r.try_get("rating")?, r.try_get("uncertainty")?, to_u64(r.try_get("lists")?)))
+                }
+                None => None,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Stores new ratings after a list, with their history, in one transaction.
+    pub async fn save_ratings(
+        &self,
+        updates: &[(String, f64, f64, u64)],
+        table_id: &str,
+        at_ms: u64,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        for (account, rating, uncertainty, lists) in updates {
+            sqlx::query(
+                "INSERT INTO skat_ratings (account_id, rating, uncertainty, lists, updated_ms) VALUES ($1,$2,$3,$4,$5) \
+                 ON CONFLICT (account_id) DO UPDATE SET rating = excluded.rating, uncertainty = excluded.uncertainty, \
+                 lists = excluded.lists, updated_ms = excluded.updated_ms",
+            )
+            .bind(account.as_str())
+            .bind(*rating)
+            .bind(*uncertainty)
+            .bind(to_i64(*lists))
+            .bind(to_i64(at_ms))
+            .execute(&mut *tx)
+            .await?;
+            sqlx::query(
+                "INSERT INTO skat_rating_history (account_id, at_ms, table_id, rating, uncertainty) VALUES ($1,$2,$3,$4,$5)",
+            )
+            .bind(account.as_str())
+            .bind(to_i64(at_ms))
+            .bind(table_id)
+            .bind(*rating)
+            .bind(*uncertainty)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// A page of the leaderboard: by conservative rating (mu - 3 sigma), best first.
+    pub async fn leaderboard(&self, offset: u64, limit: u64) -> Result<Vec<Rating>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT r.account_id, a.name, r.rating, r.uncertainty, r.lists FROM skat_ratings r \
+             JOIN skat_accounts a ON a.account_id = r.account_id \
+             ORDER BY (r.rating - 3 * r.uncertainty) DESC, a.name LIMIT $1 OFFSET $2",
+        )
+        .bind(to_i64(limit))
+        .bind(to_i64(offset))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(Rating {
+                    account_id: r.try_get("account_id")?,
+                    name: r.try_get("name")?,
+                    rating: r.try_get("rating")?,
+                    uncertainty: r.try_get("uncertainty")?,
+                    lists: to_u64(r.try_get("lists")?),
+                })
+            })
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(StoreError::from)
+    }
+
+    /// An account's rating history, oldest first: (at_ms, table_id, rating, uncertainty).
+    pub async fn rating_history(&self, account_id: &str) -> Result<Vec<(u64, String, f64, f64)>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT at_ms, table_id, rating, uncertainty FROM skat_rating_history WHERE account_id = $1 ORDER BY at_ms",
+        )
+        .bind(account_id)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok((
+                    to_u64(r.try_get("at_ms")?),
+                    r.try_get("table_id")?,
+                    r.try_get("rating")?,
+                    r.try_get("uncertainty")?,
+                ))
+            })
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(StoreError::from)
+    }
+}

@@ -100,6 +100,26 @@ async fn a_tournament_between_lobby_bots_survives_absence_disconnects_and_a_rest
     let _absent = register(port, "absent", Some("operator-secret")).unwrap();
     assert!(register(port, "random-1", Some("operator-secret")).unwrap_err().contains("ACCOUNT_EXISTS"));
 
+    // The refusals a competition client meets, with their reasons.
+    let reason = |r: Result<tonic::Response<pb::CreateTournamentResponse>, tonic::Status>| {
+        skat_proto::convert::status_reason(&r.unwrap_err())
+    };
+    let unknown = pb::CreateTournamentRequest {
+        entrants: vec!["heuristic-1".into(), "nobody".into(), "random-1".into()],
+        ..Default::default()
+    };
+    assert_eq!(
+        reason(c.create_tournament(skat_sdk::client::with_token(unknown.clone(), "operator-secret")).await),
+        Some(pb::ErrorReason::UnknownEntrant)
+    );
+    assert_eq!(reason(c.create_tournament(unknown).await), Some(pb::ErrorReason::AdminRequired));
+    let missing =
+        c.get_tournament(pb::GetTournamentRequest { tournament_id: "unope".into() }).await.unwrap_err();
+    assert_eq!(skat_proto::convert::status_reason(&missing), Some(pb::ErrorReason::TournamentNotFound));
+    let stranger =
+        c.lobby(skat_sdk::client::with_token(pb::LobbyRequest {}, "not-a-bot-token")).await.unwrap_err();
+    assert_eq!(skat_proto::convert::status_reason(&stranger), Some(pb::ErrorReason::BotTokenInvalid));
+
     let _b1 = lobby_bot(port, "heuristic", &h1);
     let b2 = lobby_bot(port, "heuristic", &h2);
     let _b3 = lobby_bot(port, "random", &r1);

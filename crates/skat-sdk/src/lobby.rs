@@ -49,9 +49,9 @@ where
                 failures = 0;
                 s
             }
-            Err(SdkError::Status(s)) if s.code() != tonic::Code::Unavailable => {
-                return Err(SdkError::Status(s));
-            }
+            // Refused for good (a wrong or disabled bot token): stop.
+            Err(e) if !crate::play::retryable(&e) => return Err(e),
+            // The server is away (restarting, draining): retry.
             Err(e) => {
                 failures += 1;
                 if failures > 60 {
@@ -100,13 +100,15 @@ where
             }
             let server =
                 if seat.owner_address.is_empty() { url.clone() } else { server_url(&seat.owner_address) };
-            let sc = SeatClient::from_parts(
-                connect(&server).await?,
-                &server,
-                &seat.table_id,
-                &seat.seat_token,
-                seat.seat,
-            );
+            let client = match connect(&server).await {
+                Ok(c) => c,
+                Err(e) => {
+                    // The lobby hands the seat out again when it reconnects.
+                    tracing::warn!(table = %seat.table_id, error = %e, "cannot reach a seat's server; reconnecting");
+                    break;
+                }
+            };
+            let sc = SeatClient::from_parts(client, &server, &seat.table_id, &seat.seat_token, seat.seat);
             let mut bot = make_bot();
             let handle = tokio::spawn(async move { play(sc, &mut bot, PlayOptions::default()).await });
             playing.insert(seat.table_id.clone(), (seat.seat_token, handle));

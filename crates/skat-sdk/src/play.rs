@@ -117,7 +117,8 @@ pub async fn play<B: Bot>(
     }
 }
 
-fn retryable(e: &SdkError) -> bool {
+/// Whether an error means "the server is away for now" (reconnect) rather than a refusal.
+pub(crate) fn retryable(e: &SdkError) -> bool {
     match e {
         SdkError::Connect { .. } => true,
         SdkError::Status(s) => {

@@ -33,6 +33,27 @@ use crate::table::{Table, TableConfig, unix_ms};
 use crate::table_id::TableId;
 use crate::tables::Tables;
 
+/// What CreateTournament asks for (entrants by account name).
+#[derive(Debug, Clone)]
+pub struct NewTournament {
+    /// A name for people.
+    pub name: String,
+    /// Account names.
+    pub entrants: Vec<String>,
+    /// 3 or 4.
+    pub seats: u8,
+    /// Deals per list (0: standard).
+    pub deals: u32,
+    /// Lists per meeting.
+    pub lists: u32,
+    /// Milliseconds per action.
+    pub action_ms: u64,
+    /// Milliseconds per seat per deal.
+    pub deal_ms: u64,
+    /// The seed of the deals.
+    pub seed: u64,
+}
+
 /// Tables at once per account unless the operator says otherwise.
 pub const DEFAULT_MAX_TABLES: u32 = 8;
 
@@ -290,19 +311,12 @@ impl Competitions {
     }
 
     /// Creates a tournament and starts its scheduler.
-    pub async fn create_tournament(
-        self: &Arc<Self>,
-        name: &str,
-        entrant_names: &[String],
-        seats: u8,
-        deals: u32,
-        lists: u32,
-        (action_ms, deal_ms): (u64, u64),
-        seed: u64,
-    ) -> Result<(String, usize), Refusal> {
+    pub async fn create_tournament(self: &Arc<Self>, new: NewTournament) -> Result<(String, usize), Refusal> {
+        let NewTournament { name, entrants: entrant_names, seats, deals, lists, action_ms, deal_ms, seed } =
+            new;
         let store = self.store()?;
         let mut entrants = Vec::new();
-        for n in entrant_names {
+        for n in &entrant_names {
             let a = store.account_by_name(n).await.map_err(store_error)?.ok_or_else(|| {
                 Refusal::new(Code::InvalidArgument, R::UnknownEntrant, format!("no account named `{n}`"))
                     .with("entrant", n)

@@ -686,15 +686,16 @@ impl SkatService for SkatServer {
         };
         let (tournament_id, tables) = self
             .competitions
-            .create_tournament(
-                &r.name,
-                &r.entrants,
+            .create_tournament(crate::competition::NewTournament {
+                name: r.name.clone(),
+                entrants: r.entrants.clone(),
                 seats,
-                r.deals,
-                r.lists,
-                (tc.action_ms, tc.deal_ms),
+                deals: r.deals,
+                lists: r.lists,
+                action_ms: tc.action_ms,
+                deal_ms: tc.deal_ms,
                 seed,
-            )
+            })
             .await?;
         Ok(Response::new(pb::CreateTournamentResponse { tournament_id, tables: tables as u32 }))
     }

@@ -19,9 +19,22 @@ use tonic::{Code, Request, Status};
 /// Reasons no client can cause: the server answers them only when the machine fails
 /// (no randomness), or the server moves on before a client could ask (a finished deal
 /// is replaced by the next one in the same step).
-/// Not reachable from a client here: STORAGE_UNAVAILABLE needs a failing database
-/// (skat-cli/tests/durability.rs makes one fail).
-const UNREACHABLE: [R; 4] = [R::Unspecified, R::Internal, R::DealOver, R::StorageUnavailable];
+/// Not reachable from a client here (a server without a database): STORAGE_UNAVAILABLE
+/// needs a failing database (skat-cli/tests/durability.rs makes one fail); the account
+/// and tournament reasons need a database (skat-cli/tests/competition.rs); no call
+/// disables an account yet.
+const UNREACHABLE: [R; 10] = [
+    R::Unspecified,
+    R::Internal,
+    R::DealOver,
+    R::StorageUnavailable,
+    R::AccountExists,
+    R::BotTokenInvalid,
+    R::AccountDisabled,
+    R::AdminRequired,
+    R::TournamentNotFound,
+    R::UnknownEntrant,
+];
 
 struct Cases {
     seen: BTreeSet<i32>,
@@ -485,6 +498,8 @@ async fn every_refusal_carries_its_reason() {
         .list_tables(pb::ListTablesRequest { page_token: "not a token".into(), ..Default::default() })
         .await;
     cases.check(listed, Code::InvalidArgument, R::InvalidPageToken);
+    let registered = oc.register_bot(pb::RegisterBotRequest { name: "x".into(), owner: String::new() }).await;
+    cases.check(registered, Code::FailedPrecondition, R::NoDatabase);
     let live = oc
         .create_table(authed(pb::CreateTableRequest::default(), "secret"))
         .await

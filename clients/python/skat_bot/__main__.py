@@ -6,7 +6,7 @@ import sys
 
 import grpc
 
-from skat_sdk import Seat, errors, play
+from skat_sdk import Seat, errors, lobby, play
 
 from .strategy import JackBot
 
@@ -14,7 +14,9 @@ from .strategy import JackBot
 def main():
     p = argparse.ArgumentParser(prog="skat_bot", description="The Python SDK's example Skat bot.")
     p.add_argument("--server", default="127.0.0.1:50051", help="host:port (or http://host:port) of the server")
-    p.add_argument("--table", required=True, help="table id")
+    p.add_argument("--table", help="table id (without it, --bot-token: play every seat the lobby gives)")
+    p.add_argument("--bot-token", help="an account's bot token: lobby mode")
+    p.add_argument("--lists", type=int, help="in lobby mode, stop after this many tables")
     p.add_argument("--token", help="a seat token handed out elsewhere (skat arena, skat table create)")
     p.add_argument("--name", default="python-bot", help="the name shown at the table")
     p.add_argument("--seat", type=int, help="the seat to take when joining")
@@ -22,6 +24,12 @@ def main():
     p.add_argument("-v", "--verbose", action="store_true")
     args = p.parse_args()
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO)
+    if args.table is None:
+        if not args.bot_token:
+            p.error("--table or --bot-token is needed")
+        played = lobby(args.server, args.bot_token, lambda: JackBot(args.seed), args.lists)
+        print(f"lobby: {len(played)} tables played")
+        return
     try:
         seat = Seat.with_token(args.server, args.table, args.token) if args.token else Seat.join(args.server, args.table, args.name, args.seat)
         finished = play(seat, JackBot(args.seed))

@@ -17,3 +17,4 @@ from .bot import Bot, decide  # noqa: F401
 from .cards import Card  # noqa: F401
 from .knowledge import TRUMP, Knowledge, Trick, follow_class, has_turn  # noqa: F401
 from .play import Finished, Seat, join_and_play, play, play_with_token  # noqa: F401
+from .lobby import lobby  # noqa: F401

@@ -235,3 +235,51 @@ def test_a_bot_authors_first_hour(server, tmp_path):
     assert "deal 36/36" in watched and "the list is complete" in watched
     listed = subprocess.run([SKAT, "table", "list", "--server", addr], check=True, capture_output=True, text=True).stdout
     assert any(line.startswith(table) and "finished" in line for line in listed.splitlines())
+
+
+def test_lobby_mode_plays_a_tournament(tmp_path):
+    """The Python SDK's lobby: an account's bot plays every table of a tournament against
+    two Rust bots in lobby mode."""
+    port = free_port()
+    addr = f"127.0.0.1:{port}"
+    proc = subprocess.Popen(
+        [SKAT, "serve", "--addr", addr, "--metrics-addr", "off", "--data-dir", str(tmp_path), "--admin-token", "op"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        channel = grpc.insecure_channel(addr)
+        grpc.channel_ready_future(channel).result(timeout=30)
+        stub = rpc.SkatServiceStub(channel)
+        tokens = {n: stub.RegisterBot(pb.RegisterBotRequest(name=n)).bot_token for n in ("py", "h", "r")}
+        rust = [
+            subprocess.Popen([SKAT, "bot", "--strategy", s, "--server", addr, "--bot-token", tokens[n]],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            for n, s in (("h", "heuristic"), ("r", "random"))
+        ]
+        result = {}
+        t = threading.Thread(target=lambda: result.setdefault("lists", skat_sdk.lobby(addr, tokens["py"], lambda: JackBot(2), lists=3)))
+        t.start()
+        md = (("authorization", "Bearer op"),)
+        created = stub.CreateTournament(
+            pb.CreateTournamentRequest(name="py cup", entrants=["py", "h", "r"], deals=4,
+                                       time_control=pb.TimeControl(action_ms=20000), seed=5),
+            metadata=md,
+        )
+        assert created.tables == 3, "one triple in three rotations"
+        t.join(timeout=240)
+        assert not t.is_alive(), "the lobby played its three tables"
+        assert len(result["lists"]) == 3
+        deadline = time.time() + 60
+        while True:
+            tour = stub.GetTournament(pb.GetTournamentRequest(tournament_id=created.tournament_id)).tournament
+            if tour.finished or time.time() > deadline:
+                break
+            time.sleep(0.2)
+        assert tour.finished
+        py = next(s for s in tour.standings if s.name == "py")
+        assert py.lists == 3 and py.penalties == 0
+        for p in rust:
+            p.kill()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

@@ -12,4 +12,5 @@
 export { Bot, Choice, Finished, MOVED_ON, PlayOptions, Seat, Standing, decide, joinAndPlay, play, playWithToken } from "./sdk";
 export { CardName, Contract, Knowledge, Position, TRUMP, Trick, followClass, hasTurn, isJack, pointsOf, rankOf, suitOf } from "./knowledge";
 export { errorInfo, reason } from "./errors";
+export { lobby } from "./lobby";
 export { connect, call, bearer } from "./proto";

@@ -3,6 +3,7 @@
 // The SDK's example bot (JackBot in strategy.ts).
 
 import { Seat, play } from "./sdk";
+import { lobby } from "./lobby";
 import { JackBot } from "./strategy";
 import { reason } from "./errors";
 
@@ -13,11 +14,18 @@ function arg(name: string): string | undefined {
 
 async function main() {
   const tableId = arg("table");
+  const server = arg("server") ?? "127.0.0.1:50051";
+  const botToken = arg("bot-token");
+  if (!tableId && botToken) {
+    const lists = arg("lists");
+    const played = await lobby(server, botToken, () => new JackBot(), lists === undefined ? undefined : Number(lists));
+    console.log(`lobby: ${played.length} tables played`);
+    return;
+  }
   if (!tableId) {
-    console.error("usage: skat-ts-bot --server HOST:PORT --table ID [--token T | --name N] [--seat S]");
+    console.error("usage: skat-ts-bot --server HOST:PORT (--table ID [--token T | --name N] [--seat S] | --bot-token T [--lists N])");
     process.exit(2);
   }
-  const server = arg("server") ?? "127.0.0.1:50051";
   const token = arg("token");
   const seatArg = arg("seat");
   const seat = token

@@ -13,6 +13,7 @@ import * as os from "os";
 import { execFileSync } from "child_process";
 import { bearer, call, connect } from "../src/proto";
 import { errorInfo, reason } from "../src/errors";
+import { lobby } from "../src/lobby";
 
 const REPO = path.resolve(__dirname, "..", "..", "..", "..");
 const SKAT = process.env.SKAT_BIN ?? path.join(REPO, "target", "debug", "skat");
@@ -220,5 +221,49 @@ joinAndPlay(server, table, new FirstBot(), { name: "first-bot" }).then((f) => {
     server.kill("SIGTERM");
     await exited(server);
     fs.rmSync(project, { recursive: true, force: true });
+  }
+});
+
+test("lobby mode plays a tournament", { timeout: 300_000 }, async () => {
+  const port = await freePort();
+  const address = `127.0.0.1:${port}`;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "skat-ts-lobby-"));
+  const server = spawn(SKAT, ["serve", "--addr", address, "--metrics-addr", "off", "--data-dir", dir, "--admin-token", "op"], { stdio: "ignore" });
+  const rust: ChildProcess[] = [];
+  try {
+    await waitReady(address);
+    const client = connect(address);
+    const tokens: Record<string, string> = {};
+    for (const name of ["ts", "h", "r"]) tokens[name] = (await call<{ botToken: string }>(client, "RegisterBot", { name })).botToken;
+    for (const [name, strategy] of [["h", "heuristic"], ["r", "random"]])
+      rust.push(spawn(SKAT, ["bot", "--strategy", strategy, "--server", address, "--bot-token", tokens[name]], { stdio: "ignore" }));
+    const played = lobby(address, tokens.ts, () => new JackBot(), 3);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const created = await call<any>(
+      client,
+      "CreateTournament",
+      { name: "ts cup", entrants: ["ts", "h", "r"], deals: 4, timeControl: { actionMs: 20000, dealMs: 0 }, seed: "5" },
+      bearer("op"),
+    );
+    assert.equal(created.tables, 3);
+    assert.equal((await played).length, 3);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    let t: any;
+    for (let i = 0; i < 300; i++) {
+      t = (await call<any>(client, "GetTournament", { tournamentId: created.tournamentId })).tournament;
+      if (t.finished) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.ok(t.finished);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const ts = t.standings.find((s: any) => s.name === "ts");
+    assert.equal(ts.lists, 3);
+    assert.equal(ts.penalties, 0);
+    client.close();
+  } finally {
+    for (const p of rust) p.kill();
+    server.kill("SIGTERM");
+    await exited(server);
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });

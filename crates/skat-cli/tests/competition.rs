@@ -120,6 +120,39 @@ async fn a_tournament_between_lobby_bots_survives_absence_disconnects_and_a_rest
         c.lobby(skat_sdk::client::with_token(pb::LobbyRequest {}, "not-a-bot-token")).await.unwrap_err();
     assert_eq!(skat_proto::convert::status_reason(&stranger), Some(pb::ErrorReason::BotTokenInvalid));
 
+    // The operator disables an account (its lobby is refused), enables it, rotates a token.
+    let spare = register(port, "spare", Some("operator-secret")).unwrap();
+    let admin = |args: &[&str]| {
+        let out = skat()
+            .args(["admin"])
+            .args(args)
+            .args([
+                "--name",
+                "spare",
+                "--server",
+                &format!("127.0.0.1:{port}"),
+                "--admin-token",
+                "operator-secret",
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    admin(&["disable-bot"]);
+    let disabled = c.lobby(skat_sdk::client::with_token(pb::LobbyRequest {}, &spare)).await.unwrap_err();
+    assert_eq!(skat_proto::convert::status_reason(&disabled), Some(pb::ErrorReason::AccountDisabled));
+    admin(&["enable-bot"]);
+    let rotated = admin(&["rotate-token"]);
+    let fresh = rotated.lines().find_map(|l| l.strip_prefix("bot token ")).unwrap().to_string();
+    let old = c.lobby(skat_sdk::client::with_token(pb::LobbyRequest {}, &spare)).await.unwrap_err();
+    assert_eq!(skat_proto::convert::status_reason(&old), Some(pb::ErrorReason::BotTokenInvalid));
+    drop(
+        c.lobby(skat_sdk::client::with_token(pb::LobbyRequest {}, &fresh))
+            .await
+            .expect("the new token opens the lobby"),
+    );
+
     let _b1 = lobby_bot(port, "heuristic", &h1);
     let b2 = lobby_bot(port, "heuristic", &h2);
     let _b3 = lobby_bot(port, "random", &r1);

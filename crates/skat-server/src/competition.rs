@@ -231,6 +231,37 @@ impl Competitions {
         Ok((account, token.reveal().to_string()))
     }
 
+    /// Disables or enables an account, or gives it a new token (admin only).
+    pub async fn update(
+        &self,
+        name: &str,
+        disabled: Option<bool>,
+        rotate: bool,
+        admin: Option<&str>,
+    ) -> Result<Option<String>, Refusal> {
+        let store = self.store()?;
+        self.check_admin(admin)?;
+        let token = if rotate {
+            Some(
+                SeatToken::generate()
+                    .map_err(|_| Refusal::new(Code::Internal, R::Internal, "no randomness"))?,
+            )
+        } else {
+            None
+        };
+        let hash = token.as_ref().map(|t| t.hash().to_string());
+        if !store.update_account(name, disabled, hash.as_deref()).await.map_err(store_error)? {
+            return Err(Refusal::new(
+                Code::NotFound,
+                R::UnknownEntrant,
+                format!("no account named `{name}`"),
+            )
+            .with("entrant", name));
+        }
+        tracing::info!(name, ?disabled, rotated = rotate, "bot account updated");
+        Ok(token.map(|t| t.reveal().to_string()))
+    }
+
     /// The account of a bot token.
     pub async fn authenticate(&self, token: Option<&str>) -> Result<Account, Refusal> {
         let store = self.store()?;

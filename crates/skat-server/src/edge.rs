@@ -30,7 +30,7 @@ use crate::metrics::Metrics;
 
 /// The methods of `skat.v1.SkatService` (metrics are kept for these; anything else
 /// counts as `other`).
-pub const METHODS: [&str; 19] = [
+pub const METHODS: [&str; 20] = [
     "CreateTable",
     "ListTables",
     "JoinTable",
@@ -50,6 +50,7 @@ pub const METHODS: [&str; 19] = [
     "CreateTournament",
     "GetTournament",
     "GetLeaderboard",
+    "UpdateBot",
 ];
 
 fn method_of(path: &str) -> &'static str {

@@ -700,6 +700,16 @@ impl SkatService for SkatServer {
         Ok(Response::new(pb::CreateTournamentResponse { tournament_id, tables: tables as u32 }))
     }
 
+    async fn update_bot(
+        &self,
+        request: Request<pb::UpdateBotRequest>,
+    ) -> Result<Response<pb::UpdateBotResponse>, Status> {
+        let admin = auth::bearer(request.metadata())?;
+        let r = request.get_ref();
+        let token = self.competitions.update(&r.name, r.disabled, r.rotate_token, admin.as_deref()).await?;
+        Ok(Response::new(pb::UpdateBotResponse { bot_token: token.unwrap_or_default() }))
+    }
+
     async fn get_tournament(
         &self,
         request: Request<pb::GetTournamentRequest>,

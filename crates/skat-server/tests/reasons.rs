@@ -21,8 +21,7 @@ use tonic::{Code, Request, Status};
 /// is replaced by the next one in the same step).
 /// Not reachable from a client here (a server without a database): STORAGE_UNAVAILABLE
 /// needs a failing database (skat-cli/tests/durability.rs makes one fail); the account
-/// and tournament reasons need a database (skat-cli/tests/competition.rs); no call
-/// disables an account yet.
+/// and tournament reasons need a database (skat-cli/tests/competition.rs).
 const UNREACHABLE: [R; 10] = [
     R::Unspecified,
     R::Internal,

@@ -28,6 +28,21 @@ enum AdminCommand {
         #[command(flatten)]
         conn: Conn,
     },
+    /// Disable an account: its lobby is refused.
+    DisableBot(NameConn),
+    /// Enable a disabled account.
+    EnableBot(NameConn),
+    /// Give an account a new bot token (printed once); the old one stops working.
+    RotateToken(NameConn),
+}
+
+#[derive(Debug, clap::Args)]
+struct NameConn {
+    /// The account's name.
+    #[arg(long)]
+    name: String,
+    #[command(flatten)]
+    conn: Conn,
 }
 
 #[derive(Debug, clap::Args)]
@@ -128,6 +143,9 @@ pub fn admin(args: AdminArgs) -> CmdResult {
                 );
                 Ok(ExitCode::SUCCESS)
             }
+            AdminCommand::DisableBot(a) => update(a, Some(true), false).await,
+            AdminCommand::EnableBot(a) => update(a, Some(false), false).await,
+            AdminCommand::RotateToken(a) => update(a, None, true).await,
         }
     })
 }
@@ -215,4 +233,20 @@ pub fn leaderboard(args: LeaderboardArgs) -> CmdResult {
         }
         Ok(ExitCode::SUCCESS)
     })
+}
+
+async fn update(a: NameConn, disabled: Option<bool>, rotate_token: bool) -> CmdResult {
+    let mut client = connect(&server_url(&a.conn.server)).await?;
+    let r = client
+        .update_bot(a.conn.request(pb::UpdateBotRequest { name: a.name.clone(), disabled, rotate_token }))
+        .await
+        .map_err(SdkError::from)?
+        .into_inner();
+    if r.bot_token.is_empty() {
+        println!("account {} updated", a.name);
+    } else {
+        println!("account {} has a new bot token", a.name);
+        println!("bot token {}", r.bot_token);
+    }
+    Ok(ExitCode::SUCCESS)
 }

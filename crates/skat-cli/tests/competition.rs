@@ -246,5 +246,17 @@ async fn a_tournament_between_lobby_bots_survives_absence_disconnects_and_a_rest
     let shown =
         skat().args(["tournament", "show", &id, "--server", &format!("127.0.0.1:{port}")]).output().unwrap();
     assert!(String::from_utf8_lossy(&shown.stdout).contains("12/12 tables finished (complete)"));
+    // Every record of the tournament, downloadable, and each re-scores with `skat replay`.
+    let records = skat()
+        .args(["tournament", "records", &id, "--server", &format!("127.0.0.1:{port}")])
+        .output()
+        .unwrap();
+    let iss = String::from_utf8(records.stdout).unwrap();
+    assert_eq!(iss.lines().filter(|l| l.starts_with("(;GM[Skat]")).count(), 12 * 12);
+    let mut replay =
+        skat().args(["replay", "-"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    std::io::Write::write_all(replay.stdin.as_mut().unwrap(), iss.as_bytes()).unwrap();
+    let replayed = replay.wait_with_output().unwrap();
+    assert!(replayed.status.success(), "every record replays");
     let _ = std::fs::remove_dir_all(&dir);
 }

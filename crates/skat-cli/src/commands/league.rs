@@ -102,6 +102,16 @@ enum TournamentCommand {
         #[command(flatten)]
         conn: Conn,
     },
+    /// Print every record of a tournament's finished tables (ISS, or JSON lines).
+    Records {
+        /// The tournament id.
+        id: String,
+        /// `iss` or `json`.
+        #[arg(long, default_value = "iss", value_parser = ["iss", "json"])]
+        format: String,
+        #[command(flatten)]
+        conn: Conn,
+    },
     /// Show a tournament's tables and standings.
     Show {
         /// The tournament id.
@@ -184,6 +194,32 @@ pub fn tournament(args: TournamentArgs) -> CmdResult {
                     .into_inner();
                 println!("tournament {} ({} tables)", r.tournament_id, r.tables);
                 println!("follow it: skat tournament show {} --server {}", r.tournament_id, conn.server);
+                Ok(ExitCode::SUCCESS)
+            }
+            TournamentCommand::Records { id, format, conn } => {
+                let mut client = connect(&server_url(&conn.server)).await?;
+                let t = client
+                    .get_tournament(pb::GetTournamentRequest { tournament_id: id })
+                    .await
+                    .map_err(SdkError::from)?
+                    .into_inner()
+                    .tournament
+                    .unwrap_or_default();
+                let format = if format == "json" { pb::RecordFormat::Json } else { pb::RecordFormat::Iss };
+                for table in t.tables.iter().filter(|x| x.status == "finished") {
+                    let records = client
+                        .get_records(pb::GetRecordsRequest {
+                            table_id: table.table_id.clone(),
+                            format: format as i32,
+                        })
+                        .await
+                        .map_err(SdkError::from)?
+                        .into_inner()
+                        .records;
+                    for r in records {
+                        println!("{r}");
+                    }
+                }
                 Ok(ExitCode::SUCCESS)
             }
             TournamentCommand::Show { id, conn } => {

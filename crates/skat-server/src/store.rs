@@ -300,15 +300,25 @@ impl Writer {
             return Ok(());
         }
         let mut tx = sqlx::Connection::begin(&mut *self.0).await?;
-        for chunk in entries.chunks(ENTRIES_PER_STATEMENT) {
-            insert_entries(&mut tx, chunk).await?;
-        }
-        for row in rows {
-            upsert_row(&mut tx, row).await?;
-        }
+        write_all(&mut tx, entries, rows).await?;
         tx.commit().await?;
         Ok(())
     }
+}
+
+/// Every entry and row, inside the caller's transaction.
+async fn write_all(
+    conn: &mut sqlx::AnyConnection,
+    entries: &[StoredEntry],
+    rows: &[TableRow],
+) -> Result<(), sqlx::Error> {
+    for chunk in entries.chunks(ENTRIES_PER_STATEMENT) {
+        insert_entries(conn, chunk).await?;
+    }
+    for row in rows {
+        upsert_row(conn, row).await?;
+    }
+    Ok(())
 }
 
 /// One INSERT of up to [`ENTRIES_PER_STATEMENT`] entries (prepared once per size).
@@ -366,12 +376,7 @@ impl Store {
     /// Writes entries and table rows in one transaction (outside the journal's writer).
     pub async fn write(&self, entries: &[StoredEntry], rows: &[TableRow]) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
-        for chunk in entries.chunks(ENTRIES_PER_STATEMENT) {
-            insert_entries(&mut tx, chunk).await?;
-        }
-        for row in rows {
-            upsert_row(&mut tx, row).await?;
-        }
+        write_all(&mut tx, entries, rows).await?;
         tx.commit().await?;
         Ok(())
     }

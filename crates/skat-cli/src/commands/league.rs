@@ -197,14 +197,7 @@ pub fn tournament(args: TournamentArgs) -> CmdResult {
                 Ok(ExitCode::SUCCESS)
             }
             TournamentCommand::Records { id, format, conn } => {
-                let mut client = connect(&server_url(&conn.server)).await?;
-                let t = client
-                    .get_tournament(pb::GetTournamentRequest { tournament_id: id })
-                    .await
-                    .map_err(SdkError::from)?
-                    .into_inner()
-                    .tournament
-                    .unwrap_or_default();
+                let (mut client, t) = fetch(&conn, id).await?;
                 let format = if format == "json" { pb::RecordFormat::Json } else { pb::RecordFormat::Iss };
                 for table in t.tables.iter().filter(|x| x.status == "finished") {
                     let records = client
@@ -223,14 +216,7 @@ pub fn tournament(args: TournamentArgs) -> CmdResult {
                 Ok(ExitCode::SUCCESS)
             }
             TournamentCommand::Show { id, conn } => {
-                let mut client = connect(&server_url(&conn.server)).await?;
-                let t = client
-                    .get_tournament(pb::GetTournamentRequest { tournament_id: id })
-                    .await
-                    .map_err(SdkError::from)?
-                    .into_inner()
-                    .tournament
-                    .unwrap_or_default();
+                let (_, t) = fetch(&conn, id).await?;
                 let done = t.tables.iter().filter(|x| x.status == "finished").count();
                 println!(
                     "tournament {} `{}`: {done}/{} tables finished{}",
@@ -285,4 +271,20 @@ async fn update(a: NameConn, disabled: Option<bool>, rotate_token: bool) -> CmdR
         println!("bot token {}", r.bot_token);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A connection to the server and the tournament `id`.
+async fn fetch(
+    conn: &Conn,
+    id: String,
+) -> Result<(pb::skat_service_client::SkatServiceClient<tonic::transport::Channel>, pb::Tournament), SdkError>
+{
+    let mut client = connect(&server_url(&conn.server)).await?;
+    let t = client
+        .get_tournament(pb::GetTournamentRequest { tournament_id: id })
+        .await?
+        .into_inner()
+        .tournament
+        .unwrap_or_default();
+    Ok((client, t))
 }

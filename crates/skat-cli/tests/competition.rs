@@ -192,7 +192,7 @@ async fn a_tournament_between_lobby_bots_survives_absence_disconnects_and_a_rest
         c.lobby(skat_sdk::client::with_token(pb::LobbyRequest {}, &h1)).await.unwrap().into_inner();
     let first =
         tokio::time::timeout(Duration::from_secs(30), lobby.message()).await.unwrap().unwrap().unwrap();
-    let Some(pb::lobby_event::Kind::SeatAssigned(seat)) = first.kind else { panic!("a seat") };
+    let Some(pb::lobby_response::Kind::SeatAssigned(seat)) = first.kind else { panic!("a seat") };
     let t = tournament(c.clone(), id.clone()).await;
     if let Some(other) =
         t.tables.iter().find(|x| !x.seating.contains(&"heuristic-1".to_string()) && !x.table_id.is_empty())

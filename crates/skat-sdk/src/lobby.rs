@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use skat_proto::pb::{self, lobby_event::Kind};
+use skat_proto::pb::{self, lobby_response::Kind};
 use tokio::task::JoinHandle;
 use tokio_stream::StreamExt;
 

@@ -42,7 +42,7 @@ pub struct SkatServer {
 }
 
 /// The Lobby stream.
-pub type LobbyStream = Pin<Box<dyn Stream<Item = Result<pb::LobbyEvent, Status>> + Send>>;
+pub type LobbyStream = Pin<Box<dyn Stream<Item = Result<pb::LobbyResponse, Status>> + Send>>;
 
 /// The trailer that carries the address of the replica owning a table.
 pub const OWNER_METADATA: &str = "skat-owner";
@@ -641,7 +641,7 @@ impl SkatService for SkatServer {
                 tokio::select! {
                     seat = seats.recv() => {
                         let Some(seat) = seat else { return };
-                        let event = pb::LobbyEvent { kind: Some(pb::lobby_event::Kind::SeatAssigned(seat)) };
+                        let event = pb::LobbyResponse { kind: Some(pb::lobby_response::Kind::SeatAssigned(seat)) };
                         if tx.send(Ok(event)).await.is_err() {
                             return;
                         }

@@ -594,12 +594,9 @@ impl Competitions {
                 lock(&me.seats).remove(&(p.table_id.clone(), seat as u32));
             }
             if let Some(store) = me.journal.store() {
-                if let Err(e) = store.update_planned(&tid, p.n, &p.table_id, "finished", &result).await {
-                    tracing::error!(error = %e, "could not record a tournament table's result");
-                }
                 let _one_at_a_time = me.rating.lock().await;
-                if let Err(e) = rate(store, &p.table_id, &result).await {
-                    tracing::error!(error = %e, "could not update ratings");
+                if let Err(e) = rate(store, (&tid, p.n), &p.table_id, &result).await {
+                    tracing::error!(error = %e, "could not record a tournament table's result and ratings");
                 }
             }
             let _ = done.send(p.n);
@@ -706,9 +703,14 @@ pub fn mean_ci(values: &[i64]) -> (f64, f64) {
     (mean, t * (var / n as f64).sqrt())
 }
 
-/// Updates the ratings of a finished list's accounts from its placements (Seeger-Fabian,
-/// ties share a place) with Weng-Lin.
-async fn rate(store: &Store, table_id: &str, result: &[SeatResult]) -> Result<(), StoreError> {
+/// Records a finished list: its result, and its accounts' new ratings from its
+/// placements (Seeger-Fabian, ties share a place) with Weng-Lin, in one transaction.
+async fn rate(
+    store: &Store,
+    planned: (&str, u64),
+    table_id: &str,
+    result: &[SeatResult],
+) -> Result<(), StoreError> {
     use skillratings::MultiTeamOutcome;
     use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
     let accounts: Vec<String> = result.iter().map(|r| r.account_id.clone()).collect();
@@ -738,7 +740,7 @@ async fn rate(store: &Store, table_id: &str, result: &[SeatResult]) -> Result<()
             (a.clone(), r.rating, r.uncertainty, c.map_or(0, |c| c.2) + 1)
         })
         .collect();
-    store.save_ratings(&updates, table_id, unix_ms(SystemTime::now())).await
+    store.finish_table(planned, table_id, result, &updates, unix_ms(SystemTime::now())).await
 }
 
 #[cfg(test)]

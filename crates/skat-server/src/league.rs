@@ -335,14 +335,28 @@ impl Store {
         Ok(out)
     }
 
-    /// Stores new ratings after a list, with their history, in one transaction.
-    pub async fn save_ratings(
+    /// Records a finished tournament table: its result, and the new ratings of its
+    /// accounts with their history, in one transaction (a crash leaves the table to be
+    /// finished again, never a result without its rating update or the reverse).
+    pub async fn finish_table(
         &self,
-        updates: &[(String, f64, f64, u64)],
+        (tournament_id, n): (&str, u64),
         table_id: &str,
+        result: &[SeatResult],
+        updates: &[(String, f64, f64, u64)],
         at_ms: u64,
     ) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "UPDATE skat_tournament_tables SET table_id = $1, status = 'finished', result = $2 \
+             WHERE tournament_id = $3 AND n = $4",
+        )
+        .bind(table_id)
+        .bind(serde_json::to_string(result).unwrap_or_default())
+        .bind(tournament_id)
+        .bind(to_i64(n))
+        .execute(&mut *tx)
+        .await?;
         for (account, rating, uncertainty, lists) in updates {
             sqlx::query(
                 "INSERT INTO skat_ratings (account_id, rating, uncertainty, lists, updated_ms) VALUES ($1,$2,$3,$4,$5) \

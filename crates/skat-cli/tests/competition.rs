@@ -147,11 +147,16 @@ async fn a_tournament_between_lobby_bots_survives_absence_disconnects_and_a_rest
     let fresh = rotated.lines().find_map(|l| l.strip_prefix("bot token ")).unwrap().to_string();
     let old = c.lobby(skat_sdk::client::with_token(pb::LobbyRequest {}, &spare)).await.unwrap_err();
     assert_eq!(skat_proto::convert::status_reason(&old), Some(pb::ErrorReason::BotTokenInvalid));
-    drop(
-        c.lobby(skat_sdk::client::with_token(pb::LobbyRequest {}, &fresh))
-            .await
-            .expect("the new token opens the lobby"),
-    );
+    let mut open = c
+        .lobby(skat_sdk::client::with_token(pb::LobbyRequest {}, &fresh))
+        .await
+        .expect("the new token opens the lobby")
+        .into_inner();
+    // Disabling the account ends the lobby it already has open.
+    admin(&["disable-bot"]);
+    let ended = tokio::time::timeout(Duration::from_secs(10), open.message()).await.expect("the lobby ends");
+    assert!(!matches!(ended, Ok(Some(_))), "no seat after the account was disabled: {ended:?}");
+    admin(&["enable-bot"]);
 
     let _b1 = lobby_bot(port, "heuristic", &h1);
     let b2 = lobby_bot(port, "heuristic", &h2);

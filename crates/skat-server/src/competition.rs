@@ -54,6 +54,9 @@ pub struct NewTournament {
     pub seed: u64,
 }
 
+/// Lobby streams one account may hold open at once.
+pub const MAX_LOBBIES_PER_ACCOUNT: usize = 4;
+
 /// Tables at once per account unless the operator says otherwise.
 pub const DEFAULT_MAX_TABLES: u32 = 8;
 
@@ -250,6 +253,7 @@ impl Competitions {
             None
         };
         let hash = token.as_ref().map(|t| t.hash().to_string());
+        let account = store.account_by_name(name).await.map_err(store_error)?;
         if !store.update_account(name, disabled, hash.as_deref()).await.map_err(store_error)? {
             return Err(Refusal::new(
                 Code::NotFound,
@@ -257,6 +261,13 @@ impl Competitions {
                 format!("no account named `{name}`"),
             )
             .with("entrant", name));
+        }
+        // The open lobbies were opened with the old token or before the account was
+        // disabled: they end now (their bots reconnect, and are checked again).
+        if let Some(a) = account
+            && (rotate || disabled == Some(true))
+        {
+            lock(&self.lobbies).remove(&a.account_id);
         }
         tracing::info!(name, ?disabled, rotated = rotate, "bot account updated");
         Ok(token.map(|t| t.reveal().to_string()))
@@ -286,12 +297,25 @@ impl Competitions {
 
     /// Opens an account's lobby: the seats it holds now, then every new one.
     pub async fn open_lobby(&self, account: &Account) -> Result<mpsc::Receiver<pb::SeatAssigned>, Refusal> {
-        let (tx, rx) = mpsc::channel(64);
+        {
+            let mut lobbies = lock(&self.lobbies);
+            let open = lobbies.entry(account.account_id.clone()).or_default();
+            open.retain(|tx| !tx.is_closed());
+            if open.len() >= MAX_LOBBIES_PER_ACCOUNT {
+                return Err(Refusal::limit(
+                    "lobbies-per-account",
+                    MAX_LOBBIES_PER_ACCOUNT,
+                    format!("this account has {MAX_LOBBIES_PER_ACCOUNT} lobby streams open already"),
+                ));
+            }
+        }
         let held: Vec<((String, u32), Assignment)> = lock(&self.seats)
             .iter()
             .filter(|(_, a)| a.account_id == account.account_id)
             .map(|(k, a)| (k.clone(), a.clone()))
             .collect();
+        // Room for every seat held now and the next ones: none is dropped.
+        let (tx, rx) = mpsc::channel(held.len() + 64);
         for ((table_id, seat), a) in held {
             let token = match a.token {
                 Some(t) => t,

@@ -630,13 +630,29 @@ impl SkatService for SkatServer {
     type LobbyStream = LobbyStream;
 
     async fn lobby(&self, request: Request<pb::LobbyRequest>) -> Result<Response<LobbyStream>, Status> {
+        let ip = client_ip(request.remote_addr());
         let token = auth::bearer(request.metadata())?;
+        // A lobby is a stream like any other: it counts against its address's limit.
+        let permit = self
+            .clients
+            .acquire(ip, Resource::Streams, self.config.max_streams_per_client)
+            .ok_or_else(|| {
+                Refusal::limit(
+                    "max-streams-per-client",
+                    self.config.max_streams_per_client,
+                    format!(
+                        "your address holds its limit of {} open streams",
+                        self.config.max_streams_per_client
+                    ),
+                )
+            })?;
         let account = self.competitions.authenticate(token.as_deref()).await?;
         tracing::info!(account = %account.account_id, "lobby opened");
         let mut seats = self.competitions.open_lobby(&account).await?;
         let (tx, rx) = tokio::sync::mpsc::channel(16);
         let mut shutdown = self.shutdown.clone();
         tokio::spawn(async move {
+            let _permit = permit;
             loop {
                 tokio::select! {
                     seat = seats.recv() => {

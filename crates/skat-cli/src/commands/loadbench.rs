@@ -109,7 +109,7 @@ async fn bench(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         println!("server: {url}");
         baseline(url, &args).await?;
         let load = load(url, &args).await?;
-        report(&load, &args, None);
+        report(&load, None);
         return Ok(());
     }
     let mut results: Vec<(String, Load, Option<f64>)> = Vec::new();
@@ -133,7 +133,7 @@ async fn bench(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         let load = load(&url, &args).await?;
         let commits = server.metrics.journal_commits.get() - commits_before;
         let fsyncs = (database != "memory").then(|| commits as f64 / load.elapsed);
-        report(&load, &args, fsyncs);
+        report(&load, fsyncs);
         let _ = stop.send(());
         let _ = server.task.await;
         let _ = std::fs::remove_dir_all(&dir);
@@ -246,7 +246,7 @@ async fn load(url: &str, args: &Args) -> Result<Load, Box<dyn std::error::Error>
     Ok(Load { deals: played, elapsed, latencies })
 }
 
-fn report(load: &Load, _args: &Args, fsyncs: Option<f64>) {
+fn report(load: &Load, fsyncs: Option<f64>) {
     let latencies = &load.latencies;
     println!(
         "actions: {:.0}/s, latency p50 {}, p99 {}, max {}",

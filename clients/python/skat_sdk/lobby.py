@@ -22,14 +22,25 @@ from .play import Finished, Seat, play
 log = logging.getLogger("skat_sdk")
 
 
-def lobby(server: str, bot_token: str, make_bot: Callable[[], Bot], lists: Optional[int] = None) -> List[Finished]:
+def lobby(
+    server: str,
+    bot_token: str,
+    make_bot: Callable[[], Bot],
+    lists: Optional[int] = None,
+    max_tables: int = 0,
+    casual_seats: int = 0,
+) -> List[Finished]:
     """Plays every seat the lobby hands out until ``lists`` tables have finished (None:
-    for ever); returns how each finished."""
+    for ever); returns how each finished. ``max_tables``: most tables at once (0: the
+    account's quota). ``casual_seats`` (3 or 4): also be matched with other bots as they
+    arrive. A seat on another replica comes without its token; the bot then keeps a lobby
+    open at that replica too, which hands the seat out with its token."""
     finished: List[Finished] = []
     lock = threading.Lock()
     playing = {}  # table id -> (seat token, thread)
     done = threading.Event()
-    current = {}  # the open lobby stream, to cancel when the last list is done
+    streams = {}  # address -> the open lobby stream, to cancel when the last list is done
+    followed = set()  # replicas whose lobby is kept open too
 
     def run(seat: Seat):
         try:
@@ -38,48 +49,67 @@ def lobby(server: str, bot_token: str, make_bot: Callable[[], Bot], lists: Optio
                 finished.append(result)
                 if lists is not None and len(finished) >= lists:
                     done.set()
-                    if "stream" in current:
-                        current["stream"].cancel()
+                    for stream in streams.values():
+                        stream.cancel()
         except grpc.RpcError as e:
             # A newer token for this seat replaced this one (after a restart): the newer
             # thread plays on.
             log.info("seat at %s stopped: %s", seat.table_id, errors.reason(e) or e.code())
 
-    failures = 0
-    while not done.is_set():
-        channel = grpc.insecure_channel(target(server))
-        stub = rpc.SkatServiceStub(channel)
-        try:
-            stream = stub.Lobby(pb.LobbyRequest(), metadata=(("authorization", f"Bearer {bot_token}"),))
-            with lock:
-                current["stream"] = stream
-                if done.is_set():
-                    stream.cancel()
-            for event in stream:
-                failures = 0
-                if event.WhichOneof("kind") != "seat_assigned":
-                    continue
-                s = event.seat_assigned
+    def follow(address: str):
+        with lock:
+            if address in followed or address == server:
+                return
+            followed.add(address)
+        log.info("following a seat to the replica at %s", address)
+        threading.Thread(target=keep, args=(address, 0, False), daemon=True).start()
+
+    def keep(address: str, casual: int, primary: bool):
+        failures = 0
+        while not done.is_set():
+            channel = grpc.insecure_channel(target(address))
+            stub = rpc.SkatServiceStub(channel)
+            try:
+                request = pb.LobbyRequest(max_tables=max_tables, casual_seats=casual)
+                stream = stub.Lobby(request, metadata=(("authorization", f"Bearer {bot_token}"),))
                 with lock:
-                    known = playing.get(s.table_id)
-                    if known is not None and known[0] == s.seat_token:
+                    streams[address] = stream
+                    if done.is_set():
+                        stream.cancel()
+                for event in stream:
+                    failures = 0
+                    if event.WhichOneof("kind") != "seat_assigned":
                         continue
-                address = s.owner_address or server
-                t = threading.Thread(target=run, args=(Seat(address, s.table_id, s.seat_token, s.seat),), daemon=True)
-                with lock:
-                    playing[s.table_id] = (s.seat_token, t)
-                t.start()
+                    s = event.seat_assigned
+                    seat_server = s.owner_address or address
+                    if not s.seat_token:
+                        follow(seat_server)
+                        continue
+                    with lock:
+                        known = playing.get(s.table_id)
+                        if known is not None and known[0] == s.seat_token:
+                            continue
+                    t = threading.Thread(
+                        target=run, args=(Seat(seat_server, s.table_id, s.seat_token, s.seat),), daemon=True
+                    )
+                    with lock:
+                        playing[s.table_id] = (s.seat_token, t)
+                    t.start()
+                    if done.is_set():
+                        break
+            except grpc.RpcError as e:
                 if done.is_set():
                     break
-        except grpc.RpcError as e:
-            if done.is_set():
-                break
-            if e.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.UNKNOWN, grpc.StatusCode.CANCELLED):
-                raise
-            failures += 1
-            if failures > 60:
-                raise
-            time.sleep(min(2.0, 0.1 * failures))
-        finally:
-            channel.close()
+                retryable = e.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.UNKNOWN, grpc.StatusCode.CANCELLED)
+                failures += 1
+                if not retryable or failures > 60:
+                    if primary:
+                        raise
+                    log.warning("the lobby at %s ended: %s", address, errors.reason(e) or e.code())
+                    return
+                time.sleep(min(2.0, 0.1 * failures))
+            finally:
+                channel.close()
+
+    keep(server, casual_seats, True)
     return finished

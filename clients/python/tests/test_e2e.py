@@ -283,3 +283,45 @@ def test_lobby_mode_plays_a_tournament(tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_casual_play_matches_python_and_rust_bots(tmp_path):
+    """Casual play: a Python bot and two Rust bots ask their lobbies for casual tables and
+    are matched into a rated meeting (one list in every seat rotation)."""
+    port = free_port()
+    addr = f"127.0.0.1:{port}"
+    proc = subprocess.Popen(
+        [SKAT, "serve", "--addr", addr, "--metrics-addr", "off", "--data-dir", str(tmp_path), "--casual-deals", "3"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        channel = grpc.insecure_channel(addr)
+        grpc.channel_ready_future(channel).result(timeout=30)
+        stub = rpc.SkatServiceStub(channel)
+        tokens = {n: stub.RegisterBot(pb.RegisterBotRequest(name=n)).bot_token for n in ("py", "h", "r")}
+        rust = [
+            subprocess.Popen([SKAT, "bot", "--strategy", s, "--server", addr, "--bot-token", tokens[n], "--casual", "3"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            for n, s in (("h", "heuristic"), ("r", "random"))
+        ]
+        result = {}
+        t = threading.Thread(target=lambda: result.setdefault(
+            "lists", skat_sdk.lobby(addr, tokens["py"], lambda: JackBot(2), lists=3, casual_seats=3)))
+        t.start()
+        t.join(timeout=240)
+        assert not t.is_alive(), "the casual meeting's three tables were played"
+        assert len(result["lists"]) == 3
+        deadline = time.time() + 60
+        while True:
+            bot = stub.GetBot(pb.GetBotRequest(name="py")).bot
+            if bot.rating.lists >= 3 or time.time() > deadline:
+                break
+            time.sleep(0.2)
+        assert bot.rating.lists >= 3, "the casual meeting is rated"
+        listed = stub.ListTournaments(pb.ListTournamentsRequest(include_casual=True)).tournaments
+        assert any(x.format == pb.TOURNAMENT_FORMAT_CASUAL and sorted(x.entrants) == ["h", "py", "r"] for x in listed)
+        for p in rust:
+            p.kill()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

@@ -29,13 +29,26 @@ fn skat() -> Command {
 }
 
 fn serve(port: u16, dir: &std::path::Path) -> Kill {
+    serve_with(port, &["--data-dir", &dir.display().to_string(), "--registration", "admin"], None)
+}
+
+/// A server on `port` with the admin token `operator-secret`, fast clocks and `extra`;
+/// its log goes to `log` (else nowhere).
+fn serve_with(port: u16, extra: &[&str], log: Option<&std::path::Path>) -> Kill {
+    let stderr = match log {
+        Some(path) => {
+            Stdio::from(std::fs::OpenOptions::new().create(true).append(true).open(path).expect("a log file"))
+        }
+        None => Stdio::null(),
+    };
     Kill(
         skat()
             .args(["serve", "--addr", &format!("127.0.0.1:{port}"), "--metrics-addr", "off"])
-            .args(["--data-dir", &dir.display().to_string(), "--admin-token", "operator-secret"])
-            .args(["--registration", "admin", "--action-timeout", "400ms", "--deal-clock", "0s"])
+            .args(["--admin-token", "operator-secret", "--action-timeout", "400ms", "--deal-clock", "0s"])
+            .args(extra)
+            .env("RUST_LOG", "info")
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .unwrap(),
     )
@@ -52,6 +65,10 @@ async fn client(port: u16) -> SkatServiceClient<Channel> {
 }
 
 fn lobby_bot(port: u16, strategy: &str, token: &str) -> Kill {
+    lobby_bot_with(port, strategy, token, &[])
+}
+
+fn lobby_bot_with(port: u16, strategy: &str, token: &str, extra: &[&str]) -> Kill {
     Kill(
         skat()
             .args([
@@ -63,6 +80,7 @@ fn lobby_bot(port: u16, strategy: &str, token: &str) -> Kill {
                 "--bot-token",
                 token,
             ])
+            .args(extra)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -116,8 +134,10 @@ async fn a_tournament_between_lobby_bots_survives_absence_disconnects_and_a_rest
     let missing =
         c.get_tournament(pb::GetTournamentRequest { tournament_id: "unope".into() }).await.unwrap_err();
     assert_eq!(skat_proto::convert::status_reason(&missing), Some(pb::ErrorReason::TournamentNotFound));
-    let stranger =
-        c.lobby(skat_sdk::client::with_token(pb::LobbyRequest {}, "not-a-bot-token")).await.unwrap_err();
+    let stranger = c
+        .lobby(skat_sdk::client::with_token(pb::LobbyRequest::default(), "not-a-bot-token"))
+        .await
+        .unwrap_err();
     assert_eq!(skat_proto::convert::status_reason(&stranger), Some(pb::ErrorReason::BotTokenInvalid));
 
     // The operator disables an account (its lobby is refused), enables it, rotates a token.
@@ -140,15 +160,16 @@ async fn a_tournament_between_lobby_bots_survives_absence_disconnects_and_a_rest
         String::from_utf8(out.stdout).unwrap()
     };
     admin(&["disable-bot"]);
-    let disabled = c.lobby(skat_sdk::client::with_token(pb::LobbyRequest {}, &spare)).await.unwrap_err();
+    let disabled =
+        c.lobby(skat_sdk::client::with_token(pb::LobbyRequest::default(), &spare)).await.unwrap_err();
     assert_eq!(skat_proto::convert::status_reason(&disabled), Some(pb::ErrorReason::AccountDisabled));
     admin(&["enable-bot"]);
     let rotated = admin(&["rotate-token"]);
     let fresh = rotated.lines().find_map(|l| l.strip_prefix("bot token ")).unwrap().to_string();
-    let old = c.lobby(skat_sdk::client::with_token(pb::LobbyRequest {}, &spare)).await.unwrap_err();
+    let old = c.lobby(skat_sdk::client::with_token(pb::LobbyRequest::default(), &spare)).await.unwrap_err();
     assert_eq!(skat_proto::convert::status_reason(&old), Some(pb::ErrorReason::BotTokenInvalid));
     let mut open = c
-        .lobby(skat_sdk::client::with_token(pb::LobbyRequest {}, &fresh))
+        .lobby(skat_sdk::client::with_token(pb::LobbyRequest::default(), &fresh))
         .await
         .expect("the new token opens the lobby")
         .into_inner();
@@ -171,7 +192,7 @@ async fn a_tournament_between_lobby_bots_survives_absence_disconnects_and_a_rest
     assert!(created.status.success(), "{}", String::from_utf8_lossy(&created.stderr));
     let text = String::from_utf8(created.stdout).unwrap();
     let id = text.split_whitespace().nth(1).unwrap().to_string();
-    assert!(text.contains("(12 tables)"), "4 triples x 3 rotations: {text}");
+    assert!(text.contains("(12 tables planned)"), "4 triples x 3 rotations: {text}");
 
     let tournament = |mut c: SkatServiceClient<Channel>, id: String| async move {
         c.get_tournament(pb::GetTournamentRequest { tournament_id: id })
@@ -194,7 +215,7 @@ async fn a_tournament_between_lobby_bots_survives_absence_disconnects_and_a_rest
     // A seat token acts only for its own seat: heuristic-1's token, read from its lobby,
     // at a table where it does not sit.
     let mut lobby =
-        c.lobby(skat_sdk::client::with_token(pb::LobbyRequest {}, &h1)).await.unwrap().into_inner();
+        c.lobby(skat_sdk::client::with_token(pb::LobbyRequest::default(), &h1)).await.unwrap().into_inner();
     let first =
         tokio::time::timeout(Duration::from_secs(30), lobby.message()).await.unwrap().unwrap().unwrap();
     let Some(pb::lobby_response::Kind::SeatAssigned(seat)) = first.kind else { panic!("a seat") };
@@ -264,4 +285,262 @@ async fn a_tournament_between_lobby_bots_survives_absence_disconnects_and_a_rest
     let replayed = replay.wait_with_output().unwrap();
     assert!(replayed.status.success(), "every record replays");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+async fn get_tournament(c: &mut SkatServiceClient<Channel>, id: &str) -> pb::Tournament {
+    c.get_tournament(pb::GetTournamentRequest { tournament_id: id.to_string() })
+        .await
+        .unwrap()
+        .into_inner()
+        .tournament
+        .unwrap()
+}
+
+fn create_tournament(port: u16, args: &[&str]) -> String {
+    let out = skat()
+        .args(["tournament", "create", "--server", &format!("127.0.0.1:{port}")])
+        .args(["--admin-token", "operator-secret", "--action-timeout", "400ms", "--deal-clock", "0s"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap().split_whitespace().nth(1).unwrap().to_string()
+}
+
+fn reason_of<T: std::fmt::Debug>(r: Result<T, tonic::Status>) -> Option<pb::ErrorReason> {
+    skat_proto::convert::status_reason(&r.unwrap_err())
+}
+
+/// Casual play (bots matched as they arrive, rated), a Swiss tournament within per-account
+/// quotas, a bot's public page, and a server that lets anonymous clients only watch.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn casual_matchmaking_swiss_rounds_quotas_and_anonymous_spectators() {
+    let dir = std::env::temp_dir().join(format!("skat-casual-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let port = free_port();
+    let data_dir = dir.display().to_string();
+    let _server = serve_with(
+        port,
+        &[
+            "--data-dir",
+            &data_dir,
+            "--anonymous",
+            "spectate",
+            "--casual-deals",
+            "3",
+            "--account-max-tables",
+            "3",
+        ],
+        None,
+    );
+    let mut c = client(port).await;
+
+    // Anonymous clients watch and read, nothing more; the operator's token still creates.
+    let table = pb::CreateTableRequest { deals: 3, ..Default::default() };
+    assert_eq!(reason_of(c.create_table(table.clone()).await), Some(pb::ErrorReason::CredentialRequired));
+    let created = c
+        .create_table(skat_sdk::client::with_token(table, "operator-secret"))
+        .await
+        .expect("the operator creates tables")
+        .into_inner();
+    let join =
+        pb::JoinTableRequest { table_id: created.table_id.clone(), name: "x".into(), ..Default::default() };
+    assert_eq!(reason_of(c.join_table(join).await), Some(pb::ErrorReason::CredentialRequired));
+    c.list_tables(pb::ListTablesRequest::default()).await.expect("anonymous clients may read");
+    c.get_table(pb::GetTableRequest { table_id: created.table_id }).await.expect("and watch");
+
+    // Casual: three bots ask for it and are matched; their meeting is rated.
+    let casual: Vec<String> =
+        ["casual-a", "casual-b", "casual-c"].iter().map(|n| register(port, n, None).unwrap()).collect();
+    let _casual_bots: Vec<Kill> = casual
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            lobby_bot_with(port, if i == 0 { "heuristic" } else { "random" }, t, &["--casual", "3"])
+        })
+        .collect();
+
+    // Swiss: five entrants, two rounds; one of them may play only one table at a time.
+    let swiss: Vec<String> = (1..=5).map(|i| format!("swiss-{i}")).collect();
+    let tokens: Vec<String> = swiss.iter().map(|n| register(port, n, None).unwrap()).collect();
+    let quota = skat()
+        .args(["admin", "set-quota", "--name", "swiss-1", "--max-tables", "1"])
+        .args(["--server", &format!("127.0.0.1:{port}"), "--admin-token", "operator-secret"])
+        .output()
+        .unwrap();
+    assert!(quota.status.success(), "{}", String::from_utf8_lossy(&quota.stderr));
+    let _swiss_bots: Vec<Kill> = tokens
+        .iter()
+        .enumerate()
+        .map(|(i, t)| lobby_bot(port, if i % 2 == 0 { "heuristic" } else { "random" }, t))
+        .collect();
+    let entrants = swiss.join(",");
+    let id = create_tournament(
+        port,
+        &["--name", "swiss cup", "--format", "swiss", "--rounds", "2", "--deals", "3", "--seed", "5"]
+            .into_iter()
+            .chain(["--entrants", entrants.as_str()])
+            .collect::<Vec<_>>(),
+    );
+    let deadline = Instant::now() + Duration::from_secs(240);
+    let t = loop {
+        let t = get_tournament(&mut c, &id).await;
+        let at_once = t
+            .tables
+            .iter()
+            .filter(|x| x.status == "playing" && x.seating.contains(&"swiss-1".to_string()))
+            .count();
+        assert!(at_once <= 1, "swiss-1 may play one table at a time: {:?}", t.tables);
+        if t.finished {
+            break t;
+        }
+        assert!(Instant::now() < deadline, "the Swiss tournament did not finish: {t:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!((t.round, t.rounds), (2, 2));
+    assert_eq!(t.meetings.len(), 2, "five entrants: one group of three per round");
+    assert_eq!(t.tables.len(), 6, "each meeting in three rotations");
+    let round1 = &t.meetings[0].entrants;
+    let sat_out: Vec<&String> = swiss.iter().filter(|e| !round1.contains(e)).collect();
+    assert_eq!(round1, &["swiss-1", "swiss-2", "swiss-3"], "round one follows the entrants' order");
+    for e in sat_out {
+        assert!(t.meetings[1].entrants.contains(e), "{e} sat out round one and plays round two");
+    }
+    assert_eq!(t.meetings[1].round, 2);
+
+    // The casual meeting has been played and rated by now (or soon).
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let casual_meeting = loop {
+        let list = c
+            .list_tournaments(pb::ListTournamentsRequest { include_casual: true, ..Default::default() })
+            .await
+            .unwrap()
+            .into_inner()
+            .tournaments;
+        if let Some(m) = list.iter().find(|x| x.format == pb::TournamentFormat::Casual as i32 && x.finished) {
+            break m.clone();
+        }
+        assert!(Instant::now() < deadline, "no casual meeting finished: {list:?}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    let mut names = casual_meeting.entrants.clone();
+    names.sort();
+    assert_eq!(names, ["casual-a", "casual-b", "casual-c"]);
+    assert_eq!(casual_meeting.tables, 3, "one list in every rotation");
+    let listed =
+        c.list_tournaments(pb::ListTournamentsRequest::default()).await.unwrap().into_inner().tournaments;
+    assert!(listed.iter().all(|x| x.format != pb::TournamentFormat::Casual as i32), "casual only when asked");
+    assert!(listed.iter().any(|x| x.tournament_id == id));
+
+    // A bot's page: its rating, its history (one point per rated list), its recent lists.
+    let bot =
+        c.get_bot(pb::GetBotRequest { name: "casual-a".into() }).await.unwrap().into_inner().bot.unwrap();
+    let rating = bot.rating.expect("rated");
+    assert!(rating.lists >= 3);
+    assert_eq!(bot.history.len() as u32, rating.lists);
+    assert!(bot.recent.len() >= 3 && bot.recent[0].seating.contains(&"casual-a".to_string()));
+    assert!(bot.online, "its lobby is open");
+    assert_eq!(bot.max_tables, 3, "--account-max-tables");
+    let one =
+        c.get_bot(pb::GetBotRequest { name: "swiss-1".into() }).await.unwrap().into_inner().bot.unwrap();
+    assert_eq!(one.max_tables, 1);
+    assert_eq!(
+        reason_of(c.get_bot(pb::GetBotRequest { name: "nobody".into() }).await),
+        Some(pb::ErrorReason::BotNotFound)
+    );
+    let shown =
+        skat().args(["tournament", "show", &id, "--server", &format!("127.0.0.1:{port}")]).output().unwrap();
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    assert!(shown.contains("Swiss: round 2 of 2") && shown.contains("head-to-head"), "{shown}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Two replicas on one PostgreSQL database: exactly one schedules a tournament (a lease);
+/// bots whose lobby is on the other replica follow their seats to the table's owner; when
+/// the scheduling replica is killed the other takes the tournament over, and the killed
+/// one, restarted, finishes the tables it hosts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_scheduler_across_replicas_and_a_takeover_postgres() {
+    let Ok(admin_url) = std::env::var("SKAT_TEST_POSTGRES") else {
+        assert!(std::env::var_os("SKAT_REQUIRE_POSTGRES").is_none(), "SKAT_TEST_POSTGRES is not set");
+        eprintln!("SKAT_TEST_POSTGRES is not set: skipped (scripts/test-all runs it)");
+        return;
+    };
+    sqlx::any::install_default_drivers();
+    let name = format!("skat_lease_{}", std::process::id());
+    let pool = sqlx::AnyPool::connect(&admin_url).await.unwrap();
+    sqlx::query(&format!("DROP DATABASE IF EXISTS {name}")).execute(&pool).await.unwrap();
+    sqlx::query(&format!("CREATE DATABASE {name}")).execute(&pool).await.unwrap();
+    pool.close().await;
+    let db = format!("{}/{name}", admin_url.rsplit_once('/').unwrap().0);
+
+    let (pa, pb_) = (free_port(), free_port());
+    let peers = format!("a=127.0.0.1:{pa},b=127.0.0.1:{pb_}");
+    let log_a = std::env::temp_dir().join(format!("skat-lease-a-{}.log", std::process::id()));
+    let log_b = std::env::temp_dir().join(format!("skat-lease-b-{}.log", std::process::id()));
+    let _ = std::fs::remove_file(&log_a);
+    let _ = std::fs::remove_file(&log_b);
+    let replica = |port: u16, node: &str, log: &std::path::Path| {
+        serve_with(port, &["--database", &db, "--node-id", node, "--peer", &peers], Some(log))
+    };
+    let a = replica(pa, "a", &log_a);
+    let _b = replica(pb_, "b", &log_b);
+    let _ca = client(pa).await;
+    let mut cb = client(pb_).await;
+
+    // Accounts registered on one replica are known to both; every bot's lobby is on b.
+    let names = ["h-1", "h-2", "r-1"];
+    let tokens: Vec<String> = names.iter().map(|n| register(pa, n, None).unwrap()).collect();
+    let _bots: Vec<Kill> =
+        tokens.iter().zip(["heuristic", "heuristic", "random"]).map(|(t, s)| lobby_bot(pb_, s, t)).collect();
+    // h-1 plays one table at a time: the tables come one after another.
+    let quota = skat()
+        .args(["admin", "set-quota", "--name", "h-1", "--max-tables", "1"])
+        .args(["--server", &format!("127.0.0.1:{pb_}"), "--admin-token", "operator-secret"])
+        .output()
+        .unwrap();
+    assert!(quota.status.success(), "{}", String::from_utf8_lossy(&quota.stderr));
+    let id =
+        create_tournament(pa, &["--entrants", "h-1,h-2,r-1", "--deals", "4", "--lists", "4", "--seed", "9"]);
+
+    // a schedules (its tables are a's); the bots, told by b, play them through a's lobby.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let t = get_tournament(&mut cb, &id).await;
+        if t.tables.iter().any(|x| x.status == "finished") {
+            assert!(t.tables.iter().filter(|x| !x.table_id.is_empty()).all(|x| x.table_id.starts_with("a.")));
+            break;
+        }
+        assert!(Instant::now() < deadline, "no table finished: {t:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let scheduling = format!("scheduling tournament={id}");
+    let read = |p: &std::path::Path| std::fs::read_to_string(p).unwrap_or_default();
+    assert!(read(&log_a).contains(&scheduling));
+    assert!(!read(&log_b).contains(&scheduling), "one scheduler at a time");
+
+    // kill -9 the scheduler's replica: b takes the tournament over when the lease runs out.
+    drop(a);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !read(&log_b).contains(&scheduling) {
+        assert!(Instant::now() < deadline, "b did not take the tournament over");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    // a comes back with its tables; it finishes them but leaves the scheduling to b.
+    let _a = replica(pa, "a", &log_a);
+    let deadline = Instant::now() + Duration::from_secs(240);
+    let t = loop {
+        let t = get_tournament(&mut cb, &id).await;
+        if t.finished {
+            break t;
+        }
+        assert!(Instant::now() < deadline, "the tournament did not finish: {t:?}");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    };
+    assert_eq!(t.tables.len(), 12);
+    assert!(t.tables.iter().all(|x| x.status == "finished"));
+    assert!(t.tables.iter().any(|x| x.table_id.starts_with("b.")), "b seated the tables after the takeover");
+    assert_eq!(read(&log_a).matches(&scheduling).count(), 1, "a did not schedule again: b holds the lease");
+    let board = cb.get_leaderboard(pb::GetLeaderboardRequest::default()).await.unwrap().into_inner().entries;
+    assert!(board.iter().all(|e| e.lists == 12), "every list rated once: {board:?}");
 }

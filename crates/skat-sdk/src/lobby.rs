@@ -2,12 +2,14 @@
 //! the server gives it (tournament tables), as many at once as they come, and stays
 //! connected between them. When the lobby stream breaks (a restart, a drain) it
 //! reconnects; the server then hands out again every seat the account holds, with a new
-//! token if it restarted, and the seat's game goes on with that token.
+//! token if it restarted, and the seat's game goes on with that token. With
+//! `casual_seats` it also asks to be matched with other bots as they arrive.
 
 use std::collections::HashMap;
 use std::time::Duration;
 
 use skat_proto::pb::{self, lobby_response::Kind};
+use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_stream::StreamExt;
 
@@ -22,97 +24,179 @@ pub struct LobbyResult {
     pub finished: Vec<Finished>,
 }
 
-/// Plays every seat the lobby hands out, each with a bot from `make_bot`, until `lists`
-/// tables have finished (None: for ever).
+/// What a bot asks of its lobby.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LobbyOptions {
+    /// Stop after this many tables have finished (None: play for ever).
+    pub lists: Option<usize>,
+    /// Most tables at once (0: the account's quota).
+    pub max_tables: u32,
+    /// Casual play at tables of 3 or 4 seats (0: tournaments only).
+    pub casual_seats: u32,
+}
+
+/// A lobby connection's news: a seat (and the server whose lobby told it), or a refusal
+/// for good (and the server that refused).
+type LobbyNews = Result<(String, pb::SeatAssigned), (String, SdkError)>;
+
+/// Keeps one lobby stream open to `url`, reconnecting when it breaks, and forwards its
+/// seats. Ends when refused for good (a wrong or disabled bot token), telling `news`.
+fn keep_lobby(
+    url: String,
+    bot_token: String,
+    request: pb::LobbyRequest,
+    news: mpsc::Sender<LobbyNews>,
+) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut failures = 0u32;
+        loop {
+            let stream = async {
+                let mut client = connect(&url).await?;
+                Ok::<_, SdkError>(client.lobby(with_token(request, &bot_token)).await?.into_inner())
+            }
+            .await;
+            let mut stream = match stream {
+                Ok(s) => {
+                    failures = 0;
+                    s
+                }
+                Err(e) if !crate::play::retryable(&e) => {
+                    let _ = news.send(Err((url, e))).await;
+                    return;
+                }
+                // The server is away (restarting, draining): retry.
+                Err(e) => {
+                    failures += 1;
+                    if failures > 60 {
+                        let _ = news.send(Err((url, e))).await;
+                        return;
+                    }
+                    tokio::time::sleep(Duration::from_millis(100 * u64::from(failures.min(20)))).await;
+                    continue;
+                }
+            };
+            while let Some(msg) = stream.next().await {
+                match msg {
+                    Ok(pb::LobbyResponse { kind: Some(Kind::SeatAssigned(seat)) }) => {
+                        if news.send(Ok((url.clone(), seat))).await.is_err() {
+                            return;
+                        }
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        tracing::info!(server = %url, error = %e, "lobby stream ended; reconnecting");
+                        break;
+                    }
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    })
+}
+
+/// Plays every seat the lobby hands out, each with a bot from `make_bot`, until
+/// `options.lists` tables have finished (None: for ever). With replicas, a seat at a
+/// table on another replica is announced without its token; the bot then keeps a lobby
+/// open there too, which hands the seat out with its token.
 pub async fn run<B, F>(
     url: &str,
     bot_token: &str,
     make_bot: F,
-    lists: Option<usize>,
+    options: LobbyOptions,
 ) -> Result<LobbyResult, SdkError>
 where
     B: Bot + Send + 'static,
     F: Fn() -> B,
 {
     let url = server_url(url);
-    let mut playing: HashMap<String, (String, JoinHandle<Result<Finished, SdkError>>)> = HashMap::new();
-    let mut result = LobbyResult::default();
-    let mut failures = 0u32;
-    loop {
-        let stream = async {
-            let mut client = connect(&url).await?;
-            Ok::<_, SdkError>(client.lobby(with_token(pb::LobbyRequest {}, bot_token)).await?.into_inner())
+    let (news_tx, mut news) = mpsc::channel::<LobbyNews>(256);
+    let request = |casual_seats| pb::LobbyRequest { max_tables: options.max_tables, casual_seats };
+    let mut lobbies: HashMap<String, JoinHandle<()>> = HashMap::new();
+    lobbies.insert(
+        url.clone(),
+        keep_lobby(url.clone(), bot_token.to_string(), request(options.casual_seats), news_tx.clone()),
+    );
+    let stop = |lobbies: &mut HashMap<String, JoinHandle<()>>, playing: &mut HashMap<String, Playing>| {
+        for h in lobbies.values() {
+            h.abort();
         }
-        .await;
-        let mut stream = match stream {
-            Ok(s) => {
-                failures = 0;
-                s
-            }
-            // Refused for good (a wrong or disabled bot token): stop.
-            Err(e) if !crate::play::retryable(&e) => return Err(e),
-            // The server is away (restarting, draining): retry.
-            Err(e) => {
-                failures += 1;
-                if failures > 60 {
-                    return Err(e);
+        for (_, (_, h)) in playing.drain() {
+            h.abort();
+        }
+    };
+    let mut playing: HashMap<String, Playing> = HashMap::new();
+    let mut result = LobbyResult::default();
+    loop {
+        // Collect finished tables while waiting for the next seat.
+        let next = tokio::time::timeout(Duration::from_millis(200), news.recv()).await;
+        let done: Vec<String> =
+            playing.iter().filter(|(_, (_, h))| h.is_finished()).map(|(t, _)| t.clone()).collect();
+        for table in done {
+            if let Some((_, h)) = playing.remove(&table) {
+                match h.await {
+                    Ok(Ok(f)) => result.finished.push(f),
+                    Ok(Err(e)) => tracing::warn!(table = %table, error = %e, "a lobby seat stopped"),
+                    Err(e) => tracing::warn!(table = %table, error = %e, "a lobby seat's task failed"),
                 }
-                tokio::time::sleep(Duration::from_millis(100 * u64::from(failures.min(20)))).await;
+            }
+        }
+        if options.lists.is_some_and(|n| result.finished.len() >= n) {
+            stop(&mut lobbies, &mut playing);
+            return Ok(result);
+        }
+        let (lobby, seat) = match next {
+            Err(_) => continue,
+            Ok(None) => continue,
+            Ok(Some(Err((server, e)))) if server != url => {
+                // A replica followed for a seat is gone for good: its seats are lost, the
+                // bot goes on.
+                tracing::warn!(server = %server, error = %e, "a replica's lobby ended");
+                lobbies.remove(&server);
+                continue;
+            }
+            Ok(Some(Err((_, e)))) => {
+                // The first lobby refused for good: the token is wrong or disabled.
+                stop(&mut lobbies, &mut playing);
+                return Err(e);
+            }
+            Ok(Some(Ok(news))) => news,
+        };
+        let server =
+            if seat.owner_address.is_empty() { lobby.clone() } else { server_url(&seat.owner_address) };
+        if seat.seat_token.is_empty() {
+            // A seat on another replica: its lobby there has the token.
+            if let std::collections::hash_map::Entry::Vacant(e) = lobbies.entry(server.clone()) {
+                tracing::info!(server = %server, table = %seat.table_id, "following a seat to its replica");
+                e.insert(keep_lobby(server, bot_token.to_string(), request(0), news_tx.clone()));
+            }
+            continue;
+        }
+        // The same seat again (after a restart): play on with the new token.
+        if let Some((token, h)) = playing.get(&seat.table_id) {
+            if *token == seat.seat_token {
+                continue;
+            }
+            h.abort();
+        }
+        let client = match connect(&server).await {
+            Ok(c) => c,
+            Err(e) => {
+                // Try again in a moment (the replica may be restarting).
+                tracing::warn!(table = %seat.table_id, error = %e, "cannot reach a seat's server; retrying");
+                let again = news_tx.clone();
+                tokio::spawn(async move {
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                    let _ = again.send(Ok((lobby, seat))).await;
+                });
                 continue;
             }
         };
-        loop {
-            // Collect finished tables while waiting for the next seat.
-            let next = tokio::time::timeout(Duration::from_millis(200), stream.next()).await;
-            let done: Vec<String> =
-                playing.iter().filter(|(_, (_, h))| h.is_finished()).map(|(t, _)| t.clone()).collect();
-            for table in done {
-                if let Some((_, h)) = playing.remove(&table) {
-                    match h.await {
-                        Ok(Ok(f)) => result.finished.push(f),
-                        Ok(Err(e)) => tracing::warn!(table = %table, error = %e, "a lobby seat stopped"),
-                        Err(e) => tracing::warn!(table = %table, error = %e, "a lobby seat's task failed"),
-                    }
-                }
-            }
-            if lists.is_some_and(|n| result.finished.len() >= n) {
-                for (_, (_, h)) in playing.drain() {
-                    h.abort();
-                }
-                return Ok(result);
-            }
-            let msg = match next {
-                Err(_) => continue,
-                Ok(None) => break,
-                Ok(Some(Err(e))) => {
-                    tracing::info!(error = %e, "lobby stream ended; reconnecting");
-                    break;
-                }
-                Ok(Some(Ok(m))) => m,
-            };
-            let Some(Kind::SeatAssigned(seat)) = msg.kind else { continue };
-            // The same seat again (after a restart): play on with the new token.
-            if let Some((token, h)) = playing.get(&seat.table_id) {
-                if *token == seat.seat_token {
-                    continue;
-                }
-                h.abort();
-            }
-            let server =
-                if seat.owner_address.is_empty() { url.clone() } else { server_url(&seat.owner_address) };
-            let client = match connect(&server).await {
-                Ok(c) => c,
-                Err(e) => {
-                    // The lobby hands the seat out again when it reconnects.
-                    tracing::warn!(table = %seat.table_id, error = %e, "cannot reach a seat's server; reconnecting");
-                    break;
-                }
-            };
-            let sc = SeatClient::from_parts(client, &server, &seat.table_id, &seat.seat_token, seat.seat);
-            let mut bot = make_bot();
-            let handle = tokio::spawn(async move { play(sc, &mut bot, PlayOptions::default()).await });
-            playing.insert(seat.table_id.clone(), (seat.seat_token, handle));
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        let sc = SeatClient::from_parts(client, &server, &seat.table_id, &seat.seat_token, seat.seat);
+        let mut bot = make_bot();
+        let handle = tokio::spawn(async move { play(sc, &mut bot, PlayOptions::default()).await });
+        playing.insert(seat.table_id.clone(), (seat.seat_token, handle));
     }
 }
+
+/// A seat being played: its token and its task.
+type Playing = (String, JoinHandle<Result<Finished, SdkError>>);

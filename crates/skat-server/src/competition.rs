@@ -3,7 +3,11 @@
 //! | concern | how |
 //! |---|---|
 //! | identity | an account has a bot token (shown once; its SHA-256 is stored) |
+//! | quotas | tables at once per account (its `max_tables`, lowered by what its lobby asks for), lobbies per account; counted over every tournament and replica from the database |
 //! | being seated | the tournament's scheduler creates each table, takes every seat for its entrant with a fresh seat token, and hands the token to the entrant's lobby stream (now, or when it connects) |
+//! | one scheduler | a lease in the database (`take_lease`), renewed while it runs; a replica takes over a lease that ran out |
+//! | results | recorded by the replica that hosts the table (its result watcher), so a scheduler on another replica only reads the plan |
+//! | formats | round robin (every group of entrants), Swiss (rounds of groups by standing), casual (one meeting of bots matched as they arrive) |
 //! | absence | a seat whose bot never comes forfeits on time like any seat: the list goes on |
 //! | tokens after a restart | the server keeps no seat token: a seat handed out again gets a new one (a journaled `Rekeyed` input), and the old one stops working |
 //! | fairness | each meeting of entrants plays the same deals in every seat rotation (duplicate) |
@@ -12,9 +16,9 @@
 //! Rows live in the database ([`crate::league`]); a server without one refuses these
 //! calls with NO_DATABASE.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
-use std::time::{Instant, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use skat_engine::MatchConfig;
 use skat_engine::matches::Seat;
@@ -26,7 +30,7 @@ use crate::auth::{SeatToken, TokenHash, random_u64};
 use crate::config::ServerConfig;
 use crate::error::Refusal;
 use crate::journal::Journal;
-use crate::league::{Account, PlannedTable, SeatResult, Tournament, TournamentSpec};
+use crate::league::{Account, Format, PlannedTable, SeatResult, Tournament, TournamentSpec};
 use crate::metrics::Metrics;
 use crate::store::{Store, StoreError};
 use crate::table::{Table, TableConfig, unix_ms};
@@ -52,13 +56,34 @@ pub struct NewTournament {
     pub deal_ms: u64,
     /// The seed of the deals.
     pub seed: u64,
+    /// How entrants meet (round robin or Swiss).
+    pub format: Format,
+    /// Swiss rounds (0: enough for everybody to meet everybody, at most 9).
+    pub rounds: u32,
+    /// Unix milliseconds before which no table is seated.
+    pub start_ms: u64,
 }
 
-/// Lobby streams one account may hold open at once.
-pub const MAX_LOBBIES_PER_ACCOUNT: usize = 4;
+/// How long a scheduler's lease lasts unless renewed.
+const LEASE: Duration = Duration::from_secs(10);
+/// How often a scheduler looks at its plan when nothing woke it, and renews its lease.
+const SCHEDULER_TICK: Duration = Duration::from_secs(1);
+/// How often a replica looks for tournaments whose scheduler lease ran out.
+const TAKEOVER_POLL: Duration = Duration::from_secs(3);
+/// How often a lobby looks for its account's seats at tables on other replicas.
+const REMOTE_SEATS_POLL: Duration = Duration::from_secs(2);
+/// Most Swiss rounds.
+const MAX_ROUNDS: u32 = 9;
 
-/// Tables at once per account unless the operator says otherwise.
-pub const DEFAULT_MAX_TABLES: u32 = 8;
+/// An open lobby stream.
+#[derive(Debug)]
+struct Lobby {
+    tx: mpsc::Sender<pb::SeatAssigned>,
+    /// Most tables it asked for (0: no limit of its own).
+    max_tables: u32,
+    /// Casual seats it asked for (0: none).
+    casual_seats: u32,
+}
 
 /// A seat handed to an account: where, and its token while this process has it.
 #[derive(Debug, Clone)]
@@ -76,12 +101,22 @@ pub struct Competitions {
     config: Arc<ServerConfig>,
     metrics: Metrics,
     /// Open lobby streams by account.
-    lobbies: Mutex<HashMap<String, Vec<mpsc::Sender<pb::SeatAssigned>>>>,
+    lobbies: Mutex<HashMap<String, Vec<Lobby>>>,
     /// Seats at unfinished tournament tables, by (table id, seat).
     seats: Mutex<HashMap<(String, u32), Assignment>>,
     /// Rating updates read and write an account's rating: one at a time, or two lists
     /// finishing together would lose one.
     rating: tokio::sync::Mutex<()>,
+    /// Tournaments whose scheduler runs in this process.
+    running: Mutex<HashSet<String>>,
+    /// Tables whose result watcher runs in this process.
+    watched: Mutex<HashSet<String>>,
+    /// Accounts waiting for a casual meeting, first come first served: (account, seats).
+    casual_queue: Mutex<Vec<(String, u32)>>,
+    /// Accounts queued for or playing a casual meeting (one at a time each).
+    in_casual: Mutex<HashSet<String>>,
+    /// Wakes the schedulers: a table finished here, a lobby opened.
+    wake: tokio::sync::Notify,
 }
 
 fn store_error(e: StoreError) -> Refusal {
@@ -165,6 +200,11 @@ impl Competitions {
             lobbies: Mutex::default(),
             seats: Mutex::default(),
             rating: tokio::sync::Mutex::new(()),
+            running: Mutex::default(),
+            watched: Mutex::default(),
+            casual_queue: Mutex::default(),
+            in_casual: Mutex::default(),
+            wake: tokio::sync::Notify::new(),
         })
     }
 
@@ -220,7 +260,7 @@ impl Competitions {
             owner: owner.chars().filter(|c| !c.is_control()).take(128).collect(),
             token_hash: token.hash().to_string(),
             disabled: false,
-            max_tables: DEFAULT_MAX_TABLES,
+            max_tables: self.config.account_max_tables,
             created_ms: unix_ms(SystemTime::now()),
         };
         if !store.create_account(&account).await.map_err(store_error)? {
@@ -234,16 +274,24 @@ impl Competitions {
         Ok((account, token.reveal().to_string()))
     }
 
-    /// Disables or enables an account, or gives it a new token (admin only).
+    /// Disables or enables an account, gives it a new token or a new quota (admin only).
     pub async fn update(
         &self,
         name: &str,
         disabled: Option<bool>,
         rotate: bool,
+        max_tables: Option<u32>,
         admin: Option<&str>,
     ) -> Result<Option<String>, Refusal> {
         let store = self.store()?;
         self.check_admin(admin)?;
+        if max_tables.is_some_and(|m| !(1..=1000).contains(&m)) {
+            return Err(Refusal::new(
+                Code::InvalidArgument,
+                R::InvalidSettings,
+                "an account's quota is 1 to 1000 tables at once",
+            ));
+        }
         let token = if rotate {
             Some(
                 SeatToken::generate()
@@ -254,7 +302,7 @@ impl Competitions {
         };
         let hash = token.as_ref().map(|t| t.hash().to_string());
         let account = store.account_by_name(name).await.map_err(store_error)?;
-        if !store.update_account(name, disabled, hash.as_deref()).await.map_err(store_error)? {
+        if !store.update_account(name, disabled, hash.as_deref(), max_tables).await.map_err(store_error)? {
             return Err(Refusal::new(
                 Code::NotFound,
                 R::UnknownEntrant,
@@ -269,7 +317,8 @@ impl Competitions {
         {
             lock(&self.lobbies).remove(&a.account_id);
         }
-        tracing::info!(name, ?disabled, rotated = rotate, "bot account updated");
+        self.wake.notify_waiters();
+        tracing::info!(name, ?disabled, rotated = rotate, ?max_tables, "bot account updated");
         Ok(token.map(|t| t.reveal().to_string()))
     }
 
@@ -295,17 +344,31 @@ impl Competitions {
         Ok(account)
     }
 
-    /// Opens an account's lobby: the seats it holds now, then every new one.
-    pub async fn open_lobby(&self, account: &Account) -> Result<mpsc::Receiver<pb::SeatAssigned>, Refusal> {
+    /// Opens an account's lobby: the seats it holds now, then every new one. With
+    /// `casual_seats` the account also queues for casual meetings.
+    pub async fn open_lobby(
+        self: &Arc<Self>,
+        account: &Account,
+        max_tables: u32,
+        casual_seats: u32,
+    ) -> Result<mpsc::Receiver<pb::SeatAssigned>, Refusal> {
+        if !matches!(casual_seats, 0 | 3 | 4) {
+            return Err(Refusal::new(
+                Code::InvalidArgument,
+                R::InvalidSettings,
+                format!("casual tables have 3 or 4 seats, not {casual_seats}"),
+            ));
+        }
+        let most = self.config.account_max_lobbies;
         {
             let mut lobbies = lock(&self.lobbies);
             let open = lobbies.entry(account.account_id.clone()).or_default();
-            open.retain(|tx| !tx.is_closed());
-            if open.len() >= MAX_LOBBIES_PER_ACCOUNT {
+            open.retain(|l| !l.tx.is_closed());
+            if open.len() >= most {
                 return Err(Refusal::limit(
-                    "lobbies-per-account",
-                    MAX_LOBBIES_PER_ACCOUNT,
-                    format!("this account has {MAX_LOBBIES_PER_ACCOUNT} lobby streams open already"),
+                    "account-max-lobbies",
+                    most,
+                    format!("this account has {most} lobby streams open already"),
                 ));
             }
         }
@@ -326,8 +389,70 @@ impl Competitions {
             };
             let _ = tx.try_send(self.assigned(&table_id, seat, &token, &a.tournament_id));
         }
-        lock(&self.lobbies).entry(account.account_id.clone()).or_default().push(tx);
+        if self.config.node_id.is_some() {
+            self.follow_remote_seats(&account.account_id, tx.clone());
+        }
+        lock(&self.lobbies).entry(account.account_id.clone()).or_default().push(Lobby {
+            tx,
+            max_tables,
+            casual_seats,
+        });
+        if casual_seats > 0 {
+            self.queue_casual(&account.account_id, casual_seats);
+        }
+        self.wake.notify_waiters();
         Ok(rx)
+    }
+
+    /// With replicas: tells a lobby of its account's seats at tables on other replicas
+    /// (no token: this replica has none; the bot opens a lobby at the owner's address,
+    /// which hands the seat out with its token).
+    fn follow_remote_seats(self: &Arc<Self>, account_id: &str, tx: mpsc::Sender<pb::SeatAssigned>) {
+        let me = Arc::clone(self);
+        let account_id = account_id.to_string();
+        tokio::spawn(async move {
+            let mut told = HashSet::new();
+            while !tx.is_closed() {
+                if let Some(store) = me.journal.store()
+                    && let Ok(playing) = store.playing_tables().await
+                {
+                    for (tournament_id, p) in playing {
+                        let Ok(id) = p.table_id.parse::<TableId>() else { continue };
+                        let Some(node) = me.config.foreign_owner(&id) else { continue };
+                        for (seat, a) in p.seating.iter().enumerate() {
+                            if *a == account_id && told.insert((p.table_id.clone(), seat)) {
+                                let _ = tx.try_send(pb::SeatAssigned {
+                                    table_id: p.table_id.clone(),
+                                    seat: seat as u32,
+                                    seat_token: String::new(),
+                                    owner_address: me.config.peer_address(node).unwrap_or_default(),
+                                    tournament_id: tournament_id.clone(),
+                                });
+                            }
+                        }
+                    }
+                }
+                tokio::select! {
+                    _ = tokio::time::sleep(REMOTE_SEATS_POLL) => {}
+                    _ = tx.closed() => return,
+                }
+            }
+        });
+    }
+
+    /// The lowest `max_tables` an account's open lobbies asked for (0: none asked).
+    fn lobby_cap(&self, account_id: &str) -> u32 {
+        let mut lobbies = lock(&self.lobbies);
+        let Some(open) = lobbies.get_mut(account_id) else { return 0 };
+        open.retain(|l| !l.tx.is_closed());
+        open.iter().map(|l| l.max_tables).filter(|m| *m > 0).min().unwrap_or(0)
+    }
+
+    /// Whether an account has an open lobby that asked for casual tables of `seats`.
+    fn wants_casual(&self, account_id: &str, seats: u32) -> bool {
+        lock(&self.lobbies)
+            .get(account_id)
+            .is_some_and(|open| open.iter().any(|l| !l.tx.is_closed() && l.casual_seats == seats))
     }
 
     fn assigned(&self, table_id: &str, seat: u32, token: &str, tournament_id: &str) -> pb::SeatAssigned {
@@ -358,17 +483,101 @@ impl Competitions {
     fn notify(&self, account_id: &str, event: pb::SeatAssigned) {
         let mut lobbies = lock(&self.lobbies);
         if let Some(streams) = lobbies.get_mut(account_id) {
-            streams.retain(|tx| !tx.is_closed());
-            for tx in streams.iter() {
-                let _ = tx.try_send(event.clone());
+            streams.retain(|l| !l.tx.is_closed());
+            for l in streams.iter() {
+                let _ = l.tx.try_send(event.clone());
             }
         }
     }
 
-    /// Creates a tournament and starts its scheduler.
+    /// Queues an account for a casual meeting (once), then matches whoever waits.
+    fn queue_casual(self: &Arc<Self>, account_id: &str, seats: u32) {
+        if !lock(&self.in_casual).insert(account_id.to_string()) {
+            return;
+        }
+        lock(&self.casual_queue).push((account_id.to_string(), seats));
+        self.match_casual(seats);
+    }
+
+    /// Seats the first `seats` waiting accounts whose lobbies are still open at a casual
+    /// meeting; those whose lobbies closed leave the queue.
+    fn match_casual(self: &Arc<Self>, seats: u32) {
+        let group: Vec<String> = {
+            let mut queue = lock(&self.casual_queue);
+            let mut gone = Vec::new();
+            queue.retain(|(a, s)| {
+                let keep = *s != seats || self.wants_casual(a, seats);
+                if !keep {
+                    gone.push(a.clone());
+                }
+                keep
+            });
+            for a in gone {
+                lock(&self.in_casual).remove(&a);
+            }
+            let waiting: Vec<usize> =
+                queue.iter().enumerate().filter(|(_, (_, s))| *s == seats).map(|(i, _)| i).collect();
+            if waiting.len() < seats as usize {
+                return;
+            }
+            let take: Vec<usize> = waiting.into_iter().take(seats as usize).collect();
+            let group = take.iter().map(|i| queue[*i].0.clone()).collect();
+            for i in take.into_iter().rev() {
+                queue.remove(i);
+            }
+            group
+        };
+        let me = Arc::clone(self);
+        tokio::spawn(async move {
+            let seed = random_u64().unwrap_or(0);
+            let spec = TournamentSpec {
+                entrants: group.clone(),
+                seats: seats as u8,
+                deals: me.config.casual_deals,
+                lists: 1,
+                action_ms: me.config.default_action_ms,
+                deal_ms: me.config.default_deal_ms,
+                seed,
+                parallel: 0,
+                format: Format::Casual,
+                rounds: 0,
+                start_ms: 0,
+            };
+            if let Err(e) = me.start_tournament("casual".into(), spec).await {
+                tracing::warn!(error = %e.message, "could not start a casual meeting");
+                for a in group {
+                    lock(&me.in_casual).remove(&a);
+                }
+            }
+        });
+    }
+
+    /// After a casual meeting: its entrants whose lobbies still ask for one queue again.
+    fn casual_finished(self: &Arc<Self>, spec: &TournamentSpec) {
+        let seats = u32::from(spec.seats);
+        for a in &spec.entrants {
+            lock(&self.in_casual).remove(a);
+            if self.wants_casual(a, seats) {
+                self.queue_casual(a, seats);
+            }
+        }
+    }
+
+    /// Creates a tournament (entrants by account name) and starts its scheduler.
     pub async fn create_tournament(self: &Arc<Self>, new: NewTournament) -> Result<(String, usize), Refusal> {
-        let NewTournament { name, entrants: entrant_names, seats, deals, lists, action_ms, deal_ms, seed } =
-            new;
+        let NewTournament {
+            name,
+            entrants: entrant_names,
+            seats,
+            deals,
+            lists,
+            action_ms,
+            deal_ms,
+            seed,
+            format,
+            rounds,
+            start_ms,
+        } = new;
         let store = self.store()?;
         let mut entrants = Vec::new();
         for n in &entrant_names {
@@ -387,6 +596,21 @@ impl Competitions {
                 format!("a tournament at {seats} seats needs at least {seats} different entrants"),
             ));
         }
+        if format == Format::Casual {
+            return Err(Refusal::new(
+                Code::InvalidArgument,
+                R::InvalidSettings,
+                "casual meetings are made by the lobby's matchmaking, not created",
+            ));
+        }
+        let rounds = match format {
+            Format::Swiss if rounds == 0 => {
+                let others = entrants.len() as u32 - 1;
+                others.div_ceil(u32::from(seats) - 1).clamp(1, MAX_ROUNDS)
+            }
+            Format::Swiss => rounds.min(MAX_ROUNDS),
+            _ => 0,
+        };
         let spec = TournamentSpec {
             entrants,
             seats,
@@ -396,116 +620,194 @@ impl Competitions {
             deal_ms,
             seed,
             parallel: 0,
+            format,
+            rounds,
+            start_ms,
         };
-        let plan = plan(&spec);
+        self.start_tournament(name, spec).await
+    }
+
+    /// Stores a tournament with its first plan, takes its lease and starts its scheduler.
+    async fn start_tournament(
+        self: &Arc<Self>,
+        name: String,
+        spec: TournamentSpec,
+    ) -> Result<(String, usize), Refusal> {
+        let store = self.store()?;
+        let plan = match spec.format {
+            Format::Swiss => swiss_round(&spec, &[]),
+            _ => plan(&spec),
+        };
         let id = format!(
             "u{:012x}",
             random_u64().map_err(|_| Refusal::new(Code::Internal, R::Internal, "no randomness"))?
                 & 0xffff_ffff_ffff
         );
+        let now = unix_ms(SystemTime::now());
         let t = Tournament {
             tournament_id: id.clone(),
             owner: self.journal.owner().to_string(),
             name: name.chars().take(128).collect(),
             spec,
             status: "running".into(),
-            created_ms: unix_ms(SystemTime::now()),
+            created_ms: now,
             finished_ms: 0,
         };
-        store.create_tournament(&t, &plan).await.map_err(store_error)?;
-        tracing::info!(tournament = %id, tables = plan.len(), "tournament created");
+        store.create_tournament(&t, &plan, now + LEASE.as_millis() as u64).await.map_err(store_error)?;
+        tracing::info!(tournament = %id, tables = plan.len(), format = ?t.spec.format, "tournament created");
         let me = Arc::clone(self);
         let tid = id.clone();
         tokio::spawn(async move { me.run(tid).await });
         Ok((id, plan.len()))
     }
 
-    /// Starts the schedulers of the running tournaments this replica owns (after a restart).
-    pub async fn resume(self: &Arc<Self>) -> Result<(), StoreError> {
-        let Some(store) = self.journal.store() else { return Ok(()) };
-        for id in store.running_tournaments(self.journal.owner()).await? {
-            let me = Arc::clone(self);
-            tokio::spawn(async move { me.run(id).await });
+    /// After a restart: watches this replica's tournament tables again, and from now on
+    /// runs the scheduler of every running tournament whose lease is free (its own from
+    /// before, or one a dead replica held).
+    pub async fn start(self: &Arc<Self>) -> Result<(), StoreError> {
+        let Some(store) = self.journal.store().cloned() else { return Ok(()) };
+        for (tournament_id, p) in store.playing_tables().await? {
+            let Ok(id) = p.table_id.parse::<TableId>() else { continue };
+            if self.config.foreign_owner(&id).is_some() {
+                continue;
+            }
+            if self.tables.get(&id).is_some() {
+                for (seat, account) in p.seating.iter().enumerate() {
+                    lock(&self.seats).insert(
+                        (p.table_id.clone(), seat as u32),
+                        Assignment {
+                            account_id: account.clone(),
+                            tournament_id: tournament_id.clone(),
+                            token: None,
+                        },
+                    );
+                }
+            }
+            self.watch_table(&tournament_id, p);
         }
+        let me = Arc::clone(self);
+        tokio::spawn(async move {
+            loop {
+                let now = unix_ms(SystemTime::now());
+                match store.takeable_tournaments(me.journal.owner(), now).await {
+                    Ok(ids) => {
+                        for id in ids {
+                            if !lock(&me.running).contains(&id) {
+                                let me = Arc::clone(&me);
+                                tokio::spawn(async move { me.run(id).await });
+                            }
+                        }
+                    }
+                    Err(e) => tracing::warn!(error = %e, "could not look for tournaments to schedule"),
+                }
+                tokio::time::sleep(TAKEOVER_POLL).await;
+            }
+        });
         Ok(())
     }
 
-    /// A tournament's scheduler: seats planned tables as quotas allow, waits for them,
-    /// records results and ratings, until every table has finished.
+    /// A tournament's scheduler, while this replica holds its lease.
     async fn run(self: Arc<Self>, id: String) {
-        if let Err(e) = self.schedule(&id).await {
-            tracing::error!(tournament = %id, error = %e, "the tournament's scheduler stopped");
+        if !lock(&self.running).insert(id.clone()) {
+            return;
         }
+        match self.schedule(&id).await {
+            Ok(()) => {}
+            Err(e) => tracing::error!(tournament = %id, error = %e, "the tournament's scheduler stopped"),
+        }
+        lock(&self.running).remove(&id);
     }
 
+    /// Seats planned tables as quotas allow, plans Swiss rounds, and marks the tournament
+    /// finished when every table has; returns when it has, or when the lease is lost.
     async fn schedule(self: &Arc<Self>, id: &str) -> Result<(), StoreError> {
         let Some(store) = self.journal.store().cloned() else { return Ok(()) };
-        let Some((t, plan)) = store.tournament(id).await? else { return Ok(()) };
-        let mut waiting = Vec::new();
-        let (done_tx, mut done_rx) = mpsc::unbounded_channel::<u64>();
-        let mut active: HashMap<String, u32> = HashMap::new();
-        for p in &plan {
-            match p.status.as_str() {
-                "pending" => waiting.push(p.clone()),
-                "playing" => {
-                    // Recovered with the journal: its seats are handed out again on demand.
-                    for (seat, account) in p.seating.iter().enumerate() {
-                        lock(&self.seats).insert(
-                            (p.table_id.clone(), seat as u32),
-                            Assignment {
-                                account_id: account.clone(),
-                                tournament_id: id.to_string(),
-                                token: None,
-                            },
-                        );
-                        *active.entry(account.clone()).or_default() += 1;
-                    }
-                    self.watch_table(id, p.clone(), done_tx.clone());
-                }
-                _ => {}
+        let me = self.journal.owner().to_string();
+        let mut announced = false;
+        loop {
+            let now = unix_ms(SystemTime::now());
+            if !store.take_lease(id, &me, now, now + LEASE.as_millis() as u64).await? {
+                tracing::info!(tournament = %id, "another replica schedules this tournament");
+                return Ok(());
             }
-        }
-        let mut remaining = plan.iter().filter(|p| p.status != "finished").count();
-        let max_tables = |a: &str| -> u32 { if a.is_empty() { 0 } else { DEFAULT_MAX_TABLES } };
-        while remaining > 0 {
-            // Seat every waiting table whose entrants all have room.
-            let mut i = 0;
-            while i < waiting.len() {
-                let fits =
-                    waiting[i].seating.iter().all(|a| active.get(a).copied().unwrap_or(0) < max_tables(a));
-                if !fits {
-                    i += 1;
+            let Some((t, plan)) = store.tournament(id).await? else { return Ok(()) };
+            if !announced {
+                announced = true;
+                tracing::info!(tournament = %id, replica = %me, "scheduling");
+                if t.spec.format == Format::Casual {
+                    lock(&self.in_casual).extend(t.spec.entrants.iter().cloned());
+                }
+            }
+            if now < t.spec.start_ms {
+                let wait = Duration::from_millis(t.spec.start_ms - now).min(SCHEDULER_TICK * 3);
+                tokio::time::sleep(wait).await;
+                continue;
+            }
+            let unfinished = plan.iter().filter(|p| p.status != "finished").count();
+            if unfinished == 0 {
+                if t.spec.format == Format::Swiss && rounds_planned(&t.spec, &plan) < t.spec.rounds {
+                    let next = swiss_round(&t.spec, &plan);
+                    if !store.add_planned(id, &me, &next).await? {
+                        return Ok(());
+                    }
+                    tracing::info!(tournament = %id, round = rounds_planned(&t.spec, &plan) + 1, "Swiss round planned");
                     continue;
                 }
-                let p = waiting.remove(i);
-                match self.seat_table(&t, &p).await {
+                store.finish_tournament(id, unix_ms(SystemTime::now())).await?;
+                tracing::info!(tournament = %id, "tournament finished");
+                if t.spec.format == Format::Casual {
+                    self.casual_finished(&t.spec);
+                }
+                return Ok(());
+            }
+            // Tables at once per account, over every tournament and replica.
+            let mut active: HashMap<String, u32> = HashMap::new();
+            for (_, p) in store.playing_tables().await? {
+                for a in p.seating {
+                    *active.entry(a).or_default() += 1;
+                }
+            }
+            let mut caps: HashMap<String, u32> = HashMap::new();
+            for a in &t.spec.entrants {
+                let quota = match store.account(a).await? {
+                    Some(acc) if !acc.disabled => acc.max_tables,
+                    // A disabled account is still seated (its seats forfeit): the plan goes on.
+                    Some(acc) => acc.max_tables,
+                    None => self.config.account_max_tables,
+                };
+                let asked = self.lobby_cap(a);
+                caps.insert(a.clone(), if asked > 0 { quota.min(asked) } else { quota });
+            }
+            for p in plan.iter().filter(|p| p.status == "pending") {
+                let fits = p
+                    .seating
+                    .iter()
+                    .all(|a| active.get(a).copied().unwrap_or(0) < caps.get(a).copied().unwrap_or(1).max(1));
+                if !fits {
+                    continue;
+                }
+                match self.seat_table(&t, p).await {
                     Ok(table_id) => {
                         store.update_planned(id, p.n, &table_id, "playing", &[]).await?;
                         for a in &p.seating {
                             *active.entry(a.clone()).or_default() += 1;
                         }
-                        self.watch_table(id, PlannedTable { table_id, ..p }, done_tx.clone());
+                        self.watch_table(
+                            id,
+                            PlannedTable { table_id, status: "playing".into(), ..p.clone() },
+                        );
                     }
                     Err(e) => {
                         tracing::warn!(tournament = %id, error = %e.message, "could not open a tournament table; retrying");
-                        waiting.insert(i, p);
-                        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                        break;
                     }
                 }
             }
-            let Some(n) = done_rx.recv().await else { break };
-            remaining -= 1;
-            if let Some(p) = plan.iter().find(|p| p.n == n) {
-                for a in &p.seating {
-                    if let Some(c) = active.get_mut(a) {
-                        *c = c.saturating_sub(1);
-                    }
-                }
+            tokio::select! {
+                _ = self.wake.notified() => {}
+                _ = tokio::time::sleep(SCHEDULER_TICK) => {}
             }
         }
-        store.finish_tournament(id, unix_ms(SystemTime::now())).await?;
-        tracing::info!(tournament = %id, "tournament finished");
-        Ok(())
     }
 
     /// Creates a planned table (private: only the scheduler seats it), takes every seat
@@ -574,56 +876,84 @@ impl Competitions {
         Ok(table_id)
     }
 
-    /// Waits for a tournament table to finish, then records its result and the ratings.
-    fn watch_table(self: &Arc<Self>, tournament_id: &str, p: PlannedTable, done: mpsc::UnboundedSender<u64>) {
+    /// Waits for a tournament table of this replica to finish, then records its result
+    /// and the ratings, and wakes the schedulers. A table the journal no longer has (its
+    /// tail was damaged) is recorded with no result, so that its tournament can end.
+    fn watch_table(self: &Arc<Self>, tournament_id: &str, p: PlannedTable) {
+        if !lock(&self.watched).insert(p.table_id.clone()) {
+            return;
+        }
         let me = Arc::clone(self);
         let tid = tournament_id.to_string();
         tokio::spawn(async move {
-            let Some(handle) = p.table_id.parse().ok().and_then(|id: TableId| me.tables.get(&id)) else {
-                let _ = done.send(p.n);
-                return;
+            let handle = match p.table_id.parse::<TableId>() {
+                Ok(id) => match me.tables.get(&id) {
+                    Some(h) => Some(h),
+                    None => crate::recovery::archived(&me.journal, &id).await.ok().flatten(),
+                },
+                Err(_) => None,
             };
-            let mut wake = handle.subscribe();
-            loop {
-                {
-                    let t = handle.lock();
-                    if t.is_finished() && handle.published() >= t.seq() {
-                        break;
-                    }
-                }
-                if wake.changed().await.is_err() || handle.is_closed() {
-                    break;
-                }
-            }
-            let result = {
-                let t = handle.lock();
-                let standings = t.view(None, Instant::now()).standings;
-                p.seating
-                    .iter()
-                    .enumerate()
-                    .map(|(seat, account)| {
-                        let s = standings.iter().find(|s| s.seat == seat as u32).cloned().unwrap_or_default();
-                        SeatResult {
-                            account_id: account.clone(),
-                            seeger_fabian: i64::from(s.seeger_fabian),
-                            plain: i64::from(s.plain),
-                            declared: s.declared,
-                            won: s.won,
-                            penalties: s.penalties,
+            let result = match handle {
+                Some(handle) => {
+                    let mut wake = handle.subscribe();
+                    loop {
+                        {
+                            let t = handle.lock();
+                            if t.is_finished() && handle.published() >= t.seq() {
+                                break;
+                            }
                         }
-                    })
-                    .collect::<Vec<_>>()
+                        if wake.changed().await.is_err() || handle.is_closed() {
+                            break;
+                        }
+                    }
+                    let t = handle.lock();
+                    let standings = t.view(None, Instant::now()).standings;
+                    p.seating
+                        .iter()
+                        .enumerate()
+                        .map(|(seat, account)| {
+                            let s =
+                                standings.iter().find(|s| s.seat == seat as u32).cloned().unwrap_or_default();
+                            SeatResult {
+                                account_id: account.clone(),
+                                seeger_fabian: i64::from(s.seeger_fabian),
+                                plain: i64::from(s.plain),
+                                declared: s.declared,
+                                won: s.won,
+                                penalties: s.penalties,
+                            }
+                        })
+                        .collect::<Vec<_>>()
+                }
+                None => {
+                    tracing::error!(table = %p.table_id, "a tournament table is lost; recorded without a result");
+                    Vec::new()
+                }
             };
             for seat in 0..p.seating.len() {
                 lock(&me.seats).remove(&(p.table_id.clone(), seat as u32));
             }
             if let Some(store) = me.journal.store() {
-                let _one_at_a_time = me.rating.lock().await;
-                if let Err(e) = rate(store, (&tid, p.n), &p.table_id, &result).await {
-                    tracing::error!(error = %e, "could not record a tournament table's result and ratings");
+                // Until it is recorded: the tournament waits for this table.
+                let mut attempt = 0u32;
+                loop {
+                    let recorded = {
+                        let _one_at_a_time = me.rating.lock().await;
+                        rate(store, (&tid, p.n), &p.table_id, &result).await
+                    };
+                    match recorded {
+                        Ok(()) => break,
+                        Err(e) => {
+                            attempt += 1;
+                            tracing::warn!(error = %e, attempt, table = %p.table_id, "could not record a tournament table's result and ratings; retrying");
+                            tokio::time::sleep(Duration::from_millis(200 * u64::from(attempt.min(25)))).await;
+                        }
+                    }
                 }
             }
-            let _ = done.send(p.n);
+            lock(&me.watched).remove(&p.table_id);
+            me.wake.notify_waiters();
         });
     }
 
@@ -673,7 +1003,39 @@ impl Competitions {
             })
             .collect();
         standings.sort_by(|a, b| b.mean.total_cmp(&a.mean).then_with(|| a.name.cmp(&b.name)));
+        let swiss = t.spec.format == Format::Swiss;
+        let meetings = plan
+            .chunks(meeting_size(&t.spec))
+            .enumerate()
+            .map(|(i, tables)| {
+                let entrants: Vec<String> = tables.first().map(|p| p.seating.clone()).unwrap_or_default();
+                let finished: Vec<&PlannedTable> = tables.iter().filter(|p| p.status == "finished").collect();
+                let sf = |a: &String| -> i64 {
+                    finished
+                        .iter()
+                        .flat_map(|p| p.result.iter())
+                        .filter(|r| &r.account_id == a)
+                        .map(|r| r.seeger_fabian)
+                        .sum()
+                };
+                pb::TournamentMeeting {
+                    seeger_fabian: entrants.iter().map(sf).collect(),
+                    entrants: entrants.iter().map(name).collect(),
+                    finished: finished.len() as u32,
+                    tables: tables.len() as u32,
+                    round: if swiss { (i / groups_per_round(&t.spec)) as u32 + 1 } else { 0 },
+                }
+            })
+            .collect();
         Ok(pb::Tournament {
+            format: format_to_pb(t.spec.format) as i32,
+            round: if swiss { rounds_planned(&t.spec, &plan) } else { 0 },
+            rounds: t.spec.rounds,
+            meetings,
+            seats: u32::from(t.spec.seats),
+            created_ms: t.created_ms,
+            start_ms: t.spec.start_ms.max(t.created_ms),
+            finished_ms: t.finished_ms,
             tournament_id: t.tournament_id,
             name: t.name,
             finished: t.status == "finished",
@@ -687,6 +1049,112 @@ impl Competitions {
                 .collect(),
             standings,
         })
+    }
+
+    /// A page of tournaments, newest first.
+    pub async fn list_tournaments(
+        &self,
+        offset: u32,
+        limit: u32,
+        include_casual: bool,
+    ) -> Result<Vec<pb::TournamentSummary>, Refusal> {
+        let store = self.store()?;
+        let limit = if limit == 0 { 50 } else { limit.min(500) };
+        let rows = store
+            .list_tournaments(u64::from(offset), u64::from(limit), include_casual)
+            .await
+            .map_err(store_error)?;
+        let mut names: HashMap<String, String> = HashMap::new();
+        let mut out = Vec::new();
+        for r in rows {
+            let mut entrants = Vec::new();
+            for a in &r.tournament.spec.entrants {
+                if !names.contains_key(a) {
+                    let n =
+                        store.account(a).await.map_err(store_error)?.map_or_else(|| a.clone(), |x| x.name);
+                    names.insert(a.clone(), n);
+                }
+                entrants.push(names.get(a).cloned().unwrap_or_default());
+            }
+            out.push(pb::TournamentSummary {
+                tournament_id: r.tournament.tournament_id,
+                name: r.tournament.name,
+                format: format_to_pb(r.tournament.spec.format) as i32,
+                finished: r.tournament.status == "finished",
+                entrants,
+                tables: r.tables as u32,
+                finished_tables: r.finished as u32,
+                created_ms: r.tournament.created_ms,
+            });
+        }
+        Ok(out)
+    }
+
+    /// A bot account as the public sees it.
+    pub async fn bot(&self, name: &str) -> Result<pb::Bot, Refusal> {
+        let store = self.store()?;
+        let account = store.account_by_name(name).await.map_err(store_error)?.ok_or_else(|| {
+            Refusal::new(
+                Code::NotFound,
+                R::BotNotFound,
+                format!("no bot named `{}`", name.chars().take(64).collect::<String>()),
+            )
+        })?;
+        let rating =
+            store.ratings_of(std::slice::from_ref(&account.account_id)).await.map_err(store_error)?;
+        let mut history = store.rating_history(&account.account_id).await.map_err(store_error)?;
+        if history.len() > 500 {
+            history.drain(..history.len() - 500);
+        }
+        let recent = store.recent_lists(&account.account_id, 50).await.map_err(store_error)?;
+        let mut names: HashMap<String, String> = HashMap::new();
+        let mut lists = Vec::new();
+        for l in recent {
+            let mut seating = Vec::new();
+            for a in &l.seating {
+                if !names.contains_key(a) {
+                    let n =
+                        store.account(a).await.map_err(store_error)?.map_or_else(|| a.clone(), |x| x.name);
+                    names.insert(a.clone(), n);
+                }
+                seating.push(names.get(a).cloned().unwrap_or_default());
+            }
+            lists.push(pb::BotList {
+                seat: l.seating.iter().position(|a| *a == account.account_id).unwrap_or(0) as u32,
+                seeger_fabian: l
+                    .seating
+                    .iter()
+                    .map(|a| l.result.iter().find(|r| &r.account_id == a).map_or(0, |r| r.seeger_fabian))
+                    .collect(),
+                table_id: l.table_id,
+                tournament_id: l.tournament_id,
+                seating,
+            });
+        }
+        Ok(pb::Bot {
+            online: self.lobby_open(&account.account_id),
+            rating: rating.first().copied().flatten().map(|(rating, uncertainty, lists)| {
+                pb::LeaderboardEntry { name: account.name.clone(), rating, uncertainty, lists: lists as u32 }
+            }),
+            history: history
+                .into_iter()
+                .map(|(at_ms, table_id, rating, uncertainty)| pb::RatingPoint {
+                    at_ms,
+                    table_id,
+                    rating,
+                    uncertainty,
+                })
+                .collect(),
+            recent: lists,
+            name: account.name,
+            disabled: account.disabled,
+            created_ms: account.created_ms,
+            max_tables: account.max_tables,
+        })
+    }
+
+    fn lobby_open(&self, account_id: &str) -> bool {
+        lock(&self.lobbies).get(account_id).is_some_and(|open| open.iter().any(|l| !l.tx.is_closed()))
     }
 
     /// A page of the leaderboard.
@@ -703,6 +1171,15 @@ impl Competitions {
                 lists: r.lists as u32,
             })
             .collect())
+    }
+}
+
+/// A format as the wire names it.
+pub fn format_to_pb(f: Format) -> pb::TournamentFormat {
+    match f {
+        Format::RoundRobin => pb::TournamentFormat::RoundRobin,
+        Format::Swiss => pb::TournamentFormat::Swiss,
+        Format::Casual => pb::TournamentFormat::Casual,
     }
 }
 
@@ -737,34 +1214,126 @@ async fn rate(
 ) -> Result<(), StoreError> {
     use skillratings::MultiTeamOutcome;
     use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
-    let accounts: Vec<String> = result.iter().map(|r| r.account_id.clone()).collect();
-    let current = store.ratings_of(&accounts).await?;
-    let ratings: Vec<[WengLinRating; 1]> = current
-        .iter()
-        .map(|c| {
-            [c.map_or_else(WengLinRating::new, |(rating, uncertainty, _)| WengLinRating {
-                rating,
-                uncertainty,
-            })]
-        })
-        .collect();
-    let ranks: Vec<usize> = result
-        .iter()
-        .map(|r| 1 + result.iter().filter(|o| o.seeger_fabian > r.seeger_fabian).count())
-        .collect();
-    let teams: Vec<(&[WengLinRating], MultiTeamOutcome)> =
-        ratings.iter().zip(&ranks).map(|(r, rank)| (&r[..], MultiTeamOutcome::new(*rank))).collect();
-    let new = weng_lin_multi_team(&teams, &WengLinConfig::new());
-    let updates: Vec<(String, f64, f64, u64)> = accounts
-        .iter()
-        .zip(&new)
-        .zip(&current)
-        .map(|((a, n), c)| {
-            let r = n.first().copied().unwrap_or_default();
-            (a.clone(), r.rating, r.uncertainty, c.map_or(0, |c| c.2) + 1)
-        })
-        .collect();
-    store.finish_table(planned, table_id, result, &updates, unix_ms(SystemTime::now())).await
+    let new_ratings = |current: &[Option<(f64, f64, u64)>]| {
+        if result.len() < 2 {
+            return Vec::new();
+        }
+        let ratings: Vec<[WengLinRating; 1]> = current
+            .iter()
+            .map(|c| {
+                [c.map_or_else(WengLinRating::new, |(rating, uncertainty, _)| WengLinRating {
+                    rating,
+                    uncertainty,
+                })]
+            })
+            .collect();
+        let ranks: Vec<usize> = result
+            .iter()
+            .map(|r| 1 + result.iter().filter(|o| o.seeger_fabian > r.seeger_fabian).count())
+            .collect();
+        let teams: Vec<(&[WengLinRating], MultiTeamOutcome)> =
+            ratings.iter().zip(&ranks).map(|(r, rank)| (&r[..], MultiTeamOutcome::new(*rank))).collect();
+        let new = weng_lin_multi_team(&teams, &WengLinConfig::new());
+        result
+            .iter()
+            .zip(&new)
+            .zip(current)
+            .map(|((r, n), c)| {
+                let w = n.first().copied().unwrap_or_default();
+                (r.account_id.clone(), w.rating, w.uncertainty, c.map_or(0, |c| c.2) + 1)
+            })
+            .collect()
+    };
+    store.finish_table(planned, table_id, result, &new_ratings, unix_ms(SystemTime::now())).await
+}
+
+/// Tables per meeting: every list in every seat rotation.
+fn meeting_size(spec: &TournamentSpec) -> usize {
+    (spec.lists.max(1) as usize) * usize::from(spec.seats.max(1))
+}
+
+/// Meetings per Swiss round: as many groups as the entrants fill.
+fn groups_per_round(spec: &TournamentSpec) -> usize {
+    (spec.entrants.len() / usize::from(spec.seats.max(1))).max(1)
+}
+
+/// Swiss rounds planned so far.
+fn rounds_planned(spec: &TournamentSpec, plan: &[PlannedTable]) -> u32 {
+    (plan.len() / (meeting_size(spec) * groups_per_round(spec))) as u32
+}
+
+/// The next Swiss round's tables after `plan`. Entrants are ranked by their mean
+/// Seeger-Fabian so far (the entrants' order breaks ties, so round one follows it); when
+/// they do not divide into groups, the lowest ranked of those who sat out least sit out;
+/// the rest are grouped best with best, each group filled with the highest ranked who
+/// has met nobody in it yet when there is one. Each group meets like a round-robin
+/// meeting: `lists` lists, each in every seat rotation on the same deals.
+pub fn swiss_round(spec: &TournamentSpec, plan: &[PlannedTable]) -> Vec<PlannedTable> {
+    let seats = usize::from(spec.seats.max(1));
+    let size = meeting_size(spec);
+    let mut score: HashMap<&str, (i64, u32)> = HashMap::new();
+    let mut met: HashSet<(&str, &str)> = HashSet::new();
+    let mut played: HashMap<&str, u32> = HashMap::new();
+    for p in plan {
+        for r in &p.result {
+            let e = score.entry(r.account_id.as_str()).or_default();
+            e.0 += r.seeger_fabian;
+            e.1 += 1;
+        }
+        for a in &p.seating {
+            for b in &p.seating {
+                met.insert((a.as_str(), b.as_str()));
+            }
+        }
+    }
+    for meeting in plan.chunks(size) {
+        if let Some(first) = meeting.first() {
+            for a in &first.seating {
+                *played.entry(a.as_str()).or_default() += 1;
+            }
+        }
+    }
+    let rounds_so_far = rounds_planned(spec, plan);
+    let mean = |a: &str| score.get(a).map_or(0.0, |(sum, n)| *sum as f64 / f64::from((*n).max(1)));
+    let mut ranked: Vec<(usize, &str)> = spec.entrants.iter().map(|a| a.as_str()).enumerate().collect();
+    ranked.sort_by(|(i, a), (j, b)| mean(b).total_cmp(&mean(a)).then(i.cmp(j)));
+    let mut order: Vec<&str> = ranked.into_iter().map(|(_, a)| a).collect();
+    // Sit-outs: of those who sat out least so far, the lowest ranked.
+    let byes_of = |a: &str| rounds_so_far.saturating_sub(played.get(a).copied().unwrap_or(0));
+    for _ in 0..order.len() % seats {
+        let fewest = order.iter().map(|a| byes_of(a)).min().unwrap_or(0);
+        if let Some(j) = order.iter().rposition(|a| byes_of(a) == fewest) {
+            order.remove(j);
+        }
+    }
+    let mut groups: Vec<Vec<&str>> = Vec::new();
+    while !order.is_empty() {
+        let mut group = vec![order.remove(0)];
+        while group.len() < seats && !order.is_empty() {
+            let fresh = order.iter().position(|c| group.iter().all(|g| !met.contains(&(*g, *c))));
+            group.push(order.remove(fresh.unwrap_or(0)));
+        }
+        groups.push(group);
+    }
+    let meetings_before = (plan.len() / size) as u64;
+    let mut out = Vec::new();
+    for (g, group) in groups.iter().enumerate() {
+        let meeting = meetings_before + g as u64;
+        for list in 0..spec.lists.max(1) {
+            let seed = spec.seed.wrapping_add(meeting * u64::from(spec.lists.max(1)) + u64::from(list));
+            for rotation in 0..seats {
+                out.push(PlannedTable {
+                    n: (plan.len() + out.len()) as u64,
+                    seating: (0..seats).map(|s| group[(s + rotation) % seats].to_string()).collect(),
+                    seed,
+                    table_id: String::new(),
+                    status: "pending".into(),
+                    result: Vec::new(),
+                });
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -782,6 +1351,9 @@ mod tests {
             deal_ms: 0,
             seed: 10,
             parallel: 0,
+            format: Format::RoundRobin,
+            rounds: 0,
+            start_ms: 0,
         };
         let p = plan(&spec);
         assert_eq!(p.len(), 4 * 2 * 3, "4 triples x 2 lists x 3 rotations");
@@ -798,5 +1370,68 @@ mod tests {
         assert_eq!(combinations(5, 3).len(), 10);
         assert_eq!(mean_ci(&[10, 20]).0, 15.0);
         assert!(mean_ci(&[10, 20]).1 > 0.0);
+    }
+
+    fn finish(plan: &mut [PlannedTable], score: impl Fn(&str) -> i64) {
+        for p in plan.iter_mut() {
+            p.status = "finished".into();
+            p.result = p
+                .seating
+                .iter()
+                .map(|a| SeatResult {
+                    account_id: a.clone(),
+                    seeger_fabian: score(a),
+                    ..SeatResult::default()
+                })
+                .collect();
+        }
+    }
+
+    #[test]
+    fn swiss_groups_by_standing_avoids_rematches_and_rotates_sit_outs() {
+        let spec = TournamentSpec {
+            entrants: (0..7).map(|i| format!("e{i}")).collect(),
+            seats: 3,
+            deals: 6,
+            lists: 1,
+            action_ms: 0,
+            deal_ms: 0,
+            seed: 1,
+            parallel: 0,
+            format: Format::Swiss,
+            rounds: 3,
+            start_ms: 0,
+        };
+        // Round one follows the entrants' order; the last sits out (7 = 2 x 3 + 1).
+        let mut plan = swiss_round(&spec, &[]);
+        assert_eq!(plan.len(), 2 * 3, "two meetings, three rotations each");
+        assert_eq!(plan[0].seating, ["e0", "e1", "e2"]);
+        assert_eq!(plan[3].seating, ["e3", "e4", "e5"]);
+        assert_eq!(rounds_planned(&spec, &plan), 1);
+        assert!(plan.iter().all(|p| !p.seating.contains(&"e6".to_string())));
+        // Rotations share their deals; meetings do not.
+        assert_eq!(plan[0].seed, plan[2].seed);
+        assert_ne!(plan[0].seed, plan[3].seed);
+        // The higher the number, the better the score.
+        finish(&mut plan, |a| a[1..].parse::<i64>().unwrap_or(0) * 10);
+        let round2 = swiss_round(&spec, &plan);
+        assert_eq!(round2.len(), 6);
+        assert_eq!(round2[0].n, 6, "numbered after the plan so far");
+        let seated: Vec<&String> = round2.iter().step_by(3).flat_map(|p| p.seating.iter()).collect();
+        // e6 sat out and is not ranked lowest among those who played: it plays now, and
+        // the lowest ranked of those who played (e0) sits out.
+        assert!(seated.contains(&&"e6".to_string()));
+        assert!(!seated.contains(&&"e0".to_string()));
+        // Best with best, but not with anybody they met: e5 (best who played) meets
+        // e6 and the best who did not meet e5 yet.
+        assert_eq!(round2[0].seating[0], "e5");
+        // (Here only one group can avoid every rematch: e1..e5 came from two groups.)
+        let g = &round2[0].seating;
+        let met_before = plan.iter().any(|p| g.iter().filter(|a| p.seating.contains(a)).count() >= 2);
+        assert!(!met_before, "{g:?} holds a pair that met in round one");
+        assert_eq!(g, &["e5", "e2", "e6"]);
+        let mut all = plan.clone();
+        all.extend(round2);
+        assert_eq!(rounds_planned(&spec, &all), 2);
     }
 }

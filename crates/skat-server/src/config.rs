@@ -42,6 +42,42 @@ impl Database {
     }
 }
 
+/// What a client without credentials may do (`--anonymous`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Anonymous {
+    /// Create tables, take seats, watch (the default).
+    #[default]
+    Play,
+    /// Watch and read only: tables are created with the create or admin token, and seats
+    /// come through a bot account's lobby.
+    Spectate,
+    /// Nothing: reading needs the admin token or a bot token, watching a table a seat token.
+    Nothing,
+}
+
+impl std::str::FromStr for Anonymous {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "play" => Ok(Anonymous::Play),
+            "spectate" => Ok(Anonymous::Spectate),
+            "none" => Ok(Anonymous::Nothing),
+            other => Err(format!("--anonymous is play, spectate or none, not `{other}`")),
+        }
+    }
+}
+
+impl std::fmt::Display for Anonymous {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Anonymous::Play => "play",
+            Anonymous::Spectate => "spectate",
+            Anonymous::Nothing => "none",
+        })
+    }
+}
+
 /// Everything `skat serve` can be told.
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
@@ -99,6 +135,14 @@ pub struct ServerConfig {
     pub admin_token: Option<String>,
     /// Anybody may register a bot account (else only with the admin token).
     pub open_registration: bool,
+    /// What clients without credentials may do.
+    pub anonymous: Anonymous,
+    /// Tables at once a new bot account may play (its quota; UpdateBot changes one).
+    pub account_max_tables: u32,
+    /// Lobby streams one bot account may hold open at once.
+    pub account_max_lobbies: usize,
+    /// Deals per list of a casual meeting (0: the standard 36 or 48).
+    pub casual_deals: u32,
     /// Where tables are journaled (see [`Database`]).
     pub database: Database,
     /// How long records of finished and abandoned tables are kept in the database
@@ -156,6 +200,10 @@ impl Default for ServerConfig {
             retention: None,
             admin_token: None,
             open_registration: true,
+            anonymous: Anonymous::Play,
+            account_max_tables: 8,
+            account_max_lobbies: 4,
+            casual_deals: 0,
             peers: Vec::new(),
             peer_address_template: None,
         }

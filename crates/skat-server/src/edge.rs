@@ -30,7 +30,7 @@ use crate::metrics::Metrics;
 
 /// The methods of `skat.v1.SkatService` (metrics are kept for these; anything else
 /// counts as `other`).
-pub const METHODS: [&str; 20] = [
+pub const METHODS: [&str; 22] = [
     "CreateTable",
     "ListTables",
     "JoinTable",
@@ -51,6 +51,8 @@ pub const METHODS: [&str; 20] = [
     "GetTournament",
     "GetLeaderboard",
     "UpdateBot",
+    "ListTournaments",
+    "GetBot",
 ];
 
 fn method_of(path: &str) -> &'static str {

@@ -45,6 +45,28 @@ pub struct TournamentSpec {
     pub seed: u64,
     /// Tables at once (0: as many as the entrants' quotas allow).
     pub parallel: u32,
+    /// How entrants meet.
+    #[serde(default)]
+    pub format: Format,
+    /// Swiss rounds in all (0 for other formats).
+    #[serde(default)]
+    pub rounds: u32,
+    /// Unix milliseconds before which no table is seated.
+    #[serde(default)]
+    pub start_ms: u64,
+}
+
+/// How a tournament's entrants meet.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// Every group of `seats` entrants.
+    #[default]
+    RoundRobin,
+    /// Rounds of groups by standing.
+    Swiss,
+    /// One meeting from casual matchmaking.
+    Casual,
 }
 
 /// A tournament row.
@@ -64,6 +86,30 @@ pub struct Tournament {
     pub created_ms: u64,
     /// Unix milliseconds (0 while running).
     pub finished_ms: u64,
+}
+
+/// A tournament in a list, with its table counts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TournamentRow {
+    /// The tournament.
+    pub tournament: Tournament,
+    /// Tables planned so far.
+    pub tables: u64,
+    /// Tables finished.
+    pub finished: u64,
+}
+
+/// A finished list of an account.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FinishedList {
+    /// Its tournament.
+    pub tournament_id: String,
+    /// Its table.
+    pub table_id: String,
+    /// Account ids by seat.
+    pub seating: Vec<String>,
+    /// Per seat.
+    pub result: Vec<SeatResult>,
 }
 
 /// One seat's result at a finished table.
@@ -127,6 +173,19 @@ fn account_from(r: &sqlx::any::AnyRow) -> Result<Account, sqlx::Error> {
     })
 }
 
+fn planned_from(r: &sqlx::any::AnyRow) -> Result<PlannedTable, sqlx::Error> {
+    let seating: String = r.try_get("seating")?;
+    let result: String = r.try_get("result")?;
+    Ok(PlannedTable {
+        n: to_u64(r.try_get("n")?),
+        seating: serde_json::from_str(&seating).unwrap_or_default(),
+        seed: to_u64(r.try_get("seed")?),
+        table_id: r.try_get("table_id")?,
+        status: r.try_get("status")?,
+        result: serde_json::from_str(&result).unwrap_or_default(),
+    })
+}
+
 const ACCOUNT_COLUMNS: &str = "account_id, name, owner, token_hash, disabled, max_tables, created_ms";
 
 impl Store {
@@ -171,29 +230,39 @@ impl Store {
         Ok(row.as_ref().map(account_from).transpose()?)
     }
 
-    /// Disables or enables an account, or gives it a new token hash; false when no such account.
+    /// Disables or enables an account, gives it a new token hash or a new quota; false
+    /// when no such account.
     pub async fn update_account(
         &self,
         name: &str,
         disabled: Option<bool>,
         token_hash: Option<&str>,
+        max_tables: Option<u32>,
     ) -> Result<bool, StoreError> {
         let Some(a) = self.account_by_name(name).await? else { return Ok(false) };
-        sqlx::query("UPDATE skat_accounts SET disabled = $1, token_hash = $2 WHERE account_id = $3")
-            .bind(i64::from(disabled.unwrap_or(a.disabled)))
-            .bind(token_hash.unwrap_or(&a.token_hash))
-            .bind(a.account_id.as_str())
-            .execute(&self.pool)
-            .await?;
+        sqlx::query(
+            "UPDATE skat_accounts SET disabled = $1, token_hash = $2, max_tables = $3 WHERE account_id = $4",
+        )
+        .bind(i64::from(disabled.unwrap_or(a.disabled)))
+        .bind(token_hash.unwrap_or(&a.token_hash))
+        .bind(i64::from(max_tables.unwrap_or(a.max_tables)))
+        .bind(a.account_id.as_str())
+        .execute(&self.pool)
+        .await?;
         Ok(true)
     }
 
     /// Stores a new tournament and its plan.
-    pub async fn create_tournament(&self, t: &Tournament, plan: &[PlannedTable]) -> Result<(), StoreError> {
+    pub async fn create_tournament(
+        &self,
+        t: &Tournament,
+        plan: &[PlannedTable],
+        lease_until_ms: u64,
+    ) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
         sqlx::query(
-            "INSERT INTO skat_tournaments (tournament_id, owner, name, spec, status, created_ms, finished_ms) \
-             VALUES ($1,$2,$3,$4,$5,$6,$7)",
+            "INSERT INTO skat_tournaments (tournament_id, owner, name, spec, status, created_ms, finished_ms, \
+             casual, lease_holder, lease_until_ms) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)",
         )
         .bind(t.tournament_id.as_str())
         .bind(t.owner.as_str())
@@ -202,24 +271,58 @@ impl Store {
         .bind(t.status.as_str())
         .bind(to_i64(t.created_ms))
         .bind(to_i64(t.finished_ms))
+        .bind(i64::from(t.spec.format == Format::Casual))
+        .bind(t.owner.as_str())
+        .bind(to_i64(lease_until_ms))
         .execute(&mut *tx)
         .await?;
+        Store::insert_planned(&mut tx, &t.tournament_id, plan).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Adds tables to a tournament's plan (a Swiss round), if `holder` still holds its lease.
+    pub async fn add_planned(
+        &self,
+        tournament_id: &str,
+        holder: &str,
+        plan: &[PlannedTable],
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let held = sqlx::query("SELECT lease_holder FROM skat_tournaments WHERE tournament_id = $1")
+            .bind(tournament_id)
+            .fetch_optional(&mut *tx)
+            .await?
+            .map(|r| r.try_get::<String, _>("lease_holder"))
+            .transpose()?;
+        if held.as_deref() != Some(holder) {
+            return Ok(false);
+        }
+        Store::insert_planned(&mut tx, tournament_id, plan).await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    async fn insert_planned(
+        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+        tournament_id: &str,
+        plan: &[PlannedTable],
+    ) -> Result<(), StoreError> {
         for p in plan {
             sqlx::query(
                 "INSERT INTO skat_tournament_tables (tournament_id, n, seating, seed, table_id, status, result) \
                  VALUES ($1,$2,$3,$4,$5,$6,$7)",
             )
-            .bind(t.tournament_id.as_str())
+            .bind(tournament_id)
             .bind(to_i64(p.n))
             .bind(serde_json::to_string(&p.seating).unwrap_or_default())
             .bind(to_i64(p.seed))
             .bind(p.table_id.as_str())
             .bind(p.status.as_str())
             .bind(serde_json::to_string(&p.result).unwrap_or_default())
-            .execute(&mut *tx)
+            .execute(&mut **tx)
             .await?;
         }
-        tx.commit().await?;
         Ok(())
     }
 
@@ -254,31 +357,110 @@ impl Store {
         .bind(id)
         .fetch_all(&self.pool)
         .await?;
-        let mut plan = Vec::new();
-        for r in rows {
-            let seating: String = r.try_get("seating")?;
-            let result: String = r.try_get("result")?;
-            plan.push(PlannedTable {
-                n: to_u64(r.try_get("n")?),
-                seating: serde_json::from_str(&seating).unwrap_or_default(),
-                seed: to_u64(r.try_get("seed")?),
-                table_id: r.try_get("table_id")?,
-                status: r.try_get("status")?,
-                result: serde_json::from_str(&result).unwrap_or_default(),
-            });
-        }
+        let plan = rows.iter().map(planned_from).collect::<Result<_, _>>()?;
         Ok(Some((t, plan)))
     }
 
-    /// The ids of the running tournaments `owner` schedules.
-    pub async fn running_tournaments(&self, owner: &str) -> Result<Vec<String>, StoreError> {
+    /// The running tournaments whose scheduler lease has run out by `now_ms` or is
+    /// `holder`'s: the ones `holder` may take.
+    pub async fn takeable_tournaments(&self, holder: &str, now_ms: u64) -> Result<Vec<String>, StoreError> {
         let rows = sqlx::query(
-            "SELECT tournament_id FROM skat_tournaments WHERE owner = $1 AND status = 'running' ORDER BY created_ms",
+            "SELECT tournament_id FROM skat_tournaments WHERE status = 'running' \
+             AND (lease_until_ms < $1 OR lease_holder = $2) ORDER BY created_ms",
         )
-        .bind(owner)
+        .bind(to_i64(now_ms))
+        .bind(holder)
         .fetch_all(&self.pool)
         .await?;
         Ok(rows.iter().map(|r| r.try_get("tournament_id")).collect::<Result<_, _>>()?)
+    }
+
+    /// Takes or renews a running tournament's scheduler lease until `until_ms`: true when
+    /// `holder` has it now (it had it, or the last holder's ran out by `now_ms`). One
+    /// UPDATE, so two replicas cannot both succeed.
+    pub async fn take_lease(
+        &self,
+        tournament_id: &str,
+        holder: &str,
+        now_ms: u64,
+        until_ms: u64,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query(
+            "UPDATE skat_tournaments SET lease_holder = $1, lease_until_ms = $2 WHERE tournament_id = $3 \
+             AND status = 'running' AND (lease_holder = $1 OR lease_until_ms < $4)",
+        )
+        .bind(holder)
+        .bind(to_i64(until_ms))
+        .bind(tournament_id)
+        .bind(to_i64(now_ms))
+        .execute(&self.pool)
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Every planned table being played, of every tournament: (tournament id, table).
+    pub async fn playing_tables(&self) -> Result<Vec<(String, PlannedTable)>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT tournament_id, n, seating, seed, table_id, status, result FROM skat_tournament_tables \
+             WHERE status = 'playing'",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(|r| Ok((r.try_get("tournament_id")?, planned_from(r)?))).collect()
+    }
+
+    /// Tournaments, newest first.
+    pub async fn list_tournaments(
+        &self,
+        offset: u64,
+        limit: u64,
+        include_casual: bool,
+    ) -> Result<Vec<TournamentRow>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT tournament_id, owner, name, spec, status, created_ms, finished_ms, \
+             (SELECT COUNT(*) FROM skat_tournament_tables p WHERE p.tournament_id = t.tournament_id) AS planned, \
+             (SELECT COUNT(*) FROM skat_tournament_tables p WHERE p.tournament_id = t.tournament_id \
+              AND p.status = 'finished') AS done \
+             FROM skat_tournaments t WHERE casual <= $1 ORDER BY created_ms DESC, tournament_id LIMIT $2 OFFSET $3",
+        )
+        .bind(i64::from(include_casual))
+        .bind(to_i64(limit))
+        .bind(to_i64(offset))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(TournamentRow {
+                    tournament: Store::tournament_from(r)?,
+                    tables: to_u64(r.try_get("planned")?),
+                    finished: to_u64(r.try_get("done")?),
+                })
+            })
+            .collect()
+    }
+
+    /// An account's most recent finished lists, newest first.
+    pub async fn recent_lists(&self, account_id: &str, limit: u64) -> Result<Vec<FinishedList>, StoreError> {
+        // Account ids are `a` and hex digits: safe inside a LIKE pattern.
+        let rows = sqlx::query(
+            "SELECT tournament_id, n, seating, seed, table_id, status, result FROM skat_tournament_tables \
+             WHERE status = 'finished' AND seating LIKE $1 ORDER BY finished_ms DESC LIMIT $2",
+        )
+        .bind(format!("%\"{account_id}\"%"))
+        .bind(to_i64(limit))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                let p = planned_from(r)?;
+                Ok(FinishedList {
+                    tournament_id: r.try_get("tournament_id")?,
+                    table_id: p.table_id,
+                    seating: p.seating,
+                    result: p.result,
+                })
+            })
+            .collect()
     }
 
     /// Records a planned table's state.
@@ -338,26 +520,53 @@ impl Store {
     /// Records a finished tournament table: its result, and the new ratings of its
     /// accounts with their history, in one transaction (a crash leaves the table to be
     /// finished again, never a result without its rating update or the reverse).
+    /// `rate` turns the accounts' current ratings (absent: not rated yet) into the new
+    /// ones; they are read inside the transaction, after a lock on PostgreSQL, so that
+    /// two replicas finishing lists of one account at once cannot lose an update (SQLite
+    /// has one writer, and one process whose callers take turns).
     pub async fn finish_table(
         &self,
         (tournament_id, n): (&str, u64),
         table_id: &str,
         result: &[SeatResult],
-        updates: &[(String, f64, f64, u64)],
+        rate: impl FnOnce(&[Option<(f64, f64, u64)>]) -> Vec<(String, f64, f64, u64)>,
         at_ms: u64,
     ) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
+        if self.backend() == crate::store::Backend::Postgres {
+            // Any constant: the key of "rating updates" among this database's advisory locks.
+            sqlx::query("SELECT pg_advisory_xact_lock(7413001)").execute(&mut *tx).await?;
+        }
+        // The write first: SQLite then takes its write lock (waiting its busy timeout)
+        // before the reads, instead of failing to upgrade a read snapshot another
+        // connection's commit made stale.
         sqlx::query(
-            "UPDATE skat_tournament_tables SET table_id = $1, status = 'finished', result = $2 \
-             WHERE tournament_id = $3 AND n = $4",
+            "UPDATE skat_tournament_tables SET table_id = $1, status = 'finished', result = $2, finished_ms = $3 \
+             WHERE tournament_id = $4 AND n = $5",
         )
         .bind(table_id)
         .bind(serde_json::to_string(result).unwrap_or_default())
+        .bind(to_i64(at_ms))
         .bind(tournament_id)
         .bind(to_i64(n))
         .execute(&mut *tx)
         .await?;
-        for (account, rating, uncertainty, lists) in updates {
+        let mut current = Vec::new();
+        for r in result {
+            let row =
+                sqlx::query("SELECT rating, uncertainty, lists FROM skat_ratings WHERE account_id = $1")
+                    .bind(r.account_id.as_str())
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            current.push(match row {
+                Some(r) => {
+                    Some((r.try_get("rating")?, r.try_get("uncertainty")?, to_u64(r.try_get("lists")?)))
+                }
+                None => None,
+            });
+        }
+        let updates = rate(&current);
+        for (account, rating, uncertainty, lists) in &updates {
             sqlx::query(
                 "INSERT INTO skat_ratings (account_id, rating, uncertainty, lists, updated_ms) VALUES ($1,$2,$3,$4,$5) \
                  ON CONFLICT (account_id) DO UPDATE SET rating = excluded.rating, uncertainty = excluded.uncertainty, \

@@ -229,7 +229,7 @@ pub async fn start(
         metrics.clone(),
     );
     competitions
-        .resume()
+        .start()
         .await
         .map_err(|e| std::io::Error::other(format!("cannot resume the running tournaments: {e}")))?;
     let service = service::SkatServer::new(

@@ -19,7 +19,7 @@ use tonic::{Code, Request, Response, Status};
 
 use crate::auth;
 use crate::clients::{Clients, Resource, client_ip};
-use crate::config::ServerConfig;
+use crate::config::{Anonymous, ServerConfig};
 use crate::error::Refusal;
 use crate::journal::Journal;
 use crate::metrics::Metrics;
@@ -52,6 +52,17 @@ pub type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchTableResponse, 
 
 /// Records the table id (cut to 64 characters: it comes from the client) into the
 /// call's span, which the edge layer opened.
+/// What a call asks of the `--anonymous` policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Access {
+    /// Creating a table or taking a seat.
+    Play,
+    /// Reading one table (GetTable, WatchTable).
+    Watch,
+    /// Reading lists, records, tournaments, ratings.
+    Read,
+}
+
 fn record_table(id: &str) {
     // Printable characters only: a client must not be able to forge log lines.
     let shown: String = id.chars().filter(|c| !c.is_control()).take(64).collect();
@@ -178,6 +189,42 @@ impl SkatServer {
         not_found()
     }
 
+    /// Whether the operator's `--anonymous` setting lets this caller do `access`. The
+    /// create and admin tokens pass everywhere; under `none`, a bot token passes for
+    /// reading and any bearer for watching (the seat token is checked where it is used).
+    async fn admit(&self, metadata: &MetadataMap, access: Access) -> Result<(), Status> {
+        let policy = self.config.anonymous;
+        if policy == Anonymous::Play {
+            return Ok(());
+        }
+        let bearer = auth::bearer(metadata)?;
+        let operator = bearer.as_deref().is_some_and(|b| {
+            [&self.config.create_token, &self.config.admin_token]
+                .into_iter()
+                .flatten()
+                .any(|t| auth::same_token(t, b))
+        });
+        let refuse = |what: &str| -> Status {
+            let code = if bearer.is_some() { Code::PermissionDenied } else { Code::Unauthenticated };
+            Refusal::new(code, R::CredentialRequired, format!("this server (--anonymous {policy}) {what}"))
+                .with("anonymous", policy)
+                .status()
+        };
+        match access {
+            _ if operator => Ok(()),
+            Access::Play => Err(refuse(
+                "creates tables and seats bots through bot accounts' lobbies only (or with the operator's token)",
+            )),
+            _ if policy == Anonymous::Spectate => Ok(()),
+            Access::Watch if bearer.is_some() => Ok(()),
+            Access::Watch => Err(refuse("shows a table only to its seats (a seat token)")),
+            Access::Read => match bearer {
+                Some(b) if self.competitions.authenticate(Some(&b)).await.is_ok() => Ok(()),
+                _ => Err(refuse("answers this only with a bot token or the operator's token")),
+            },
+        }
+    }
+
     /// Applies a seat's action: the common path of every action RPC. The token is
     /// resolved to its seat and the action applied in one critical section; `then` reads
     /// what the response needs in the same one.
@@ -215,6 +262,7 @@ impl SkatService for SkatServer {
         request: Request<pb::CreateTableRequest>,
     ) -> Result<Response<pb::CreateTableResponse>, Status> {
         let ip = client_ip(request.remote_addr());
+        self.admit(request.metadata(), Access::Play).await?;
         let result = (|| {
             if let Some(required) = &self.config.create_token {
                 match auth::bearer(request.metadata())? {
@@ -337,6 +385,7 @@ impl SkatService for SkatServer {
         &self,
         request: Request<pb::ListTablesRequest>,
     ) -> Result<Response<pb::ListTablesResponse>, Status> {
+        self.admit(request.metadata(), Access::Read).await?;
         let req = request.get_ref();
         let filter = match pb::TableFilter::try_from(req.filter) {
             Ok(pb::TableFilter::Live) => ListFilter::Live,
@@ -385,6 +434,7 @@ impl SkatService for SkatServer {
         &self,
         request: Request<pb::JoinTableRequest>,
     ) -> Result<Response<pb::JoinTableResponse>, Status> {
+        self.admit(request.metadata(), Access::Play).await?;
         let req = request.get_ref();
         record_table(&req.table_id);
         let handle = self.table(&req.table_id)?;
@@ -432,6 +482,7 @@ impl SkatService for SkatServer {
         request: Request<pb::GetTableRequest>,
     ) -> Result<Response<pb::GetTableResponse>, Status> {
         record_table(&request.get_ref().table_id);
+        self.admit(request.metadata(), Access::Watch).await?;
         let handle = self.readable(&request.get_ref().table_id, false).await?;
         let token = auth::bearer(request.metadata())?;
         let t = handle.settled().await;
@@ -447,6 +498,7 @@ impl SkatService for SkatServer {
         request: Request<pb::WatchTableRequest>,
     ) -> Result<Response<WatchStream>, Status> {
         let ip = client_ip(request.remote_addr());
+        self.admit(request.metadata(), Access::Watch).await?;
         let handle = self.readable(&request.get_ref().table_id, false).await?;
         let settled = handle.settled().await;
         let result = (|| {
@@ -648,7 +700,8 @@ impl SkatService for SkatServer {
             })?;
         let account = self.competitions.authenticate(token.as_deref()).await?;
         tracing::info!(account = %account.account_id, "lobby opened");
-        let mut seats = self.competitions.open_lobby(&account).await?;
+        let r = request.get_ref();
+        let mut seats = self.competitions.open_lobby(&account, r.max_tables, r.casual_seats).await?;
         let (tx, rx) = tokio::sync::mpsc::channel(16);
         let mut shutdown = self.shutdown.clone();
         tokio::spawn(async move {
@@ -711,6 +764,15 @@ impl SkatService for SkatServer {
                 action_ms: tc.action_ms,
                 deal_ms: tc.deal_ms,
                 seed,
+                format: match pb::TournamentFormat::try_from(r.format) {
+                    Ok(pb::TournamentFormat::Unspecified | pb::TournamentFormat::RoundRobin) => {
+                        crate::league::Format::RoundRobin
+                    }
+                    Ok(pb::TournamentFormat::Swiss) => crate::league::Format::Swiss,
+                    _ => return Err(invalid_settings("format is ROUND_ROBIN or SWISS")),
+                },
+                rounds: r.rounds,
+                start_ms: r.start_ms,
             })
             .await?;
         Ok(Response::new(pb::CreateTournamentResponse { tournament_id, tables: tables as u32 }))
@@ -722,7 +784,10 @@ impl SkatService for SkatServer {
     ) -> Result<Response<pb::UpdateBotResponse>, Status> {
         let admin = auth::bearer(request.metadata())?;
         let r = request.get_ref();
-        let token = self.competitions.update(&r.name, r.disabled, r.rotate_token, admin.as_deref()).await?;
+        let token = self
+            .competitions
+            .update(&r.name, r.disabled, r.rotate_token, r.max_tables, admin.as_deref())
+            .await?;
         Ok(Response::new(pb::UpdateBotResponse { bot_token: token.unwrap_or_default() }))
     }
 
@@ -730,6 +795,7 @@ impl SkatService for SkatServer {
         &self,
         request: Request<pb::GetTournamentRequest>,
     ) -> Result<Response<pb::GetTournamentResponse>, Status> {
+        self.admit(request.metadata(), Access::Read).await?;
         let tournament = self.competitions.tournament(&request.get_ref().tournament_id).await?;
         Ok(Response::new(pb::GetTournamentResponse { tournament: Some(tournament) }))
     }
@@ -738,9 +804,29 @@ impl SkatService for SkatServer {
         &self,
         request: Request<pb::GetLeaderboardRequest>,
     ) -> Result<Response<pb::GetLeaderboardResponse>, Status> {
+        self.admit(request.metadata(), Access::Read).await?;
         let r = request.get_ref();
         let entries = self.competitions.leaderboard(r.offset, r.page_size).await?;
         Ok(Response::new(pb::GetLeaderboardResponse { entries }))
+    }
+
+    async fn list_tournaments(
+        &self,
+        request: Request<pb::ListTournamentsRequest>,
+    ) -> Result<Response<pb::ListTournamentsResponse>, Status> {
+        self.admit(request.metadata(), Access::Read).await?;
+        let r = request.get_ref();
+        let tournaments = self.competitions.list_tournaments(r.offset, r.page_size, r.include_casual).await?;
+        Ok(Response::new(pb::ListTournamentsResponse { tournaments }))
+    }
+
+    async fn get_bot(
+        &self,
+        request: Request<pb::GetBotRequest>,
+    ) -> Result<Response<pb::GetBotResponse>, Status> {
+        self.admit(request.metadata(), Access::Read).await?;
+        let bot = self.competitions.bot(&request.get_ref().name).await?;
+        Ok(Response::new(pb::GetBotResponse { bot: Some(bot) }))
     }
 
     async fn get_records(
@@ -748,6 +834,7 @@ impl SkatService for SkatServer {
         request: Request<pb::GetRecordsRequest>,
     ) -> Result<Response<pb::GetRecordsResponse>, Status> {
         record_table(&request.get_ref().table_id);
+        self.admit(request.metadata(), Access::Read).await?;
         let r = request.get_ref();
         let handle = self.readable(&r.table_id, true).await?;
         let result = (|| {

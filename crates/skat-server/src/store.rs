@@ -205,6 +205,13 @@ impl<'s> MigrationSource<'s> for Schema {
                     Cow::Borrowed(include_str!("../migrations/0002_competitions.sql")),
                     false,
                 ),
+                Migration::new(
+                    3,
+                    Cow::Borrowed("leases"),
+                    MigrationType::Simple,
+                    Cow::Borrowed(include_str!("../migrations/0003_leases.sql")),
+                    false,
+                ),
             ])
         })
     }

@@ -22,7 +22,7 @@ use tonic::{Code, Request, Status};
 /// Not reachable from a client here (a server without a database): STORAGE_UNAVAILABLE
 /// needs a failing database (skat-cli/tests/durability.rs makes one fail); the account
 /// and tournament reasons need a database (skat-cli/tests/competition.rs).
-const UNREACHABLE: [R; 10] = [
+const UNREACHABLE: [R; 11] = [
     R::Unspecified,
     R::Internal,
     R::DealOver,
@@ -33,6 +33,7 @@ const UNREACHABLE: [R; 10] = [
     R::AdminRequired,
     R::TournamentNotFound,
     R::UnknownEntrant,
+    R::BotNotFound,
 ];
 
 struct Cases {
@@ -499,6 +500,16 @@ async fn every_refusal_carries_its_reason() {
     cases.check(listed, Code::InvalidArgument, R::InvalidPageToken);
     let registered = oc.register_bot(pb::RegisterBotRequest { name: "x".into(), owner: String::new() }).await;
     cases.check(registered, Code::FailedPrecondition, R::NoDatabase);
+    // A server that lets anonymous clients only watch.
+    let watch_only =
+        TestServer::start(ServerConfig { anonymous: skat_server::config::Anonymous::Spectate, ..config() })
+            .await;
+    let mut wc = watch_only.client().await;
+    cases.check(
+        wc.create_table(pb::CreateTableRequest::default()).await,
+        Code::Unauthenticated,
+        R::CredentialRequired,
+    );
     let live = oc
         .create_table(authed(pb::CreateTableRequest::default(), "secret"))
         .await

@@ -25,6 +25,13 @@ pub struct Args {
     /// In lobby mode, stop after this many finished tables (default: run until stopped).
     #[arg(long)]
     lists: Option<usize>,
+    /// In lobby mode, play at most this many tables at once (default: the account's quota).
+    #[arg(long, default_value_t = 0)]
+    max_tables: u32,
+    /// In lobby mode, also ask for casual play at tables of 3 or 4 seats: matched with
+    /// other bots as they arrive, one duplicate list in every rotation, rated.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(3..=4))]
+    casual: Option<u32>,
     /// A seat token handed out by `skat arena` (plays that seat instead of joining).
     #[arg(long)]
     token: Option<String>,
@@ -56,7 +63,11 @@ pub fn run(args: Args) -> CmdResult {
                 Strategy::by_name(&strategy, seed)
                     .unwrap_or_else(|| Strategy::by_name("random", seed).expect("built in"))
             },
-            args.lists,
+            skat_sdk::lobby::LobbyOptions {
+                lists: args.lists,
+                max_tables: args.max_tables,
+                casual_seats: args.casual.unwrap_or(0),
+            },
         ))?;
         println!("lobby: {} tables played", result.finished.len());
         return Ok(ExitCode::SUCCESS);

@@ -34,6 +34,18 @@ enum AdminCommand {
     EnableBot(NameConn),
     /// Give an account a new bot token (printed once); the old one stops working.
     RotateToken(NameConn),
+    /// Set an account's quota of tables at once (new accounts get `skat serve
+    /// --account-max-tables`).
+    SetQuota {
+        /// The account's name.
+        #[arg(long)]
+        name: String,
+        /// Tables at once (1 to 1000).
+        #[arg(long)]
+        max_tables: u32,
+        #[command(flatten)]
+        conn: Conn,
+    },
 }
 
 #[derive(Debug, clap::Args)]
@@ -73,7 +85,8 @@ pub struct TournamentArgs {
 #[derive(Debug, clap::Subcommand)]
 enum TournamentCommand {
     /// Create a tournament (needs the admin token): every group of entrants meets in
-    /// duplicate lists, each in every seat rotation.
+    /// duplicate lists, each in every seat rotation (round robin), or groups by standing
+    /// meet round after round (Swiss).
     Create {
         /// A name.
         #[arg(long, default_value = "tournament")]
@@ -99,6 +112,27 @@ enum TournamentCommand {
         /// Seed of the deals.
         #[arg(long)]
         seed: Option<u64>,
+        /// `round-robin` (every group of entrants meets) or `swiss` (rounds of groups by
+        /// standing: for many entrants).
+        #[arg(long, default_value = "round-robin", value_parser = ["round-robin", "swiss"])]
+        format: String,
+        /// Swiss rounds (default: enough for everybody to have met everybody, at most 9).
+        #[arg(long, default_value_t = 0)]
+        rounds: u32,
+        /// Seat no table before this much time has passed (entrants get ready).
+        #[arg(long, default_value = "0s", value_parser = humantime::parse_duration)]
+        start_in: Duration,
+        #[command(flatten)]
+        conn: Conn,
+    },
+    /// List tournaments, newest first.
+    List {
+        /// Include casual meetings.
+        #[arg(long)]
+        casual: bool,
+        /// Most entries.
+        #[arg(long, default_value_t = 50)]
+        limit: u32,
         #[command(flatten)]
         conn: Conn,
     },
@@ -129,6 +163,9 @@ pub struct LeaderboardArgs {
     /// Most entries.
     #[arg(long, default_value_t = 50)]
     limit: u32,
+    /// Show one bot instead: its rating history and recent lists.
+    #[arg(long)]
+    bot: Option<String>,
 }
 
 fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
@@ -156,6 +193,19 @@ pub fn admin(args: AdminArgs) -> CmdResult {
             AdminCommand::DisableBot(a) => update(a, Some(true), false).await,
             AdminCommand::EnableBot(a) => update(a, Some(false), false).await,
             AdminCommand::RotateToken(a) => update(a, None, true).await,
+            AdminCommand::SetQuota { name, max_tables, conn } => {
+                let mut client = connect(&server_url(&conn.server)).await?;
+                client
+                    .update_bot(conn.request(pb::UpdateBotRequest {
+                        name: name.clone(),
+                        max_tables: Some(max_tables),
+                        ..Default::default()
+                    }))
+                    .await
+                    .map_err(SdkError::from)?;
+                println!("account {name} plays at most {max_tables} tables at once");
+                Ok(ExitCode::SUCCESS)
+            }
         }
     })
 }
@@ -172,9 +222,19 @@ pub fn tournament(args: TournamentArgs) -> CmdResult {
                 action_timeout,
                 deal_clock,
                 seed,
+                format,
+                rounds,
+                start_in,
                 conn,
             } => {
                 let mut client = connect(&server_url(&conn.server)).await?;
+                let start_ms = if start_in.is_zero() {
+                    0
+                } else {
+                    (std::time::SystemTime::now() + start_in)
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map_or(0, |d| d.as_millis() as u64)
+                };
                 let request = pb::CreateTournamentRequest {
                     name,
                     entrants,
@@ -186,13 +246,20 @@ pub fn tournament(args: TournamentArgs) -> CmdResult {
                         deal_ms: deal_clock.as_millis() as u64,
                     }),
                     seed,
+                    format: if format == "swiss" {
+                        pb::TournamentFormat::Swiss
+                    } else {
+                        pb::TournamentFormat::RoundRobin
+                    } as i32,
+                    rounds,
+                    start_ms,
                 };
                 let r = client
                     .create_tournament(conn.request(request))
                     .await
                     .map_err(SdkError::from)?
                     .into_inner();
-                println!("tournament {} ({} tables)", r.tournament_id, r.tables);
+                println!("tournament {} ({} tables planned)", r.tournament_id, r.tables);
                 println!("follow it: skat tournament show {} --server {}", r.tournament_id, conn.server);
                 Ok(ExitCode::SUCCESS)
             }
@@ -212,6 +279,32 @@ pub fn tournament(args: TournamentArgs) -> CmdResult {
                     for r in records {
                         println!("{r}");
                     }
+                }
+                Ok(ExitCode::SUCCESS)
+            }
+            TournamentCommand::List { casual, limit, conn } => {
+                let mut client = connect(&server_url(&conn.server)).await?;
+                let r = client
+                    .list_tournaments(conn.request(pb::ListTournamentsRequest {
+                        page_size: limit,
+                        offset: 0,
+                        include_casual: casual,
+                    }))
+                    .await
+                    .map_err(SdkError::from)?
+                    .into_inner();
+                println!("{:<14} {:<12} {:<24} {:>9} {:<}", "id", "format", "name", "tables", "entrants");
+                for t in r.tournaments {
+                    println!(
+                        "{:<14} {:<12} {:<24} {:>4}/{:<4} {}{}",
+                        t.tournament_id,
+                        format_name(t.format),
+                        t.name,
+                        t.finished_tables,
+                        t.tables,
+                        t.entrants.join(", "),
+                        if t.finished { " (complete)" } else { "" }
+                    );
                 }
                 Ok(ExitCode::SUCCESS)
             }
@@ -235,6 +328,16 @@ pub fn tournament(args: TournamentArgs) -> CmdResult {
                         s.name, s.lists, s.seeger_fabian, s.mean, s.ci95, s.won, s.declared, s.penalties
                     );
                 }
+                if t.rounds > 0 {
+                    println!("Swiss: round {} of {}", t.round, t.rounds);
+                }
+                println!("head-to-head (Seeger-Fabian per meeting):");
+                for m in &t.meetings {
+                    let who: Vec<String> =
+                        m.entrants.iter().zip(&m.seeger_fabian).map(|(n, sf)| format!("{n} {sf}")).collect();
+                    let round = if m.round > 0 { format!("round {}: ", m.round) } else { String::new() };
+                    println!("  {round}{}  ({}/{} tables)", who.join(" · "), m.finished, m.tables);
+                }
                 Ok(ExitCode::SUCCESS)
             }
         }
@@ -244,6 +347,38 @@ pub fn tournament(args: TournamentArgs) -> CmdResult {
 pub fn leaderboard(args: LeaderboardArgs) -> CmdResult {
     runtime()?.block_on(async {
         let mut client = connect(&server_url(&args.server)).await?;
+        if let Some(name) = args.bot {
+            let b = client
+                .get_bot(pb::GetBotRequest { name })
+                .await
+                .map_err(SdkError::from)?
+                .into_inner()
+                .bot
+                .unwrap_or_default();
+            let state = if b.disabled {
+                "disabled"
+            } else if b.online {
+                "online"
+            } else {
+                "offline"
+            };
+            println!("bot {} ({state}; at most {} tables at once)", b.name, b.max_tables);
+            match &b.rating {
+                Some(r) => println!("rating {:.2} ± {:.2} after {} lists", r.rating, r.uncertainty, r.lists),
+                None => println!("not rated yet"),
+            }
+            println!("rating history:");
+            for p in b.history.iter().rev().take(args.limit as usize) {
+                println!("  {} {:>7.2} ± {:<5.2} {}", p.at_ms, p.rating, p.uncertainty, p.table_id);
+            }
+            println!("recent lists:");
+            for l in b.recent.iter().take(args.limit as usize) {
+                let who: Vec<String> =
+                    l.seating.iter().zip(&l.seeger_fabian).map(|(n, sf)| format!("{n} {sf}")).collect();
+                println!("  {} ({}): {}", l.table_id, l.tournament_id, who.join(" · "));
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
         let r = client
             .get_leaderboard(pb::GetLeaderboardRequest { page_size: args.limit, offset: 0 })
             .await
@@ -260,7 +395,12 @@ pub fn leaderboard(args: LeaderboardArgs) -> CmdResult {
 async fn update(a: NameConn, disabled: Option<bool>, rotate_token: bool) -> CmdResult {
     let mut client = connect(&server_url(&a.conn.server)).await?;
     let r = client
-        .update_bot(a.conn.request(pb::UpdateBotRequest { name: a.name.clone(), disabled, rotate_token }))
+        .update_bot(a.conn.request(pb::UpdateBotRequest {
+            name: a.name.clone(),
+            disabled,
+            rotate_token,
+            max_tables: None,
+        }))
         .await
         .map_err(SdkError::from)?
         .into_inner();
@@ -273,6 +413,14 @@ async fn update(a: NameConn, disabled: Option<bool>, rotate_token: bool) -> CmdR
     Ok(ExitCode::SUCCESS)
 }
 
+fn format_name(f: i32) -> &'static str {
+    match pb::TournamentFormat::try_from(f) {
+        Ok(pb::TournamentFormat::Swiss) => "swiss",
+        Ok(pb::TournamentFormat::Casual) => "casual",
+        _ => "round-robin",
+    }
+}
+
 /// A connection to the server and the tournament `id`.
 async fn fetch(
     conn: &Conn,
@@ -281,7 +429,7 @@ async fn fetch(
 {
     let mut client = connect(&server_url(&conn.server)).await?;
     let t = client
-        .get_tournament(pb::GetTournamentRequest { tournament_id: id })
+        .get_tournament(conn.request(pb::GetTournamentRequest { tournament_id: id }))
         .await?
         .into_inner()
         .tournament

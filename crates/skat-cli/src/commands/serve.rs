@@ -118,6 +118,22 @@ pub struct Args {
     /// Who may register bot accounts: `open` (anybody) or `admin` (with the admin token).
     #[arg(long, env = "SKAT_REGISTRATION", default_value = "open", value_parser = ["open", "admin"])]
     pub registration: String,
+    /// What clients without a token may do: `play` (create tables, take seats, watch),
+    /// `spectate` (watch and read; tables need --create-token or the admin token, seats
+    /// come through bot accounts' lobbies), `none` (reading needs a bot token or the admin
+    /// token; watching a table needs a seat token).
+    #[arg(long, env = "SKAT_ANONYMOUS", default_value = "play")]
+    pub anonymous: skat_server::config::Anonymous,
+    /// Tables at once a new bot account may play (`skat admin set-quota` changes one).
+    #[arg(long, env = "SKAT_ACCOUNT_MAX_TABLES", default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub account_max_tables: u32,
+    /// Lobby streams one bot account may hold open at once.
+    #[arg(long, env = "SKAT_ACCOUNT_MAX_LOBBIES", default_value_t = 4)]
+    pub account_max_lobbies: usize,
+    /// Deals per list of a casual meeting (bots that ask their lobby for casual play are
+    /// matched as they arrive; 0: the standard 36 or 48).
+    #[arg(long, env = "SKAT_CASUAL_DEALS", default_value_t = 0)]
+    pub casual_deals: u32,
     /// Also play a live demo: three built-in bots play a list at one table, printed here
     /// as it happens, and an open table waits for your bots.
     #[arg(long)]
@@ -180,6 +196,10 @@ impl Args {
             retention: self.retention.0,
             admin_token: self.admin_token.clone().filter(|t| !t.is_empty()),
             open_registration: self.registration == "open",
+            anonymous: self.anonymous,
+            account_max_tables: self.account_max_tables,
+            account_max_lobbies: self.account_max_lobbies,
+            casual_deals: self.casual_deals.min(self.max_deals),
             peers: self
                 .peers
                 .iter()

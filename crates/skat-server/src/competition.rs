@@ -724,13 +724,27 @@ impl Competitions {
         let Some(store) = self.journal.store().cloned() else { return Ok(()) };
         let me = self.journal.owner().to_string();
         let mut announced = false;
+        // The plan as last read, with what this scheduler seated since; only the lease
+        // holder seats, so its pending tables are exactly what it has not seated.
+        let mut cached: Option<(Tournament, Vec<PlannedTable>)> = None;
+        let mut renewed: Option<Instant> = None;
+        // Quotas and names of the entrants, read again every few seconds.
+        let mut caps: (Option<Instant>, HashMap<String, u32>) = (None, HashMap::new());
+        let mut names: Arc<HashMap<String, String>> = Arc::default();
         loop {
-            let now = unix_ms(SystemTime::now());
-            if !store.take_lease(id, &me, now, now + LEASE.as_millis() as u64).await? {
-                tracing::info!(tournament = %id, "another replica schedules this tournament");
-                return Ok(());
+            if renewed.is_none_or(|r| r.elapsed() >= LEASE / 4) {
+                let now = unix_ms(SystemTime::now());
+                if !store.take_lease(id, &me, now, now + LEASE.as_millis() as u64).await? {
+                    tracing::info!(tournament = %id, "another replica schedules this tournament");
+                    return Ok(());
+                }
+                renewed = Some(Instant::now());
             }
-            let Some((t, plan)) = store.tournament(id).await? else { return Ok(()) };
+            if cached.is_none() {
+                let Some(loaded) = store.tournament(id).await? else { return Ok(()) };
+                cached = Some(loaded);
+            }
+            let Some((t, plan)) = cached.as_mut() else { continue };
             if !announced {
                 announced = true;
                 tracing::info!(tournament = %id, replica = %me, "scheduling");
@@ -738,19 +752,37 @@ impl Competitions {
                     lock(&self.in_casual).extend(t.spec.entrants.iter().cloned());
                 }
             }
+            let now = unix_ms(SystemTime::now());
             if now < t.spec.start_ms {
                 let wait = Duration::from_millis(t.spec.start_ms - now).min(SCHEDULER_TICK * 3);
                 tokio::time::sleep(wait).await;
                 continue;
             }
-            let unfinished = plan.iter().filter(|p| p.status != "finished").count();
-            if unfinished == 0 {
+            // Tables at once per account, over every tournament and replica.
+            let playing = store.playing_tables().await?;
+            let mut active: HashMap<String, u32> = HashMap::new();
+            let mut mine_playing = 0;
+            for (tid, p) in &playing {
+                mine_playing += usize::from(tid == id);
+                for a in &p.seating {
+                    *active.entry(a.clone()).or_default() += 1;
+                }
+            }
+            let pending = plan.iter().filter(|p| p.status == "pending").count();
+            if pending + mine_playing == 0 {
+                // Every table has finished: the next Swiss round, or the end.
+                let Some((t, plan)) = store.tournament(id).await? else { return Ok(()) };
+                if plan.iter().any(|p| p.status != "finished") {
+                    cached = Some((t, plan));
+                    continue;
+                }
                 if t.spec.format == Format::Swiss && rounds_planned(&t.spec, &plan) < t.spec.rounds {
                     let next = swiss_round(&t.spec, &plan);
                     if !store.add_planned(id, &me, &next).await? {
                         return Ok(());
                     }
                     tracing::info!(tournament = %id, round = rounds_planned(&t.spec, &plan) + 1, "Swiss round planned");
+                    cached = None;
                     continue;
                 }
                 store.finish_tournament(id, unix_ms(SystemTime::now())).await?;
@@ -760,51 +792,72 @@ impl Competitions {
                 }
                 return Ok(());
             }
-            // Tables at once per account, over every tournament and replica.
-            let mut active: HashMap<String, u32> = HashMap::new();
-            for (_, p) in store.playing_tables().await? {
-                for a in p.seating {
-                    *active.entry(a).or_default() += 1;
-                }
-            }
-            let mut caps: HashMap<String, u32> = HashMap::new();
-            for a in &t.spec.entrants {
-                let quota = match store.account(a).await? {
-                    Some(acc) if !acc.disabled => acc.max_tables,
-                    // A disabled account is still seated (its seats forfeit): the plan goes on.
-                    Some(acc) => acc.max_tables,
-                    None => self.config.account_max_tables,
-                };
-                let asked = self.lobby_cap(a);
-                caps.insert(a.clone(), if asked > 0 { quota.min(asked) } else { quota });
-            }
-            for p in plan.iter().filter(|p| p.status == "pending") {
-                let fits = p
-                    .seating
-                    .iter()
-                    .all(|a| active.get(a).copied().unwrap_or(0) < caps.get(a).copied().unwrap_or(1).max(1));
-                if !fits {
-                    continue;
-                }
-                match self.seat_table(&t, p).await {
-                    Ok(table_id) => {
-                        store.update_planned(id, p.n, &table_id, "playing", &[]).await?;
-                        for a in &p.seating {
-                            *active.entry(a.clone()).or_default() += 1;
+            // Quotas, read again every few seconds (an operator may change one).
+            if caps.0.is_none_or(|at| at.elapsed() >= Duration::from_secs(2)) {
+                let mut fresh = HashMap::new();
+                let mut fresh_names = HashMap::new();
+                for a in &t.spec.entrants {
+                    let quota = match store.account(a).await? {
+                        // A disabled account is still seated (its seats forfeit): the plan goes on.
+                        Some(acc) => {
+                            fresh_names.insert(a.clone(), acc.name);
+                            acc.max_tables
                         }
-                        self.watch_table(
-                            id,
-                            PlannedTable { table_id, status: "playing".into(), ..p.clone() },
-                        );
-                    }
-                    Err(e) => {
-                        tracing::warn!(tournament = %id, error = %e.message, "could not open a tournament table; retrying");
-                        break;
-                    }
+                        None => self.config.account_max_tables,
+                    };
+                    fresh.insert(a.clone(), quota);
                 }
+                caps = (Some(Instant::now()), fresh);
+                names = Arc::new(fresh_names);
+            }
+            let cap = |a: &str| -> u32 {
+                let quota = caps.1.get(a).copied().unwrap_or(1);
+                let asked = self.lobby_cap(a);
+                (if asked > 0 { quota.min(asked) } else { quota }).max(1)
+            };
+            // Pending tables in plan order, except that a table whose entrants play
+            // least goes first: no entrant's quota fills while others idle.
+            let mut order: Vec<usize> = (0..plan.len()).filter(|i| plan[*i].status == "pending").collect();
+            order.sort_by_key(|i| plan[*i].seating.iter().map(|a| active.get(a).copied().unwrap_or(0)).max());
+            let mut picks = Vec::new();
+            for i in order {
+                if plan[i].seating.iter().all(|a| active.get(a).copied().unwrap_or(0) < cap(a)) {
+                    for a in &plan[i].seating {
+                        *active.entry(a.clone()).or_default() += 1;
+                    }
+                    picks.push(i);
+                }
+            }
+            // Seated together (their commits group), then marked playing in one
+            // transaction, and only then watched: a result is never overwritten.
+            let mut seating = tokio::task::JoinSet::new();
+            for i in picks {
+                let (me, t, p, names) = (Arc::clone(self), t.clone(), plan[i].clone(), Arc::clone(&names));
+                seating.spawn(async move { (i, me.seat_table(&t, &p, &names).await) });
+            }
+            let mut seated = Vec::new();
+            while let Some(done) = seating.join_next().await {
+                match done {
+                    Ok((i, Ok(table_id))) => seated.push((i, table_id)),
+                    Ok((_, Err(e))) => {
+                        tracing::warn!(tournament = %id, error = %e.message, "could not open a tournament table; retrying")
+                    }
+                    Err(e) => tracing::error!(tournament = %id, error = %e, "seating a table failed"),
+                }
+            }
+            let marks: Vec<(u64, String)> = seated.iter().map(|(i, tid)| (plan[*i].n, tid.clone())).collect();
+            store.mark_playing(id, &marks).await?;
+            for (i, table_id) in seated {
+                let p = &mut plan[i];
+                p.table_id = table_id;
+                p.status = "playing".into();
+                self.watch_table(id, p.clone());
             }
             tokio::select! {
-                _ = self.wake.notified() => {}
+                _ = self.wake.notified() => {
+                    // Let the tables finishing together be counted in one pass.
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
                 _ = tokio::time::sleep(SCHEDULER_TICK) => {}
             }
         }
@@ -812,8 +865,12 @@ impl Competitions {
 
     /// Creates a planned table (private: only the scheduler seats it), takes every seat
     /// for its entrant and tells their lobbies.
-    async fn seat_table(&self, t: &Tournament, p: &PlannedTable) -> Result<String, Refusal> {
-        let store = self.store()?;
+    async fn seat_table(
+        &self,
+        t: &Tournament,
+        p: &PlannedTable,
+        names: &HashMap<String, String>,
+    ) -> Result<String, Refusal> {
         let code =
             SeatToken::generate().map_err(|_| Refusal::new(Code::Internal, R::Internal, "no randomness"))?;
         let config = TableConfig {
@@ -843,23 +900,23 @@ impl Competitions {
             .insert(table, usize::MAX, None, &self.metrics, &self.journal)
             .ok_or_else(|| Refusal::limit("max-tables", self.config.max_tables, "the server is full"))?;
         let mut tokens = Vec::new();
-        for (seat, account) in p.seating.iter().enumerate() {
-            let name = store
-                .account(account)
-                .await
-                .map_err(store_error)?
-                .map_or_else(|| account.clone(), |a| a.name);
-            let token = SeatToken::generate()
-                .map_err(|_| Refusal::new(Code::Internal, R::Internal, "no randomness"))?;
-            let s = Seat::new(seat as u8);
-            let hash = token.hash();
-            handle
-                .mutate(&self.journal, &self.metrics, |tb| {
-                    tb.join(&name, Some(s), code.reveal(), hash, Instant::now())
-                })
-                .await??;
-            tokens.push(token.reveal().to_string());
+        for _ in &p.seating {
+            tokens.push(
+                SeatToken::generate()
+                    .map_err(|_| Refusal::new(Code::Internal, R::Internal, "no randomness"))?,
+            );
         }
+        // The table and its seats in one change: one commit.
+        handle
+            .mutate(&self.journal, &self.metrics, |tb| -> Result<(), Refusal> {
+                for (seat, (account, token)) in p.seating.iter().zip(&tokens).enumerate() {
+                    let name = names.get(account).unwrap_or(account);
+                    tb.join(name, Some(Seat::new(seat as u8)), code.reveal(), token.hash(), Instant::now())?;
+                }
+                Ok(())
+            })
+            .await??;
+        let tokens: Vec<String> = tokens.iter().map(|t| t.reveal().to_string()).collect();
         let table_id = id.to_string();
         for (seat, (account, token)) in p.seating.iter().zip(tokens).enumerate() {
             lock(&self.seats).insert(

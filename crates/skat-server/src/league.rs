@@ -463,26 +463,28 @@ impl Store {
             .collect()
     }
 
-    /// Records a planned table's state.
-    pub async fn update_planned(
+    /// Marks planned tables as being played at these tables, in one transaction.
+    pub async fn mark_playing(
         &self,
         tournament_id: &str,
-        n: u64,
-        table_id: &str,
-        status: &str,
-        result: &[SeatResult],
+        tables: &[(u64, String)],
     ) -> Result<(), StoreError> {
-        sqlx::query(
-            "UPDATE skat_tournament_tables SET table_id = $1, status = $2, result = $3 \
-             WHERE tournament_id = $4 AND n = $5",
-        )
-        .bind(table_id)
-        .bind(status)
-        .bind(serde_json::to_string(result).unwrap_or_default())
-        .bind(tournament_id)
-        .bind(to_i64(n))
-        .execute(&self.pool)
-        .await?;
+        if tables.is_empty() {
+            return Ok(());
+        }
+        let mut tx = self.pool.begin().await?;
+        for (n, table_id) in tables {
+            sqlx::query(
+                "UPDATE skat_tournament_tables SET table_id = $1, status = 'playing' \
+                 WHERE tournament_id = $2 AND n = $3 AND status = 'pending'",
+            )
+            .bind(table_id.as_str())
+            .bind(tournament_id)
+            .bind(to_i64(*n))
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
         Ok(())
     }
 

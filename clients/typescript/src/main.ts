@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // skat-ts-bot --server HOST:PORT --table ID [--token T | --name N] [--seat S]
+// skat-ts-bot --server HOST:PORT --bot-token T [--lists N] [--max-tables N] [--casual 3|4]
 // The SDK's example bot (JackBot in strategy.ts).
 
 import { Seat, play } from "./sdk";
@@ -18,12 +19,13 @@ async function main() {
   const botToken = arg("bot-token");
   if (!tableId && botToken) {
     const lists = arg("lists");
-    const played = await lobby(server, botToken, () => new JackBot(), lists === undefined ? undefined : Number(lists));
+    const options = { maxTables: Number(arg("max-tables") ?? 0), casualSeats: Number(arg("casual") ?? 0) };
+    const played = await lobby(server, botToken, () => new JackBot(), lists === undefined ? undefined : Number(lists), options);
     console.log(`lobby: ${played.length} tables played`);
     return;
   }
   if (!tableId) {
-    console.error("usage: skat-ts-bot --server HOST:PORT (--table ID [--token T | --name N] [--seat S] | --bot-token T [--lists N])");
+    console.error("usage: skat-ts-bot --server HOST:PORT (--table ID [--token T | --name N] [--seat S] | --bot-token T [--lists N] [--max-tables N] [--casual 3|4])");
     process.exit(2);
   }
   const token = arg("token");

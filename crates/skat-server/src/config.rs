@@ -85,6 +85,11 @@ pub struct ServerConfig {
     pub addr: SocketAddr,
     /// Where to serve Prometheus metrics (`None`: not served).
     pub metrics_addr: Option<SocketAddr>,
+    /// Where to serve the spectator page and gRPC-Web (`None`: not served).
+    pub web_addr: Option<SocketAddr>,
+    /// When `web_addr` is only the default: if it is taken (another server on this
+    /// machine), the page is left out with a warning instead of the start failing.
+    pub web_addr_default: bool,
     /// Most tables held at once (finished ones count until they expire).
     pub max_tables: usize,
     /// Most tables one client address may hold at once (created by it and not yet expired).
@@ -176,6 +181,8 @@ impl Default for ServerConfig {
         ServerConfig {
             addr: SocketAddr::from(([127, 0, 0, 1], 50051)),
             metrics_addr: None,
+            web_addr: None,
+            web_addr_default: false,
             max_tables: 1000,
             max_tables_per_client: 100,
             max_deals: 144,

@@ -44,6 +44,7 @@ pub mod stream;
 pub mod table;
 pub mod table_id;
 pub mod tables;
+pub mod web;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -68,6 +69,8 @@ pub struct RunningServer {
     pub addr: SocketAddr,
     /// The metrics address, when served.
     pub metrics_addr: Option<SocketAddr>,
+    /// The spectator page's address (and its gRPC-Web), when served.
+    pub web_addr: Option<SocketAddr>,
     /// Finishes when the server has shut down.
     pub task: JoinHandle<Result<(), tonic::transport::Error>>,
     /// Turns true if the journal failed (the server then stops by itself; exit non-zero).
@@ -241,6 +244,31 @@ pub async fn start(
         competitions,
     );
     let service_clients = service.clients();
+    // The page, with the same service over gRPC-Web, on its own address.
+    let web_addr = match config.web_addr {
+        Some(at) => match tokio::net::TcpListener::bind(at).await {
+            Ok(listener) => {
+                let bound = listener.local_addr()?;
+                web::serve(
+                    listener,
+                    service.clone(),
+                    &config,
+                    Arc::clone(&service_clients),
+                    metrics.clone(),
+                    stop_rx.clone(),
+                );
+                Some(bound)
+            }
+            Err(e) if config.web_addr_default => {
+                tracing::warn!(%at, error = %e, "the web page is off: its default address is taken (set --web-addr)");
+                None
+            }
+            Err(e) => {
+                return Err(std::io::Error::new(e.kind(), format!("cannot listen on --web-addr {at}: {e}")));
+            }
+        },
+        None => None,
+    };
     // Requests are small, so the limit applies to them; responses are built by the
     // server from bounded tables.
     let grpc = SkatServiceServer::new(service).max_decoding_message_size(config.max_message_bytes);
@@ -310,6 +338,6 @@ pub async fn start(
             }
         }
     });
-    tracing::info!(%addr, metrics = ?metrics_addr, "skat server listening");
-    Ok(RunningServer { addr, metrics_addr, task, journal_failed: failure_rx, recovered, metrics })
+    tracing::info!(%addr, metrics = ?metrics_addr, web = ?web_addr, "skat server listening");
+    Ok(RunningServer { addr, metrics_addr, web_addr, task, journal_failed: failure_rx, recovered, metrics })
 }

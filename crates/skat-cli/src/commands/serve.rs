@@ -26,6 +26,11 @@ pub struct Args {
     /// Address for Prometheus metrics (`GET /metrics`); `off` to disable.
     #[arg(long, env = "SKAT_METRICS_ADDR", default_value = "127.0.0.1:9090")]
     pub metrics_addr: String,
+    /// Address for the spectator web page (tables, live tables, replays, tournaments,
+    /// ratings; it reads the same API over gRPC-Web); `off` to disable. [default:
+    /// 127.0.0.1:8080, left out with a warning when another program has it]
+    #[arg(long, env = "SKAT_WEB_ADDR")]
+    pub web_addr: Option<String>,
     /// Most tables held at once (finished ones count until they expire).
     #[arg(long, env = "SKAT_MAX_TABLES", default_value_t = 1000)]
     pub max_tables: usize,
@@ -159,6 +164,9 @@ fn parse_retention(s: &str) -> Result<Retention, String> {
     }
 }
 
+/// The spectator page's address unless told otherwise.
+const DEFAULT_WEB_ADDR: &str = "127.0.0.1:8080";
+
 /// The default data directory.
 pub const DATA_DIR: &str = "skat-data";
 
@@ -169,9 +177,15 @@ impl Args {
             "off" | "" => None,
             a => Some(a.parse().map_err(|e| format!("--metrics-addr {a}: {e}"))?),
         };
+        let web_addr = match self.web_addr.as_deref().unwrap_or(DEFAULT_WEB_ADDR) {
+            "off" | "" => None,
+            a => Some(a.parse().map_err(|e| format!("--web-addr {a}: {e}"))?),
+        };
         Ok(ServerConfig {
             addr: self.addr,
             metrics_addr,
+            web_addr,
+            web_addr_default: self.web_addr.is_none(),
             max_tables: self.max_tables,
             max_tables_per_client: self.max_tables_per_client,
             max_deals: self.max_deals,
@@ -291,6 +305,9 @@ pub fn run(args: Args) -> CmdResult {
                 String::new()
             }
         );
+        if let Some(web) = server.web_addr {
+            println!("watch in a browser: {}", skat_server::web::page_url(web));
+        }
         if args.demo {
             let a = server.addr;
             super::demo::start(server.addr, args.demo_delay, args.demo_seed, move |open| println!(

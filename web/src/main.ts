@@ -1,0 +1,429 @@
+// The spectator page: a hash router over six views. Every view reads the skat.v1 API as
+// a spectator (no token), so it shows exactly what the rules let a spectator see.
+//
+// | route | view |
+// |---|---|
+// | `#/` | tables, live and finished, filterable |
+// | `#/table/ID` | one table live: WatchTable is the doorbell, GetTable the state |
+// | `#/replay/ID/DEAL` | a finished deal, move by move, from its JSON record |
+// | `#/tournaments`, `#/tournament/ID` | tournaments, standings, head-to-head |
+// | `#/leaderboard` | ratings |
+// | `#/bot/NAME` | one bot: rating over time, recent lists |
+import { api } from "./api";
+import { append, h, link, table, when } from "./dom";
+import { cardFromCode, cardSvg, sortHand } from "./cards";
+import {
+  Announcement, BidCall, RecordFormat, GameType, Phase, Position, TableFilter, TableStatus, TournamentFormat,
+  type DealEnded, type TableView,
+} from "./gen/skat/v1/skat_pb";
+
+const app = document.getElementById("app") as HTMLElement;
+/** What the browser test reads: latencies from an action to the page showing it (ms). */
+const probe = { latencies: [] as number[], renders: 0 };
+(window as unknown as { __skat: typeof probe }).__skat = probe;
+
+let leave: (() => void) | undefined;
+
+function show(title: string, ...content: (Node | string)[]) {
+  document.title = `${title} · Skat server`;
+  app.replaceChildren(...content);
+}
+
+function failed(e: unknown) {
+  show("Error", h("h1", {}, "Something went wrong"), h("p", { class: "error", role: "alert" }, String((e as Error)?.message ?? e)));
+}
+
+async function route() {
+  leave?.();
+  leave = undefined;
+  const parts = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+  try {
+    switch (parts[0]) {
+      case "":
+      case "tables": return await tablesView(parts[1] ?? "all");
+      case "table": return await liveView(parts[1]);
+      case "replay": return await replayView(parts[1], Number(parts[2] ?? 0));
+      case "tournaments": return await tournamentsView(parts[1] === "casual");
+      case "tournament": return await tournamentView(parts[1]);
+      case "leaderboard": return await leaderboardView();
+      case "bot": return await botView(parts[1]);
+      default: show("Not found", h("h1", {}, "Not found"), link("#/", "All tables"));
+    }
+  } catch (e) {
+    failed(e);
+  }
+}
+window.addEventListener("hashchange", () => void route());
+void route();
+
+// ---- names ----------------------------------------------------------------------------
+
+const POSITIONS = ["", "forehand", "middlehand", "rearhand"];
+function gameName(game: number, hand: boolean, announcement: number): string {
+  const g = (GameType[game] ?? "").toLowerCase().replace("_", " ");
+  const extra = [hand ? "hand" : "", announcement ? (Announcement[announcement] ?? "").toLowerCase() : ""].filter(Boolean);
+  return [g, ...extra].join(" ");
+}
+function statusName(s: number): string {
+  return (TableStatus[s] ?? "").toLowerCase();
+}
+
+// ---- tables ---------------------------------------------------------------------------
+
+async function tablesView(filter: string) {
+  const filters: Record<string, TableFilter> = { all: TableFilter.UNSPECIFIED, live: TableFilter.LIVE, finished: TableFilter.FINISHED };
+  const r = await api.listTables({ filter: filters[filter] ?? TableFilter.UNSPECIFIED, pageSize: 100 });
+  const buttons = Object.keys(filters).map((f) =>
+    h("a", { href: `#/tables/${f}`, "aria-current": f === filter ? "page" : undefined, class: "pill" }, f));
+  const rows = r.tables.map((t) => [
+    link(`#/table/${encodeURIComponent(t.tableId)}`, t.name || t.tableId),
+    statusName(t.status),
+    `${t.occupied}/${t.seats}`,
+    `${t.dealsPlayed}/${t.deals}`,
+    t.players.join(", "),
+    t.dealsPlayed > 0 ? link(`#/replay/${encodeURIComponent(t.tableId)}/0`, "replay") : "",
+  ]);
+  show("Tables",
+    h("h1", {}, "Tables"),
+    h("div", { class: "controls", role: "group", "aria-label": "Filter" }, ...buttons),
+    rows.length ? table(["table", "status", "seats", "deals", "players", ""], rows) : h("p", {}, "No tables yet."),
+    r.nextPageToken ? h("p", { class: "muted" }, "Showing the newest 100.") : "");
+  const timer = setInterval(() => { if (document.visibilityState === "visible") void refreshTables(filter); }, 3000);
+  leave = () => clearInterval(timer);
+}
+
+async function refreshTables(filter: string) {
+  const scrollY = window.scrollY;
+  const focused = document.activeElement?.getAttribute("href");
+  await tablesView(filter).catch(() => undefined);
+  window.scrollTo(0, scrollY);
+  if (focused) (app.querySelector(`a[href="${CSS.escape(focused)}"]`) as HTMLElement | null)?.focus();
+}
+
+// ---- one table, live ------------------------------------------------------------------
+
+async function liveView(tableId: string) {
+  const abort = new AbortController();
+  let view: TableView | undefined;
+  let lastEnded: DealEnded | undefined;
+  let fetching = false;
+  let again = false;
+  const waiting: { seq: number; at: number }[] = [];
+  let ticker: number | undefined;
+
+  const refresh = async () => {
+    if (fetching) { again = true; return; }
+    fetching = true;
+    try {
+      do {
+        again = false;
+        const r = await api.getTable({ tableId }, { signal: abort.signal });
+        view = r.table;
+        render();
+      } while (again);
+    } finally {
+      fetching = false;
+    }
+  };
+
+  const render = () => {
+    if (!view) return;
+    const seq = Number(view.seq);
+    const now = Date.now();
+    while (waiting.length && waiting[0].seq <= seq) {
+      const w = waiting.shift();
+      if (w) probe.latencies.push(now - w.at);
+    }
+    probe.renders++;
+    const focusedId = document.activeElement?.id;
+    show(view.name || tableId, tableDom(view, lastEnded, tableId));
+    if (focusedId) document.getElementById(focusedId)?.focus();
+  };
+
+  show("Table", h("h1", {}, "Table"), h("p", {}, "Connecting…"));
+  const watch = async () => {
+    for (;;) {
+      try {
+        for await (const m of api.watchTable({ tableId }, { signal: abort.signal })) {
+          if (m.kind.case === "snapshot") {
+            view = m.kind.value;
+            render();
+          } else if (m.kind.case === "event") {
+            const e = m.kind.value;
+            if (e.kind.case === "dealEnded") lastEnded = e.kind.value;
+            waiting.push({ seq: Number(e.seq), at: Number(e.timeUnixMs) });
+            void refresh();
+          }
+        }
+        if (view && (view.status === TableStatus.FINISHED || view.status === TableStatus.ABANDONED)) return;
+      } catch (e) {
+        if (abort.signal.aborted) return;
+        if (!view) { failed(e); return; }
+      }
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  };
+  void watch();
+  // The clocks count down between events.
+  ticker = window.setInterval(() => {
+    for (const el of Array.from(app.querySelectorAll<HTMLElement>("[data-deadline]"))) {
+      const left = Math.max(0, Number(el.dataset.deadline) - Date.now());
+      el.textContent = `${(left / 1000).toFixed(0)} s`;
+    }
+  }, 500);
+  leave = () => { abort.abort(); clearInterval(ticker); };
+}
+
+function tableDom(v: TableView, lastEnded: DealEnded | undefined, tableId: string): HTMLElement {
+  const d = v.deal;
+  const dealNo = d ? d.number : -1;
+  const names = v.seatInfo.map((s) => s.name || `seat ${s.seat}`);
+  const seatOf = (p: Position) => (d ? d.positionSeats[p - 1] : undefined);
+  const nameAt = (p: Position) => { const s = seatOf(p); return s === undefined ? POSITIONS[p] : names[s]; };
+  const toMove = d?.seatToMove;
+  const root = h("section", { id: "table", "data-deal": dealNo, "data-phase": d ? Phase[d.phase] : "NONE", "data-seq": Number(v.seq), "aria-label": "Table" });
+  append(root, [
+    h("h1", {}, v.name || tableId),
+    h("p", { class: "status" }, `${statusName(v.status)} · deal ${Math.min(v.dealsPlayed + (d && !d.result ? 1 : 0), v.deals)} of ${v.deals}`,
+      v.dealsPlayed > 0 ? " · " : "", v.dealsPlayed > 0 ? link(`#/replay/${encodeURIComponent(tableId)}/${v.dealsPlayed - 1}`, "replay the last deal") : ""),
+  ]);
+  const felt = h("div", { class: "felt" });
+  const seats = h("div", { class: "seats" });
+  for (const s of v.seatInfo) {
+    const standing = v.standings.find((x) => x.seat === s.seat);
+    const clock = v.clocks.find((c) => c.seat === s.seat);
+    const position = d ? d.positionSeats.indexOf(s.seat) : -1;
+    const moving = toMove === s.seat;
+    append(seats, [h("div", { class: `seat${moving ? " to-move" : ""}`, "aria-current": moving ? "true" : undefined },
+      h("div", { class: "name" }, s.name || `seat ${s.seat}`, moving ? " ▸ to move" : ""),
+      h("div", { class: "muted" }, position >= 0 ? POSITIONS[position + 1] : "sits out", d && position >= 0 ? ` · ${d.handSizes[position] ?? 0} cards` : ""),
+      standing ? h("div", {}, `${standing.plain} points · SF ${standing.seegerFabian}`) : "",
+      clock && v.timeControl?.dealMs ? h("div", { class: "muted" }, `deal clock ${(Number(clock.remainingMs) / 1000).toFixed(0)} s`) : "",
+      moving && Number(v.deadlineUnixMs) ? h("div", {}, "to act: ", h("span", { "data-deadline": Number(v.deadlineUnixMs), role: "timer" }, "")) : "",
+    )]);
+  }
+  felt.append(seats);
+  if (d) {
+    const auction = d.auction.map((c) => `${nameAt(c.position)} ${BidCall[c.call]?.toLowerCase() ?? ""}${c.value ? " " + c.value : ""}`);
+    append(felt, [h("div", { class: "auction" }, h("strong", {}, "Bidding: "), auction.length ? auction.join(" · ") : "not started")]);
+    if (d.contract && d.contract.game) {
+      append(felt, [h("div", {}, h("strong", {}, "Game: "), `${nameAt(d.declarer)} plays ${gameName(d.contract.game, d.contract.hand, d.contract.announcement)} at ${d.bid}`)]);
+    } else if (d.bid) {
+      append(felt, [h("div", {}, `Highest bid ${d.bid}`)]);
+    }
+    if (d.skat.length) append(felt, [h("div", {}, h("strong", {}, "Skat: "), h("span", { class: "cards small" }, ...d.skat.map((c) => cardSvg(c, "skat", dealNo))))]);
+    if (d.openHand.length) append(felt, [h("div", {}, h("strong", {}, "Open hand: "), h("div", { class: "cards small", id: "open-hand" }, ...d.openHand.map((c) => cardSvg(c, "open", dealNo))))]);
+    const trick = h("div", { class: "cards", id: "trick", "aria-live": "polite", "aria-label": "Current trick" });
+    for (const [i, c] of (d.currentTrick?.cards ?? []).entries()) {
+      const pos = d.currentTrick ? ((d.currentTrick.leader - 1 + i) % 3) + 1 : 0;
+      trick.append(h("div", { class: "trick-card" }, cardSvg(c, "trick", dealNo), nameAt(pos)));
+    }
+    append(felt, [h("div", {}, h("strong", {}, "Trick: "), trick)]);
+    const taken = [1, 2, 3].map((p) => `${nameAt(p)} ${d.tricks.filter((t) => t.winner === p).length}`);
+    append(felt, [h("div", {}, h("strong", {}, "Tricks taken: "), taken.join(" · "))]);
+    const last = d.tricks[d.tricks.length - 1];
+    if (last) append(felt, [h("div", {}, h("strong", {}, "Last trick: "), h("span", { class: "cards small", id: "tricks" }, ...last.cards.map((c) => cardSvg(c, "taken", dealNo))), ` won by ${nameAt(last.winner)}`)]);
+  }
+  root.append(felt);
+  if (lastEnded?.dealt) root.append(dealtDom(lastEnded, names, tableId));
+  if (v.results.length) {
+    const rows = v.results.map((r, i) => [
+      link(`#/replay/${encodeURIComponent(tableId)}/${i}`, String(i + 1)),
+      r.passedIn ? "passed in" : `${names[r.declarerSeat] ?? ""} ${r.gameCode}`,
+      r.passedIn ? "" : r.won ? "won" : "lost",
+      r.score,
+    ]);
+    root.append(h("h2", {}, "Deals"), table(["deal", "game", "", ["score", "num"]], rows.reverse()));
+  }
+  return root;
+}
+
+function dealtDom(e: DealEnded, names: string[], tableId: string): HTMLElement {
+  const dealt = e.dealt!;
+  const hands = [dealt.forehand, dealt.middlehand, dealt.rearhand];
+  const box = h("section", { "aria-label": `Deal ${e.deal + 1} as dealt` },
+    h("h2", {}, `Deal ${e.deal + 1} as dealt `, link(`#/replay/${encodeURIComponent(tableId)}/${e.deal}`, "(replay it)")));
+  const grid = h("div", { class: "hands" });
+  hands.forEach((cards, i) => {
+    grid.append(h("div", {}, h("div", {}, `${names[e.positionSeats[i]] ?? POSITIONS[i + 1]} (${POSITIONS[i + 1]})`),
+      h("div", { class: "cards small" }, ...sortHand(cards).map((c) => cardSvg(c, "dealt", e.deal)))));
+  });
+  grid.append(h("div", {}, h("div", {}, "skat"), h("div", { class: "cards small" }, ...dealt.skat.map((c) => cardSvg(c, "dealt", e.deal)))));
+  box.append(grid);
+  return box;
+}
+
+// ---- replay ---------------------------------------------------------------------------
+
+interface RecordMove { position: string; action: string; value?: number; card?: string; cards?: string[]; contract?: { game: string; announcement?: string } }
+interface DealRecord { number: number; seats: number[]; dealt: { hands: string[][]; skat: string[] }; moves: RecordMove[]; outcome: Record<string, unknown> }
+
+async function replayView(tableId: string, deal: number) {
+  const [records, t] = await Promise.all([
+    api.getRecords({ tableId, format: RecordFormat.JSON }),
+    api.getTable({ tableId }),
+  ]);
+  const names = t.table?.seatInfo.map((s) => s.name) ?? [];
+  const list: DealRecord[] = records.records.map((r) => JSON.parse(r));
+  const rec = list[deal];
+  if (!rec) {
+    show("Replay", h("h1", {}, "Replay"), h("p", {}, `Deal ${deal + 1} of this table has not ended.`), link(`#/table/${encodeURIComponent(tableId)}`, "to the table"));
+    return;
+  }
+  let step = 0;
+  const pos = (p: string) => ["Forehand", "Middlehand", "Rearhand"].indexOf(p);
+  const who = (p: string) => names[rec.seats[pos(p)]] ?? p;
+  const describe = (m: RecordMove) => {
+    switch (m.action) {
+      case "bid": return `${who(m.position)} bids ${m.value}`;
+      case "hold": return `${who(m.position)} holds`;
+      case "pass": return `${who(m.position)} passes`;
+      case "pickup": case "pick_up": case "pick_up_skat": return `${who(m.position)} picks up the skat`;
+      case "play_hand": return `${who(m.position)} plays hand`;
+      case "discard": return `${who(m.position)} discards ${(m.cards ?? []).length} cards`;
+      case "declare": return `${who(m.position)} declares ${m.contract?.game ?? ""} ${m.contract?.announcement ?? ""}`.trim();
+      case "play": return `${who(m.position)} plays ${m.card}`;
+      default: return `${who(m.position)} ${m.action.replace(/_/g, " ")}`;
+    }
+  };
+  const state = (upto: number) => {
+    const hands = rec.dealt.hands.map((x) => [...x]);
+    let trick: { card: string; p: string }[] = [];
+    let done: string[][] = [];
+    for (const m of rec.moves.slice(0, upto)) {
+      const i = pos(m.position);
+      if (m.action.startsWith("pick")) hands[i].push(...rec.dealt.skat);
+      if (m.action === "discard") for (const c of m.cards ?? []) hands[i].splice(hands[i].indexOf(c), 1);
+      if (m.action === "play" && m.card) {
+        if (trick.length === 3) { done.push(trick.map((x) => x.card)); trick = []; }
+        hands[i].splice(hands[i].indexOf(m.card), 1);
+        trick.push({ card: m.card, p: m.position });
+      }
+    }
+    return { hands, trick, done };
+  };
+  const render = () => {
+    const s = state(step);
+    const moves = h("ol", { class: "moves", "aria-label": "Moves" },
+      ...rec.moves.map((m, i) => h("li", { "aria-current": i === step - 1 ? "step" : undefined }, describe(m))));
+    const hands = h("div", { class: "hands" }, ...s.hands.map((cards, i) =>
+      h("div", {}, h("div", {}, `${names[rec.seats[i]] ?? ""} (${POSITIONS[i + 1]})`),
+        h("div", { class: "cards small" }, ...sortHand(cards.map(cardFromCode)).map((c) => cardSvg(c, "replay", rec.number))))));
+    const trick = h("div", { class: "cards", id: "replay-trick", "aria-live": "polite" },
+      ...s.trick.map((x) => h("div", { class: "trick-card" }, cardSvg(cardFromCode(x.card), "replay", rec.number), who(x.p))));
+    show(`Replay deal ${deal + 1}`,
+      h("h1", {}, `Deal ${deal + 1} of `, link(`#/table/${encodeURIComponent(tableId)}`, t.table?.name || tableId)),
+      h("div", { class: "controls", role: "group", "aria-label": "Step" },
+        h("button", { id: "first", type: "button" }, "« start"),
+        h("button", { id: "prev", type: "button", "aria-keyshortcuts": "ArrowLeft" }, "◀ back"),
+        h("button", { id: "next", type: "button", "aria-keyshortcuts": "ArrowRight" }, "forward ▶"),
+        h("button", { id: "last", type: "button" }, "end »"),
+        h("span", { id: "step", "aria-live": "polite" }, `move ${step} of ${rec.moves.length}`),
+        deal > 0 ? link(`#/replay/${encodeURIComponent(tableId)}/${deal - 1}`, "previous deal") : "",
+        deal + 1 < list.length ? link(`#/replay/${encodeURIComponent(tableId)}/${deal + 1}`, "next deal") : ""),
+      h("h2", {}, "Trick"), trick,
+      h("h2", {}, `Hands (${s.done.length} tricks played)`), hands,
+      h("h2", {}, "Moves"), moves,
+      step === rec.moves.length ? h("p", { id: "outcome" }, `Result: ${JSON.stringify(rec.outcome.won) === "true" ? "declarer won" : "declarer lost or passed in"}, ${rec.outcome.value ?? 0} points game value`) : "");
+    const go = (n: number) => { step = Math.max(0, Math.min(rec.moves.length, n)); render(); document.getElementById("step")?.focus(); };
+    document.getElementById("first")!.onclick = () => go(0);
+    document.getElementById("prev")!.onclick = () => go(step - 1);
+    document.getElementById("next")!.onclick = () => go(step + 1);
+    document.getElementById("last")!.onclick = () => go(rec.moves.length);
+    keys = (e: KeyboardEvent) => {
+      if (e.key === "ArrowRight") go(step + 1);
+      if (e.key === "ArrowLeft") go(step - 1);
+    };
+  };
+  let keys = (_: KeyboardEvent) => {};
+  const onKey = (e: KeyboardEvent) => keys(e);
+  window.addEventListener("keydown", onKey);
+  leave = () => window.removeEventListener("keydown", onKey);
+  render();
+}
+
+// ---- tournaments, ratings, bots -------------------------------------------------------
+
+async function tournamentsView(casual: boolean) {
+  const r = await api.listTournaments({ pageSize: 100, includeCasual: casual });
+  show("Tournaments", h("h1", {}, "Tournaments"),
+    h("div", { class: "controls" }, casual ? link("#/tournaments", "hide casual meetings") : link("#/tournaments/casual", "show casual meetings")),
+    r.tournaments.length ? table(["tournament", "format", "tables", "entrants", "created"], r.tournaments.map((t) => [
+      link(`#/tournament/${encodeURIComponent(t.tournamentId)}`, t.name || t.tournamentId),
+      (TournamentFormat[t.format] ?? "").toLowerCase().replace("_", " "),
+      `${t.finishedTables}/${t.tables}${t.finished ? " ✓" : ""}`,
+      t.entrants.join(", "),
+      when(t.createdMs),
+    ])) : h("p", {}, "No tournaments yet."));
+}
+
+async function tournamentView(id: string) {
+  const t = (await api.getTournament({ tournamentId: id })).tournament!;
+  const standings = table(["#", "entrant", ["lists", "num"], ["SF total", "num"], ["SF mean", "num"], ["±95%", "num"], ["won/declared", "num"], ["penalties", "num"]],
+    t.standings.map((s, i) => [i + 1, link(`#/bot/${encodeURIComponent(s.name)}`, s.name), s.lists, Number(s.seegerFabian), s.mean.toFixed(1), s.ci95.toFixed(1), `${s.won}/${s.declared}`, s.penalties]));
+  const meetings = table(["round", "meeting", "tables"], t.meetings.map((m) => [
+    m.round || "", m.entrants.map((n, i) => `${n} ${Number(m.seegerFabian[i] ?? 0)}`).join(" · "), `${m.finished}/${m.tables}`]));
+  const tables = table(["#", "table", "seating", "status"], t.tables.map((x, i) => [
+    i + 1, x.tableId ? link(`#/table/${encodeURIComponent(x.tableId)}`, x.tableId) : "", x.seating.join(", "), x.status]));
+  show(t.name || id, h("h1", {}, t.name || id),
+    h("p", {}, `${(TournamentFormat[t.format] ?? "").toLowerCase().replace("_", " ")} · ${t.seats} seats${t.rounds ? ` · round ${t.round} of ${t.rounds}` : ""} · ${t.finished ? "finished" : "running"}`),
+    h("h2", {}, "Standings"), standings, h("h2", {}, "Head-to-head"), meetings, h("h2", {}, "Tables"), tables);
+  if (!t.finished) {
+    const timer = setInterval(() => void tournamentView(id).catch(() => undefined), 5000);
+    leave = () => clearInterval(timer);
+  }
+}
+
+async function leaderboardView() {
+  const r = await api.getLeaderboard({ pageSize: 200 });
+  show("Leaderboard", h("h1", {}, "Leaderboard"),
+    h("p", { class: "muted" }, "Weng-Lin ratings after every rated list, ranked by rating − 3 × uncertainty."),
+    r.entries.length ? table(["#", "bot", ["rating", "num"], ["±", "num"], ["lists", "num"]], r.entries.map((e, i) => [
+      i + 1, link(`#/bot/${encodeURIComponent(e.name)}`, e.name), e.rating.toFixed(2), e.uncertainty.toFixed(2), e.lists])) : h("p", {}, "Nobody is rated yet."));
+}
+
+async function botView(name: string) {
+  const b = (await api.getBot({ name })).bot!;
+  const state = b.disabled ? "disabled" : b.online ? "online" : "offline";
+  show(b.name, h("h1", {}, b.name),
+    h("p", {}, `${state} · ${b.rating ? `rating ${b.rating.rating.toFixed(2)} ± ${b.rating.uncertainty.toFixed(2)} after ${b.rating.lists} lists` : "not rated yet"} · plays at most ${b.maxTables} tables at once`),
+    h("h2", {}, "Rating over time"), ratingChart(b.history.map((p) => [p.rating, p.uncertainty])),
+    h("h2", {}, "Recent lists"),
+    b.recent.length ? table(["table", "tournament", "seating and Seeger-Fabian"], b.recent.map((l) => [
+      link(`#/table/${encodeURIComponent(l.tableId)}`, l.tableId), link(`#/tournament/${encodeURIComponent(l.tournamentId)}`, l.tournamentId),
+      l.seating.map((n, i) => `${n} ${Number(l.seegerFabian[i] ?? 0)}`).join(" · ")])) : h("p", {}, "No finished lists yet."));
+}
+
+/** Rating (line) with its uncertainty (band), one point per rated list. */
+function ratingChart(points: [number, number][]): Element {
+  if (points.length === 0) return h("p", {}, "No rated lists yet.");
+  const W = 700, H = 220, P = 30;
+  const lo = Math.min(...points.map(([r, u]) => r - u)), hi = Math.max(...points.map(([r, u]) => r + u));
+  const x = (i: number) => P + (points.length === 1 ? 0 : (i * (W - 2 * P)) / (points.length - 1));
+  const y = (v: number) => H - P - ((v - lo) * (H - 2 * P)) / Math.max(1e-9, hi - lo);
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+  svg.setAttribute("class", "chart");
+  svg.setAttribute("role", "img");
+  const last = points[points.length - 1];
+  svg.setAttribute("aria-label", `Rating over ${points.length} lists, from ${points[0][0].toFixed(1)} to ${last[0].toFixed(1)}`);
+  const band = document.createElementNS(ns, "path");
+  const upper = points.map(([r, u], i) => `${x(i)},${y(r + u)}`);
+  const lower = points.map(([r, u], i) => `${x(i)},${y(r - u)}`).reverse();
+  band.setAttribute("d", `M${upper.join("L")}L${lower.join("L")}Z`);
+  band.setAttribute("fill", "#0b5cad33");
+  const line = document.createElementNS(ns, "polyline");
+  line.setAttribute("points", points.map(([r], i) => `${x(i)},${y(r)}`).join(" "));
+  line.setAttribute("fill", "none");
+  line.setAttribute("stroke", "#0b5cad");
+  line.setAttribute("stroke-width", "2");
+  const label = (text: string, ly: number) => {
+    const t = document.createElementNS(ns, "text");
+    t.setAttribute("x", "2"); t.setAttribute("y", String(ly)); t.setAttribute("font-size", "11"); t.setAttribute("fill", "#5b6560");
+    t.textContent = text;
+    return t;
+  };
+  svg.append(band, line, label(hi.toFixed(1), P - 8), label(lo.toFixed(1), H - 8));
+  return svg;
+}

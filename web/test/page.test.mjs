@@ -1,0 +1,165 @@
+// The spectator page in a real headless Chromium (the Debian package; puppeteer-core
+// downloads no browser) against a running `skat serve --demo`: the table list shows the
+// demo table, the live table advances (a card appears in the trick), a finished deal
+// replays move by move, and during a deal no card of a hand is in the DOM. Screenshots
+// of every view go to a folder printed at the end; the action-to-page latency and the
+// page's transferred size are printed too (docs/BENCHMARKS.md).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdirSync, existsSync } from "node:fs";
+import { createServer } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import puppeteer from "puppeteer-core";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, "../..");
+const skat = process.env.SKAT_BIN || path.join(repo, "target/debug/skat");
+const chromium = process.env.CHROMIUM || ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find(existsSync);
+const shots = process.env.SKAT_SCREENSHOTS || path.join(repo, "target", "web-screenshots");
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => { const p = s.address().port; s.close(() => resolve(p)); });
+  });
+}
+
+async function until(what, f, ms = 60000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await f();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out: ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+test("the spectator page in a real browser", { timeout: 240000 }, async () => {
+  assert.ok(chromium, "Chromium is installed (scripts/test-all installs the Debian package)");
+  mkdirSync(shots, { recursive: true });
+  const [grpcPort, webPort] = [await freePort(), await freePort()];
+  const server = spawn(skat, ["serve", "--demo", "--demo-delay", "150ms", "--addr", `127.0.0.1:${grpcPort}`,
+    "--web-addr", `127.0.0.1:${webPort}`, "--metrics-addr", "off"], { stdio: ["ignore", "pipe", "inherit"] });
+  let printed = "";
+  server.stdout.on("data", (d) => { printed += d; });
+  const browser = await puppeteer.launch({ executablePath: chromium, headless: true, args: ["--no-sandbox", "--disable-gpu"] });
+  try {
+    await until("the server prints the page's address", () => printed.includes(`http://127.0.0.1:${webPort}/`));
+    const base = `http://127.0.0.1:${webPort}/`;
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1100, height: 900 });
+    const requests = [];
+    let transferred = 0;
+    page.on("request", (r) => requests.push(r.url()));
+    let firstLoad = true;
+    page.on("response", (r) => {
+      if (firstLoad && r.request().resourceType() !== "fetch") transferred += Number(r.headers()["content-length"] ?? 0);
+    });
+
+    // The table list shows the demo table.
+    await page.goto(base, { waitUntil: "load" });
+    await page.waitForSelector("table a[href^='#/table/']");
+    const tables = await page.$$eval("table a[href^='#/table/']", (as) => as.map((a) => ({ href: a.getAttribute("href"), text: a.textContent })));
+    const demo = tables.find((t) => /demo/i.test(t.text)) ?? tables[0];
+    assert.ok(demo, `the demo table is listed: ${JSON.stringify(tables)}`);
+    firstLoad = false;
+    await page.screenshot({ path: path.join(shots, "1-tables.png"), fullPage: true });
+    assert.ok(requests.every((u) => u.startsWith(base)), `no third-party request: ${requests.filter((u) => !u.startsWith(base))}`);
+
+    // The live table advances: a card appears in the trick; no hand is in the DOM.
+    await page.goto(base + demo.href, { waitUntil: "load" });
+    await page.waitForSelector("#table");
+    let checks = 0;
+    const noHandInDom = async () => {
+      const seen = await page.evaluate(() => {
+        const t = document.querySelector("#table");
+        if (!t) return null;
+        const deal = t.getAttribute("data-deal");
+        const phase = t.getAttribute("data-phase");
+        const cards = Array.from(document.querySelectorAll("[data-card]"))
+          .filter((c) => c.getAttribute("data-deal") === deal)
+          .map((c) => c.getAttribute("data-where"));
+        return { phase, cards };
+      });
+      if (!seen || seen.phase === "NONE" || seen.phase === "FINISHED") return;
+      checks++;
+      for (const where of seen.cards) {
+        assert.ok(["trick", "taken", "open", "skat"].includes(where), `a card of the current deal shown as ${where} during ${seen.phase}`);
+      }
+    };
+    await until("a card appears in the trick", async () => {
+      await noHandInDom();
+      return (await page.$$("#trick [data-card]")).length > 0;
+    }, 120000);
+    await page.screenshot({ path: path.join(shots, "2-live-table.png"), fullPage: true });
+    // Keep watching for a while: every render keeps hands out of the DOM.
+    const start = await page.evaluate(() => window.__skat.renders);
+    await until("the table advances", async () => {
+      await noHandInDom();
+      return (await page.evaluate(() => window.__skat.renders)) > start + 20;
+    }, 120000);
+    assert.ok(checks > 10, `the DOM was checked during deals (${checks} times)`);
+
+    // A finished deal that was played (not passed in) replays move by move.
+    const played = () => page.evaluate(() => {
+      for (const row of Array.from(document.querySelectorAll("tr"))) {
+        const a = row.querySelector("a[href^='#/replay/']");
+        const game = row.children[1]?.textContent ?? "";
+        if (a && game && !game.includes("passed in")) return a.getAttribute("href");
+      }
+      return null;
+    });
+    const replay = await until("a played deal finished", async () => {
+      await noHandInDom();
+      return await played();
+    }, 180000);
+    await page.screenshot({ path: path.join(shots, "3-after-a-deal.png"), fullPage: true });
+    const latencies = await page.evaluate(() => window.__skat.latencies);
+    await page.goto(base + replay, { waitUntil: "load" });
+    await page.waitForSelector("#next, .error, h1 + p", { timeout: 30000 });
+    await page.screenshot({ path: path.join(shots, "4-replay-start.png"), fullPage: true });
+    const moves = await page.$$eval(".moves li", (li) => li.length);
+    assert.ok(moves > 3, "the deal has its moves");
+    assert.equal(await page.$eval("#step", (e) => e.textContent), `move 0 of ${moves}`);
+    let trickCardsSeen = 0;
+    for (let i = 1; i <= moves; i++) {
+      await page.keyboard.press("ArrowRight");
+      assert.equal(await page.$eval("#step", (e) => e.textContent), `move ${i} of ${moves}`);
+      trickCardsSeen = Math.max(trickCardsSeen, (await page.$$("#replay-trick [data-card]")).length);
+      if (i === Math.min(moves, 12)) await page.screenshot({ path: path.join(shots, "4-replay.png"), fullPage: true });
+    }
+    assert.ok(trickCardsSeen > 0, "cards appear in the replayed tricks");
+    await page.click("#prev");
+    assert.equal(await page.$eval("#step", (e) => e.textContent), `move ${moves - 1} of ${moves}`);
+    await page.click("#first");
+    assert.equal(await page.$eval("#step", (e) => e.textContent), `move 0 of ${moves}`);
+
+    // Tournaments and the leaderboard (the demo has none: their empty states).
+    await page.goto(base + "#/tournaments", { waitUntil: "load" });
+    await page.waitForSelector("h1");
+    assert.equal(await page.$eval("h1", (e) => e.textContent), "Tournaments");
+    await page.screenshot({ path: path.join(shots, "5-tournaments.png"), fullPage: true });
+    await page.goto(base + "#/leaderboard", { waitUntil: "load" });
+    await page.waitForSelector("h1");
+    assert.equal(await page.$eval("h1", (e) => e.textContent), "Leaderboard");
+    await page.screenshot({ path: path.join(shots, "6-leaderboard.png"), fullPage: true });
+
+    // A phone screen: the live table fits its width.
+    await page.setViewport({ width: 390, height: 844, isMobile: true });
+    await page.goto(base + demo.href, { waitUntil: "load" });
+    await page.waitForSelector("#table");
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 1, `no horizontal scrolling on a phone (${overflow} px)`);
+    await page.screenshot({ path: path.join(shots, "7-phone.png"), fullPage: true });
+
+    const sorted = [...latencies].sort((a, b) => a - b);
+    const q = (p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+    console.log(`action to page: p50 ${q(0.5)} ms, p99 ${q(0.99)} ms over ${sorted.length} events; page transferred ${transferred} bytes`);
+    console.log(`screenshots: ${shots}`);
+  } finally {
+    await browser.close();
+    server.kill("SIGTERM");
+  }
+});

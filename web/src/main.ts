@@ -366,7 +366,7 @@ async function tournamentView(id: string) {
   const tables = table(["#", "table", "seating", "status"], t.tables.map((x, i) => [
     i + 1, x.tableId ? link(`#/table/${encodeURIComponent(x.tableId)}`, x.tableId) : "", x.seating.join(", "), x.status]));
   show(t.name || id, h("h1", {}, t.name || id),
-    h("p", {}, `${(TournamentFormat[t.format] ?? "").toLowerCase().replace("_", " ")} · ${t.seats} seats${t.rounds ? ` · round ${t.round} of ${t.rounds}` : ""} · ${t.finished ? "finished" : "running"}`),
+    h("p", { id: "tournament-status" }, `${(TournamentFormat[t.format] ?? "").toLowerCase().replace("_", " ")} · ${t.seats} seats${t.rounds ? ` · round ${t.round} of ${t.rounds}` : ""} · ${t.finished ? "finished" : "running"}`),
     h("h2", {}, "Standings"), standings, h("h2", {}, "Head-to-head"), meetings, h("h2", {}, "Tables"), tables);
   if (!t.finished) {
     const timer = setInterval(() => void tournamentView(id).catch(() => undefined), 5000);

@@ -41,7 +41,8 @@ test("the spectator page in a real browser", { timeout: 240000 }, async () => {
   mkdirSync(shots, { recursive: true });
   const [grpcPort, webPort] = [await freePort(), await freePort()];
   const server = spawn(skat, ["serve", "--demo", "--demo-delay", "150ms", "--addr", `127.0.0.1:${grpcPort}`,
-    "--web-addr", `127.0.0.1:${webPort}`, "--metrics-addr", "off"], { stdio: ["ignore", "pipe", "inherit"] });
+    "--web-addr", `127.0.0.1:${webPort}`, "--metrics-addr", "off", "--admin-token", "op"], { stdio: ["ignore", "pipe", "inherit"] });
+  const bots = [];
   let printed = "";
   server.stdout.on("data", (d) => { printed += d; });
   const browser = await puppeteer.launch({ executablePath: chromium, headless: true, args: ["--no-sandbox", "--disable-gpu"] });
@@ -136,15 +137,41 @@ test("the spectator page in a real browser", { timeout: 240000 }, async () => {
     await page.click("#first");
     assert.equal(await page.$eval("#step", (e) => e.textContent), `move 0 of ${moves}`);
 
-    // Tournaments and the leaderboard (the demo has none: their empty states).
+    // A small tournament of three lobby bots, then its page, the leaderboard and a bot's page.
+    const cli = (...args) => new Promise((resolve, reject) => {
+      const p = spawn(skat, args, { stdio: ["ignore", "pipe", "inherit"] });
+      let out = "";
+      p.stdout.on("data", (d) => { out += d; });
+      p.on("exit", (code) => (code === 0 ? resolve(out) : reject(new Error(`skat ${args.join(" ")}: ${code}`))));
+    });
+    const server_ = ["--server", `127.0.0.1:${grpcPort}`];
+    for (const [name, strategy] of [["Ada", "heuristic"], ["Bo", "heuristic"], ["Cy", "random"]]) {
+      const out = await cli("admin", "register-bot", "--name", name, ...server_);
+      const token = out.split("\n").find((l) => l.startsWith("bot token ")).slice("bot token ".length);
+      bots.push(spawn(skat, ["bot", "--strategy", strategy, ...server_, "--bot-token", token], { stdio: "ignore" }));
+    }
+    const created = await cli("tournament", "create", "--name", "browser cup", "--entrants", "Ada,Bo,Cy", "--deals", "2",
+      "--action-timeout", "5s", "--deal-clock", "0s", "--admin-token", "op", ...server_);
+    const tid = created.split(/\s+/)[1];
     await page.goto(base + "#/tournaments", { waitUntil: "load" });
-    await page.waitForSelector("h1");
-    assert.equal(await page.$eval("h1", (e) => e.textContent), "Tournaments");
+    await page.waitForSelector(`a[href="#/tournament/${tid}"]`);
     await page.screenshot({ path: path.join(shots, "5-tournaments.png"), fullPage: true });
+    await page.goto(base + `#/tournament/${tid}`, { waitUntil: "load" });
+    await until("the tournament finishes", async () => {
+      await page.reload({ waitUntil: "load" });
+      await page.waitForSelector("h1");
+      return (await page.$eval("#tournament-status", (m) => m.textContent)).endsWith("finished");
+    }, 120000);
+    const standings = await page.$$eval("table", (ts) => ts[0].querySelectorAll("tbody tr").length);
+    assert.equal(standings, 3, "three entrants in the standings");
+    await page.screenshot({ path: path.join(shots, "6-tournament.png"), fullPage: true });
     await page.goto(base + "#/leaderboard", { waitUntil: "load" });
-    await page.waitForSelector("h1");
-    assert.equal(await page.$eval("h1", (e) => e.textContent), "Leaderboard");
-    await page.screenshot({ path: path.join(shots, "6-leaderboard.png"), fullPage: true });
+    await page.waitForSelector("a[href='#/bot/Ada']");
+    await page.screenshot({ path: path.join(shots, "7-leaderboard.png"), fullPage: true });
+    await page.click("a[href='#/bot/Ada']");
+    await page.waitForSelector("svg.chart");
+    assert.match(await page.$eval("svg.chart", (s) => s.getAttribute("aria-label")), /Rating over 3 lists/);
+    await page.screenshot({ path: path.join(shots, "8-bot.png"), fullPage: true });
 
     // A phone screen: the live table fits its width.
     await page.setViewport({ width: 390, height: 844, isMobile: true });
@@ -152,13 +179,14 @@ test("the spectator page in a real browser", { timeout: 240000 }, async () => {
     await page.waitForSelector("#table");
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 1, `no horizontal scrolling on a phone (${overflow} px)`);
-    await page.screenshot({ path: path.join(shots, "7-phone.png"), fullPage: true });
+    await page.screenshot({ path: path.join(shots, "9-phone.png"), fullPage: true });
 
     const sorted = [...latencies].sort((a, b) => a - b);
     const q = (p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
     console.log(`action to page: p50 ${q(0.5)} ms, p99 ${q(0.99)} ms over ${sorted.length} events; page transferred ${transferred} bytes`);
     console.log(`screenshots: ${shots}`);
   } finally {
+    for (const b of bots) b.kill();
     await browser.close();
     server.kill("SIGTERM");
   }

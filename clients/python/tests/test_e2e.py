@@ -45,6 +45,18 @@ def server():
     proc.wait(timeout=10)
 
 
+def db_server(data_dir, *extra):
+    """`skat serve` with its database in `data_dir`: the process, its address, a stub."""
+    addr = f"127.0.0.1:{free_port()}"
+    proc = subprocess.Popen(
+        [SKAT, "serve", "--addr", addr, "--metrics-addr", "off", "--data-dir", str(data_dir), *extra],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    channel = grpc.insecure_channel(addr)
+    grpc.channel_ready_future(channel).result(timeout=30)
+    return proc, addr, rpc.SkatServiceStub(channel)
+
+
 def test_both_address_forms_name_the_same_server():
     from skat_sdk import target
 
@@ -240,16 +252,8 @@ def test_a_bot_authors_first_hour(server, tmp_path):
 def test_lobby_mode_plays_a_tournament(tmp_path):
     """The Python SDK's lobby: an account's bot plays every table of a tournament against
     two Rust bots in lobby mode."""
-    port = free_port()
-    addr = f"127.0.0.1:{port}"
-    proc = subprocess.Popen(
-        [SKAT, "serve", "--addr", addr, "--metrics-addr", "off", "--data-dir", str(tmp_path), "--admin-token", "op"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
+    proc, addr, stub = db_server(tmp_path, "--admin-token", "op")
     try:
-        channel = grpc.insecure_channel(addr)
-        grpc.channel_ready_future(channel).result(timeout=30)
-        stub = rpc.SkatServiceStub(channel)
         tokens = {n: stub.RegisterBot(pb.RegisterBotRequest(name=n)).bot_token for n in ("py", "h", "r")}
         rust = [
             subprocess.Popen([SKAT, "bot", "--strategy", s, "--server", addr, "--bot-token", tokens[n]],
@@ -288,16 +292,8 @@ def test_lobby_mode_plays_a_tournament(tmp_path):
 def test_casual_play_matches_python_and_rust_bots(tmp_path):
     """Casual play: a Python bot and two Rust bots ask their lobbies for casual tables and
     are matched into a rated meeting (one list in every seat rotation)."""
-    port = free_port()
-    addr = f"127.0.0.1:{port}"
-    proc = subprocess.Popen(
-        [SKAT, "serve", "--addr", addr, "--metrics-addr", "off", "--data-dir", str(tmp_path), "--casual-deals", "3"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
+    proc, addr, stub = db_server(tmp_path, "--casual-deals", "3")
     try:
-        channel = grpc.insecure_channel(addr)
-        grpc.channel_ready_future(channel).result(timeout=30)
-        stub = rpc.SkatServiceStub(channel)
         tokens = {n: stub.RegisterBot(pb.RegisterBotRequest(name=n)).bot_token for n in ("py", "h", "r")}
         rust = [
             subprocess.Popen([SKAT, "bot", "--strategy", s, "--server", addr, "--bot-token", tokens[n], "--casual", "3"],

@@ -80,13 +80,13 @@ async function tablesView(filter: string) {
     statusName(t.status),
     `${t.occupied}/${t.seats}`,
     `${t.dealsPlayed}/${t.deals}`,
-    t.players.join(", "),
+    t.players.map((p, i) => (t.dealsPlayed > 0 && t.seegerFabian[i] !== undefined ? `${p} ${t.seegerFabian[i]}` : p)).join(" · "),
     t.dealsPlayed > 0 ? link(`#/replay/${encodeURIComponent(t.tableId)}/0`, "replay") : "",
   ]);
   show("Tables",
     h("h1", {}, "Tables"),
     h("div", { class: "controls", role: "group", "aria-label": "Filter" }, ...buttons),
-    rows.length ? table(["table", "status", "seats", "deals", "players", ""], rows) : h("p", {}, "No tables yet."),
+    rows.length ? table(["table", "status", "seats", "deals", "players and Seeger-Fabian", ""], rows) : h("p", {}, "No tables yet."),
     r.nextPageToken ? h("p", { class: "muted" }, "Showing the newest 100.") : "");
   const timer = setInterval(() => { if (document.visibilityState === "visible") void refreshTables(filter); }, 3000);
   leave = () => clearInterval(timer);

@@ -174,6 +174,7 @@ pub fn table_row(table: &Table, owner: &str) -> TableRow {
         occupied: table.slots.iter().filter(|s| s.token.is_some()).count() as u32,
         deals_played: table.deals_played() as u32,
         players: table.names(),
+        scores: table.game.standings().iter().map(|s| s.seeger_fabian).collect(),
         created_ms: table.created_ms(),
         finished_ms: table.finished_ms().unwrap_or(0),
     }

@@ -221,6 +221,7 @@ pub fn summary_of(row: &TableRow) -> pb::TableSummary {
         deals_played: row.deals_played,
         private: row.private,
         players: row.players.clone(),
+        seeger_fabian: row.scores.clone(),
         created_unix_ms: row.created_ms,
         ended_unix_ms: row.finished_ms,
     }

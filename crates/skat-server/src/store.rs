@@ -102,6 +102,8 @@ pub struct TableRow {
     pub deals_played: u32,
     /// Names by seat (empty for an open seat).
     pub players: Vec<String>,
+    /// Seeger-Fabian totals by seat.
+    pub scores: Vec<i32>,
     /// Unix milliseconds.
     pub created_ms: u64,
     /// Unix milliseconds when it finished or was abandoned; 0 before.
@@ -212,12 +214,19 @@ impl<'s> MigrationSource<'s> for Schema {
                     Cow::Borrowed(include_str!("../migrations/0003_leases.sql")),
                     false,
                 ),
+                Migration::new(
+                    4,
+                    Cow::Borrowed("table scores"),
+                    MigrationType::Simple,
+                    Cow::Borrowed(include_str!("../migrations/0004_table_scores.sql")),
+                    false,
+                ),
             ])
         })
     }
 }
 
-const TABLE_COLUMNS: &str = "table_id, owner, name, seats, deals, private, status, occupied, deals_played, players, created_ms, finished_ms";
+const TABLE_COLUMNS: &str = "table_id, owner, name, seats, deals, private, status, occupied, deals_played, players, created_ms, finished_ms, scores";
 
 /// Entries per INSERT statement (5 parameters each; well under both databases' limits).
 const ENTRIES_PER_STATEMENT: usize = 100;
@@ -357,9 +366,10 @@ async fn insert_entries(conn: &mut sqlx::AnyConnection, chunk: &[StoredEntry]) -
 
 async fn upsert_row(conn: &mut sqlx::AnyConnection, row: &TableRow) -> Result<(), sqlx::Error> {
     let sql = format!(
-        "INSERT INTO skat_tables ({TABLE_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12) \
+        "INSERT INTO skat_tables ({TABLE_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13) \
          ON CONFLICT (table_id) DO UPDATE SET status = excluded.status, occupied = excluded.occupied, \
-         deals_played = excluded.deals_played, players = excluded.players, finished_ms = excluded.finished_ms"
+         deals_played = excluded.deals_played, players = excluded.players, finished_ms = excluded.finished_ms, \
+         scores = excluded.scores"
     );
     sqlx::query(&sql)
         .bind(row.table_id.as_str())
@@ -374,6 +384,7 @@ async fn upsert_row(conn: &mut sqlx::AnyConnection, row: &TableRow) -> Result<()
         .bind(serde_json::to_string(&row.players).unwrap_or_else(|_| "[]".into()))
         .bind(to_i64(row.created_ms))
         .bind(to_i64(row.finished_ms))
+        .bind(serde_json::to_string(&row.scores).unwrap_or_else(|_| "[]".into()))
         .execute(conn)
         .await?;
     Ok(())
@@ -401,6 +412,7 @@ impl Store {
             occupied: u32::try_from(r.try_get::<i64, _>("occupied")?).unwrap_or(0),
             deals_played: u32::try_from(r.try_get::<i64, _>("deals_played")?).unwrap_or(0),
             players: serde_json::from_str(&players).unwrap_or_default(),
+            scores: serde_json::from_str(&r.try_get::<String, _>("scores")?).unwrap_or_default(),
             created_ms: to_u64(r.try_get("created_ms")?),
             finished_ms: to_u64(r.try_get("finished_ms")?),
         })

@@ -3,23 +3,27 @@
 //! Example strategies written only against the SDK's [`Knowledge`](skat_sdk::Knowledge):
 //!
 //! - [`random`]: a uniformly random legal action at every decision;
-//! - [`heuristic`]: a club player's rules of thumb for bidding, discarding and play.
+//! - [`heuristic`]: a club player's rules of thumb for bidding, discarding and play;
+//! - [`pimc`]: card play by sampling the unseen cards and solving each world
+//!   (`skat-solver`), the rest as `heuristic`.
 //!
 //! [`Strategy`] picks one by name (`skat bot --strategy NAME`, `skat arena --bots ...`).
 
 #![warn(missing_docs)]
 
 pub mod heuristic;
+pub mod pimc;
 pub mod random;
 
 use skat_engine::{Bid, Card, Contract};
 use skat_sdk::{Bot, Knowledge};
 
 pub use heuristic::HeuristicBot;
+pub use pimc::{PimcBot, PimcConfig};
 pub use random::RandomBot;
 
 /// The built-in strategies' names.
-pub const NAMES: [&str; 2] = ["random", "heuristic"];
+pub const NAMES: [&str; 3] = ["random", "heuristic", "pimc"];
 
 /// A built-in strategy chosen at run time.
 #[derive(Debug, Clone)]
@@ -28,6 +32,8 @@ pub enum Strategy {
     Random(Box<RandomBot>),
     /// [`HeuristicBot`].
     Heuristic(HeuristicBot),
+    /// [`PimcBot`] at its default settings.
+    Pimc(Box<PimcBot>),
 }
 
 impl Strategy {
@@ -36,6 +42,7 @@ impl Strategy {
         match name {
             "random" => Some(Strategy::Random(Box::new(RandomBot::new(seed)))),
             "heuristic" => Some(Strategy::Heuristic(HeuristicBot::new())),
+            "pimc" => Some(Strategy::Pimc(Box::new(PimcBot::new(seed, PimcConfig::default())))),
             _ => None,
         }
     }
@@ -46,6 +53,7 @@ macro_rules! delegate {
         match $self {
             Strategy::Random($b) => $call.await,
             Strategy::Heuristic($b) => $call.await,
+            Strategy::Pimc($b) => $call.await,
         }
     };
 }

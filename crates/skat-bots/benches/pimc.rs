@@ -3,7 +3,7 @@
 //!     cargo bench -p skat-bots --bench pimc
 //!
 //! Seeded deals driven by the engine: forehand is `pimc` (default settings), the others
-//! `heuristic`; every card decision of the PIMC seat is timed, on one core.
+//! `heuristic`; every decision of the PIMC seat is timed, on one core.
 
 use std::time::{Duration, Instant};
 
@@ -16,6 +16,7 @@ fn main() {
     let runtime = tokio::runtime::Builder::new_current_thread().build().expect("a runtime");
     let deals = 60u64;
     let mut times: Vec<Duration> = Vec::new();
+    let mut other: Vec<Duration> = Vec::new();
     let mut pimc = PimcBot::new(1, PimcConfig::default());
     let mut others = [HeuristicBot::new(), HeuristicBot::new()];
     for d in 0..deals {
@@ -38,6 +39,8 @@ fn main() {
             });
             if p == Position::Forehand && card_decision && k.legal.cards.len() > 1 {
                 times.push(started.elapsed());
+            } else if p == Position::Forehand && !card_decision {
+                other.push(started.elapsed());
             }
             let Some(action) = action else { break };
             if deal.apply(p, action).is_err() {
@@ -45,14 +48,19 @@ fn main() {
             }
         }
     }
-    times.sort();
-    let q = |f: f64| times[((times.len() - 1) as f64 * f).round() as usize].as_secs_f64() * 1e3;
-    println!(
-        "pimc card decisions (more than one legal card), {} over {deals} deals: p50 {:.1} ms, p90 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
-        times.len(),
-        q(0.5),
-        q(0.9),
-        q(0.99),
-        q(1.0)
-    );
+    for (what, mut times) in [
+        ("card decisions (more than one legal card)", times),
+        ("bidding, skat and declaration decisions", other),
+    ] {
+        times.sort();
+        let q = |f: f64| times[((times.len() - 1) as f64 * f).round() as usize].as_secs_f64() * 1e3;
+        println!(
+            "pimc {what}, {} over {deals} deals: p50 {:.1} ms, p90 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+            times.len(),
+            q(0.5),
+            q(0.9),
+            q(0.99),
+            q(1.0)
+        );
+    }
 }

@@ -4,8 +4,8 @@
 //!
 //! - [`random`]: a uniformly random legal action at every decision;
 //! - [`heuristic`]: a club player's rules of thumb for bidding, discarding and play;
-//! - [`pimc`]: card play by sampling the unseen cards and solving each world
-//!   (`skat-solver`), the rest as `heuristic`.
+//! - [`pimc`]: bidding, discarding, declaring and card play by sampling the unseen cards
+//!   and solving each world (`skat-solver`).
 //!
 //! [`Strategy`] picks one by name (`skat bot --strategy NAME`, `skat arena --bots ...`).
 

@@ -8,12 +8,16 @@
 //! average points. The worlds and the work are bounded by `samples` and a node budget, so
 //! a decision is deterministic for a seed and bounded in time.
 //!
-//! Bidding, taking the skat, discarding and declaring are the heuristic bot's (see
-//! docs/bots.md: evaluating them by simulation is the next step).
+//! Bidding, discarding and declaring are decided by simulation too: for each candidate
+//! game it deals the unseen cards (and the skat) many times, puts away two cards by a
+//! rule, and asks the solver whether the declarer wins; it bids up to the value of the
+//! best game it wins in at least 60% of the worlds (the break-even of Seeger-Fabian
+//! scoring for common game values), and after the pick-up declares the game (with its
+//! discard) that wins most often. Taking the skat is the heuristic's rule.
 
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
-use skat_engine::{Bid, Card, CardSet, Contract, GameType, Position};
+use skat_engine::{Bid, Card, CardSet, Contract, GameType, Position, Rank};
 use skat_sdk::{Bot, Knowledge};
 use skat_solver::Solver;
 
@@ -42,12 +46,99 @@ pub struct PimcBot {
     seed: u64,
     rng: ChaCha8Rng,
     heuristic: HeuristicBot,
+    /// The bid limit worked out for a hand (hand bits, position): bidding asks several times.
+    limit: Option<(u32, Position, u16)>,
+    /// The game and discard chosen after the pick-up.
+    chosen: Option<(GameType, [Card; 2])>,
 }
 
 impl PimcBot {
     /// A PIMC bot whose worlds follow from `seed`.
     pub fn new(seed: u64, config: PimcConfig) -> PimcBot {
-        PimcBot { config, seed, rng: ChaCha8Rng::seed_from_u64(seed), heuristic: HeuristicBot::new() }
+        PimcBot {
+            config,
+            seed,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            heuristic: HeuristicBot::new(),
+            limit: None,
+            chosen: None,
+        }
+    }
+
+    /// The highest bid worth making with `hand` at `me`: the value of the best game that
+    /// wins in at least 60% of simulated worlds (0: none).
+    fn bid_limit(&mut self, hand: CardSet, me: Position) -> u16 {
+        if let Some((h, p, v)) = self.limit
+            && h == hand.bits()
+            && p == me
+        {
+            return v;
+        }
+        self.rng = ChaCha8Rng::seed_from_u64(self.seed ^ u64::from(hand.bits()));
+        let mut budget = self.config.max_nodes * 8;
+        let mut best = 0u16;
+        for game in candidates(hand) {
+            let worth = game_value(hand, game);
+            if worth <= best {
+                continue;
+            }
+            let chance = self.win_chance(hand, None, me, game, &mut budget);
+            if chance >= 0.6 {
+                best = worth;
+            }
+        }
+        self.limit = Some((hand.bits(), me, best));
+        best
+    }
+
+    /// How often `me`, declaring `game`, wins over sampled worlds: with `hand` (10 cards)
+    /// and a skat picked up and discarded by rule, or with `twelve` = `hand` after the
+    /// pick-up and `away` put away.
+    fn win_chance(
+        &mut self,
+        hand: CardSet,
+        away: Option<[Card; 2]>,
+        me: Position,
+        game: GameType,
+        budget: &mut u64,
+    ) -> f64 {
+        let known = away.map_or(hand, |[a, b]| hand.with(a).with(b));
+        let pool: Vec<Card> = (!known).into_iter().collect();
+        let target = if game.is_null() { 1 } else { 61 };
+        let (mut wins, mut worlds) = (0u32, 0u32);
+        for _ in 0..self.config.samples.min(16) {
+            if *budget == 0 {
+                break;
+            }
+            let mut cards = pool.clone();
+            for i in (1..cards.len()).rev() {
+                let j = skat_engine::dealing::uniform_below(&mut self.rng, i as u32 + 1) as usize;
+                cards.swap(i, j);
+            }
+            let (mine, put_away, rest) = match away {
+                Some([a, b]) => (hand, CardSet::single(a).with(b), &cards[..]),
+                None => {
+                    let twelve = hand.with(cards[0]).with(cards[1]);
+                    let [a, b] = rule_discard(twelve, game);
+                    (twelve.without(a).without(b), CardSet::single(a).with(b), &cards[2..])
+                }
+            };
+            let mut hands = [CardSet::EMPTY; 3];
+            hands[me.index()] = mine;
+            let (o1, o2) = ((me.index() + 1) % 3, (me.index() + 2) % 3);
+            hands[o1] = rest[..10].iter().copied().collect();
+            hands[o2] = rest[10..20].iter().copied().collect();
+            let p = skat_solver::Position::new(game, me.index() as u8, hands, put_away);
+            let mut solver = Solver::with_node_limit(*budget);
+            let won = solver.at_least(&p, target);
+            *budget = budget.saturating_sub(solver.stats.nodes);
+            if solver.aborted {
+                break;
+            }
+            wins += u32::from(won);
+            worlds += 1;
+        }
+        if worlds == 0 { 0.0 } else { f64::from(wins) / f64::from(worlds) }
     }
 
     /// The card to play, by sampling and solving (`None`: not a card decision it can
@@ -252,20 +343,107 @@ impl Facts {
     }
 }
 
+/// Games worth simulating for a hand: suit games with four trumps or more, grand with
+/// two jacks or more, null when its hand has few high cards.
+fn candidates(hand: CardSet) -> Vec<GameType> {
+    let jacks = (hand & CardSet::JACKS).len();
+    GameType::ALL
+        .into_iter()
+        .filter(|g| match g {
+            GameType::Grand => jacks >= 2,
+            GameType::Null => (hand & (CardSet::rank(Rank::Ace) | CardSet::rank(Rank::King))).len() <= 1,
+            _ => (hand & g.trumps()).len() >= 4,
+        })
+        .collect()
+}
+
+/// What a game is worth with these cards, counting "without" matadors at most as two (the
+/// skat may hold a top trump).
+fn game_value(cards: CardSet, game: GameType) -> u16 {
+    if game.is_null() {
+        return 23;
+    }
+    let m = game.matadors(cards);
+    let m = if m < 0 { m.unsigned_abs().min(2) } else { m.unsigned_abs() };
+    game.base_value() * (u16::from(m) + 1)
+}
+
+/// Two cards to put away for `game`: in null the highest of the longest-risk suits; else
+/// side cards, blank tens first, then the short suits' low cards, never an ace while
+/// there is another choice.
+fn rule_discard(twelve: CardSet, game: GameType) -> [Card; 2] {
+    let key = |c: Card| -> i32 {
+        if game.is_null() {
+            return i32::from(c.rank().null_order()) * 10 - (twelve & CardSet::suit(c.suit())).len() as i32;
+        }
+        if game.trumps().contains(c) {
+            return -1000 - i32::from(c.points());
+        }
+        let suit = twelve & CardSet::suit_without_jack(c.suit());
+        let ace = suit.contains(Card::new(c.suit(), Rank::Ace));
+        let mut score = 60 - 12 * suit.len() as i32 + i32::from(c.points());
+        if c.rank() == Rank::Ten && !ace {
+            score += 60;
+        }
+        if c.rank() == Rank::Ace {
+            score -= 120;
+        }
+        score
+    };
+    let mut cards: Vec<Card> = twelve.into_iter().collect();
+    cards.sort_by_key(|c| std::cmp::Reverse(key(*c)));
+    [cards[0], cards[1]]
+}
+
 impl Bot for PimcBot {
     async fn bid(&mut self, k: &Knowledge) -> Option<Bid> {
-        self.heuristic.bid(k).await
+        let limit = self.bid_limit(k.hand, k.position()?);
+        k.legal.bid_from.filter(|b| b.value() <= limit)
     }
     async fn answer(&mut self, k: &Knowledge, bid: Bid) -> bool {
-        self.heuristic.answer(k, bid).await
+        let Some(me) = k.position() else { return false };
+        bid.value() <= self.bid_limit(k.hand, me)
     }
     async fn take_skat(&mut self, k: &Knowledge) -> bool {
         self.heuristic.take_skat(k).await
     }
     async fn discard(&mut self, k: &Knowledge) -> [Card; 2] {
-        self.heuristic.discard(k).await
+        // Every game that reaches the bid, each with its rule discard: the one that wins
+        // most often in simulation.
+        let twelve = k.hand;
+        let bid = k.bid.map_or(18, Bid::value);
+        let Some(me) = k.position() else { return self.heuristic.discard(k).await };
+        self.rng = ChaCha8Rng::seed_from_u64(self.seed ^ u64::from(twelve.bits()).rotate_left(7));
+        let mut budget = self.config.max_nodes * 8;
+        let mut best: Option<(f64, GameType, [Card; 2])> = None;
+        for game in GameType::ALL {
+            let away = rule_discard(twelve, game);
+            let ten = twelve.without(away[0]).without(away[1]);
+            if !game.is_null() && game_value(twelve, game) < bid {
+                continue;
+            }
+            if game.is_null() && bid > 23 {
+                continue;
+            }
+            let chance = self.win_chance(ten, Some(away), me, game, &mut budget);
+            if best.is_none_or(|b| chance > b.0) {
+                best = Some((chance, game, away));
+            }
+        }
+        match best {
+            Some((_, game, away)) => {
+                self.chosen = Some((game, away));
+                away
+            }
+            None => self.heuristic.discard(k).await,
+        }
     }
     async fn declare(&mut self, k: &Knowledge) -> Contract {
+        if let Some((game, _)) = self.chosen.take()
+            && k.legal.contracts.contains(&Contract::plain(game))
+        {
+            return Contract::plain(game);
+        }
         self.heuristic.declare(k).await
     }
     async fn play(&mut self, k: &Knowledge) -> Card {
@@ -306,5 +484,26 @@ mod tests {
             assert!((w.hands[0] | w.hands[2]) & cards("CJ.SJ.HJ.DJ.D7.D8") == CardSet::EMPTY);
             assert!(w.hands[2] & GameType::Grand.trumps() == CardSet::EMPTY, "rearhand showed no trump");
         }
+    }
+
+    #[test]
+    fn bidding_by_simulation_is_deterministic_and_sensible() {
+        let cards = |s: &str| s.parse::<CardSet>().expect("cards");
+        // Four jacks and three aces: a grand with four matadors (5 x 24 = 120) or more.
+        let strong = cards("CJ.SJ.HJ.DJ.CA.SA.HA.CT.ST.C7");
+        let mut a = PimcBot::new(5, PimcConfig::default());
+        let mut b = PimcBot::new(5, PimcConfig::default());
+        let limit = a.bid_limit(strong, Position::Forehand);
+        assert_eq!(limit, b.bid_limit(strong, Position::Forehand), "the same seed, the same answer");
+        assert!(limit >= 120, "a strong grand is bid: {limit}");
+        // Nothing to play: no jacks, no aces, long nothing.
+        let weak = cards("D7.D8.H7.H8.H9.S7.S8.S9.C8.C9");
+        let limit = a.bid_limit(weak, Position::Middlehand);
+        assert!(limit <= 23, "at most a null: {limit}");
+        // The rule discard keeps trumps and aces.
+        let twelve = cards("CJ.SJ.HJ.DJ.CA.SA.HA.CT.ST.C7.DT.D8");
+        let away = rule_discard(twelve, GameType::Grand);
+        assert!(away.iter().all(|c| !c.is_jack() && c.rank() != Rank::Ace), "{away:?}");
+        assert!(away.contains(&Card::new(skat_engine::Suit::Diamonds, Rank::Ten)), "the blank ten: {away:?}");
     }
 }

@@ -37,14 +37,17 @@ def free_port():
 def serve(addr, data):
     return subprocess.Popen(
         [SKAT, "serve", "--addr", addr, "--metrics-addr", "off", "--data-dir", str(data), "--admin-token", "op",
-         "--action-timeout", "300ms", "--deal-clock", "0s", "--account-max-tables", "2"],
+         "--action-timeout", "300ms", "--deal-clock", "0s", "--account-max-tables", "2",
+         # Every bot here connects from 127.0.0.1, and after the restart all reconnect at
+         # once: the per-address connection limit is for distinct clients, not this test.
+         "--max-connections-per-client", "10000", "--web-addr", "off"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
 
 
 def connect(addr):
     channel = grpc.insecure_channel(addr)
-    grpc.channel_ready_future(channel).result(timeout=30)
+    grpc.channel_ready_future(channel).result(timeout=120)
     return rpc.SkatServiceStub(channel)
 
 

@@ -3,21 +3,26 @@
 //!
 //! | concern | how |
 //! |---|---|
-//! | what is solved | suit games and grand: the declarer's card points at the end (with the skat's); null: whether the declarer takes no trick |
-//! | search | alpha-beta over the cards played, declarer maximising, defenders minimising together |
-//! | transposition table | at trick boundaries, keyed by the three hands and the leader; bounds of the points still to come, so an entry holds whatever was already won |
+//! | cards | renumbered per game type (`layout.rs`) so that following suit, beating a card and finding equal cards are bit operations |
+//! | search | alpha-beta over the cards played, declarer maximising, defenders minimising together; the last trick is played out, not searched |
+//! | transposition table | at trick boundaries (`table.rs`): one `u64` per entry, named by the cards still in play and the leader (within a deal that says who holds what); bounds of the points still to come and the lead that decided |
+//! | enhanced transposition cutoff | the third card of a trick looks up every boundary it could lead to, all at once, before searching any |
 //! | fewer moves | equivalent cards (same player, same suit class, no live card between them, equal points) are searched once |
-//! | move order | cards that take the trick first; a side that is winning the trick adds points, a losing side keeps them |
+//! | move order | the table's best lead, then leads that cut off before (history), strong leads first, a defender's trumps last; following: cards that take the trick first, a side that is winning the trick adds points, a losing side keeps them |
 //! | null windows | [`Solver::at_least`] asks "does the declarer reach N points?", which is all a bot usually needs (61, 90 for schneider), and is much cheaper than the exact value |
 //!
-//! The rules come from `skat-engine` (`GameType::playable`, `trick_winner`): this crate
-//! adds no rule of its own. Tests compare it with a plain minimax on thousands of
+//! The rules come from `skat-engine` (`follow_set`, `strength`, `trumps`, turned into the
+//! layout, which a test checks against `trick_winner` on every possible trick): this
+//! crate adds no rule of its own. Tests compare it with a plain minimax on thousands of
 //! endgames.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+mod layout;
+mod table;
 
 use skat_engine::{Card, CardSet, GameType};
+
+use layout::Layout;
+use table::{Entry, Table};
 
 /// A card-play position: who holds what, the trick on the table, what is already won.
 /// Positions are 0 forehand, 1 middlehand, 2 rearhand.
@@ -135,60 +140,92 @@ pub struct Stats {
     pub hits: u64,
 }
 
-/// Bounds of the points still to come from a trick boundary, and the lead that decided
-/// the last search there (tried first next time).
+/// The deal the table was filled from: its entries are only true for it.
 #[derive(Debug, Clone, Copy)]
-struct Bounds {
-    lower: u8,
-    upper: u8,
-    best: Option<Card>,
-}
-
-/// The table's hash: its keys are already three hands' bits, so one multiply mixes them
-/// well enough, at a fraction of SipHash's cost (nothing here comes from a client).
-#[derive(Debug, Default, Clone, Copy)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(*b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-
-    fn write_u128(&mut self, k: u128) {
-        let folded = (k as u64) ^ ((k >> 64) as u64).rotate_left(29);
-        self.0 = folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (folded >> 31);
-    }
+struct Deal {
+    game: GameType,
+    declarer: u8,
+    /// Who held each card (layout bits) in the positions seen so far.
+    owners: [u32; 3],
 }
 
 /// The solver: its transposition table is kept between calls on positions of one deal
-/// and game (clear it with [`Solver::clear`] for another).
+/// and game, and cleared by itself when a position of another deal or game comes.
 #[derive(Debug, Default)]
 pub struct Solver {
-    table: HashMap<u128, Bounds, BuildHasherDefault<KeyHasher>>,
+    table: Table,
+    deal: Option<Deal>,
     /// What the searches so far did.
     pub stats: Stats,
     /// Stop searching after this many nodes in all (`None`: never).
     limit: Option<u64>,
     /// Whether a search was cut short by the limit (its answers are then not to be trusted).
     pub aborted: bool,
+    /// Per seat and card (layout bit): how much cutting off with it has saved.
+    history: [[u32; 32]; 3],
 }
 
-/// Most table entries before it is cleared (about 40 MB).
-const TABLE_LIMIT: usize = 1 << 20;
+/// The history counts are capped so that they stay below [`DEFENDER_TRUMP_LAST`].
+const HISTORY_CAP: u32 = 65_535;
+const DEFENDER_TRUMP_LAST: i32 = 100_000;
 
-fn key(p: &Position) -> u128 {
-    u128::from(p.hands[0].bits())
-        | u128::from(p.hands[1].bits()) << 32
-        | u128::from(p.hands[2].bits()) << 64
-        | u128::from(p.leader) << 96
-        | u128::from(p.declarer) << 98
-        | u128::from(p.game as u8) << 100
+/// What stays the same through one search.
+#[derive(Clone, Copy)]
+struct Ctx {
+    layout: &'static Layout,
+    declarer: u8,
+    null: bool,
+}
+
+/// A position inside the search, in layout bits (see `layout.rs`).
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    hands: [u32; 3],
+    /// The current trick's cards (the first `len`).
+    trick: [u8; 2],
+    len: u8,
+    leader: u8,
+    /// The declarer's points so far.
+    points: u8,
+    /// The points of every card not yet in a finished trick (0 in null).
+    stake: u8,
+    took: bool,
+}
+
+impl Node {
+    fn to_move(self) -> u8 {
+        (self.leader + self.len) % 3
+    }
+
+    fn play(&self, cx: &Ctx, card: u8) -> Node {
+        let mut next = *self;
+        let me = usize::from(self.to_move());
+        next.hands[me] &= !(1 << card);
+        if self.len < 2 {
+            next.trick[usize::from(self.len)] = card;
+            next.len += 1;
+            return next;
+        }
+        let l = cx.layout;
+        let cards = [self.trick[0], self.trick[1], card];
+        let mut w = 0;
+        if l.beats(cards[1], cards[0]) {
+            w = 1;
+        }
+        if l.beats(cards[2], cards[w]) {
+            w = 2;
+        }
+        let winner = (self.leader + w as u8) % 3;
+        let points = if cx.null { 0 } else { cards.iter().map(|c| l.points[usize::from(*c)]).sum() };
+        if winner == cx.declarer {
+            next.points += points;
+            next.took = true;
+        }
+        next.stake -= points;
+        next.leader = winner;
+        next.len = 0;
+        next
+    }
 }
 
 impl Solver {
@@ -200,6 +237,7 @@ impl Solver {
     /// Forgets every stored position.
     pub fn clear(&mut self) {
         self.table.clear();
+        self.deal = None;
     }
 
     /// A solver that gives up after `nodes` nodes in all: answers after that are
@@ -227,7 +265,11 @@ impl Solver {
     /// Whether the declarer reaches `target` points (null: `target` 1 asks whether the
     /// declarer wins).
     pub fn at_least(&mut self, p: &Position, target: u8) -> bool {
-        target == 0 || self.search(p, target - 1, target) >= target
+        if target == 0 {
+            return true;
+        }
+        let (cx, node) = self.enter(p);
+        self.search(&cx, &node, target - 1, target) >= target
     }
 
     /// The value of every legal card for the player to move: for each, the declarer's
@@ -236,35 +278,85 @@ impl Solver {
         p.legal().into_iter().map(|c| (c, self.solve(&p.play(c)))).collect()
     }
 
+    /// `p` in layout bits, with the table made right for its deal.
+    fn enter(&mut self, p: &Position) -> (Ctx, Node) {
+        let layout = Layout::of(p.game);
+        let hands = p.hands.map(|h| layout.bits(h));
+        let same_deal = self.deal.is_some_and(|d| {
+            d.game == p.game
+                && d.declarer == p.declarer
+                && (0..3).all(|i| hands[i] & (d.owners[(i + 1) % 3] | d.owners[(i + 2) % 3]) == 0)
+        });
+        match &mut self.deal {
+            Some(d) if same_deal => (0..3).for_each(|i| d.owners[i] |= hands[i]),
+            _ => {
+                self.table.clear();
+                self.history = [[0; 32]; 3];
+                self.deal = Some(Deal { game: p.game, declarer: p.declarer, owners: hands });
+            }
+        }
+        let cx = Ctx { layout, declarer: p.declarer, null: p.game.is_null() };
+        let mut node = Node {
+            hands,
+            trick: [0; 2],
+            len: 0,
+            leader: p.leader,
+            points: p.declarer_points,
+            stake: p.at_stake(),
+            took: p.declarer_took,
+        };
+        for c in p.trick.into_iter().flatten() {
+            node.trick[usize::from(node.len)] = layout.bit(c);
+            node.len += 1;
+        }
+        (cx, node)
+    }
+
     /// Alpha-beta on the final score; the value is exact inside (alpha, beta) and a
     /// bound outside.
-    fn search(&mut self, p: &Position, mut alpha: u8, mut beta: u8) -> u8 {
+    fn search(&mut self, cx: &Ctx, n: &Node, mut alpha: u8, mut beta: u8) -> u8 {
         self.stats.nodes += 1;
         if self.aborted || self.limit.is_some_and(|l| self.stats.nodes > l) {
             // Out of budget: unwind without storing anything.
             self.aborted = true;
             return alpha;
         }
-        if p.game.is_null() && p.declarer_took {
-            return 0;
-        }
-        if p.is_over() {
-            return p.score();
-        }
-        let (base, most) = p.range();
+        let cards = n.hands[0] | n.hands[1] | n.hands[2];
+        let (base, most) = if cx.null {
+            if n.took {
+                return 0;
+            }
+            if cards == 0 {
+                return 1;
+            }
+            (0, 1)
+        } else {
+            // With no point left to play for, the value is what is won.
+            if n.stake == 0 {
+                return n.points;
+            }
+            (n.points, n.points + n.stake)
+        };
         if most <= alpha {
             return most;
         }
         if base >= beta {
             return base;
         }
-        let boundary = p.trick[0].is_none();
+        let left = cards.count_ones();
+        if n.len == 0 && left == 3 {
+            // The last trick plays itself.
+            return self.last_trick(cx, n);
+        }
+        // Small positions are searched again faster than looked up (a table probe is a
+        // cache miss).
+        let boundary = n.len == 0 && left > TABLE_FROM;
         let (alpha0, beta0) = (alpha, beta);
-        let k = if boundary { key(p) } else { 0 };
-        let mut hint = None;
-        if boundary && let Some(b) = self.table.get(&k) {
-            hint = b.best;
-            let (lo, hi) = (base + b.lower, base + b.upper);
+        let k = if boundary { table::key(cards, n.leader) } else { 0 };
+        let mut known = None;
+        if boundary && let Some(e) = self.table.get(k) {
+            known = Some(e);
+            let (lo, hi) = (base + e.lower, base + e.upper);
             if lo >= beta || lo == hi {
                 self.stats.hits += 1;
                 return lo;
@@ -276,17 +368,61 @@ impl Solver {
             alpha = alpha.max(lo);
             beta = beta.min(hi);
         }
-        let maximising = p.to_move() == p.declarer;
-        let (mut moves, count) = ordered_moves(p);
-        if let Some(h) = hint
+        let maximising = n.to_move() == cx.declarer;
+        let (mut moves, count) = ordered_moves(cx, n, cards, &self.history[usize::from(n.to_move())]);
+        if let Some(h) = known.and_then(|e| e.best)
             && let Some(i) = moves[..count].iter().position(|c| *c == h)
         {
             moves[..=i].rotate_right(1);
         }
+        if n.len == 2 && left > TABLE_FROM + 1 {
+            // Every card here ends the trick. Ask the memory for all the boundaries they
+            // lead to at once (their cache misses overlap instead of queueing), then see
+            // whether one the table knows already decides this node (enhanced
+            // transposition cutoff).
+            let l = cx.layout;
+            let (mut w, mut ws) = (n.trick[0], n.leader);
+            if l.beats(n.trick[1], w) {
+                (w, ws) = (n.trick[1], (n.leader + 1) % 3);
+            }
+            let mut keys = [0u64; 12];
+            let mut bases = [0u8; 12];
+            let on_table = if cx.null {
+                0
+            } else {
+                l.points[usize::from(n.trick[0])] + l.points[usize::from(n.trick[1])]
+            };
+            for i in 0..count {
+                let card = moves[i];
+                let leader = if l.beats(card, w) { (n.leader + 2) % 3 } else { ws };
+                keys[i] = table::key(cards & !(1 << card), leader);
+                bases[i] = if leader == cx.declarer && !cx.null {
+                    n.points + on_table + l.points[usize::from(card)]
+                } else {
+                    n.points
+                };
+            }
+            self.table.touch(&keys[..count]);
+            for i in 0..count {
+                if cx.null && (if l.beats(moves[i], w) { (n.leader + 2) % 3 } else { ws }) == cx.declarer {
+                    continue;
+                }
+                if let Some(e) = self.table.get(keys[i]) {
+                    if maximising && bases[i] + e.lower >= beta {
+                        self.stats.hits += 1;
+                        return bases[i] + e.lower;
+                    }
+                    if !maximising && bases[i] + e.upper <= alpha {
+                        self.stats.hits += 1;
+                        return bases[i] + e.upper;
+                    }
+                }
+            }
+        }
         let mut best = if maximising { 0 } else { u8::MAX };
         let mut best_card = None;
         for &card in &moves[..count] {
-            let v = self.search(&p.play(card), alpha, beta);
+            let v = self.search(cx, &n.play(cx, card), alpha, beta);
             let better = if maximising { v > best } else { v < best };
             if better || best_card.is_none() {
                 best_card = Some(card);
@@ -299,91 +435,117 @@ impl Solver {
                 beta = beta.min(v);
             }
             if alpha >= beta {
+                let h = &mut self.history[usize::from(n.to_move())][usize::from(card)];
+                *h = h.saturating_add(left * left);
                 break;
             }
         }
         if boundary && !self.aborted {
-            if self.table.len() >= TABLE_LIMIT {
-                self.table.clear();
-            }
             let future = best - base;
-            let entry = self.table.entry(k).or_insert(Bounds { lower: 0, upper: most - base, best: None });
-            entry.best = best_card;
+            let mut e = known.unwrap_or(Entry { lower: 0, upper: most - base, best: None });
+            e.best = best_card;
             if best <= alpha0 {
-                entry.upper = entry.upper.min(future);
+                e.upper = e.upper.min(future);
             } else if best >= beta0 {
-                entry.lower = entry.lower.max(future);
+                e.lower = e.lower.max(future);
             } else {
-                *entry = Bounds { lower: future, upper: future, best: best_card };
+                e.lower = future;
+                e.upper = future;
             }
+            self.table.put(k, e);
         }
         best
     }
 }
 
-/// The legal cards, one of each group of equivalent ones, best first (the first `count`
-/// of the array).
-fn ordered_moves(p: &Position) -> ([Card; 12], usize) {
-    let legal = p.legal();
-    let me = p.to_move();
-    let game = p.game;
-    // Cards still in someone's hand or on the table separate my cards.
-    let mut live = p.hands[0] | p.hands[1] | p.hands[2];
-    for c in p.trick.into_iter().flatten() {
-        live.insert(c);
+/// Positions with at most this many cards in hand are not stored (two tricks).
+const TABLE_FROM: u32 = 3;
+
+impl Solver {
+    /// The value when every hand holds one card.
+    fn last_trick(&mut self, cx: &Ctx, n: &Node) -> u8 {
+        let mut m = *n;
+        for _ in 0..3 {
+            let seat = usize::from(m.to_move());
+            m = m.play(cx, m.hands[seat].trailing_zeros() as u8);
+        }
+        if cx.null { u8::from(!m.took) } else { m.points }
     }
-    let mine = p.hands[usize::from(me)];
-    let mut moves = [Card::new(skat_engine::Suit::Clubs, skat_engine::Rank::Jack); 12];
+}
+
+/// The legal cards (layout bits), one of each group of equivalent ones, best first (the
+/// first `count` of the array).
+fn ordered_moves(cx: &Ctx, n: &Node, cards: u32, history: &[u32; 32]) -> ([u8; 12], usize) {
+    let l = cx.layout;
+    let me = n.to_move();
+    let hand = n.hands[usize::from(me)];
+    let mut live = cards;
+    for &c in &n.trick[..usize::from(n.len)] {
+        live |= 1 << c;
+    }
+    let legal = match n.len {
+        0 => hand,
+        _ => match hand & l.class[usize::from(n.trick[0])] {
+            0 => hand,
+            follow => follow,
+        },
+    };
+    // The best card on the table so far and whose it is.
+    let (mut winner, mut winner_seat) = (n.trick[0], n.leader);
+    if n.len == 2 && l.beats(n.trick[1], n.trick[0]) {
+        (winner, winner_seat) = (n.trick[1], (n.leader + 1) % 3);
+    }
+    let my_side_wins = (winner_seat == cx.declarer) == (me == cx.declarer);
+    let mut keyed = [(0i32, 0u8); 12];
     let mut count = 0;
-    for card in legal {
-        let class = game.follow_set(card);
-        let s = game.strength(card, card);
-        // Skip `card` when a stronger card of mine, next to it among the live cards of
-        // its class, has the same points: that one stands for both.
-        let stronger_live = (live & class).into_iter().filter(|c| game.strength(*c, card) > s);
-        let next = stronger_live.min_by_key(|c| game.strength(*c, card));
-        let equivalent = next.is_some_and(|n| {
-            mine.contains(n) && legal.contains(n) && (game.is_null() || n.points() == card.points())
-        });
-        if !equivalent && count < moves.len() {
-            moves[count] = card;
+    let mut rest = legal;
+    while rest != 0 {
+        let card = rest.trailing_zeros() as u8;
+        rest &= rest - 1;
+        let c = usize::from(card);
+        // Skip `card` when the next live card above it in its class is mine with the
+        // same points: that one stands for both.
+        let above = live & l.class[c] & !(((2u64 << card) - 1) as u32);
+        if above != 0 {
+            let next = above.trailing_zeros() as usize;
+            if hand & (1 << next) != 0 && (cx.null || l.points[next] == l.points[c]) {
+                continue;
+            }
+        }
+        let points = i32::from(l.points[c]);
+        let key = if n.len == 0 {
+            // Leading: what cut off most before (the history heuristic), then strong
+            // cards first (trumps and aces draw the play); a defender keeps its trumps
+            // for last (measured: 2-6% fewer nodes than leading them like the declarer).
+            let key = i32::from(l.lead_key[c]) - history[c].min(HISTORY_CAP) as i32;
+            if me != cx.declarer && card >= l.trump_start { key + DEFENDER_TRUMP_LAST } else { key }
+        } else if l.beats(card, winner) {
+            // Take it, with points when last to play.
+            -1000 - points
+        } else if my_side_wins {
+            // My side takes it: add points.
+            -points
+        } else {
+            // Theirs: give nothing.
+            points
+        };
+        if count < keyed.len() {
+            keyed[count] = (key, card);
             count += 1;
         }
     }
-    // Order: in the trick, who wins with what.
-    let declarer_side = |who: u8| (who == p.declarer) == (me == p.declarer);
-    let played = p.trick;
-    let led = played[0];
-    let key = |card: &Card| -> i32 {
-        let points = i32::from(card.points());
-        match led {
-            None => {
-                // Leading: strong cards first (trumps and aces draw the play).
-                -i32::from(game.strength(*card, *card)) * 16 - points
-            }
-            Some(led) => {
-                let (best_i, best_s) = played
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, c)| c.map(|c| (i, game.strength(c, led))))
-                    .max_by_key(|(_, s)| *s)
-                    .unwrap_or((0, 0));
-                let winner = (p.leader + best_i as u8) % 3;
-                let mine_wins = game.strength(*card, led) > best_s;
-                if mine_wins {
-                    // Take it, with points when last to play.
-                    -1000 - points
-                } else if declarer_side(winner) {
-                    // My side takes it: add points.
-                    -points
-                } else {
-                    // Theirs: give nothing.
-                    points
-                }
-            }
+    // Insertion sort: at most ten, and stable like the order they came in.
+    for i in 1..count {
+        let mut j = i;
+        while j > 0 && keyed[j - 1].0 > keyed[j].0 {
+            keyed.swap(j - 1, j);
+            j -= 1;
         }
-    };
-    moves[..count].sort_by_key(key);
+    }
+    let mut moves = [0u8; 12];
+    for i in 0..count {
+        moves[i] = keyed[i].1;
+    }
     (moves, count)
 }
 

@@ -96,3 +96,20 @@ fn simple_positions_have_the_obvious_value() {
     let p = Position::new(GameType::Null, 1, [cards("C7"), cards("CA"), cards("C8")], CardSet::EMPTY);
     assert_eq!(Solver::new().solve(&p), 0, "the ace must take the trick");
 }
+
+#[test]
+fn one_solver_moves_from_deal_to_deal_and_stays_right() {
+    // The table is keyed by the cards in play alone, which is only sound within one deal:
+    // a solver given positions of many deals and games must notice and start afresh.
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    let mut solver = Solver::new();
+    for i in 0..400 {
+        let p = endgame(&mut rng, 4 + i % 2, i % 3);
+        assert_eq!(solver.solve(&p), minimax(&p), "position {i}: {p:?}");
+        // And a later point of the same deal, from the same table.
+        if let Some(card) = p.legal().into_iter().next() {
+            let q = p.play(card);
+            assert_eq!(solver.solve(&q), minimax(&q), "position {i} after {card}");
+        }
+    }
+}

@@ -45,10 +45,24 @@ def main():
         g = by_game.setdefault(r["game"], {"ours": [], "theirs": []})
         g["ours"].append(float(r["ms"]))
         g["theirs"].append(ms)
-    print(f"{len(rows)} positions, {disagree} disagreements; starting skatsearch's process alone takes {spawn_ms:.1f} ms")
+    # The win question: skatsearch's "mode": "Win" against our at_least(61 - skat), the
+    # same question once its double-counted skat is mapped (see the bench's export).
+    for r in csv.DictReader(open(f"{folder}/win.csv")):
+        t = time.perf_counter()
+        out = subprocess.run([binary, "value-calc", "--context", f"{folder}/{r['file']}"], capture_output=True, text=True)
+        ms = 1000 * (time.perf_counter() - t)
+        m = re.search(r"Declarer Wins: (true|false)", out.stdout)
+        if m is None or (m.group(1) == "true") != (r["value"] == "1"):
+            disagree += 1
+            print(f"disagree on {r['file']}: ours {r['value']}, skatsearch {m.group(1) if m else None}")
+        g = by_game.setdefault(r["game"] + " win", {"ours": [], "theirs": []})
+        g["ours"].append(float(r["ms"]))
+        g["theirs"].append(ms)
+    print(f"{sum(len(g['ours']) for g in by_game.values())} positions, {disagree} disagreements; "
+          f"starting skatsearch's process alone takes {spawn_ms:.1f} ms")
     for game, g in by_game.items():
         o, t = g["ours"], g["theirs"]
-        print(f"{game:<6} ours: mean {statistics.mean(o):8.2f} ms, p50 {statistics.median(o):8.2f} ms | "
+        print(f"{game:<10} ours: mean {statistics.mean(o):8.2f} ms, p50 {statistics.median(o):8.2f} ms | "
               f"skatsearch: mean {statistics.mean(t):8.2f} ms, p50 {statistics.median(t):8.2f} ms | "
               f"ratio of means {statistics.mean(t) / statistics.mean(o):5.2f}")
 

@@ -33,11 +33,13 @@ fn report(what: &str, mut times: Vec<Duration>, nodes: u64) {
 
 /// With `SKAT_SOLVER_EXPORT=DIR`: the whole-deal positions as skatsearch's JSON context
 /// files (`value-calc --context`), with this solver's value and time in `DIR/ours.csv`,
-/// for `scripts/bench_vs_skatsearch.py`.
+/// and the win question alone (`"mode": "Win"`, `at_least`) in `DIR/win.csv`, for
+/// `scripts/bench_vs_skatsearch.py`.
 fn export(dir: &str, deals: u64) {
     use std::fmt::Write as _;
     std::fs::create_dir_all(dir).expect("the export directory");
     let mut csv = String::from("file,game,value,ms,nodes,skat\n");
+    let mut win = csv.clone();
     let cards =
         |set: skat_engine::CardSet| set.into_iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ");
     for (name, game) in [("Grand", GameType::Grand), ("Suit", GameType::Clubs), ("Null", GameType::Null)] {
@@ -58,11 +60,32 @@ fn export(dir: &str, deals: u64) {
                 cards(dealt.hands[(declarer + 1) % 3]),
                 cards(dealt.hands[(declarer + 2) % 3]),
             );
-            std::fs::write(format!("{dir}/{file}"), json).expect("a context file");
+            std::fs::write(format!("{dir}/{file}"), &json).expect("a context file");
             let _ = writeln!(csv, "{file},{name},{value},{ms:.3},{},{}", s.stats.nodes, dealt.skat.points());
+            if !game.is_null() {
+                // The win question alone: skatsearch's "mode": "Win", our `at_least`. It
+                // counts the skat twice here too, so it answers "61 less the skat's
+                // points", and so is ours asked (the same question, for the same work).
+                let target = 61u8.saturating_sub(dealt.skat.points() as u8);
+                let mut s = Solver::new();
+                let t = Instant::now();
+                let won = s.at_least(&p, target);
+                let ms = t.elapsed().as_secs_f64() * 1e3;
+                let file = format!("{name}-{d}-win.json");
+                std::fs::write(format!("{dir}/{file}"), json.replace("\"mode\": null", "\"mode\": \"Win\""))
+                    .expect("a context file");
+                let _ = writeln!(
+                    win,
+                    "{file},{name},{},{ms:.3},{},{}",
+                    u8::from(won),
+                    s.stats.nodes,
+                    dealt.skat.points()
+                );
+            }
         }
     }
     std::fs::write(format!("{dir}/ours.csv"), csv).expect("the csv");
+    std::fs::write(format!("{dir}/win.csv"), win).expect("the csv");
 }
 
 fn main() {

@@ -3,7 +3,8 @@
 //! Example strategies written only against the SDK's [`Knowledge`](skat_sdk::Knowledge):
 //!
 //! - [`random`]: a uniformly random legal action at every decision;
-//! - [`heuristic`]: a club player's rules of thumb for bidding, discarding and play;
+//! - [`heuristic`]: a club player's rules of thumb for discarding and play, bidding and
+//!   choosing its game by a model fitted to simulated outcomes ([`hand_model`]);
 //! - [`pimc`]: bidding, discarding, declaring and card play by sampling the unseen cards
 //!   and solving each world (`skat-solver`).
 //!
@@ -11,6 +12,7 @@
 
 #![warn(missing_docs)]
 
+pub mod hand_model;
 pub mod heuristic;
 pub mod pimc;
 pub mod random;

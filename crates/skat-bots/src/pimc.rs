@@ -8,12 +8,16 @@
 //! average points. The worlds and the work are bounded by `samples` and a node budget, so
 //! a decision is deterministic for a seed and bounded in time.
 //!
-//! Bidding, discarding and declaring are decided by simulation too: for each candidate
-//! game it deals the unseen cards (and the skat) many times, puts away two cards by a
-//! rule, and asks the solver whether the declarer wins; it bids up to the value of the
-//! best game it wins in at least 60% of the worlds (the break-even of Seeger-Fabian
-//! scoring for common game values), and after the pick-up declares the game (with its
-//! discard) that wins most often. Taking the skat is the heuristic's rule.
+//! Bidding, discarding and declaring are the heuristic's: the game with the best expected
+//! score by the hand model fitted to simulated games ([`crate::hand_model`]). Measured,
+//! that bids better than the alternative kept behind
+//! [`PimcConfig::simulate_bidding`]: for each candidate game it deals the unseen cards
+//! (and the skat) many times, puts away two cards by a rule, and asks the solver whether
+//! the declarer wins; it bids up to the value of the best game it wins in at least 60% of
+//! the worlds, and after the pick-up declares the game (with its discard) that wins most
+//! often. (Double-dummy worlds let the defenders play as if they saw the declarer's hand,
+//! so they judge too many hands hopeless: it declared half as often as the model does.)
+//! Taking the skat is the heuristic's rule.
 
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
@@ -28,14 +32,18 @@ use crate::HeuristicBot;
 pub struct PimcConfig {
     /// Worlds sampled per card decision.
     pub samples: u32,
-    /// Solver nodes per decision (about 8 M per second on one core): the budget that
+    /// Solver nodes per decision (10-17 M per second on one core): the budget that
     /// keeps a decision under 100 ms whatever the position; at least one world is solved.
     pub max_nodes: u64,
+    /// Bid, discard and declare by simulation (below) instead of by the fitted hand
+    /// model the heuristic uses ([`crate::hand_model`]). Off by default: measured, the
+    /// model bids better (docs/BENCHMARKS.md), and answers at once.
+    pub simulate_bidding: bool,
 }
 
 impl Default for PimcConfig {
     fn default() -> PimcConfig {
-        PimcConfig { samples: 24, max_nodes: 400_000 }
+        PimcConfig { samples: 24, max_nodes: 400_000, simulate_bidding: false }
     }
 }
 
@@ -397,10 +405,16 @@ fn rule_discard(twelve: CardSet, game: GameType) -> [Card; 2] {
 
 impl Bot for PimcBot {
     async fn bid(&mut self, k: &Knowledge) -> Option<Bid> {
+        if !self.config.simulate_bidding {
+            return self.heuristic.bid(k).await;
+        }
         let limit = self.bid_limit(k.hand, k.position()?);
         k.legal.bid_from.filter(|b| b.value() <= limit)
     }
     async fn answer(&mut self, k: &Knowledge, bid: Bid) -> bool {
+        if !self.config.simulate_bidding {
+            return self.heuristic.answer(k, bid).await;
+        }
         let Some(me) = k.position() else { return false };
         bid.value() <= self.bid_limit(k.hand, me)
     }
@@ -410,6 +424,9 @@ impl Bot for PimcBot {
     async fn discard(&mut self, k: &Knowledge) -> [Card; 2] {
         // Every game that reaches the bid, each with its rule discard: the one that wins
         // most often in simulation.
+        if !self.config.simulate_bidding {
+            return self.heuristic.discard(k).await;
+        }
         let twelve = k.hand;
         let bid = k.bid.map_or(18, Bid::value);
         let Some(me) = k.position() else { return self.heuristic.discard(k).await };

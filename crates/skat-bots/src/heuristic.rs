@@ -39,7 +39,7 @@ fn plain(suit: Suit) -> CardSet {
 }
 
 /// The value the declarer may count on for `game` with `cards` (hand, or hand and skat).
-fn value(cards: CardSet, game: GameType) -> u16 {
+pub fn value(cards: CardSet, game: GameType) -> u16 {
     if game.is_null() {
         return 23;
     }

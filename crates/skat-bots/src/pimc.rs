@@ -86,7 +86,7 @@ impl PimcBot {
         let mut budget = self.config.max_nodes * 8;
         let mut best = 0u16;
         for game in candidates(hand) {
-            let worth = game_value(hand, game);
+            let worth = crate::heuristic::value(hand, game);
             if worth <= best {
                 continue;
             }
@@ -365,17 +365,6 @@ fn candidates(hand: CardSet) -> Vec<GameType> {
         .collect()
 }
 
-/// What a game is worth with these cards, counting "without" matadors at most as two (the
-/// skat may hold a top trump).
-fn game_value(cards: CardSet, game: GameType) -> u16 {
-    if game.is_null() {
-        return 23;
-    }
-    let m = game.matadors(cards);
-    let m = if m < 0 { m.unsigned_abs().min(2) } else { m.unsigned_abs() };
-    game.base_value() * (u16::from(m) + 1)
-}
-
 /// Two cards to put away for `game`: in null the highest of the longest-risk suits; else
 /// side cards, blank tens first, then the short suits' low cards, never an ace while
 /// there is another choice.
@@ -436,7 +425,7 @@ impl Bot for PimcBot {
         for game in GameType::ALL {
             let away = rule_discard(twelve, game);
             let ten = twelve.without(away[0]).without(away[1]);
-            if !game.is_null() && game_value(twelve, game) < bid {
+            if !game.is_null() && crate::heuristic::value(twelve, game) < bid {
                 continue;
             }
             if game.is_null() && bid > 23 {

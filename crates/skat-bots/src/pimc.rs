@@ -127,7 +127,7 @@ impl PimcBot {
                 Some([a, b]) => (hand, CardSet::single(a).with(b), &cards[..]),
                 None => {
                     let twelve = hand.with(cards[0]).with(cards[1]);
-                    let [a, b] = rule_discard(twelve, game);
+                    let [a, b] = crate::heuristic::discard_for(twelve, game);
                     (twelve.without(a).without(b), CardSet::single(a).with(b), &cards[2..])
                 }
             };
@@ -365,33 +365,6 @@ fn candidates(hand: CardSet) -> Vec<GameType> {
         .collect()
 }
 
-/// Two cards to put away for `game`: in null the highest of the longest-risk suits; else
-/// side cards, blank tens first, then the short suits' low cards, never an ace while
-/// there is another choice.
-fn rule_discard(twelve: CardSet, game: GameType) -> [Card; 2] {
-    let key = |c: Card| -> i32 {
-        if game.is_null() {
-            return i32::from(c.rank().null_order()) * 10 - (twelve & CardSet::suit(c.suit())).len() as i32;
-        }
-        if game.trumps().contains(c) {
-            return -1000 - i32::from(c.points());
-        }
-        let suit = twelve & CardSet::suit_without_jack(c.suit());
-        let ace = suit.contains(Card::new(c.suit(), Rank::Ace));
-        let mut score = 60 - 12 * suit.len() as i32 + i32::from(c.points());
-        if c.rank() == Rank::Ten && !ace {
-            score += 60;
-        }
-        if c.rank() == Rank::Ace {
-            score -= 120;
-        }
-        score
-    };
-    let mut cards: Vec<Card> = twelve.into_iter().collect();
-    cards.sort_by_key(|c| std::cmp::Reverse(key(*c)));
-    [cards[0], cards[1]]
-}
-
 impl Bot for PimcBot {
     async fn bid(&mut self, k: &Knowledge) -> Option<Bid> {
         if !self.config.simulate_bidding {
@@ -423,7 +396,7 @@ impl Bot for PimcBot {
         let mut budget = self.config.max_nodes * 8;
         let mut best: Option<(f64, GameType, [Card; 2])> = None;
         for game in GameType::ALL {
-            let away = rule_discard(twelve, game);
+            let away = crate::heuristic::discard_for(twelve, game);
             let ten = twelve.without(away[0]).without(away[1]);
             if !game.is_null() && crate::heuristic::value(twelve, game) < bid {
                 continue;
@@ -506,9 +479,9 @@ mod tests {
         let weak = cards("D7.D8.H7.H8.H9.S7.S8.S9.C8.C9");
         let limit = a.bid_limit(weak, Position::Middlehand);
         assert!(limit <= 23, "at most a null: {limit}");
-        // The rule discard keeps trumps and aces.
+        // The rule discard (the heuristic's) keeps trumps and aces.
         let twelve = cards("CJ.SJ.HJ.DJ.CA.SA.HA.CT.ST.C7.DT.D8");
-        let away = rule_discard(twelve, GameType::Grand);
+        let away = crate::heuristic::discard_for(twelve, GameType::Grand);
         assert!(away.iter().all(|c| !c.is_jack() && c.rank() != Rank::Ace), "{away:?}");
         assert!(away.contains(&Card::new(skat_engine::Suit::Diamonds, Rank::Ten)), "the blank ten: {away:?}");
     }

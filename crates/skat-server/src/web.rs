@@ -7,7 +7,7 @@
 //! |---|---|
 //! | one API | `SkatServiceServer` over the same [`SkatServer`] state, behind `GrpcWebLayer` |
 //! | no third-party requests | every asset is served from here; `Content-Security-Policy: default-src 'self'` |
-//! | limits | connections count against the client address's limit, like the gRPC port's |
+//! | limits | connections count against the client address's limit, and requests and streams per connection are capped, like the gRPC port's |
 //! | shutdown | stops with the gRPC server, after the same grace |
 
 use std::net::SocketAddr;
@@ -83,7 +83,14 @@ pub fn serve(
     let serve = tonic::transport::Server::builder()
         // Browsers speak HTTP/1.1 to a plain-text address.
         .accept_http1(true)
+        // The same per-connection limits as the gRPC port (a client may speak HTTP/2
+        // here too), so this port is no way around them.
         .concurrency_limit_per_connection(config.max_concurrent_requests_per_connection)
+        .max_concurrent_streams(Some(
+            u32::try_from(config.max_concurrent_requests_per_connection).unwrap_or(u32::MAX),
+        ))
+        .http2_keepalive_interval(Some(Duration::from_secs(30)))
+        .http2_keepalive_timeout(Some(Duration::from_secs(20)))
         .layer(EdgeLayer::new(metrics))
         .add_routes(tonic::service::Routes::from(router))
         .serve_with_incoming_shutdown(incoming, async move {

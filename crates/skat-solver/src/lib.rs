@@ -168,6 +168,8 @@ pub struct Solver {
 /// The history counts are capped so that they stay below [`DEFENDER_TRUMP_LAST`].
 const HISTORY_CAP: u32 = 65_535;
 const DEFENDER_TRUMP_LAST: i32 = 100_000;
+/// Leads that surely win come before everything (also a defender's trumps).
+const SURE_LEAD: i32 = 200_000;
 
 /// What stays the same through one search.
 #[derive(Clone, Copy)]
@@ -520,7 +522,17 @@ fn ordered_moves(cx: &Ctx, n: &Node, cards: u32, history: &[u32; 32]) -> ([u8; 1
             // Leading: what cut off most before (the history heuristic), then strong
             // cards first (trumps and aces draw the play); a defender keeps its trumps
             // for last (measured: 2-6% fewer nodes than leading them like the declarer).
-            let key = i32::from(l.lead_key[c]) - history[c].min(HISTORY_CAP) as i32;
+            let mut key = i32::from(l.lead_key[c]) - history[c].min(HISTORY_CAP) as i32;
+            if !cx.null {
+                if sure_lead(cx, n, card) {
+                    // A trick no opponent can take: cash it, the most points first
+                    // (measured: 33% fewer nodes in grands, 28% in suit games).
+                    key -= SURE_LEAD + 70_000 * points;
+                } else {
+                    // A lead that may be lost: the fewest points first.
+                    key += 1000 * points;
+                }
+            }
             if me != cx.declarer && card >= l.trump_start { key + DEFENDER_TRUMP_LAST } else { key }
         } else if l.beats(card, winner) {
             // Take it, with points when last to play.
@@ -575,27 +587,13 @@ fn dominated(cx: &Ctx, n: &Node, card: u8, hand: u32, live: u32, winner: u8, win
     }
     let me = n.to_move();
     let side = |seat: u8| seat == cx.declarer;
-    // Whether `seat` can take the trick from `best` (the card now winning), led by `led`.
-    let can_beat = |seat: u8, led: u8, best: u8| {
-        let h = n.hands[usize::from(seat)];
-        let pool = match h & l.class[usize::from(led)] {
-            0 => h,
-            follow => follow,
-        };
-        pool != 0 && l.beats((31 - pool.leading_zeros()) as u8, best)
-    };
     let mine = match n.len {
-        0 => {
-            let (a, b) = ((me + 1) % 3, (me + 2) % 3);
-            let opponents_cannot =
-                [a, b].into_iter().all(|s| side(s) == side(me) || !can_beat(s, card, card));
-            if opponents_cannot { Some(true) } else { None }
-        }
+        0 => sure_lead(cx, n, card).then_some(true),
         1 => {
             let (w, ws) = if l.beats(card, winner) { (card, me) } else { (winner, winner_seat) };
             let third = (n.leader + 2) % 3;
             let ours = side(ws) == side(me);
-            if !can_beat(third, n.trick[0], w) || side(third) == side(ws) { Some(ours) } else { None }
+            if !can_beat(cx, n, third, n.trick[0], w) || side(third) == side(ws) { Some(ours) } else { None }
         }
         _ => {
             let ws = if l.beats(card, winner) { me } else { winner_seat };
@@ -620,6 +618,29 @@ fn dominated(cx: &Ctx, n: &Node, card: u8, hand: u32, live: u32, winner: u8, win
         }
     }
     keep != Some(card)
+}
+
+/// Whether `seat` can take the trick from `best` (the card winning it so far) in a trick
+/// led with `led`: its strongest card it may play beats `best`.
+fn can_beat(cx: &Ctx, n: &Node, seat: u8, led: u8, best: u8) -> bool {
+    let l = cx.layout;
+    let h = n.hands[usize::from(seat)];
+    let pool = match h & l.class[usize::from(led)] {
+        0 => h,
+        follow => follow,
+    };
+    // Bits rise with strength in a class and trumps are the highest: the top bit of what
+    // may be played is its strongest card.
+    pool != 0 && l.beats((31 - pool.leading_zeros()) as u8, best)
+}
+
+/// Whether the trick the player to move leads with `card` is its side's whatever the
+/// others play: no opponent can beat it (a partner may, which keeps it on the side).
+fn sure_lead(cx: &Ctx, n: &Node, card: u8) -> bool {
+    let me = n.to_move();
+    [(me + 1) % 3, (me + 2) % 3]
+        .into_iter()
+        .all(|s| (s == cx.declarer) == (me == cx.declarer) || !can_beat(cx, n, s, card, card))
 }
 
 /// A plain minimax over every legal card (no table, no pruning, no reduction): the

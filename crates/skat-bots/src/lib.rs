@@ -12,6 +12,7 @@
 
 #![warn(missing_docs)]
 
+pub mod evidence;
 pub mod hand_model;
 pub mod heuristic;
 pub mod pimc;
@@ -24,8 +25,10 @@ pub use heuristic::HeuristicBot;
 pub use pimc::{PimcBot, PimcConfig};
 pub use random::RandomBot;
 
-/// The built-in strategies' names.
-pub const NAMES: [&str; 3] = ["random", "heuristic", "pimc"];
+/// The built-in strategies' names. `pimc-plain` is `pimc` with its worlds drawn without
+/// the auction's evidence ([`PimcConfig::bidding_evidence`] off): what that evidence is
+/// worth is measured by seating both at one table.
+pub const NAMES: [&str; 4] = ["random", "heuristic", "pimc", "pimc-plain"];
 
 /// A built-in strategy chosen at run time.
 #[derive(Debug, Clone)]
@@ -34,7 +37,7 @@ pub enum Strategy {
     Random(Box<RandomBot>),
     /// [`HeuristicBot`].
     Heuristic(HeuristicBot),
-    /// [`PimcBot`] at its default settings.
+    /// [`PimcBot`] (`pimc` at its default settings, or `pimc-plain`).
     Pimc(Box<PimcBot>),
 }
 
@@ -45,6 +48,10 @@ impl Strategy {
             "random" => Some(Strategy::Random(Box::new(RandomBot::new(seed)))),
             "heuristic" => Some(Strategy::Heuristic(HeuristicBot::new())),
             "pimc" => Some(Strategy::Pimc(Box::new(PimcBot::new(seed, PimcConfig::default())))),
+            "pimc-plain" => Some(Strategy::Pimc(Box::new(PimcBot::new(
+                seed,
+                PimcConfig { bidding_evidence: false, ..PimcConfig::default() },
+            )))),
             _ => None,
         }
     }

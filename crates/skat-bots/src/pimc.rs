@@ -2,7 +2,9 @@
 //!
 //! For each card decision it deals the cards it cannot see in ways consistent with what
 //! it knows (its hand, every card played, the voids the play has shown, the skat and
-//! discards when it saw them, an open hand), solves each world with every legal card
+//! discards when it saw them, an open hand), keeps them in proportion to how well they
+//! fit the auction ([`crate::evidence`]: a declarer's game and bid, the others' bids and
+//! passes, as soft evidence), solves each world with every legal card
 //! (`skat-solver`), and plays the card that wins in most worlds (declarer: reaches 61 or
 //! takes no trick in null; defenders: keep the declarer below), ties broken by the
 //! average points. The worlds and the work are bounded by `samples` and a node budget, so
@@ -26,6 +28,7 @@ use skat_sdk::{Bot, Knowledge};
 use skat_solver::Solver;
 
 use crate::HeuristicBot;
+use crate::evidence::Auction;
 
 /// Settings of the PIMC bot.
 #[derive(Debug, Clone, Copy)]
@@ -39,11 +42,18 @@ pub struct PimcConfig {
     /// model the heuristic uses ([`crate::hand_model`]). Off by default: measured, the
     /// model bids better (docs/BENCHMARKS.md), and answers at once.
     pub simulate_bidding: bool,
+    /// Weigh the worlds by what the auction says of the hidden hands
+    /// ([`crate::evidence`]): draw [`EVIDENCE_POOL`] times `samples` worlds and keep
+    /// `samples` of them in proportion to how well each fits.
+    pub bidding_evidence: bool,
 }
+
+/// How many worlds are drawn per world kept when the auction weighs them.
+pub const EVIDENCE_POOL: u32 = 4;
 
 impl Default for PimcConfig {
     fn default() -> PimcConfig {
-        PimcConfig { samples: 24, max_nodes: 400_000, simulate_bidding: false }
+        PimcConfig { samples: 24, max_nodes: 400_000, simulate_bidding: false, bidding_evidence: true }
     }
 }
 
@@ -166,8 +176,11 @@ impl PimcBot {
             self.seed ^ played.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(k.hand.bits()),
         );
         let facts = Facts::of(k, me, declarer, game);
-        let worlds: Vec<skat_solver::Position> =
-            (0..self.config.samples).filter_map(|_| facts.sample(&mut self.rng)).collect();
+        let worlds = if self.config.bidding_evidence {
+            facts.weighted_worlds(&Auction::of(k), self.config.samples, &mut self.rng)
+        } else {
+            (0..self.config.samples).filter_map(|_| facts.sample(&mut self.rng)).map(|(w, _)| w).collect()
+        };
         if worlds.is_empty() {
             return None;
         }
@@ -253,6 +266,8 @@ struct Facts {
     /// The declarer's points so far from tricks, and whether it took one.
     declarer_points: u8,
     declarer_took: bool,
+    /// The cards each position has played (in the auction they were in its hand).
+    played: [CardSet; 3],
 }
 
 impl Facts {
@@ -261,10 +276,12 @@ impl Facts {
         let mut void = [CardSet::EMPTY; 3];
         let mut declarer_points = 0u8;
         let mut declarer_took = false;
+        let mut played = [CardSet::EMPTY; 3];
         for t in &k.tricks {
             for (i, c) in t.cards.iter().enumerate() {
                 seen.insert(*c);
                 let who = Position::from_index((t.leader.index() + i) % 3).unwrap_or(t.leader);
+                played[who.index()].insert(*c);
                 if i > 0 && !game.follow_set(t.cards[0]).contains(*c) {
                     void[who.index()] |= game.follow_set(t.cards[0]);
                 }
@@ -281,6 +298,7 @@ impl Facts {
         for (i, c) in trick.iter().enumerate() {
             seen.insert(*c);
             let who = Position::from_index((leader.index() + i) % 3).unwrap_or(leader);
+            played[who.index()].insert(*c);
             if i > 0 && !game.follow_set(trick[0]).contains(*c) {
                 void[who.index()] |= game.follow_set(trick[0]);
             }
@@ -304,11 +322,35 @@ impl Facts {
             trick,
             declarer_points,
             declarer_took,
+            played,
         }
     }
 
+    /// `samples` worlds drawn in proportion to how well they fit the auction: many are
+    /// drawn, each weighed, and `samples` kept by weighted sampling without replacement
+    /// (each world's key is `u^(1/weight)` for a uniform `u`; the largest keys are kept).
+    fn weighted_worlds(
+        &self,
+        auction: &Auction,
+        samples: u32,
+        rng: &mut ChaCha8Rng,
+    ) -> Vec<skat_solver::Position> {
+        let unknown: Vec<usize> = (0..3).filter(|p| self.known[*p].is_none()).collect();
+        let mut keyed: Vec<(f64, skat_solver::Position)> = Vec::new();
+        for _ in 0..samples * EVIDENCE_POOL {
+            let Some((world, away)) = self.sample(rng) else { continue };
+            let ten: [CardSet; 3] = std::array::from_fn(|p| world.hands[p] | self.played[p]);
+            let weight = auction.weight(&unknown, ten, away);
+            let u = f64::from(skat_engine::dealing::uniform_below(rng, 1 << 24) + 1) / f64::from(1u32 << 24);
+            keyed.push((u.ln() / weight, world));
+        }
+        keyed.sort_by(|a, b| b.0.total_cmp(&a.0));
+        keyed.into_iter().take(samples as usize).map(|(_, w)| w).collect()
+    }
+
     /// One world consistent with the facts (voids kept when a few tries find one).
-    fn sample(&self, rng: &mut ChaCha8Rng) -> Option<skat_solver::Position> {
+    /// With the world, what the declarer put away in it.
+    fn sample(&self, rng: &mut ChaCha8Rng) -> Option<(skat_solver::Position, CardSet)> {
         let others: Vec<usize> = (0..3).filter(|p| self.known[*p].is_none()).collect();
         let pool: Vec<Card> = self.unseen.into_iter().collect();
         for attempt in 0..64 {
@@ -345,7 +387,7 @@ impl Facts {
             for (i, c) in self.trick.iter().enumerate() {
                 p.trick[i] = Some(*c);
             }
-            return Some(p);
+            return Some((p, away));
         }
         None
     }
@@ -455,9 +497,10 @@ mod tests {
             trick: Vec::new(),
             declarer_points: 8,
             declarer_took: true,
+            played: [cards("CJ.SJ.D7"), cards("HJ.D8"), cards("DJ")],
         };
         for _ in 0..50 {
-            let w = facts.sample(&mut rng).expect("a world");
+            let (w, _) = facts.sample(&mut rng).expect("a world");
             assert_eq!(w.hands.map(|h| h.len()), [8, 8, 8]);
             assert_eq!(w.hands[1], cards("CA.CT.CK.SA.ST.SK.HA.HT"));
             assert!((w.hands[0] | w.hands[2]) & cards("CJ.SJ.HJ.DJ.D7.D8") == CardSet::EMPTY);

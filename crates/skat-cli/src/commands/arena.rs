@@ -11,9 +11,10 @@ use super::CmdResult;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The bots, one per seat (3 or 4): built-in `random`, `heuristic`, `pimc`, or `open` (or
-    /// `open:NAME`, shown under that name in the standings) for a
-    /// seat an external bot takes with the printed token.
+    /// The bots, one per seat (3 or 4): built-in `random`, `heuristic`, `pimc`,
+    /// `pimc-plain` (pimc without the auction as evidence), or `open` (or `open:NAME`,
+    /// shown under that name in the standings) for a seat an external bot takes with the
+    /// printed token.
     #[arg(long, value_delimiter = ',', default_value = "heuristic,random,random")]
     bots: Vec<String>,
     /// Deals per list.

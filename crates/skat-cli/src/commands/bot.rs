@@ -9,7 +9,7 @@ use super::CmdResult;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The strategy: `random` or `heuristic`.
+    /// The strategy: `random`, `heuristic`, `pimc` or `pimc-plain`.
     #[arg(long, default_value = "heuristic")]
     strategy: String,
     /// The server.

@@ -2,8 +2,9 @@
 //!
 //!     cargo bench -p skat-bots --bench pimc
 //!
-//! Seeded deals driven by the engine: forehand is `pimc` (default settings), the others
-//! `heuristic`; every decision of the PIMC seat is timed, on one core.
+//! Seeded deals driven by the engine: forehand is `pimc` (default settings, then without
+//! the auction's evidence, as `pimc-plain`), the others `heuristic`; every decision of the
+//! PIMC seat is timed, on one core.
 
 use std::time::{Duration, Instant};
 
@@ -13,11 +14,20 @@ use skat_engine::{Deal, Dealt, Position, Seat, SeatView};
 use skat_sdk::bot::decide;
 
 fn main() {
+    for (name, config) in [
+        ("pimc", PimcConfig::default()),
+        ("pimc-plain", PimcConfig { bidding_evidence: false, ..PimcConfig::default() }),
+    ] {
+        run(name, config);
+    }
+}
+
+fn run(name: &str, config: PimcConfig) {
     let runtime = tokio::runtime::Builder::new_current_thread().build().expect("a runtime");
     let deals = 60u64;
     let mut times: Vec<Duration> = Vec::new();
     let mut other: Vec<Duration> = Vec::new();
-    let mut pimc = PimcBot::new(1, PimcConfig::default());
+    let mut pimc = PimcBot::new(1, config);
     let mut others = [HeuristicBot::new(), HeuristicBot::new()];
     for d in 0..deals {
         let mut deal = Deal::new(Dealt::seeded(99, d));
@@ -55,7 +65,7 @@ fn main() {
         times.sort();
         let q = |f: f64| times[((times.len() - 1) as f64 * f).round() as usize].as_secs_f64() * 1e3;
         println!(
-            "pimc {what}, {} over {deals} deals: p50 {:.1} ms, p90 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+            "{name} {what}, {} over {deals} deals: p50 {:.1} ms, p90 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
             times.len(),
             q(0.5),
             q(0.9),

@@ -75,6 +75,18 @@ impl Auction {
         a
     }
 
+    /// An auction from its parts: what each position said, what it refused, and the
+    /// declarer with its game and the bid (after picking up).
+    #[cfg(test)]
+    pub(crate) fn for_test(
+        said: [u16; 3],
+        refused: [Option<u16>; 3],
+        declarer: (Position, GameType, u16),
+    ) -> Auction {
+        let (d, game, bid) = declarer;
+        Auction { said, refused, declarer: Some((d, game, bid, false)) }
+    }
+
     /// How well a world fits: the product over the positions whose cards this seat does
     /// not know. `ten[p]` are the cards position `p` held in the auction in that world
     /// (for the declarer: the ten it kept, or its ten from hand), `away` what the declarer

@@ -1,0 +1,47 @@
+//! Every built-in strategy, by the name `skat bot` and `skat arena` know it, plays whole
+//! deals to their end with legal actions, and the same seed gives the same game.
+
+use skat_bots::Strategy;
+use skat_engine::seat_view::DealFrame;
+use skat_engine::{Deal, Dealt, Seat, SeatView};
+use skat_sdk::bot::decide;
+
+/// Plays deal `d` with `name` at forehand and two heuristic bots; every action, in order.
+fn play(name: &str, seed: u64, d: u64) -> Vec<String> {
+    let runtime = tokio::runtime::Builder::new_current_thread().build().expect("a runtime");
+    let mut bots = [
+        Strategy::by_name(name, seed).expect("a built-in name"),
+        Strategy::by_name("heuristic", 0).expect("heuristic"),
+        Strategy::by_name("heuristic", 0).expect("heuristic"),
+    ];
+    let mut deal = Deal::new(Dealt::seeded(41, d));
+    let frame = DealFrame { number: d as u32, dealer: Seat::new(2), seats: [0, 1, 2].map(Seat::new) };
+    let mut actions = Vec::new();
+    while let Some(p) = deal.to_move() {
+        let k = SeatView::from_view(Some(Seat::new(p.index() as u8)), frame, deal.view(Some(p)));
+        let action = runtime.block_on(decide(&mut bots[p.index()], &k)).expect("an action");
+        actions.push(format!("{action:?}"));
+        deal.apply(p, action).unwrap_or_else(|e| panic!("{name} made an illegal move: {e:?}"));
+    }
+    assert!(deal.outcome().is_some(), "{name}: the deal ends");
+    actions
+}
+
+#[test]
+fn every_built_in_strategy_plays_whole_deals() {
+    for name in skat_bots::NAMES {
+        for d in 0..4 {
+            assert!(!play(name, 7, d).is_empty());
+        }
+    }
+    assert!(Strategy::by_name("pimc-fast", 1).is_none(), "an unknown name is refused");
+}
+
+#[test]
+fn pimc_with_and_without_the_auction_is_deterministic_for_a_seed() {
+    for name in ["pimc", "pimc-plain"] {
+        for d in 0..3 {
+            assert_eq!(play(name, 5, d), play(name, 5, d), "{name}, deal {d}");
+        }
+    }
+}

@@ -26,7 +26,7 @@ pub enum Entry {
 }
 
 impl Entry {
-    /// `open`, `open:NAME`, or a built-in strategy name.
+    /// `open`, `open:NAME`, or a built-in strategy ([`skat_bots::Strategy::parse`]).
     pub fn parse(name: &str) -> Result<Entry, String> {
         let name = name.trim();
         if name == "open" {
@@ -39,13 +39,9 @@ impl Entry {
             }
             return Ok(Entry::Open(Some(own.trim().to_string())));
         }
-        if skat_bots::NAMES.contains(&name) {
-            Ok(Entry::Builtin(name.to_string()))
-        } else {
-            Err(format!(
-                "unknown bot `{name}` (built-in: {}, or `open` / `open:NAME` for an external bot)",
-                skat_bots::NAMES.join(", ")
-            ))
+        match skat_bots::Strategy::parse(name, 0) {
+            Ok(_) => Ok(Entry::Builtin(name.to_string())),
+            Err(e) => Err(format!("bot `{name}`: {e}, or `open` / `open:NAME` for an external bot")),
         }
     }
 }

@@ -42,18 +42,53 @@ pub enum Strategy {
 }
 
 impl Strategy {
-    /// The strategy called `name` (seeded where it uses randomness).
+    /// The strategy called `name` (seeded where it uses randomness), `None` for a name
+    /// [`Strategy::parse`] refuses.
     pub fn by_name(name: &str, seed: u64) -> Option<Strategy> {
-        match name {
-            "random" => Some(Strategy::Random(Box::new(RandomBot::new(seed)))),
-            "heuristic" => Some(Strategy::Heuristic(HeuristicBot::new())),
-            "pimc" => Some(Strategy::Pimc(Box::new(PimcBot::new(seed, PimcConfig::default())))),
-            "pimc-plain" => Some(Strategy::Pimc(Box::new(PimcBot::new(
-                seed,
-                PimcConfig { bidding_evidence: false, ..PimcConfig::default() },
-            )))),
-            _ => None,
+        Strategy::parse(name, seed).ok()
+    }
+
+    /// The strategy `name`: one of [`NAMES`], or `pimc` with settings after colons,
+    /// `pimc:samples=48:nodes=800000:evidence=off` (worlds kept per card decision, 1 to
+    /// 1,024; solver nodes per decision, 1,000 to 100,000,000; the auction as evidence,
+    /// `on` or `off`). Colons, not commas, so that a setting survives `--bots a,b,c`.
+    pub fn parse(name: &str, seed: u64) -> Result<Strategy, String> {
+        let mut parts = name.trim().split(':');
+        let base = parts.next().unwrap_or_default();
+        let mut config = PimcConfig::default();
+        match base {
+            "random" | "heuristic" if name.contains(':') => {
+                return Err(format!("`{base}` takes no settings"));
+            }
+            "random" => return Ok(Strategy::Random(Box::new(RandomBot::new(seed)))),
+            "heuristic" => return Ok(Strategy::Heuristic(HeuristicBot::new())),
+            "pimc" => {}
+            "pimc-plain" => config.bidding_evidence = false,
+            _ => return Err(format!("unknown strategy `{base}` (built-in: {})", NAMES.join(", "))),
         }
+        for setting in parts {
+            let (key, value) = setting
+                .split_once('=')
+                .ok_or_else(|| format!("a pimc setting is KEY=VALUE, not `{setting}`"))?;
+            let number = |lo: u64, hi: u64| {
+                value.parse::<u64>().ok().filter(|v| (lo..=hi).contains(v)).ok_or_else(|| {
+                    format!("pimc `{key}` must be a whole number from {lo} to {hi}, not `{value}`")
+                })
+            };
+            match key {
+                "samples" => config.samples = number(1, 1024)? as u32,
+                "nodes" => config.max_nodes = number(1_000, 100_000_000)?,
+                "evidence" => {
+                    config.bidding_evidence = match value {
+                        "on" => true,
+                        "off" => false,
+                        _ => return Err(format!("pimc `evidence` is `on` or `off`, not `{value}`")),
+                    }
+                }
+                _ => return Err(format!("unknown pimc setting `{key}` (samples, nodes, evidence)")),
+            }
+        }
+        Ok(Strategy::Pimc(Box::new(PimcBot::new(seed, config))))
     }
 }
 

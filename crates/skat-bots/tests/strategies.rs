@@ -45,3 +45,24 @@ fn pimc_with_and_without_the_auction_is_deterministic_for_a_seed() {
         }
     }
 }
+
+#[test]
+fn pimc_takes_its_settings_after_colons_and_refuses_bad_ones() {
+    // A small PIMC plays whole deals too.
+    for d in 0..2 {
+        assert!(!play("pimc:samples=4:nodes=20000:evidence=off", 3, d).is_empty());
+    }
+    for (bad, says) in [
+        ("pimc:samples=0", "samples"),
+        ("pimc:samples=2000", "samples"),
+        ("pimc:nodes=lots", "nodes"),
+        ("pimc:evidence=maybe", "evidence"),
+        ("pimc:depth=3", "unknown pimc setting"),
+        ("pimc:samples", "KEY=VALUE"),
+        ("heuristic:samples=3", "takes no settings"),
+        ("alphazero", "unknown strategy"),
+    ] {
+        let err = Strategy::parse(bad, 1).err().unwrap_or_else(|| panic!("`{bad}` is refused"));
+        assert!(err.contains(says), "`{bad}`: {err}");
+    }
+}

@@ -9,7 +9,8 @@ use super::CmdResult;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The strategy: `random`, `heuristic`, `pimc` or `pimc-plain`.
+    /// The strategy: `random`, `heuristic`, `pimc` or `pimc-plain`; pimc's settings after
+    /// colons, e.g. `pimc:samples=48:nodes=800000:evidence=off`.
     #[arg(long, default_value = "heuristic")]
     strategy: String,
     /// The server.
@@ -48,9 +49,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> CmdResult {
     // Checks the strategy's name before anything connects.
-    Strategy::by_name(&args.strategy, args.seed).ok_or_else(|| {
-        format!("unknown strategy `{}` (built-in: {})", args.strategy, skat_bots::NAMES.join(", "))
-    })?;
+    Strategy::parse(&args.strategy, args.seed)?;
     super::serve::init_tracing(super::serve::LogFormat::Text);
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let Some(table) = args.table.clone() else {

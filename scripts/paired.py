@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Paired comparison of two bots from an arena's records: per duplicate list, the
-difference of their Seeger-Fabian totals, and its mean with a 95% interval (t).
+difference of their Seeger-Fabian totals, and its mean with a 95% interval (t). The
+arena prints the same below its standings; this reads a directory of records, e.g. of a
+run whose output was not kept.
 
     skat arena --in-process --bots pimc,pimc-plain,heuristic --lists 40 --records DIR
     python3 scripts/paired.py DIR pimc pimc-plain
 
 Figures are per list and seat as the arena prints them (a list's total over its seat
-rotations, divided by their number). In a duplicate list both bots play the same deals from every seat, so luck of the cards
-cancels in the difference and its interval is much narrower than either bot's own.
+rotations, divided by their number). In a duplicate list both bots play the same deals from every seat, so the luck of the
+cards cancels in the difference, and a list counts once however many rotations it has.
 Scoring as the arena's (ISkO Seeger-Fabian, three players): a won game +value+50, a lost
 one value-50 (the record's value is already doubled), each defender +40 when it is lost.
 """

@@ -1,5 +1,8 @@
 //! Standings from deal records: Seeger-Fabian points per list with a 95% confidence
-//! interval, games declared and won, average game value, plain points.
+//! interval, games declared and won, average game value, plain points; and for every two
+//! entries the paired difference, the right test of one against the other: both played
+//! the same deals, and a list's rotations count as one observation, not several (they
+//! share the deals, which the per-entry intervals, over tables, do not allow for).
 
 use serde::Serialize;
 use skat_engine::Outcome;
@@ -38,6 +41,22 @@ pub struct BotStanding {
     pub penalties: u32,
 }
 
+/// How much better one entry did than another on the same deals.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PairedDifference {
+    /// The first entry's label.
+    pub a: String,
+    /// The second entry's label.
+    pub b: String,
+    /// Lists compared (each one observation: the mean over its rotations of a's
+    /// Seeger-Fabian points less b's at the same table).
+    pub lists: usize,
+    /// The mean difference per list (per table, as `seeger_fabian_mean`).
+    pub mean: f64,
+    /// Its 95% interval (Student's t over lists); `None` with one list.
+    pub ci95: Option<[f64; 2]>,
+}
+
 /// The whole competition's results.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Standings {
@@ -55,6 +74,8 @@ pub struct Standings {
     pub deals: usize,
     /// Per entry, in the order given.
     pub bots: Vec<BotStanding>,
+    /// For every two entries (in the order given), the paired difference per list.
+    pub paired: Vec<PairedDifference>,
     /// The statistical method behind the intervals.
     pub method: &'static str,
 }
@@ -159,6 +180,7 @@ pub fn compute(config: &ArenaConfig, outcomes: &[TableOutcome]) -> Standings {
             }
         })
         .collect();
+    let paired = paired(config, outcomes, &sf_tables);
     Standings {
         seed: config.seed,
         deals_per_list: config.deals,
@@ -167,8 +189,41 @@ pub fn compute(config: &ArenaConfig, outcomes: &[TableOutcome]) -> Standings {
         tables: outcomes.len(),
         deals: outcomes.iter().map(|t| t.records.len()).sum(),
         bots,
-        method: "Seeger-Fabian points per table (one list under one rotation); mean over tables; 95% interval = mean ± t(0.975, tables−1) · sd / √tables",
+        paired,
+        method: "Seeger-Fabian points per table (one list under one rotation); mean over tables; 95% interval = mean ± t(0.975, tables−1) · sd / √tables; paired: per list the mean over its tables of a − b, interval over lists",
     }
+}
+
+/// Every two entries' difference, one observation per list (its rotations share the deals,
+/// so they are averaged, not counted as independent).
+fn paired(config: &ArenaConfig, outcomes: &[TableOutcome], sf_tables: &[Vec<i64>]) -> Vec<PairedDifference> {
+    let n = config.entries.len();
+    let mut out = Vec::new();
+    for a in 0..n {
+        for b in a + 1..n {
+            let mut per_list: std::collections::BTreeMap<u32, (f64, usize)> = Default::default();
+            for (i, t) in outcomes.iter().enumerate() {
+                let d = (sf_tables[a][i] - sf_tables[b][i]) as f64;
+                let e = per_list.entry(t.plan.list).or_default();
+                e.0 += d;
+                e.1 += 1;
+            }
+            let xs: Vec<f64> = per_list.values().map(|(sum, k)| sum / *k as f64).collect();
+            let (mean, sd) = mean_sd(&xs);
+            let ci95 = (xs.len() >= 2).then(|| {
+                let h = t975(xs.len() - 1) * sd / (xs.len() as f64).sqrt();
+                [mean - h, mean + h]
+            });
+            out.push(PairedDifference {
+                a: config.label(a),
+                b: config.label(b),
+                lists: xs.len(),
+                mean,
+                ci95,
+            });
+        }
+    }
+    out
 }
 
 impl Standings {
@@ -189,6 +244,16 @@ impl Standings {
                 "{:<14} {:>10.1} {:>22} {:>9} {:>8.1}% {:>11.1} {:>10.1}\n",
                 b.bot, b.seeger_fabian_mean, ci, b.declared, rate, b.average_game_value, b.plain_mean
             ));
+        }
+        if !self.paired.is_empty() {
+            s.push_str(&format!(
+                "\n{:<30} {:>10} {:>22}\n",
+                "paired, on the same deals", "diff/list", "95% interval"
+            ));
+            for p in &self.paired {
+                let ci = p.ci95.map_or("-".to_string(), |[lo, hi]| format!("[{lo:+.0}, {hi:+.0}]"));
+                s.push_str(&format!("{:<30} {:>+10.1} {:>22}\n", format!("{} - {}", p.a, p.b), p.mean, ci));
+            }
         }
         s
     }

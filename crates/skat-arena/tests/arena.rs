@@ -90,6 +90,21 @@ async fn heuristic_beats_random_by_a_significant_margin() {
         assert!(h[0] > r.seeger_fabian_ci95.unwrap()[1]);
     }
     assert!(t975(11) > 2.0);
+    // The standings' own paired differences: one per two entries, one observation per
+    // list (12); the heuristic's against each random bot lies far above zero.
+    assert_eq!(standings.paired.len(), 3);
+    for (k, p) in standings.paired[..2].iter().enumerate() {
+        assert_eq!(
+            (p.a.as_str(), p.b.as_str(), p.lists),
+            ("heuristic", standings.bots[k + 1].bot.as_str(), 12)
+        );
+        let [lo, hi] = p.ci95.expect("an interval over 12 lists");
+        assert!(lo > 500.0 && lo < p.mean && p.mean < hi, "{p:?}");
+    }
+    // Their average is the hand-computed margin above.
+    let both = (standings.paired[0].mean + standings.paired[1].mean) / 2.0;
+    assert!((both - mean).abs() < 1e-6, "{both} against {mean}");
+    assert!(standings.to_text().contains("paired, on the same deals"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

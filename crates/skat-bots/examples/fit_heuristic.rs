@@ -18,7 +18,7 @@ use std::fmt::Write as _;
 use std::task::{Context, Poll, Waker};
 
 use skat_bots::HeuristicBot;
-use skat_bots::hand_model::{FEATURES, Weights, features};
+use skat_bots::hand_model::{FEATURES, Weights, family, features};
 use skat_bots::heuristic::discard_for;
 use skat_engine::{Action, Bid, Card, Contract, GameType, Match, MatchConfig, Outcome, Position, Seat};
 use skat_sdk::{Bot, Knowledge, decide};
@@ -68,14 +68,6 @@ struct Sample {
     auction: [f64; FEATURES],
     declaration: [f64; FEATURES],
     won: bool,
-}
-
-fn family(game: GameType) -> usize {
-    match game {
-        GameType::Grand => 1,
-        GameType::Null => 2,
-        _ => 0,
-    }
 }
 
 fn simulate(seed: u64, declarer: Position, game: GameType) -> Option<Sample> {

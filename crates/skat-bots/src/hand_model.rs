@@ -31,7 +31,8 @@ pub enum Moment {
     Declaration,
 }
 
-fn family(game: GameType) -> usize {
+/// Which model a game uses: 0 suit games, 1 grand, 2 null.
+pub fn family(game: GameType) -> usize {
     match game {
         GameType::Grand => 1,
         GameType::Null => 2,

@@ -219,6 +219,34 @@ fn loadbench_stops_on_time_mid_deal_and_reports() {
     assert!(text.contains("deals/s"), "{text}");
 }
 
+/// `--rounds` alternates the databases and summarises medians, each ratio against the
+/// first database of the same round, with the CPU each deal cost.
+#[test]
+fn loadbench_rounds_alternate_databases_and_report_medians() {
+    let out = skat()
+        .args(["loadbench", "--tables", "2", "--deals", "2", "--duration", "20s", "--rounds", "2"])
+        .args(["--idle-tables", "0", "--baseline", "50ms", "--database", "memory,sqlite"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("medians over 2 rounds"), "{text}");
+    // Two rounds of two databases: four runs in the summary, memory first in each round.
+    let summary = text.split("summary (").nth(1).expect("a summary");
+    let runs: Vec<&str> = summary.lines().filter(|l| l.contains("deals/s (")).collect();
+    assert_eq!(runs.len(), 4, "{text}");
+    assert!(
+        runs[0].trim_start().starts_with("memory") && runs[2].trim_start().starts_with("memory"),
+        "{text}"
+    );
+    assert!(runs[0].contains("(100%)") && runs[2].contains("(100%)"), "{text}");
+    assert!(text.contains("ms CPU/deal"), "{text}");
+    // The out-of-range refusal names the bound.
+    let bad = skat().args(["loadbench", "--rounds", "0"]).output().unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--rounds"));
+}
+
 /// The demo's open table can be played to the end, and then a fresh one opens (and is
 /// announced); the finished one says so when joined.
 #[test]

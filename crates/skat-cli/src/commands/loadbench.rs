@@ -7,6 +7,12 @@
 //! latency of the action RPCs. With several `--database` values the load runs once per
 //! database in the same process, one after the other, so the journal's cost is measured
 //! against `memory` on the same machine in the same minute.
+//!
+//! A shared machine moves the same run by a third from one minute to the next, so one
+//! pair of runs proves little: `--rounds N` runs the whole list N times, alternating, and
+//! the summary gives each database's median over the rounds, its median ratio to the
+//! first database *of the same round*, and the process's CPU time per deal (a capacity
+//! figure that a closed loop's waiting does not hide).
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -51,6 +57,10 @@ pub struct Args {
     /// `sqlite` (a temporary directory), `postgres://...`.
     #[arg(long, value_delimiter = ',', default_value = "memory")]
     database: Vec<String>,
+    /// Run the `--database` list this many times, alternating, and summarise medians
+    /// (each ratio against the first database of the same round).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    rounds: u32,
 }
 
 /// What one load run measured.
@@ -58,6 +68,41 @@ struct Load {
     deals: u64,
     elapsed: f64,
     latencies: Vec<Duration>,
+    /// CPU seconds of this whole process (server and clients) during the run.
+    cpu: Option<f64>,
+}
+
+impl Load {
+    fn rate(&self) -> f64 {
+        self.deals as f64 / self.elapsed
+    }
+
+    /// CPU milliseconds per complete deal.
+    fn cpu_per_deal_ms(&self) -> Option<f64> {
+        self.cpu.filter(|_| self.deals > 0).map(|c| 1000.0 * c / self.deals as f64)
+    }
+}
+
+/// User plus system CPU seconds of this process so far (Linux; `None` elsewhere).
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which may hold spaces, so split after its `)`):
+    // utime and stime are the 14th and 15th fields, in clock ticks of 1/100 s (USER_HZ,
+    // fixed at 100 in /proc on Linux).
+    let rest = stat.rsplit_once(')')?.1;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let utime: f64 = fields.get(11)?.parse().ok()?;
+    let stime: f64 = fields.get(12)?.parse().ok()?;
+    Some((utime + stime) / 100.0)
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
@@ -88,8 +133,14 @@ fn embedded_config(
     args: &Args,
     database: &str,
     dir: &std::path::Path,
+    run: usize,
 ) -> Result<ServerConfig, Box<dyn std::error::Error>> {
+    // A PostgreSQL database outlives the run (SQLite gets a fresh directory each time):
+    // a replica name of its own per run keeps a later run from recovering, and counting
+    // against its table limit, the tables an earlier one left unfinished.
+    let node_id = database.starts_with("postgres").then(|| format!("loadbench-{}-{run}", std::process::id()));
     Ok(ServerConfig {
+        node_id,
         addr: "127.0.0.1:0".parse()?,
         max_tables: args.tables + args.idle_tables + 16,
         // Every client of the benchmark is this process.
@@ -109,14 +160,15 @@ async fn bench(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         println!("server: {url}");
         baseline(url, &args).await?;
         let load = load(url, &args).await?;
-        report(&load, None);
+        report(&load, None, false);
         return Ok(());
     }
     let mut results: Vec<(String, Load, Option<f64>)> = Vec::new();
-    for (i, database) in args.database.iter().enumerate() {
+    let runs = (0..args.rounds as usize).flat_map(|_| args.database.iter());
+    for (i, database) in runs.enumerate() {
         let dir = std::env::temp_dir().join(format!("skat-loadbench-{}-{i}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let config = embedded_config(&args, database, &dir)?;
+        let config = embedded_config(&args, database, &dir, i)?;
         let shown = config.database.describe();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let server = skat_server::start(config, async move {
@@ -133,26 +185,64 @@ async fn bench(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         let load = load(&url, &args).await?;
         let commits = server.metrics.journal_commits.get() - commits_before;
         let fsyncs = (database != "memory").then(|| commits as f64 / load.elapsed);
-        report(&load, fsyncs);
+        report(&load, fsyncs, true);
         let _ = stop.send(());
         let _ = server.task.await;
         let _ = std::fs::remove_dir_all(&dir);
         results.push((shown, load, fsyncs));
     }
     if results.len() > 1 {
-        let first = results[0].1.deals as f64 / results[0].1.elapsed;
-        println!("\nsummary (same run; ratio against the first):");
-        for (shown, load, fsyncs) in &results {
-            let rate = load.deals as f64 / load.elapsed;
-            println!(
-                "  {shown}: {rate:.0} deals/s ({:.0}%), action p99 {}{}",
-                100.0 * rate / first,
-                us(percentile(&load.latencies, 0.99)),
-                fsyncs.map_or(String::new(), |f| format!(", {f:.0} commits (fsyncs)/s"))
-            );
-        }
+        summary(&results, args.database.len());
     }
     Ok(())
+}
+
+/// Every run against the first database of its round, then (with several rounds) each
+/// database's medians.
+fn summary(results: &[(String, Load, Option<f64>)], per_round: usize) {
+    let cpu = |load: &Load| load.cpu_per_deal_ms().map_or(String::new(), |c| format!(", {c:.2} ms CPU/deal"));
+    println!("\nsummary (same process; each ratio against the first database of its round):");
+    for (i, (shown, load, fsyncs)) in results.iter().enumerate() {
+        let first = &results[i - i % per_round].1;
+        println!(
+            "  {shown}: {:.0} deals/s ({:.0}%), action p99 {}{}{}",
+            load.rate(),
+            100.0 * load.rate() / first.rate(),
+            us(percentile(&load.latencies, 0.99)),
+            cpu(load),
+            fsyncs.map_or(String::new(), |f| format!(", {f:.0} commits (fsyncs)/s"))
+        );
+    }
+    let rounds = results.len() / per_round;
+    if rounds < 2 {
+        return;
+    }
+    println!("\nmedians over {rounds} rounds:");
+    for d in 0..per_round {
+        let runs: Vec<(&Load, &Load)> =
+            (0..rounds).map(|r| (&results[r * per_round + d].1, &results[r * per_round].1)).collect();
+        let rate = median(runs.iter().map(|(l, _)| l.rate()).collect());
+        let ratio = median(runs.iter().map(|(l, f)| l.rate() / f.rate()).collect());
+        let p99 = median(runs.iter().map(|(l, _)| percentile(&l.latencies, 0.99).as_secs_f64()).collect());
+        let cpus: Vec<f64> = runs.iter().filter_map(|(l, _)| l.cpu_per_deal_ms()).collect();
+        let cpu_ratio: Vec<f64> =
+            runs.iter().filter_map(|(l, f)| Some(l.cpu_per_deal_ms()? / f.cpu_per_deal_ms()?)).collect();
+        println!(
+            "  {}: {rate:.0} deals/s, {:.0}% of the first (ratios {}), action p99 {}{}",
+            results[d].0,
+            100.0 * ratio,
+            runs.iter()
+                .map(|(l, f)| format!("{:.0}%", 100.0 * l.rate() / f.rate()))
+                .collect::<Vec<_>>()
+                .join(" "),
+            us(Duration::from_secs_f64(p99)),
+            if cpus.is_empty() {
+                String::new()
+            } else {
+                format!(", {:.2} ms CPU/deal ({:.2}x the first)", median(cpus), median(cpu_ratio))
+            }
+        );
+    }
 }
 
 async fn baseline(url: &str, args: &Args) -> Result<(), Box<dyn std::error::Error>> {
@@ -221,6 +311,7 @@ async fn load(url: &str, args: &Args) -> Result<Load, Box<dyn std::error::Error>
         }
     }
     let start = Instant::now();
+    let cpu_start = cpu_seconds();
     let stop_at = start + args.duration;
     let mut tasks = Vec::new();
     for (seat, seq, seed) in seats {
@@ -235,6 +326,7 @@ async fn load(url: &str, args: &Args) -> Result<Load, Box<dyn std::error::Error>
         refused += aborted;
     }
     let elapsed = start.elapsed().as_secs_f64();
+    let cpu = cpu_seconds().zip(cpu_start).map(|(end, start)| end - start);
     latencies.sort_unstable();
     let played = deals.load(Ordering::Relaxed);
     let cut = if Instant::now() >= stop_at { " (stopped by --duration)" } else { "" };
@@ -243,10 +335,10 @@ async fn load(url: &str, args: &Args) -> Result<Load, Box<dyn std::error::Error>
         args.tables,
         latencies.len()
     );
-    Ok(Load { deals: played, elapsed, latencies })
+    Ok(Load { deals: played, elapsed, latencies, cpu })
 }
 
-fn report(load: &Load, fsyncs: Option<f64>) {
+fn report(load: &Load, fsyncs: Option<f64>, embedded: bool) {
     let latencies = &load.latencies;
     println!(
         "actions: {:.0}/s, latency p50 {}, p99 {}, max {}",
@@ -261,7 +353,11 @@ fn report(load: &Load, fsyncs: Option<f64>) {
             latencies.len() as f64 / load.elapsed / f.max(1e-9)
         );
     }
-    println!("{:.0} deals/s", load.deals as f64 / load.elapsed);
+    if let Some(c) = load.cpu_per_deal_ms() {
+        let whose = if embedded { "server and clients" } else { "the clients alone" };
+        println!("cpu: {c:.2} ms per complete deal ({whose}: this process)");
+    }
+    println!("{:.0} deals/s", load.rate());
 }
 
 async fn health_baseline(

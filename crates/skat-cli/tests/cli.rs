@@ -245,6 +245,11 @@ fn loadbench_rounds_alternate_databases_and_report_medians() {
     let bad = skat().args(["loadbench", "--rounds", "0"]).output().unwrap();
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--rounds"));
+    // An external server has one journal: rounds over databases are refused, not ignored.
+    let external =
+        skat().args(["loadbench", "--server", "http://127.0.0.1:9", "--rounds", "2"]).output().unwrap();
+    assert!(!external.status.success());
+    assert!(String::from_utf8_lossy(&external.stderr).contains("--server"));
 }
 
 /// The demo's open table can be played to the end, and then a fresh one opens (and is

@@ -50,17 +50,32 @@ pub struct Args {
     #[arg(long, default_value_t = 4)]
     baseline_tasks: usize,
     /// Load a running server (e.g. `http://127.0.0.1:50051`) instead of an embedded one;
-    /// memory is then not measured.
+    /// memory is then not measured, and `--database` and `--rounds` do not apply (its
+    /// journal is its own).
     #[arg(long)]
     server: Option<String>,
     /// The embedded server's journal, one load run each, comma-separated: `memory`,
     /// `sqlite` (a temporary directory), `postgres://...`.
-    #[arg(long, value_delimiter = ',', default_value = "memory")]
+    #[arg(long, value_delimiter = ',', default_value = "memory", conflicts_with = "server")]
     database: Vec<String>,
     /// Run the `--database` list this many times, alternating, and summarise medians
     /// (each ratio against the first database of the same round).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    #[arg(
+        long,
+        default_value_t = 1,
+        value_parser = clap::value_parser!(u32).range(1..=100),
+        conflicts_with = "server"
+    )]
     rounds: u32,
+}
+
+/// What the summary keeps of one run (not its latencies: up to 100 rounds of them).
+struct Run {
+    shown: String,
+    rate: f64,
+    p99: Duration,
+    cpu_per_deal_ms: Option<f64>,
+    fsyncs: Option<f64>,
 }
 
 /// What one load run measured.
@@ -163,7 +178,7 @@ async fn bench(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         report(&load, None, false);
         return Ok(());
     }
-    let mut results: Vec<(String, Load, Option<f64>)> = Vec::new();
+    let mut results: Vec<Run> = Vec::new();
     let runs = (0..args.rounds as usize).flat_map(|_| args.database.iter());
     for (i, database) in runs.enumerate() {
         let dir = std::env::temp_dir().join(format!("skat-loadbench-{}-{i}", std::process::id()));
@@ -189,7 +204,13 @@ async fn bench(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         let _ = stop.send(());
         let _ = server.task.await;
         let _ = std::fs::remove_dir_all(&dir);
-        results.push((shown, load, fsyncs));
+        results.push(Run {
+            shown,
+            rate: load.rate(),
+            p99: percentile(&load.latencies, 0.99),
+            cpu_per_deal_ms: load.cpu_per_deal_ms(),
+            fsyncs,
+        });
     }
     if results.len() > 1 {
         summary(&results, args.database.len());
@@ -199,18 +220,19 @@ async fn bench(args: Args) -> Result<(), Box<dyn std::error::Error>> {
 
 /// Every run against the first database of its round, then (with several rounds) each
 /// database's medians.
-fn summary(results: &[(String, Load, Option<f64>)], per_round: usize) {
-    let cpu = |load: &Load| load.cpu_per_deal_ms().map_or(String::new(), |c| format!(", {c:.2} ms CPU/deal"));
+fn summary(results: &[Run], per_round: usize) {
+    let cpu = |run: &Run| run.cpu_per_deal_ms.map_or(String::new(), |c| format!(", {c:.2} ms CPU/deal"));
     println!("\nsummary (same process; each ratio against the first database of its round):");
-    for (i, (shown, load, fsyncs)) in results.iter().enumerate() {
-        let first = &results[i - i % per_round].1;
+    for (i, run) in results.iter().enumerate() {
+        let first = &results[i - i % per_round];
         println!(
-            "  {shown}: {:.0} deals/s ({:.0}%), action p99 {}{}{}",
-            load.rate(),
-            100.0 * load.rate() / first.rate(),
-            us(percentile(&load.latencies, 0.99)),
-            cpu(load),
-            fsyncs.map_or(String::new(), |f| format!(", {f:.0} commits (fsyncs)/s"))
+            "  {}: {:.0} deals/s ({:.0}%), action p99 {}{}{}",
+            run.shown,
+            run.rate,
+            100.0 * run.rate / first.rate,
+            us(run.p99),
+            cpu(run),
+            run.fsyncs.map_or(String::new(), |f| format!(", {f:.0} commits (fsyncs)/s"))
         );
     }
     let rounds = results.len() / per_round;
@@ -219,27 +241,26 @@ fn summary(results: &[(String, Load, Option<f64>)], per_round: usize) {
     }
     println!("\nmedians over {rounds} rounds:");
     for d in 0..per_round {
-        let runs: Vec<(&Load, &Load)> =
-            (0..rounds).map(|r| (&results[r * per_round + d].1, &results[r * per_round].1)).collect();
-        let rate = median(runs.iter().map(|(l, _)| l.rate()).collect());
-        let ratio = median(runs.iter().map(|(l, f)| l.rate() / f.rate()).collect());
-        let p99 = median(runs.iter().map(|(l, _)| percentile(&l.latencies, 0.99).as_secs_f64()).collect());
-        let cpus: Vec<f64> = runs.iter().filter_map(|(l, _)| l.cpu_per_deal_ms()).collect();
-        let cpu_ratio: Vec<f64> =
-            runs.iter().filter_map(|(l, f)| Some(l.cpu_per_deal_ms()? / f.cpu_per_deal_ms()?)).collect();
+        // (this database's run, the first database's run) in each round
+        let pairs: Vec<(&Run, &Run)> =
+            (0..rounds).map(|r| (&results[r * per_round + d], &results[r * per_round])).collect();
+        let ratios: Vec<f64> = pairs.iter().map(|(run, first)| run.rate / first.rate).collect();
+        let cpus: Vec<f64> = pairs.iter().filter_map(|(run, _)| run.cpu_per_deal_ms).collect();
+        let cpu_ratios: Vec<f64> = pairs
+            .iter()
+            .filter_map(|(run, first)| Some(run.cpu_per_deal_ms? / first.cpu_per_deal_ms?))
+            .collect();
         println!(
-            "  {}: {rate:.0} deals/s, {:.0}% of the first (ratios {}), action p99 {}{}",
-            results[d].0,
-            100.0 * ratio,
-            runs.iter()
-                .map(|(l, f)| format!("{:.0}%", 100.0 * l.rate() / f.rate()))
-                .collect::<Vec<_>>()
-                .join(" "),
-            us(Duration::from_secs_f64(p99)),
+            "  {}: {:.0} deals/s, {:.0}% of the first (ratios {}), action p99 {}{}",
+            results[d].shown,
+            median(pairs.iter().map(|(run, _)| run.rate).collect()),
+            100.0 * median(ratios.clone()),
+            ratios.iter().map(|r| format!("{:.0}%", 100.0 * r)).collect::<Vec<_>>().join(" "),
+            us(Duration::from_secs_f64(median(pairs.iter().map(|(run, _)| run.p99.as_secs_f64()).collect()))),
             if cpus.is_empty() {
                 String::new()
             } else {
-                format!(", {:.2} ms CPU/deal ({:.2}x the first)", median(cpus), median(cpu_ratio))
+                format!(", {:.2} ms CPU/deal ({:.2}x the first)", median(cpus), median(cpu_ratios))
             }
         );
     }

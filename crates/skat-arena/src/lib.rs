@@ -102,17 +102,19 @@ impl ArenaConfig {
 
     /// The tables to play, in order.
     pub fn plan(&self) -> Vec<TablePlan> {
-        let n = self.entries.len();
-        let rotations = if self.duplicate { n } else { 1 };
+        let mut rotations = skat_league::plan::rotations(self.entries.len());
+        if !self.duplicate {
+            rotations.truncate(1);
+        }
         let mut plans = Vec::new();
         for list in 0..self.lists {
-            for rotation in 0..rotations {
+            for (rotation, seating) in rotations.iter().enumerate() {
                 plans.push(TablePlan {
                     list,
                     rotation: rotation as u32,
                     seed: self.seed.wrapping_add(u64::from(list)),
                     // Seat s holds entry (s + rotation) mod n.
-                    seating: (0..n).map(|s| (s + rotation) % n).collect(),
+                    seating: seating.clone(),
                 });
             }
         }

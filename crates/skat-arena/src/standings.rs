@@ -8,6 +8,8 @@ use serde::Serialize;
 use skat_engine::Outcome;
 use skat_engine::matches::{plain_by_seat, seeger_fabian_by_seat};
 
+use skat_league::standings::Summary;
+
 use crate::{ArenaConfig, TableOutcome};
 
 /// One entry's results.
@@ -80,35 +82,6 @@ pub struct Standings {
     pub method: &'static str,
 }
 
-/// Two-sided 97.5% quantiles of Student's t for 1..=30 degrees of freedom.
-const T975: [f64; 30] = [
-    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-    2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-];
-
-/// The t quantile for a 95% two-sided interval with `df` degrees of freedom.
-pub fn t975(df: usize) -> f64 {
-    match df {
-        0 => f64::NAN,
-        d if d <= 30 => T975[d - 1],
-        _ => 1.96,
-    }
-}
-
-/// Mean and sample standard deviation.
-pub fn mean_sd(xs: &[f64]) -> (f64, f64) {
-    let n = xs.len() as f64;
-    if xs.is_empty() {
-        return (0.0, 0.0);
-    }
-    let mean = xs.iter().sum::<f64>() / n;
-    if xs.len() < 2 {
-        return (mean, 0.0);
-    }
-    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
-    (mean, var.sqrt())
-}
-
 /// Computes the standings from what the tables recorded.
 pub fn compute(config: &ArenaConfig, outcomes: &[TableOutcome]) -> Standings {
     let n = config.entries.len();
@@ -153,21 +126,17 @@ pub fn compute(config: &ArenaConfig, outcomes: &[TableOutcome]) -> Standings {
     }
     let bots = (0..n)
         .map(|e| {
-            let xs: Vec<f64> = sf_tables[e].iter().map(|x| *x as f64).collect();
-            let (mean, sd) = mean_sd(&xs);
-            let ci = (xs.len() >= 2).then(|| {
-                let h = t975(xs.len() - 1) * sd / (xs.len() as f64).sqrt();
-                [mean - h, mean + h]
-            });
+            let xs = Summary::of_points(&sf_tables[e]);
+            let (mean, sd, ci) = (xs.mean, xs.sd, xs.interval());
             BotStanding {
                 bot: config.label(e),
-                tables: xs.len(),
+                tables: xs.n,
                 seeger_fabian_mean: mean,
                 seeger_fabian_sd: sd,
                 seeger_fabian_ci95: ci,
                 seeger_fabian_per_table: sf_tables[e].clone(),
                 plain_total: plain[e],
-                plain_mean: if xs.is_empty() { 0.0 } else { plain[e] as f64 / xs.len() as f64 },
+                plain_mean: if xs.n == 0 { 0.0 } else { plain[e] as f64 / xs.n as f64 },
                 declared: declared[e],
                 won: won[e],
                 lost: lost[e],
@@ -209,17 +178,13 @@ fn paired(config: &ArenaConfig, outcomes: &[TableOutcome], sf_tables: &[Vec<i64>
                 e.1 += 1;
             }
             let xs: Vec<f64> = per_list.values().map(|(sum, k)| sum / *k as f64).collect();
-            let (mean, sd) = mean_sd(&xs);
-            let ci95 = (xs.len() >= 2).then(|| {
-                let h = t975(xs.len() - 1) * sd / (xs.len() as f64).sqrt();
-                [mean - h, mean + h]
-            });
+            let summary = Summary::of(&xs);
             out.push(PairedDifference {
                 a: config.label(a),
                 b: config.label(b),
-                lists: xs.len(),
-                mean,
-                ci95,
+                lists: summary.n,
+                mean: summary.mean,
+                ci95: summary.interval(),
             });
         }
     }

@@ -3,9 +3,9 @@
 use std::sync::Arc;
 
 use skat_arena::run::{OpenSeat, run};
-use skat_arena::standings::{mean_sd, t975};
 use skat_arena::{ArenaConfig, Entry, Mode};
 use skat_engine::Position;
+use skat_league::standings::{mean_sd, t975};
 
 fn config(entries: &[&str], lists: u32, deals: u32, mode: Mode) -> ArenaConfig {
     ArenaConfig {

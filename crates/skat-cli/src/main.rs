@@ -37,11 +37,11 @@ enum Command {
     /// Print a table as it is played (the demo's printer), from its first event.
     Watch(commands::watch::Args),
     /// Operator commands: register bot accounts.
-    Admin(commands::league::AdminArgs),
+    Admin(commands::admin::AdminArgs),
     /// Create a tournament between bot accounts, or show one's standings.
-    Tournament(commands::league::TournamentArgs),
+    Tournament(commands::tournament::TournamentArgs),
     /// The bots' ratings, best first.
-    Leaderboard(commands::league::LeaderboardArgs),
+    Leaderboard(commands::leaderboard::LeaderboardArgs),
 }
 
 fn main() -> ExitCode {
@@ -56,9 +56,9 @@ fn main() -> ExitCode {
         Command::Arena(args) => commands::arena::run_cmd(args),
         Command::Table(args) => commands::table::run(args),
         Command::Watch(args) => commands::watch::run(args),
-        Command::Admin(args) => commands::league::admin(args),
-        Command::Tournament(args) => commands::league::tournament(args),
-        Command::Leaderboard(args) => commands::league::leaderboard(args),
+        Command::Admin(args) => commands::admin::admin(args),
+        Command::Tournament(args) => commands::tournament::tournament(args),
+        Command::Leaderboard(args) => commands::leaderboard::leaderboard(args),
     };
     match result {
         Ok(code) => code,

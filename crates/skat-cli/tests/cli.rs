@@ -1,11 +1,11 @@
 //! The `skat` binary as users run it.
 
+mod common;
+
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-fn skat() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_skat"))
-}
+use common::skat;
 
 const RECORDS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../skat-engine/tests/data/records.sgf");
 

@@ -4,29 +4,16 @@
 //! the tournament finishes, heuristic ranks above random in the standings and the
 //! ratings, the absent bot's seats forfeit, and a token acts for no other seat.
 
-use std::net::TcpListener;
-use std::process::{Child, Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use skat_proto::pb;
 use skat_proto::pb::skat_service_client::SkatServiceClient;
 use tonic::transport::Channel;
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
+mod common;
 
-struct Kill(Child);
-impl Drop for Kill {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn skat() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_skat"))
-}
+use common::{Kill, client, free_port, skat};
 
 fn serve(port: u16, dir: &std::path::Path) -> Kill {
     serve_with(port, &["--data-dir", &dir.display().to_string(), "--registration", "admin"], None)
@@ -52,16 +39,6 @@ fn serve_with(port: u16, extra: &[&str], log: Option<&std::path::Path>) -> Kill 
             .spawn()
             .unwrap(),
     )
-}
-
-async fn client(port: u16) -> SkatServiceClient<Channel> {
-    for _ in 0..400 {
-        if let Ok(c) = SkatServiceClient::connect(format!("http://127.0.0.1:{port}")).await {
-            return c;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    panic!("no server on {port}");
 }
 
 fn lobby_bot(port: u16, strategy: &str, token: &str) -> Kill {

@@ -11,7 +11,6 @@
 //! their records equal those of an uninterrupted run with the same seeds (the heuristic
 //! bot is deterministic).
 
-use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -28,9 +27,9 @@ use skat_sdk::{Bot, Knowledge, SeatClient};
 use tokio::task::JoinHandle;
 use tonic::transport::Channel;
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
+mod common;
+
+use common::free_port;
 
 static COUNTER: AtomicU32 = AtomicU32::new(0);
 
@@ -114,7 +113,7 @@ impl Server {
             std::process::id(),
             COUNTER.fetch_add(1, Ordering::Relaxed)
         ));
-        let child = Command::new(env!("CARGO_BIN_EXE_skat"))
+        let child = common::skat()
             .args(["serve", "--addr", &format!("127.0.0.1:{port}"), "--metrics-addr", "off"])
             .args(db.args())
             .args(extra)

@@ -1,29 +1,19 @@
 //! Scale-out: two `skat serve` processes on loopback, each owning its tables. Bots sent
 //! to the wrong replica are redirected (NOT_FOUND + `skat-owner`) and the SDK follows.
 
-use std::net::TcpListener;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::Duration;
 
 use skat_proto::pb;
 use skat_proto::pb::skat_service_client::SkatServiceClient;
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
+mod common;
 
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use common::{Kill as Server, free_port, skat};
 
 fn serve(node: &str, port: u16, peers: &str) -> Server {
     Server(
-        Command::new(env!("CARGO_BIN_EXE_skat"))
+        skat()
             .args([
                 "serve",
                 "--addr",
@@ -86,7 +76,7 @@ async fn tables_live_on_one_replica_and_clients_are_redirected() {
     let bots: Vec<Child> = ["heuristic", "random", "heuristic"]
         .iter()
         .map(|s| {
-            Command::new(env!("CARGO_BIN_EXE_skat"))
+            skat()
                 .args([
                     "bot",
                     "--strategy",
@@ -123,7 +113,7 @@ async fn tables_live_on_one_replica_and_clients_are_redirected() {
     );
 
     // The arena, pointed at a, plays its tables where they were created.
-    let out = Command::new(env!("CARGO_BIN_EXE_skat"))
+    let out = skat()
         .args([
             "arena",
             "--server",

@@ -1,7 +1,6 @@
 //! SIGTERM stops `skat serve` within `--drain` plus a few seconds, whatever its clients
 //! do: here 30 watch streams that are never read, on a table that keeps playing.
 
-use std::net::TcpListener;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -10,9 +9,9 @@ use skat_proto::pb;
 use skat_proto::pb::skat_service_client::SkatServiceClient;
 use tonic::transport::{Channel, Endpoint};
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
+mod common;
+
+use common::{Kill as Server, free_port, skat};
 
 async fn channel(url: &str, window: u32) -> Channel {
     for _ in 0..200 {
@@ -28,22 +27,12 @@ async fn channel(url: &str, window: u32) -> Channel {
     panic!("server at {url} did not start");
 }
 
-/// Kills the server if the test fails before it exits.
-struct Server(std::process::Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_exits_within_drain_plus_grace_with_stalled_readers() {
     let port = free_port();
     let url = format!("http://127.0.0.1:{port}");
     let mut server = Server(
-        Command::new(env!("CARGO_BIN_EXE_skat"))
+        skat()
             .args([
                 "serve",
                 "--addr",

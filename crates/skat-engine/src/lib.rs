@@ -54,6 +54,7 @@ pub mod random;
 pub mod record;
 pub mod score;
 pub mod seat_view;
+pub mod trick;
 pub mod view;
 
 pub use action::{Action, ForfeitReason, Phase, RuleError};

@@ -10,11 +10,10 @@ use std::time::{Duration, Instant, SystemTime};
 
 use skat_engine::MatchConfig;
 use skat_engine::random::RandomPlayer;
-use skat_proto::convert;
-use skat_server::journal::{Journal, stored, table_row};
-use skat_server::store::Store;
-use skat_server::table::{Table, TableConfig};
-use skat_server::{Metrics, recovery, tables::Tables};
+use skat_server::Metrics;
+use skat_server::bench::{
+    Journal, Store, Table, TableConfig, TableId, Tables, TokenHash, recover, stored, table_row,
+};
 
 fn played(seed: u64) -> Table {
     let now = Instant::now();
@@ -26,19 +25,16 @@ fn played(seed: u64) -> Table {
         join_code: None,
         max_joins: 64,
     };
-    let id = skat_server::table_id::TableId::new(None, seed + 1);
+    let id = TableId::new(None, seed + 1);
     let mut t = Table::new(id, config, now, SystemTime::now()).expect("valid");
     for i in 0..3 {
-        let token = skat_server::auth::TokenHash::of(&format!("{seed}-{i}"));
+        let token = TokenHash::of(&format!("{seed}-{i}"));
         t.join(&format!("player {i}"), None, "", token, now).expect("a seat");
     }
     let mut player = RandomPlayer::new(seed);
     while !t.is_finished() {
-        let public = t.view(None, now);
-        let seat = skat_engine::Seat::new(public.deal.and_then(|d| d.seat_to_move).expect("to move") as u8);
-        let own = t.view(Some(seat), now);
-        let legal =
-            convert::legal_from(own.deal.and_then(|d| d.legal).as_ref().expect("legal")).expect("valid");
+        let seat = t.seat_to_move().expect("to move");
+        let legal = t.legal_actions(seat);
         let action = player.choose_from(&legal).expect("a move");
         t.act(seat, action, None, now).expect("legal");
     }
@@ -72,9 +68,8 @@ async fn run(store: Store, what: &str, count: u64) {
     let journal = Journal::start(store, String::new(), Metrics::new(), failure);
     let tables = Tables::default();
     let metrics = Metrics::new();
-    let recovered = recovery::recover(&journal, &tables, 100_000, Duration::from_secs(3600), &metrics)
-        .await
-        .expect("recovered");
+    let recovered =
+        recover(&journal, &tables, 100_000, Duration::from_secs(3600), &metrics).await.expect("recovered");
     assert_eq!(recovered.tables as u64, count);
     println!(
         "{what}: recovered {} tables ({} entries) in {:.2} s: {:.0} entries/s, {:.2} ms per table",

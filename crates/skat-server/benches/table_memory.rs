@@ -12,8 +12,7 @@ use std::time::{Duration, Instant};
 
 use skat_engine::MatchConfig;
 use skat_engine::random::RandomPlayer;
-use skat_proto::convert;
-use skat_server::table::{Table, TableConfig};
+use skat_server::bench::{Table, TableConfig, TableId, TokenHash};
 
 struct Counting;
 
@@ -48,20 +47,13 @@ fn table(deals: u32, seed: u64, action_ms: u64, max_joins: usize, now: Instant) 
         join_code: None,
         max_joins,
     };
-    Table::new(skat_server::table_id::TableId::new(None, seed), config, now, std::time::SystemTime::now())
-        .expect("valid config")
+    Table::new(TableId::new(None, seed), config, now, std::time::SystemTime::now()).expect("valid config")
 }
 
 fn seat_all(t: &mut Table, now: Instant) {
     for i in 0..3 {
-        t.join(
-            &format!("player number {i}"),
-            None,
-            "",
-            skat_server::auth::TokenHash::of(&format!("{i:032x}")),
-            now,
-        )
-        .expect("a seat");
+        t.join(&format!("player number {i}"), None, "", TokenHash::of(&format!("{i:032x}")), now)
+            .expect("a seat");
     }
 }
 
@@ -69,13 +61,8 @@ fn seat_all(t: &mut Table, now: Instant) {
 fn play_out(t: &mut Table, seed: u64, now: Instant) {
     let mut player = RandomPlayer::new(seed);
     while !t.is_finished() {
-        let public = t.view(None, now);
-        let seat = skat_engine::Seat::new(
-            public.deal.as_ref().expect("a deal").seat_to_move.expect("a seat to move") as u8,
-        );
-        let own = t.view(Some(seat), now);
-        let legal =
-            convert::legal_from(own.deal.and_then(|d| d.legal).as_ref().expect("legal")).expect("valid");
+        let seat = t.seat_to_move().expect("a seat to move");
+        let legal = t.legal_actions(seat);
         let action = player.choose_from(&legal).expect("the seat to move has a move");
         t.act(seat, action, None, now).expect("legal");
     }
@@ -126,9 +113,8 @@ fn main() {
     measure("waiting table churned by join/leave to the limit of 64 joins", || {
         let mut t = table(36, 10, 0, 64, now);
         for i in 0..64 {
-            let seat = t
-                .join(&"x".repeat(64), None, "", skat_server::auth::TokenHash::of(&format!("{i:032x}")), now)
-                .expect("a seat");
+            let seat =
+                t.join(&"x".repeat(64), None, "", TokenHash::of(&format!("{i:032x}")), now).expect("a seat");
             t.leave(seat, now).expect("leave");
         }
         t

@@ -168,12 +168,6 @@ impl ServerConfig {
         }
         self.peer_address_template.as_ref().map(|t| t.replace("{node}", node))
     }
-
-    /// The node that owns a table id (`None`: no node prefix, or this server's own).
-    pub fn foreign_owner<'a>(&self, table_id: &'a crate::table_id::TableId) -> Option<&'a str> {
-        let node = table_id.node()?;
-        (Some(node) != self.node_id.as_deref()).then_some(node)
-    }
 }
 
 impl Default for ServerConfig {

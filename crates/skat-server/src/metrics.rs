@@ -92,11 +92,11 @@ impl Metrics {
     }
 
     /// Records one RPC's latency and outcome.
-    pub fn observe(&self, method: &'static str, start: Instant, code: tonic::Code) {
+    pub fn observe(&self, method: &'static str, start: Instant, code: &str) {
         self.rpc_seconds
             .get_or_create(&vec![("method", method.to_string())])
             .observe(start.elapsed().as_secs_f64());
-        self.rpcs.get_or_create(&vec![("method", method.to_string()), ("code", format!("{code:?}"))]).inc();
+        self.rpcs.get_or_create(&vec![("method", method.to_string()), ("code", code.to_string())]).inc();
     }
 
     /// The text exposition format.

@@ -502,8 +502,7 @@ async fn every_refusal_carries_its_reason() {
     cases.check(registered, Code::FailedPrecondition, R::NoDatabase);
     // A server that lets anonymous clients only watch.
     let watch_only =
-        TestServer::start(ServerConfig { anonymous: skat_server::config::Anonymous::Spectate, ..config() })
-            .await;
+        TestServer::start(ServerConfig { anonymous: skat_server::Anonymous::Spectate, ..config() }).await;
     let mut wc = watch_only.client().await;
     cases.check(
         wc.create_table(pb::CreateTableRequest::default()).await,

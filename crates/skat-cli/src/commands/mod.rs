@@ -1,15 +1,18 @@
 //! One module per subcommand.
 
+pub mod admin;
 pub mod arena;
 pub mod bench;
 pub mod bot;
+pub mod conn;
 pub mod demo;
-pub mod league;
+pub mod leaderboard;
 pub mod loadbench;
 pub mod replay;
 pub mod selfplay;
 pub mod serve;
 pub mod table;
+pub mod tournament;
 pub mod watch;
 
 /// Errors a command reports before exiting with status 2.

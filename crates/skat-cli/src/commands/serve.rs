@@ -128,7 +128,7 @@ pub struct Args {
     /// come through bot accounts' lobbies), `none` (reading needs a bot token or the admin
     /// token; watching a table needs a seat token).
     #[arg(long, env = "SKAT_ANONYMOUS", default_value = "play")]
-    pub anonymous: skat_server::config::Anonymous,
+    pub anonymous: skat_server::Anonymous,
     /// Tables at once a new bot account may play (`skat admin set-quota` changes one).
     #[arg(long, env = "SKAT_ACCOUNT_MAX_TABLES", default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub account_max_tables: u32,
@@ -306,7 +306,7 @@ pub fn run(args: Args) -> CmdResult {
             }
         );
         if let Some(web) = server.web_addr {
-            println!("watch in a browser: {}", skat_server::web::page_url(web));
+            println!("watch in a browser: {}", skat_server::page_url(web));
         }
         if args.demo {
             let a = server.addr;

@@ -1,0 +1,71 @@
+//! `skat leaderboard`: the ratings, or one bot's rating history and recent lists.
+
+use std::process::ExitCode;
+
+use skat_proto::pb;
+use skat_sdk::SdkError;
+use skat_sdk::client::{connect, server_url};
+
+use super::CmdResult;
+use super::conn::runtime;
+
+#[derive(Debug, clap::Args)]
+pub struct LeaderboardArgs {
+    /// The server.
+    #[arg(long, env = "SKAT_SERVER", default_value = "http://127.0.0.1:50051")]
+    server: String,
+    /// Most entries.
+    #[arg(long, default_value_t = 50)]
+    limit: u32,
+    /// Show one bot instead: its rating history and recent lists.
+    #[arg(long)]
+    bot: Option<String>,
+}
+
+pub fn leaderboard(args: LeaderboardArgs) -> CmdResult {
+    runtime()?.block_on(async {
+        let mut client = connect(&server_url(&args.server)).await?;
+        if let Some(name) = args.bot {
+            let b = client
+                .get_bot(pb::GetBotRequest { name })
+                .await
+                .map_err(SdkError::from)?
+                .into_inner()
+                .bot
+                .unwrap_or_default();
+            let state = if b.disabled {
+                "disabled"
+            } else if b.online {
+                "online"
+            } else {
+                "offline"
+            };
+            println!("bot {} ({state}; at most {} tables at once)", b.name, b.max_tables);
+            match &b.rating {
+                Some(r) => println!("rating {:.2} ± {:.2} after {} lists", r.rating, r.uncertainty, r.lists),
+                None => println!("not rated yet"),
+            }
+            println!("rating history:");
+            for p in b.history.iter().rev().take(args.limit as usize) {
+                println!("  {} {:>7.2} ± {:<5.2} {}", p.at_ms, p.rating, p.uncertainty, p.table_id);
+            }
+            println!("recent lists:");
+            for l in b.recent.iter().take(args.limit as usize) {
+                let who: Vec<String> =
+                    l.seating.iter().zip(&l.seeger_fabian).map(|(n, sf)| format!("{n} {sf}")).collect();
+                println!("  {} ({}): {}", l.table_id, l.tournament_id, who.join(" · "));
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+        let r = client
+            .get_leaderboard(pb::GetLeaderboardRequest { page_size: args.limit, offset: 0 })
+            .await
+            .map_err(SdkError::from)?
+            .into_inner();
+        println!("{:<4} {:<20} {:>7} {:>7} {:>6}", "#", "bot", "rating", "±", "lists");
+        for (i, e) in r.entries.iter().enumerate() {
+            println!("{:<4} {:<20} {:>7.2} {:>7.2} {:>6}", i + 1, e.name, e.rating, e.uncertainty, e.lists);
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}

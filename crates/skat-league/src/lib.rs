@@ -1,0 +1,25 @@
+//! # skat-league
+//!
+//! Competitions as pure functions: what a tournament plays, how its entrants stand, how
+//! their ratings move. No I/O, no async, no protobuf: the server stores and schedules,
+//! the arena plays in process, and both ask this crate the same questions, so a standing
+//! or an interval means the same thing wherever it is printed.
+//!
+//! | concern | module |
+//! |---|---|
+//! | ids, names, a tournament's settings, a planned table and its status | [`model`] |
+//! | round robin, Swiss pairing, seat rotations (duplicate) | [`plan`] |
+//! | per-entrant totals, mean and Student-t interval, meetings | [`standings`] |
+//! | Weng-Lin rating updates from a list's placements | [`rating`] |
+
+#![warn(missing_docs)]
+
+pub mod model;
+pub mod plan;
+pub mod rating;
+pub mod standings;
+
+pub use model::{
+    AccountId, BotName, Format, NameError, PlannedTable, SeatResult, TableStatus, TournamentId,
+    TournamentSpec, TournamentStatus,
+};

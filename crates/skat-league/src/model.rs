@@ -1,0 +1,353 @@
+//! The nouns of a competition: who plays ([`AccountId`], [`BotName`]), in what
+//! ([`TournamentId`], [`TournamentSpec`], [`Format`]), at which tables ([`PlannedTable`]
+//! with its [`TableStatus`]) and with what result ([`SeatResult`]).
+//!
+//! Ids and names are newtypes that can only hold a valid value: an id that parsed is
+//! an id, a name that was accepted is a name, so the code that stores, schedules and
+//! shows them never checks again. They serialize as plain strings (the database and
+//! the stored tournament settings keep the form they always had).
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+/// Ids are a letter and 12 hex digits (48 random bits).
+const ID_DIGITS: usize = 12;
+
+fn valid_id(prefix: &str, s: &str) -> bool {
+    s.len() == 1 + ID_DIGITS
+        && s.starts_with(prefix)
+        && s[1..].bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+}
+
+macro_rules! id_type {
+    ($(#[$doc:meta])* $name:ident, $prefix:literal, $what:literal) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        #[serde(try_from = "String", into = "String")]
+        pub struct $name(String);
+
+        impl $name {
+            /// The id made from 48 random bits (the low bits of `random`).
+            pub fn from_random(random: u64) -> $name {
+                $name(format!(concat!($prefix, "{:012x}"), random & 0xffff_ffff_ffff))
+            }
+
+            /// The id as text.
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = String;
+
+            fn from_str(s: &str) -> Result<$name, String> {
+                if valid_id($prefix, s) {
+                    Ok($name(s.to_string()))
+                } else {
+                    let shown: String = s.chars().take(64).collect();
+                    Err(format!(concat!("`{}` is not ", $what, " (", $prefix, " and 12 hex digits)"), shown))
+                }
+            }
+        }
+
+        impl TryFrom<String> for $name {
+            type Error = String;
+
+            fn try_from(s: String) -> Result<$name, String> {
+                s.parse()
+            }
+        }
+
+        impl From<$name> for String {
+            fn from(id: $name) -> String {
+                id.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl AsRef<str> for $name {
+            fn as_ref(&self) -> &str {
+                &self.0
+            }
+        }
+    };
+}
+
+id_type!(
+    /// A bot account's id: `a` and 12 hex digits.
+    AccountId,
+    "a",
+    "an account id"
+);
+id_type!(
+    /// A tournament's id: `u` and 12 hex digits.
+    TournamentId,
+    "u",
+    "a tournament id"
+);
+
+/// Why a name was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NameError {
+    /// Empty once cleaned, or longer than allowed.
+    #[error("a name has 1 to {max} printable characters")]
+    Length {
+        /// The most characters allowed.
+        max: usize,
+    },
+}
+
+/// A bot account's name: shown at tables, in standings and in records.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct BotName(String);
+
+impl BotName {
+    /// The most characters in a name.
+    pub const MAX_CHARS: usize = 32;
+
+    /// A name from what a client sent: control characters and the characters records
+    /// use as separators (`[`, `]`, `,`) are dropped, spaces trimmed; then 1 to
+    /// [`BotName::MAX_CHARS`] characters must remain.
+    pub fn clean(raw: &str) -> Result<BotName, NameError> {
+        let kept: String = raw.chars().filter(|c| !c.is_control() && !matches!(c, '[' | ']' | ',')).collect();
+        let name = kept.trim();
+        if name.is_empty() || name.chars().count() > BotName::MAX_CHARS {
+            return Err(NameError::Length { max: BotName::MAX_CHARS });
+        }
+        Ok(BotName(name.to_string()))
+    }
+
+    /// A name read back from the database (it was checked when it was stored).
+    pub fn stored(name: String) -> BotName {
+        BotName(name)
+    }
+
+    /// The name as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for BotName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// How a tournament's entrants meet.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// Every group of `seats` entrants.
+    #[default]
+    RoundRobin,
+    /// Rounds of groups by standing.
+    Swiss,
+    /// One meeting from casual matchmaking.
+    Casual,
+}
+
+/// A tournament's settings (stored as JSON, so field names are part of the database).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TournamentSpec {
+    /// The entrants.
+    pub entrants: Vec<AccountId>,
+    /// 3 or 4 seats per table.
+    pub seats: u8,
+    /// Deals per list (0: the standard 36 or 48).
+    pub deals: u32,
+    /// Lists per meeting (each in every seat rotation).
+    pub lists: u32,
+    /// Milliseconds per action.
+    pub action_ms: u64,
+    /// Milliseconds per seat per deal.
+    pub deal_ms: u64,
+    /// The deals of list `k` of meeting `m` follow from `seed + m * lists + k`.
+    pub seed: u64,
+    /// Tables at once (0: as many as the entrants' quotas allow).
+    pub parallel: u32,
+    /// How entrants meet.
+    #[serde(default)]
+    pub format: Format,
+    /// Swiss rounds in all (0 for other formats).
+    #[serde(default)]
+    pub rounds: u32,
+    /// Unix milliseconds before which no table is seated.
+    #[serde(default)]
+    pub start_ms: u64,
+}
+
+impl TournamentSpec {
+    /// Lists per meeting, at least one.
+    pub fn lists_per_meeting(&self) -> u32 {
+        self.lists.max(1)
+    }
+
+    /// Seats per table, at least one (a guard for arithmetic; specs have 3 or 4).
+    pub fn seats_per_table(&self) -> usize {
+        usize::from(self.seats.max(1))
+    }
+}
+
+macro_rules! status_type {
+    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident = $text:literal,)+ }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum $name {
+            $($(#[$vdoc])* $variant,)+
+        }
+
+        impl $name {
+            /// The word stored in the database.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text,)+
+                }
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = String;
+
+            fn from_str(s: &str) -> Result<$name, String> {
+                match s {
+                    $($text => Ok($name::$variant),)+
+                    other => Err(format!(concat!("`{}` is no ", stringify!($name)), other)),
+                }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+status_type!(
+    /// Where a planned table is.
+    TableStatus {
+        /// Not seated yet.
+        Pending = "pending",
+        /// Seated and being played.
+        Playing = "playing",
+        /// Played (its result is recorded).
+        Finished = "finished",
+    }
+);
+
+status_type!(
+    /// Where a tournament is.
+    TournamentStatus {
+        /// Tables are being planned, seated or played.
+        Running = "running",
+        /// Every table has finished.
+        Finished = "finished",
+    }
+);
+
+/// One seat's result at a finished table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatResult {
+    /// The account.
+    pub account_id: AccountId,
+    /// Seeger-Fabian total.
+    pub seeger_fabian: i64,
+    /// Plain total.
+    pub plain: i64,
+    /// Games declared.
+    pub declared: u32,
+    /// Games won.
+    pub won: u32,
+    /// Deals it forfeited (time-outs, leaving).
+    pub penalties: u32,
+}
+
+impl SeatResult {
+    /// A result with nothing in it, for `account`.
+    pub fn empty(account_id: AccountId) -> SeatResult {
+        SeatResult { account_id, seeger_fabian: 0, plain: 0, declared: 0, won: 0, penalties: 0 }
+    }
+}
+
+/// A planned table of a tournament.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedTable {
+    /// Its place in the tournament's plan, from 0 (tables are named `#index+1`).
+    pub index: u64,
+    /// The entrant in each seat.
+    pub seating: Vec<AccountId>,
+    /// The seed of its deals.
+    pub seed: u64,
+    /// The table, once created (empty before).
+    pub table_id: String,
+    /// Where it is.
+    pub status: TableStatus,
+    /// Per seat, once finished.
+    pub result: Vec<SeatResult>,
+}
+
+impl PlannedTable {
+    /// A table not yet seated.
+    pub fn pending(index: u64, seating: Vec<AccountId>, seed: u64) -> PlannedTable {
+        PlannedTable {
+            index,
+            seating,
+            seed,
+            table_id: String::new(),
+            status: TableStatus::Pending,
+            result: Vec::new(),
+        }
+    }
+
+    /// Whether `account` sits at it.
+    pub fn seats(&self, account: &AccountId) -> bool {
+        self.seating.contains(account)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_parse_only_in_their_form_and_serialize_as_text() {
+        let a = AccountId::from_random(0x1234_5678_9abc_def0);
+        assert_eq!(a.as_str(), "a56789abcdef0");
+        assert_eq!(a.as_str().parse::<AccountId>(), Ok(a.clone()));
+        for bad in ["", "a", "u56789abcdef0", "a56789ABCDEF0", "a56789abcdef", "a56789abcdef0x"] {
+            assert!(bad.parse::<AccountId>().is_err(), "{bad}");
+        }
+        assert_eq!(serde_json::to_string(&a).unwrap(), "\"a56789abcdef0\"");
+        assert!(serde_json::from_str::<AccountId>("\"nope\"").is_err());
+        assert!(TournamentId::from_random(7).as_str().starts_with('u'));
+    }
+
+    #[test]
+    fn names_are_cleaned_and_bounded() {
+        assert_eq!(BotName::clean("  heur [1], ok ").unwrap().as_str(), "heur 1 ok");
+        assert_eq!(BotName::clean("new\nline").unwrap().as_str(), "newline");
+        assert!(BotName::clean(" \t ").is_err());
+        assert!(BotName::clean(&"x".repeat(33)).is_err());
+        assert!(BotName::clean(&"x".repeat(32)).is_ok());
+    }
+
+    #[test]
+    fn statuses_round_trip_their_stored_words() {
+        for s in [TableStatus::Pending, TableStatus::Playing, TableStatus::Finished] {
+            assert_eq!(s.as_str().parse::<TableStatus>(), Ok(s));
+        }
+        assert!("done".parse::<TableStatus>().is_err());
+        assert_eq!("running".parse::<TournamentStatus>(), Ok(TournamentStatus::Running));
+    }
+}

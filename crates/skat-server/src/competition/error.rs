@@ -1,0 +1,89 @@
+//! Why a competition call is refused: one enum for accounts, lobbies, tournaments and
+//! their read models, mapped to status codes and reasons once, in the rpc room
+//! (`rpc/refusal.rs`).
+
+use skat_league::NameError;
+
+use crate::secret::NoRandomness;
+use crate::store::StoreError;
+use crate::table::settings::SettingsError;
+use crate::table::{ChangeError, TableError};
+
+/// A refused competition call.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CompetitionError {
+    /// The server runs without a database (`--database memory`).
+    #[error("accounts, lobbies and tournaments need a database: this server runs with --database memory")]
+    NoDatabase,
+    /// The database failed (logged where it is mapped; the client is told to retry).
+    #[error("the server's database is not answering; retry")]
+    Storage(#[from] StoreError),
+    /// The operating system gave no random bytes.
+    #[error("no randomness")]
+    NoRandomness(#[from] NoRandomness),
+    /// The call needs the admin token, and it was missing or wrong.
+    #[error("this call needs `authorization: Bearer <admin token>` (skat serve --admin-token)")]
+    AdminRequired,
+    /// The call needs the admin token, and the server has none.
+    #[error("this server has no admin token (skat serve --admin-token): nobody may do this")]
+    NoAdminToken,
+    /// A name that is not allowed.
+    #[error("{0}")]
+    Name(#[from] NameError),
+    /// The name is taken.
+    #[error("an account named `{0}` exists")]
+    AccountExists(String),
+    /// A quota outside 1 to 1000.
+    #[error("an account's quota is 1 to 1000 tables at once")]
+    Quota,
+    /// No account of that name (UpdateBot).
+    #[error("no account named `{0}`")]
+    NoSuchAccount(String),
+    /// The bot token is missing or names no account.
+    #[error("this call needs `authorization: Bearer <bot token>` of an account")]
+    BotTokenInvalid,
+    /// The account is disabled.
+    #[error("this account is disabled")]
+    AccountDisabled,
+    /// Casual tables of a size that does not exist.
+    #[error("casual tables have 3 or 4 seats, not {0}")]
+    CasualSeats(u32),
+    /// The account has as many lobbies open as it may.
+    #[error("this account has {0} lobby streams open already")]
+    LobbyLimit(usize),
+    /// An entrant of a new tournament names no account.
+    #[error("no account named `{0}`")]
+    UnknownEntrant(String),
+    /// Fewer different entrants than seats.
+    #[error("a tournament at {0} seats needs at least {0} different entrants")]
+    TooFewEntrants(u8),
+    /// Casual meetings come from matchmaking only.
+    #[error("casual meetings are made by the lobby's matchmaking, not created")]
+    CasualNotCreatable,
+    /// Table settings that cannot be played.
+    #[error("{0}")]
+    Settings(#[from] SettingsError),
+    /// No such tournament.
+    #[error("no tournament `{0}`")]
+    TournamentNotFound(String),
+    /// No such bot.
+    #[error("no bot named `{0}`")]
+    BotNotFound(String),
+    /// A table of the tournament refused (seating it).
+    #[error(transparent)]
+    Table(#[from] TableError),
+    /// A change could not be made durable.
+    #[error(transparent)]
+    Change(#[from] ChangeError),
+    /// The server holds its limit of tables.
+    #[error("the server is full")]
+    ServerFull {
+        /// `--max-tables`.
+        max: usize,
+    },
+}
+
+/// Text from a client, cut for an error message (it may be long or odd).
+pub(crate) fn shown(text: &str) -> String {
+    text.chars().take(64).collect()
+}

@@ -1,0 +1,268 @@
+//! Lobbies: an account's open streams, through which it is handed its seats.
+//!
+//! | rule | why |
+//! |---|---|
+//! | a lobby first gets every seat its account holds now, then every new one | a bot that reconnects finds its tables again |
+//! | a seat whose token this process no longer has is re-keyed (a journaled `Rekeyed` input) | the server keeps no token, only its hash: after a restart the old token is unknown, and stops working |
+//! | a lobby's channel has room for every seat held plus 64 | no seat handed out is dropped |
+//! | with replicas, a lobby also hears of its seats on other replicas (without a token; the bot asks there) | the owner hands out the token |
+//! | at most `--account-max-lobbies` open per account | one account cannot hold the server's streams |
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use skat_engine::matches::Seat;
+use skat_league::{AccountId, TournamentId};
+use tokio::sync::mpsc;
+
+use super::{CompetitionError, Competitions, SeatKey, lock};
+use crate::secret::SeatToken;
+use crate::store::accounts::Account;
+use crate::table::TableId;
+
+/// How often a lobby looks for its account's seats at tables on other replicas.
+const REMOTE_SEATS_POLL: Duration = Duration::from_secs(2);
+
+/// A seat handed to an account's lobby.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SeatOffer {
+    /// The table.
+    pub(crate) table_id: String,
+    /// The seat.
+    pub(crate) seat: u32,
+    /// Its token (empty for a seat on another replica: ask there).
+    pub(crate) seat_token: String,
+    /// The replica that owns the table, when replicas run.
+    pub(crate) owner_address: String,
+    /// The tournament.
+    pub(crate) tournament_id: TournamentId,
+}
+
+/// An open lobby stream.
+#[derive(Debug)]
+struct Lobby {
+    tx: mpsc::Sender<SeatOffer>,
+    /// Most tables it asked for (0: no limit of its own).
+    max_tables: u32,
+    /// Casual seats it asked for (0: none).
+    casual_seats: u32,
+}
+
+/// A seat handed to an account: where, and its token while this process has it.
+#[derive(Debug, Clone)]
+struct Assignment {
+    account_id: AccountId,
+    tournament_id: TournamentId,
+    token: Option<String>,
+}
+
+/// The open lobbies of every account, and the seats handed to accounts at unfinished
+/// tournament tables of this replica.
+#[derive(Debug, Default)]
+pub(crate) struct Lobbies {
+    open: Mutex<HashMap<AccountId, Vec<Lobby>>>,
+    seats: Mutex<HashMap<SeatKey, Assignment>>,
+}
+
+impl Lobbies {
+    /// Notes the seats of a table as its entrants' (`tokens`: their seat tokens, in
+    /// seat order; `None` after a restart: the tokens are gone).
+    pub(crate) fn hold_seats(
+        &self,
+        table: &TableId,
+        tournament_id: &TournamentId,
+        seating: &[AccountId],
+        tokens: Option<&[String]>,
+    ) {
+        let mut seats = lock(&self.seats);
+        for (seat, account) in seating.iter().enumerate() {
+            seats.insert(
+                SeatKey { table: table.clone(), seat: Seat::new(seat as u8) },
+                Assignment {
+                    account_id: account.clone(),
+                    tournament_id: tournament_id.clone(),
+                    token: tokens.and_then(|t| t.get(seat).cloned()),
+                },
+            );
+        }
+    }
+
+    /// Forgets the seats of a finished table.
+    pub(crate) fn release_seats(&self, table: &TableId, seats: usize) {
+        let mut held = lock(&self.seats);
+        for seat in 0..seats {
+            held.remove(&SeatKey { table: table.clone(), seat: Seat::new(seat as u8) });
+        }
+    }
+
+    /// Ends every open lobby of an account (its bots reconnect and are checked again).
+    pub(crate) fn close_all(&self, account: &AccountId) {
+        lock(&self.open).remove(account);
+    }
+
+    /// The lowest `max_tables` an account's open lobbies asked for (0: none asked).
+    pub(crate) fn cap(&self, account: &AccountId) -> u32 {
+        let mut open = lock(&self.open);
+        let Some(streams) = open.get_mut(account) else { return 0 };
+        streams.retain(|l| !l.tx.is_closed());
+        streams.iter().map(|l| l.max_tables).filter(|m| *m > 0).min().unwrap_or(0)
+    }
+
+    /// Whether an account has an open lobby that asked for casual tables of `seats`.
+    pub(crate) fn wants_casual(&self, account: &AccountId, seats: u32) -> bool {
+        lock(&self.open)
+            .get(account)
+            .is_some_and(|open| open.iter().any(|l| !l.tx.is_closed() && l.casual_seats == seats))
+    }
+
+    /// Whether an account has a lobby open now.
+    pub(crate) fn is_open(&self, account: &AccountId) -> bool {
+        lock(&self.open).get(account).is_some_and(|open| open.iter().any(|l| !l.tx.is_closed()))
+    }
+
+    /// Tells every open lobby of `account` of a seat.
+    fn notify(&self, account: &AccountId, offer: SeatOffer) {
+        let mut open = lock(&self.open);
+        if let Some(streams) = open.get_mut(account) {
+            streams.retain(|l| !l.tx.is_closed());
+            for l in streams.iter() {
+                let _ = l.tx.try_send(offer.clone());
+            }
+        }
+    }
+
+    /// The seats an account holds now.
+    fn held_by(&self, account: &AccountId) -> Vec<(SeatKey, Assignment)> {
+        lock(&self.seats)
+            .iter()
+            .filter(|(_, a)| &a.account_id == account)
+            .map(|(k, a)| (k.clone(), a.clone()))
+            .collect()
+    }
+}
+
+impl Competitions {
+    /// Opens an account's lobby: the seats it holds now, then every new one. With
+    /// `casual_seats` the account also queues for casual meetings.
+    pub(crate) async fn open_lobby(
+        self: &Arc<Self>,
+        account: &Account,
+        max_tables: u32,
+        casual_seats: u32,
+    ) -> Result<mpsc::Receiver<SeatOffer>, CompetitionError> {
+        if !matches!(casual_seats, 0 | 3 | 4) {
+            return Err(CompetitionError::CasualSeats(casual_seats));
+        }
+        let most = self.config.account_max_lobbies;
+        {
+            let mut open = lock(&self.lobbies.open);
+            let streams = open.entry(account.account_id.clone()).or_default();
+            streams.retain(|l| !l.tx.is_closed());
+            if streams.len() >= most {
+                return Err(CompetitionError::LobbyLimit(most));
+            }
+        }
+        let held = self.lobbies.held_by(&account.account_id);
+        // Room for every seat held now and the next ones: none is dropped.
+        let (tx, rx) = mpsc::channel(held.len() + 64);
+        for (key, a) in held {
+            let token = match a.token {
+                Some(t) => t,
+                None => match self.rekey(&key).await {
+                    Some(t) => t,
+                    None => continue,
+                },
+            };
+            let _ = tx.try_send(self.offer(&key, &token, &a.tournament_id));
+        }
+        if self.config.node_id.is_some() {
+            self.follow_remote_seats(&account.account_id, tx.clone());
+        }
+        lock(&self.lobbies.open).entry(account.account_id.clone()).or_default().push(Lobby {
+            tx,
+            max_tables,
+            casual_seats,
+        });
+        if casual_seats > 0 {
+            self.queue_casual(&account.account_id, casual_seats);
+        }
+        self.schedulers.wake();
+        Ok(rx)
+    }
+
+    /// With replicas: tells a lobby of its account's seats at tables on other replicas
+    /// (no token: this replica has none; the bot opens a lobby at the owner's address,
+    /// which hands the seat out with its token).
+    fn follow_remote_seats(self: &Arc<Self>, account_id: &AccountId, tx: mpsc::Sender<SeatOffer>) {
+        let me = Arc::clone(self);
+        let account_id = account_id.clone();
+        tokio::spawn(async move {
+            let mut told = HashSet::new();
+            while !tx.is_closed() {
+                if let Some(store) = me.journal.store()
+                    && let Ok(playing) = store.playing_tables().await
+                {
+                    for p in playing {
+                        let Ok(id) = p.planned.table_id.parse::<TableId>() else { continue };
+                        let Some(node) = id.foreign_node(me.config.node_id.as_deref()) else { continue };
+                        for (seat, a) in p.planned.seating.iter().enumerate() {
+                            if *a == account_id && told.insert((p.planned.table_id.clone(), seat)) {
+                                let _ = tx.try_send(SeatOffer {
+                                    table_id: p.planned.table_id.clone(),
+                                    seat: seat as u32,
+                                    seat_token: String::new(),
+                                    owner_address: me.config.peer_address(node).unwrap_or_default(),
+                                    tournament_id: p.tournament_id.clone(),
+                                });
+                            }
+                        }
+                    }
+                }
+                tokio::select! {
+                    _ = tokio::time::sleep(REMOTE_SEATS_POLL) => {}
+                    _ = tx.closed() => return,
+                }
+            }
+        });
+    }
+
+    fn offer(&self, key: &SeatKey, token: &str, tournament_id: &TournamentId) -> SeatOffer {
+        let owner_address =
+            self.config.node_id.as_deref().and_then(|n| self.config.peer_address(n)).unwrap_or_default();
+        SeatOffer {
+            table_id: key.table.to_string(),
+            seat: u32::from(key.seat),
+            seat_token: token.to_string(),
+            owner_address,
+            tournament_id: tournament_id.clone(),
+        }
+    }
+
+    /// Hands a seat to its account's open lobbies.
+    pub(crate) fn hand_out(
+        &self,
+        account: &AccountId,
+        key: &SeatKey,
+        token: &str,
+        tournament_id: &TournamentId,
+    ) {
+        self.lobbies.notify(account, self.offer(key, token, tournament_id));
+    }
+
+    /// A new token for a seat whose token this process no longer has.
+    async fn rekey(&self, key: &SeatKey) -> Option<String> {
+        let handle = self.tables.get(&key.table)?;
+        let token = SeatToken::generate().ok()?;
+        let hash = token.hash();
+        handle
+            .mutate(&self.journal, &self.metrics, |t| t.rekey(key.seat, hash, Instant::now()))
+            .await
+            .ok()?
+            .ok()?;
+        if let Some(a) = lock(&self.lobbies.seats).get_mut(key) {
+            a.token = Some(token.reveal().to_string());
+        }
+        Some(token.reveal().to_string())
+    }
+}

@@ -1,0 +1,119 @@
+//! # The competition room
+//!
+//! Bot accounts, their lobbies, tournaments and ratings.
+//!
+//! | concern | how | where |
+//! |---|---|---|
+//! | identity | an account has a bot token (shown once; its SHA-256 is stored) | [`accounts`] |
+//! | being seated | the tournament's scheduler creates each table, takes every seat for its entrant with a fresh seat token, and hands the token to the entrant's lobby stream (now, or when it connects) | [`lobby`], [`scheduler`] |
+//! | quotas | tables at once per account (its `max_tables`, lowered by what its lobby asks for), lobbies per account; counted over every tournament and replica from the database | [`scheduler`], [`lobby`] |
+//! | one scheduler | a lease in the database (`take_lease`), renewed while it runs; a replica takes over a lease that ran out | [`scheduler`] |
+//! | results | recorded by the replica that hosts the table (its result watcher), so a scheduler on another replica only reads the plan | [`results`] |
+//! | formats | round robin (every group of entrants), Swiss (rounds of groups by standing), casual (one meeting of bots matched as they arrive) | `skat-league`, [`casual`] |
+//! | absence | a seat whose bot never comes forfeits on time like any seat: the list goes on | the table's clock |
+//! | tokens after a restart | the server keeps no seat token: a seat handed out again gets a new one (a journaled `Rekeyed` input), and the old one stops working | [`lobby`] |
+//! | fairness | each meeting of entrants plays the same deals in every seat rotation (duplicate) | `skat-league` |
+//! | ratings | after every finished list, Weng-Lin over the list's placements by Seeger-Fabian | [`results`], `skat-league` |
+//! | what callers read | tournaments, standings, bots, the leaderboard as plain structs (the rpc room turns them into protobuf) | [`views`] |
+//! | why a call is refused | [`CompetitionError`], mapped to the wire once in the rpc room | [`error`] |
+//!
+//! Rows live in the database (`store/accounts.rs`, `store/tournaments.rs`); a server
+//! without one refuses these calls with NO_DATABASE.
+
+pub(crate) mod accounts;
+pub(crate) mod casual;
+pub(crate) mod error;
+pub(crate) mod lobby;
+pub(crate) mod results;
+pub(crate) mod scheduler;
+pub(crate) mod seating;
+pub(crate) mod views;
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use skat_engine::matches::Seat;
+
+pub(crate) use error::CompetitionError;
+pub(crate) use lobby::SeatOffer;
+
+use crate::config::ServerConfig;
+use crate::journal::Journal;
+use crate::metrics::Metrics;
+use crate::store::{Store, StoreError};
+use crate::table::{TableId, Tables};
+
+/// The competitions of one server.
+#[derive(Debug)]
+pub(crate) struct Competitions {
+    journal: Journal,
+    tables: Arc<Tables>,
+    config: Arc<ServerConfig>,
+    metrics: Metrics,
+    /// Open lobby streams and the seats handed to their accounts.
+    lobbies: lobby::Lobbies,
+    /// Accounts waiting for, or playing, a casual meeting.
+    casual: casual::CasualQueue,
+    /// Which schedulers run here, and what wakes them.
+    schedulers: scheduler::Running,
+    /// Which result watchers run here; one rating update at a time.
+    results: results::Watchers,
+}
+
+/// A seat at a table: the key of a seat handed to an account.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct SeatKey {
+    /// The table.
+    pub(crate) table: TableId,
+    /// The seat.
+    pub(crate) seat: Seat,
+}
+
+/// Locks a std mutex, taking it over when a holder panicked (every critical section here
+/// leaves its data whole: single inserts, removals and retains).
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Competitions {
+    /// The competitions of a server.
+    pub(crate) fn new(
+        journal: Journal,
+        tables: Arc<Tables>,
+        config: Arc<ServerConfig>,
+        metrics: Metrics,
+    ) -> Arc<Self> {
+        Arc::new(Competitions {
+            journal,
+            tables,
+            config,
+            metrics,
+            lobbies: lobby::Lobbies::default(),
+            casual: casual::CasualQueue::default(),
+            schedulers: scheduler::Running::default(),
+            results: results::Watchers::default(),
+        })
+    }
+
+    fn store(&self) -> Result<&Store, CompetitionError> {
+        self.journal.store().ok_or(CompetitionError::NoDatabase)
+    }
+
+    /// After a restart: watches this replica's tournament tables again, and from now on
+    /// runs the scheduler of every running tournament whose lease is free (its own from
+    /// before, or one a dead replica held).
+    pub(crate) async fn start(self: &Arc<Self>) -> Result<(), StoreError> {
+        let Some(store) = self.journal.store().cloned() else { return Ok(()) };
+        for playing in store.playing_tables().await? {
+            let Ok(id) = playing.planned.table_id.parse::<TableId>() else { continue };
+            if id.foreign_node(self.config.node_id.as_deref()).is_some() {
+                continue;
+            }
+            if self.tables.get(&id).is_some() {
+                self.lobbies.hold_seats(&id, &playing.tournament_id, &playing.planned.seating, None);
+            }
+            self.watch_table(&playing.tournament_id, playing.planned);
+        }
+        self.follow_leases(store);
+        Ok(())
+    }
+}

@@ -1,0 +1,144 @@
+//! Results: the replica that hosts a tournament table waits for it to finish, then
+//! records its result and its entrants' new ratings in one transaction, and wakes the
+//! schedulers.
+//!
+//! | rule | why |
+//! |---|---|
+//! | the result is read from the table's engine standings once the end is published (durable) | a result is never recorded for a deal a crash could take back |
+//! | a table the journal no longer has (its tail was damaged) is recorded without a result | its tournament can still end |
+//! | recording is retried with a growing delay until it succeeds | the tournament waits for the table rather than losing it |
+//! | one rating update at a time in this process (and an advisory lock on PostgreSQL) | two lists of one account finishing together cannot lose an update |
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+use skat_league::rating::after_list;
+use skat_league::{PlannedTable, SeatResult, TournamentId};
+
+use super::{Competitions, lock};
+use crate::journal::recovery;
+use crate::store::tournaments::NewRating;
+use crate::store::{Store, StoreError};
+use crate::table::{TableId, unix_ms};
+
+/// The result watchers running in this process.
+#[derive(Debug)]
+pub(crate) struct Watchers {
+    /// Tables whose result watcher runs here.
+    watched: Mutex<HashSet<String>>,
+    /// Rating updates read and write an account's rating: one at a time, or two lists
+    /// finishing together would lose one.
+    rating: tokio::sync::Mutex<()>,
+}
+
+impl Default for Watchers {
+    fn default() -> Self {
+        Watchers { watched: Mutex::default(), rating: tokio::sync::Mutex::new(()) }
+    }
+}
+
+impl Competitions {
+    /// Waits for a tournament table of this replica to finish, then records its result
+    /// and the ratings, and wakes the schedulers (see the module header).
+    pub(super) fn watch_table(self: &Arc<Self>, tournament_id: &TournamentId, p: PlannedTable) {
+        if !lock(&self.results.watched).insert(p.table_id.clone()) {
+            return;
+        }
+        let me = Arc::clone(self);
+        let tid = tournament_id.clone();
+        tokio::spawn(async move {
+            let parsed = p.table_id.parse::<TableId>().ok();
+            let result = match &parsed {
+                Some(id) => me.final_result(id, &p).await,
+                None => None,
+            };
+            let result = result.unwrap_or_else(|| {
+                tracing::error!(table = %p.table_id, "a tournament table is lost; recorded without a result");
+                Vec::new()
+            });
+            if let Some(id) = &parsed {
+                me.lobbies.release_seats(id, p.seating.len());
+            }
+            if let Some(store) = me.journal.store() {
+                // Until it is recorded: the tournament waits for this table.
+                let mut attempt = 0u32;
+                loop {
+                    let recorded = {
+                        let _one_at_a_time = me.results.rating.lock().await;
+                        record(store, &tid, &p, &result).await
+                    };
+                    match recorded {
+                        Ok(()) => break,
+                        Err(e) => {
+                            attempt += 1;
+                            tracing::warn!(error = %e, attempt, table = %p.table_id, "could not record a tournament table's result and ratings; retrying");
+                            tokio::time::sleep(Duration::from_millis(200 * u64::from(attempt.min(25)))).await;
+                        }
+                    }
+                }
+            }
+            lock(&me.results.watched).remove(&p.table_id);
+            me.schedulers.wake();
+        });
+    }
+
+    /// The table's result per seat once its end is published; `None` when the table is
+    /// in neither memory nor the journal.
+    async fn final_result(&self, id: &TableId, p: &PlannedTable) -> Option<Vec<SeatResult>> {
+        let handle = match self.tables.get(id) {
+            Some(h) => h,
+            None => recovery::archived(&self.journal, id).await.ok().flatten()?,
+        };
+        let mut wake = handle.subscribe();
+        loop {
+            {
+                let t = handle.lock();
+                if t.is_finished() && handle.published() >= t.seq() {
+                    break;
+                }
+            }
+            if wake.changed().await.is_err() || handle.is_closed() {
+                break;
+            }
+        }
+        let t = handle.lock();
+        let standings = t.game.standings();
+        Some(
+            p.seating
+                .iter()
+                .enumerate()
+                .map(|(seat, account)| match standings.iter().find(|s| usize::from(s.seat) == seat) {
+                    Some(s) => SeatResult {
+                        account_id: account.clone(),
+                        seeger_fabian: i64::from(s.seeger_fabian),
+                        plain: i64::from(s.plain),
+                        declared: s.declared,
+                        won: s.won,
+                        penalties: s.penalties,
+                    },
+                    None => SeatResult::empty(account.clone()),
+                })
+                .collect(),
+        )
+    }
+}
+
+/// Records a finished list: its result, and its accounts' new ratings from its
+/// placements, in one transaction.
+async fn record(
+    store: &Store,
+    tournament: &TournamentId,
+    p: &PlannedTable,
+    result: &[SeatResult],
+) -> Result<(), StoreError> {
+    let rate = |current: &[Option<skat_league::rating::Rating>]| {
+        let scores: Vec<i64> = result.iter().map(|r| r.seeger_fabian).collect();
+        after_list(current, &scores)
+            .into_iter()
+            .zip(result)
+            .map(|(rating, r)| NewRating { account_id: r.account_id.clone(), rating })
+            .collect()
+    };
+    store.finish_table((tournament, p.index), &p.table_id, result, rate, unix_ms(SystemTime::now())).await
+}

@@ -1,0 +1,337 @@
+//! Tournaments: creating one, and its scheduler, which seats the planned tables as the
+//! entrants' quotas allow, plans the next Swiss round when a round is over, and marks
+//! the tournament finished when every table is.
+//!
+//! | rule | why |
+//! |---|---|
+//! | one scheduler per tournament over every replica: a lease in the database, renewed every quarter of its life | two replicas never seat the same table |
+//! | a replica takes over a tournament whose lease ran out (polled every few seconds) | a dead replica's tournaments go on |
+//! | only the lease holder seats, so its cached plan's pending tables are exactly those it has not seated | no database read per pass for the plan |
+//! | quotas and names are read again every 2 s | an operator's change takes effect within seconds |
+//! | the tables that wait least for busy entrants go first | no entrant's quota fills while others idle |
+//! | seated tables are marked playing in one transaction, and only then watched | a result is never overwritten |
+//! | no table is seated before the start time | a tournament can be announced before it begins |
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+
+use skat_league::plan::{first_plan, rounds_planned, swiss_round, swiss_rounds};
+use skat_league::{
+    AccountId, BotName, Format, PlannedTable, TableStatus, TournamentId, TournamentSpec, TournamentStatus,
+};
+use tokio::sync::Notify;
+
+use super::{CompetitionError, Competitions, lock};
+use crate::secret::random_u64;
+use crate::store::tournaments::Tournament;
+use crate::store::{Store, StoreError};
+use crate::table::unix_ms;
+
+/// How long a scheduler's lease lasts unless renewed.
+const LEASE: Duration = Duration::from_secs(10);
+/// How often a scheduler looks at its plan when nothing woke it, and renews its lease.
+const SCHEDULER_TICK: Duration = Duration::from_secs(1);
+/// How often a replica looks for tournaments whose scheduler lease ran out.
+const TAKEOVER_POLL: Duration = Duration::from_secs(3);
+/// How often a scheduler reads its entrants' quotas and names again.
+const QUOTAS_FRESH_FOR: Duration = Duration::from_secs(2);
+
+/// The schedulers running in this process, and what wakes them.
+#[derive(Debug, Default)]
+pub(crate) struct Running {
+    ids: Mutex<HashSet<TournamentId>>,
+    /// A table finished here, a lobby opened, an account changed.
+    wake: Notify,
+}
+
+impl Running {
+    /// Wakes every scheduler of this process for a pass.
+    pub(crate) fn wake(&self) {
+        self.wake.notify_waiters();
+    }
+}
+
+/// The entrants' quotas and names as last read.
+#[derive(Debug, Default)]
+pub(super) struct Entrants {
+    read_at: Option<Instant>,
+    pub(super) quota: HashMap<AccountId, u32>,
+    pub(super) names: Arc<HashMap<AccountId, BotName>>,
+}
+
+/// A scheduler's state between passes.
+#[derive(Debug, Default)]
+struct Pass {
+    /// The plan as last read, with what this scheduler seated since.
+    cached: Option<(Tournament, Vec<PlannedTable>)>,
+    renewed: Option<Instant>,
+    entrants: Entrants,
+    announced: bool,
+}
+
+/// What a pass decided.
+enum Next {
+    /// Look again (at once, or after waiting for a wake-up).
+    Again { wait: bool },
+    /// The scheduler is done: the tournament finished, or another replica has it.
+    Stop,
+}
+
+impl Competitions {
+    /// Creates a tournament (entrants by account name) and starts its scheduler; `spec`
+    /// holds every other setting (its `entrants` are filled in here). Returns its id and
+    /// how many tables its first plan has.
+    pub(crate) async fn create_tournament(
+        self: &Arc<Self>,
+        name: &str,
+        entrant_names: &[String],
+        mut spec: TournamentSpec,
+    ) -> Result<(TournamentId, usize), CompetitionError> {
+        let store = self.store()?;
+        spec.entrants.clear();
+        for n in entrant_names {
+            let a =
+                store.account_by_name(n).await?.ok_or_else(|| CompetitionError::UnknownEntrant(n.clone()))?;
+            if !spec.entrants.contains(&a.account_id) {
+                spec.entrants.push(a.account_id);
+            }
+        }
+        if spec.entrants.len() < usize::from(spec.seats) {
+            return Err(CompetitionError::TooFewEntrants(spec.seats));
+        }
+        if spec.format == Format::Casual {
+            return Err(CompetitionError::CasualNotCreatable);
+        }
+        spec.lists = spec.lists.max(1);
+        spec.rounds = match spec.format {
+            Format::Swiss => swiss_rounds(spec.entrants.len(), spec.seats, spec.rounds),
+            _ => 0,
+        };
+        self.start_tournament(name.to_string(), spec).await
+    }
+
+    /// Stores a tournament with its first plan, takes its lease and starts its scheduler.
+    pub(super) async fn start_tournament(
+        self: &Arc<Self>,
+        name: String,
+        spec: TournamentSpec,
+    ) -> Result<(TournamentId, usize), CompetitionError> {
+        let store = self.store()?;
+        let plan = first_plan(&spec);
+        let id = TournamentId::from_random(random_u64()?);
+        let now = unix_ms(SystemTime::now());
+        let t = Tournament {
+            tournament_id: id.clone(),
+            owner: self.journal.owner().to_string(),
+            name: name.chars().take(128).collect(),
+            spec,
+            status: TournamentStatus::Running,
+            created_ms: now,
+            finished_ms: 0,
+        };
+        store.create_tournament(&t, &plan, now + LEASE.as_millis() as u64).await?;
+        tracing::info!(tournament = %id, tables = plan.len(), format = ?t.spec.format, "tournament created");
+        let me = Arc::clone(self);
+        let tid = id.clone();
+        tokio::spawn(async move { me.run(tid).await });
+        Ok((id, plan.len()))
+    }
+
+    /// From now on, runs the scheduler of every running tournament whose lease is free
+    /// (its own from before a restart, or one a dead replica held).
+    pub(super) fn follow_leases(self: &Arc<Self>, store: Store) {
+        let me = Arc::clone(self);
+        tokio::spawn(async move {
+            loop {
+                let now = unix_ms(SystemTime::now());
+                match store.takeable_tournaments(me.journal.owner(), now).await {
+                    Ok(ids) => {
+                        for id in ids {
+                            if !lock(&me.schedulers.ids).contains(&id) {
+                                let me = Arc::clone(&me);
+                                tokio::spawn(async move { me.run(id).await });
+                            }
+                        }
+                    }
+                    Err(e) => tracing::warn!(error = %e, "could not look for tournaments to schedule"),
+                }
+                tokio::time::sleep(TAKEOVER_POLL).await;
+            }
+        });
+    }
+
+    /// A tournament's scheduler, while this replica holds its lease.
+    async fn run(self: Arc<Self>, id: TournamentId) {
+        if !lock(&self.schedulers.ids).insert(id.clone()) {
+            return;
+        }
+        if let Err(e) = self.schedule(&id).await {
+            tracing::error!(tournament = %id, error = %e, "the tournament's scheduler stopped");
+        }
+        lock(&self.schedulers.ids).remove(&id);
+    }
+
+    /// Passes until the tournament is finished or the lease is lost.
+    async fn schedule(self: &Arc<Self>, id: &TournamentId) -> Result<(), StoreError> {
+        let Some(store) = self.journal.store().cloned() else { return Ok(()) };
+        let mut pass = Pass::default();
+        loop {
+            match self.pass(&store, id, &mut pass).await? {
+                Next::Stop => return Ok(()),
+                Next::Again { wait: false } => {}
+                Next::Again { wait: true } => {
+                    tokio::select! {
+                        _ = self.schedulers.wake.notified() => {
+                            // Let the tables finishing together be counted in one pass.
+                            tokio::time::sleep(Duration::from_millis(10)).await;
+                        }
+                        _ = tokio::time::sleep(SCHEDULER_TICK) => {}
+                    }
+                }
+            }
+        }
+    }
+
+    /// One look at the plan: renew the lease, wait for the start, plan or finish, seat.
+    async fn pass(
+        self: &Arc<Self>,
+        store: &Store,
+        id: &TournamentId,
+        pass: &mut Pass,
+    ) -> Result<Next, StoreError> {
+        let me = self.journal.owner().to_string();
+        if pass.renewed.is_none_or(|r| r.elapsed() >= LEASE / 4) {
+            let now = unix_ms(SystemTime::now());
+            if !store.take_lease(id, &me, now, now + LEASE.as_millis() as u64).await? {
+                tracing::info!(tournament = %id, "another replica schedules this tournament");
+                return Ok(Next::Stop);
+            }
+            pass.renewed = Some(Instant::now());
+        }
+        if pass.cached.is_none() {
+            let Some(loaded) = store.tournament(id).await? else { return Ok(Next::Stop) };
+            pass.cached = Some(loaded);
+        }
+        let Some((t, plan)) = pass.cached.as_mut() else { return Ok(Next::Again { wait: false }) };
+        if !pass.announced {
+            pass.announced = true;
+            tracing::info!(tournament = %id, replica = %me, "scheduling");
+            if t.spec.format == Format::Casual {
+                self.casual.playing(&t.spec.entrants);
+            }
+        }
+        let now = unix_ms(SystemTime::now());
+        if now < t.spec.start_ms {
+            let wait = Duration::from_millis(t.spec.start_ms - now).min(SCHEDULER_TICK * 3);
+            tokio::time::sleep(wait).await;
+            return Ok(Next::Again { wait: false });
+        }
+        // Tables at once per account, over every tournament and replica.
+        let playing = store.playing_tables().await?;
+        let mut active: HashMap<AccountId, u32> = HashMap::new();
+        let mut mine_playing = 0;
+        for p in &playing {
+            mine_playing += usize::from(&p.tournament_id == id);
+            for a in &p.planned.seating {
+                *active.entry(a.clone()).or_default() += 1;
+            }
+        }
+        let pending = plan.iter().filter(|p| p.status == TableStatus::Pending).count();
+        if pending + mine_playing == 0 {
+            return self.round_over(store, id, &me, pass).await;
+        }
+        if pass.entrants.read_at.is_none_or(|at| at.elapsed() >= QUOTAS_FRESH_FOR) {
+            pass.entrants = self.read_entrants(store, &t.spec).await?;
+        }
+        let picks = self.pick(plan, &mut active, &pass.entrants);
+        let seated = self.seat_tables(t, plan, picks, &pass.entrants.names).await;
+        let marks: Vec<(u64, String)> = seated.iter().map(|(i, tid)| (plan[*i].index, tid.clone())).collect();
+        store.mark_playing(id, &marks).await?;
+        for (i, table_id) in seated {
+            let p = &mut plan[i];
+            p.table_id = table_id;
+            p.status = TableStatus::Playing;
+            self.watch_table(id, p.clone());
+        }
+        Ok(Next::Again { wait: true })
+    }
+
+    /// Every table planned so far has finished: the next Swiss round, or the end.
+    async fn round_over(
+        self: &Arc<Self>,
+        store: &Store,
+        id: &TournamentId,
+        me: &str,
+        pass: &mut Pass,
+    ) -> Result<Next, StoreError> {
+        let Some((t, plan)) = store.tournament(id).await? else { return Ok(Next::Stop) };
+        if plan.iter().any(|p| p.status != TableStatus::Finished) {
+            pass.cached = Some((t, plan));
+            return Ok(Next::Again { wait: false });
+        }
+        if t.spec.format == Format::Swiss && rounds_planned(&t.spec, &plan) < t.spec.rounds {
+            let next = swiss_round(&t.spec, &plan);
+            if !store.add_planned(id, me, &next).await? {
+                return Ok(Next::Stop);
+            }
+            tracing::info!(tournament = %id, round = rounds_planned(&t.spec, &plan) + 1, "Swiss round planned");
+            pass.cached = None;
+            return Ok(Next::Again { wait: false });
+        }
+        store.finish_tournament(id, unix_ms(SystemTime::now())).await?;
+        tracing::info!(tournament = %id, "tournament finished");
+        if t.spec.format == Format::Casual {
+            self.casual_finished(&t.spec);
+        }
+        Ok(Next::Stop)
+    }
+
+    /// The entrants' quotas and names, from the database. A disabled account is still
+    /// seated (its seats forfeit): the plan goes on.
+    async fn read_entrants(&self, store: &Store, spec: &TournamentSpec) -> Result<Entrants, StoreError> {
+        let accounts = store.accounts(&spec.entrants).await?;
+        let mut quota = HashMap::new();
+        let mut names = HashMap::new();
+        for a in &spec.entrants {
+            match accounts.get(a) {
+                Some(acc) => {
+                    names.insert(a.clone(), acc.name.clone());
+                    quota.insert(a.clone(), acc.max_tables);
+                }
+                None => {
+                    quota.insert(a.clone(), self.config.account_max_tables);
+                }
+            }
+        }
+        Ok(Entrants { read_at: Some(Instant::now()), quota, names: Arc::new(names) })
+    }
+
+    /// The pending tables to seat now: in plan order, except that a table whose entrants
+    /// play least goes first, each only if every entrant is under its cap.
+    fn pick(
+        &self,
+        plan: &[PlannedTable],
+        active: &mut HashMap<AccountId, u32>,
+        entrants: &Entrants,
+    ) -> Vec<usize> {
+        let cap = |a: &AccountId| -> u32 {
+            let quota = entrants.quota.get(a).copied().unwrap_or(1);
+            let asked = self.lobbies.cap(a);
+            (if asked > 0 { quota.min(asked) } else { quota }).max(1)
+        };
+        let mut order: Vec<usize> =
+            (0..plan.len()).filter(|i| plan[*i].status == TableStatus::Pending).collect();
+        order.sort_by_key(|i| plan[*i].seating.iter().map(|a| active.get(a).copied().unwrap_or(0)).max());
+        let mut picks = Vec::new();
+        for i in order {
+            if plan[i].seating.iter().all(|a| active.get(a).copied().unwrap_or(0) < cap(a)) {
+                for a in &plan[i].seating {
+                    *active.entry(a.clone()).or_default() += 1;
+                }
+                picks.push(i);
+            }
+        }
+        picks
+    }
+}

@@ -1,0 +1,98 @@
+//! Seating a planned table: the table is created private (only the scheduler seats it),
+//! every seat is taken for its entrant with a fresh seat token in one change (one
+//! commit), and each token is handed to the entrant's lobby.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Instant, SystemTime};
+
+use skat_engine::MatchConfig;
+use skat_engine::matches::Seat;
+use skat_league::{AccountId, BotName, PlannedTable};
+
+use super::{CompetitionError, Competitions, SeatKey};
+use crate::secret::{SeatToken, random_u64};
+use crate::store::tournaments::Tournament;
+use crate::table::settings::deals_or_standard;
+use crate::table::{Table, TableConfig, TableError, TableId};
+
+impl Competitions {
+    /// Seats the planned tables `picks` of `plan` together (their commits group); returns
+    /// those that were seated, with their table ids. One that fails is tried again on the
+    /// scheduler's next pass.
+    pub(super) async fn seat_tables(
+        self: &Arc<Self>,
+        t: &Tournament,
+        plan: &[PlannedTable],
+        picks: Vec<usize>,
+        names: &Arc<HashMap<AccountId, BotName>>,
+    ) -> Vec<(usize, String)> {
+        let mut seating = tokio::task::JoinSet::new();
+        for i in picks {
+            let (me, t, p, names) = (Arc::clone(self), t.clone(), plan[i].clone(), Arc::clone(names));
+            seating.spawn(async move { (i, me.seat_table(&t, &p, &names).await) });
+        }
+        let mut seated = Vec::new();
+        while let Some(done) = seating.join_next().await {
+            match done {
+                Ok((i, Ok(table_id))) => seated.push((i, table_id)),
+                Ok((_, Err(e))) => {
+                    tracing::warn!(tournament = %t.tournament_id, error = %e, "could not open a tournament table; retrying")
+                }
+                Err(e) => {
+                    tracing::error!(tournament = %t.tournament_id, error = %e, "seating a table failed")
+                }
+            }
+        }
+        seated
+    }
+
+    /// Creates a planned table (private: only the scheduler seats it), takes every seat
+    /// for its entrant and tells their lobbies.
+    async fn seat_table(
+        &self,
+        t: &Tournament,
+        p: &PlannedTable,
+        names: &HashMap<AccountId, BotName>,
+    ) -> Result<String, CompetitionError> {
+        let code = SeatToken::generate()?;
+        let config = TableConfig {
+            name: format!("{} #{}", t.name, p.index + 1),
+            game: MatchConfig {
+                seats: t.spec.seats,
+                deals: deals_or_standard(t.spec.seats, t.spec.deals),
+                seed: p.seed,
+            },
+            action_ms: t.spec.action_ms,
+            deal_ms: t.spec.deal_ms,
+            join_code: Some(code.hash()),
+            max_joins: self.config.max_joins_per_table,
+        };
+        let id = TableId::new(self.config.node_id.as_deref(), random_u64()?);
+        let table =
+            Table::new(id.clone(), config, Instant::now(), SystemTime::now()).map_err(TableError::from)?;
+        let handle = self
+            .tables
+            .insert(table, usize::MAX, None, &self.metrics, &self.journal)
+            .ok_or(CompetitionError::ServerFull { max: self.config.max_tables })?;
+        let tokens = p.seating.iter().map(|_| SeatToken::generate()).collect::<Result<Vec<_>, _>>()?;
+        // The table and its seats in one change: one commit.
+        handle
+            .mutate(&self.journal, &self.metrics, |tb| -> Result<(), TableError> {
+                for (seat, (account, token)) in p.seating.iter().zip(&tokens).enumerate() {
+                    let name = names.get(account).map_or(account.as_str(), BotName::as_str);
+                    tb.join(name, Some(Seat::new(seat as u8)), code.reveal(), token.hash(), Instant::now())?;
+                }
+                Ok(())
+            })
+            .await??;
+        let tokens: Vec<String> = tokens.iter().map(|t| t.reveal().to_string()).collect();
+        self.lobbies.hold_seats(&id, &t.tournament_id, &p.seating, Some(&tokens));
+        for (seat, (account, token)) in p.seating.iter().zip(&tokens).enumerate() {
+            let key = SeatKey { table: id.clone(), seat: Seat::new(seat as u8) };
+            self.hand_out(account, &key, token, &t.tournament_id);
+        }
+        self.metrics.tables.set(self.tables.len() as i64);
+        Ok(id.to_string())
+    }
+}

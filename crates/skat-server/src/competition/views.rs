@@ -1,0 +1,176 @@
+//! What callers read about competitions: a tournament with its standings and meetings,
+//! a page of tournaments, a bot with its rating history and recent lists, the
+//! leaderboard. Plain structs with names resolved (one query for all of them); the rpc
+//! room turns them into protobuf, the standings come from `skat-league`.
+
+use std::collections::HashMap;
+
+use skat_league::plan::rounds_planned;
+use skat_league::rating::Rating;
+use skat_league::standings::{EntrantStanding, MeetingStanding, entrant_standings, meetings};
+use skat_league::{AccountId, BotName, Format, PlannedTable};
+
+use super::error::shown;
+use super::{CompetitionError, Competitions};
+use crate::store::accounts::{Account, RatedAccount, RatingPoint};
+use crate::store::tournaments::{Tournament, TournamentRow};
+
+/// Names of accounts, with the id standing in for an account that is gone.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Names(HashMap<AccountId, BotName>);
+
+impl Names {
+    /// The name of `account` (its id when it is unknown).
+    pub(crate) fn of(&self, account: &AccountId) -> String {
+        self.0.get(account).map_or_else(|| account.to_string(), |n| n.to_string())
+    }
+}
+
+/// A tournament with its plan, standings and meetings.
+#[derive(Debug, Clone)]
+pub(crate) struct TournamentDetails {
+    /// The tournament.
+    pub(crate) tournament: Tournament,
+    /// Its planned tables, in order.
+    pub(crate) plan: Vec<PlannedTable>,
+    /// Its entrants' standings, best mean first (ties by name).
+    pub(crate) standings: Vec<EntrantStanding>,
+    /// Its meetings (head to head), in plan order.
+    pub(crate) meetings: Vec<MeetingStanding>,
+    /// Swiss rounds planned so far (0 for other formats).
+    pub(crate) round: u32,
+    /// The entrants' names.
+    pub(crate) names: Names,
+}
+
+/// A tournament in a list.
+#[derive(Debug, Clone)]
+pub(crate) struct TournamentListing {
+    /// The tournament and its table counts.
+    pub(crate) row: TournamentRow,
+    /// Its entrants' names.
+    pub(crate) entrants: Vec<String>,
+}
+
+/// A finished list of a bot.
+#[derive(Debug, Clone)]
+pub(crate) struct RecentList {
+    /// Its seat there.
+    pub(crate) seat: u32,
+    /// Seeger-Fabian points per seat.
+    pub(crate) seeger_fabian: Vec<i64>,
+    /// The table.
+    pub(crate) table_id: String,
+    /// Its tournament.
+    pub(crate) tournament_id: String,
+    /// Names per seat.
+    pub(crate) seating: Vec<String>,
+}
+
+/// A bot account as the public sees it.
+#[derive(Debug, Clone)]
+pub(crate) struct BotDetails {
+    /// The account.
+    pub(crate) account: Account,
+    /// Whether a lobby of it is open on this replica.
+    pub(crate) online: bool,
+    /// Its rating, once rated.
+    pub(crate) rating: Option<Rating>,
+    /// Its rating history, oldest first (the last 500 points).
+    pub(crate) history: Vec<RatingPoint>,
+    /// Its most recent lists, newest first.
+    pub(crate) recent: Vec<RecentList>,
+}
+
+/// Most rating history points a bot's page shows.
+const HISTORY: usize = 500;
+/// Most recent lists a bot's page shows.
+const RECENT: u64 = 50;
+
+impl Competitions {
+    /// The names of these accounts, in one query.
+    async fn names(&self, ids: &[AccountId]) -> Result<Names, CompetitionError> {
+        let accounts = self.store()?.accounts(ids).await?;
+        Ok(Names(accounts.into_iter().map(|(id, a)| (id, a.name)).collect()))
+    }
+
+    /// A tournament with its standings.
+    pub(crate) async fn tournament(&self, id: &str) -> Result<TournamentDetails, CompetitionError> {
+        let store = self.store()?;
+        let not_found = || CompetitionError::TournamentNotFound(shown(id));
+        let parsed = id.parse().map_err(|_| not_found())?;
+        let (tournament, plan) = store.tournament(&parsed).await?.ok_or_else(not_found)?;
+        let names = self.names(&tournament.spec.entrants).await?;
+        let mut standings = entrant_standings(&tournament.spec, &plan);
+        standings.sort_by(|a, b| {
+            b.mean.total_cmp(&a.mean).then_with(|| names.of(&a.account_id).cmp(&names.of(&b.account_id)))
+        });
+        let meetings = meetings(&tournament.spec, &plan);
+        let round =
+            if tournament.spec.format == Format::Swiss { rounds_planned(&tournament.spec, &plan) } else { 0 };
+        Ok(TournamentDetails { tournament, plan, standings, meetings, round, names })
+    }
+
+    /// A page of tournaments, newest first.
+    pub(crate) async fn list_tournaments(
+        &self,
+        offset: u32,
+        limit: u32,
+        include_casual: bool,
+    ) -> Result<Vec<TournamentListing>, CompetitionError> {
+        let store = self.store()?;
+        let limit = if limit == 0 { 50 } else { limit.min(500) };
+        let rows = store.list_tournaments(u64::from(offset), u64::from(limit), include_casual).await?;
+        let everyone: Vec<AccountId> =
+            rows.iter().flat_map(|r| r.tournament.spec.entrants.iter().cloned()).collect();
+        let names = self.names(&everyone).await?;
+        Ok(rows
+            .into_iter()
+            .map(|row| {
+                let entrants = row.tournament.spec.entrants.iter().map(|a| names.of(a)).collect();
+                TournamentListing { row, entrants }
+            })
+            .collect())
+    }
+
+    /// A bot account as the public sees it.
+    pub(crate) async fn bot(&self, name: &str) -> Result<BotDetails, CompetitionError> {
+        let store = self.store()?;
+        let account =
+            store.account_by_name(name).await?.ok_or_else(|| CompetitionError::BotNotFound(shown(name)))?;
+        let rating = store.rating_of(&account.account_id).await?;
+        let mut history = store.rating_history(&account.account_id).await?;
+        if history.len() > HISTORY {
+            history.drain(..history.len() - HISTORY);
+        }
+        let lists = store.recent_lists(&account.account_id, RECENT).await?;
+        let everyone: Vec<AccountId> = lists.iter().flat_map(|l| l.seating.iter().cloned()).collect();
+        let names = self.names(&everyone).await?;
+        let recent = lists
+            .into_iter()
+            .map(|l| RecentList {
+                seat: l.seating.iter().position(|a| *a == account.account_id).unwrap_or(0) as u32,
+                seeger_fabian: l
+                    .seating
+                    .iter()
+                    .map(|a| l.result.iter().find(|r| &r.account_id == a).map_or(0, |r| r.seeger_fabian))
+                    .collect(),
+                seating: l.seating.iter().map(|a| names.of(a)).collect(),
+                table_id: l.table_id,
+                tournament_id: l.tournament_id.to_string(),
+            })
+            .collect();
+        Ok(BotDetails { online: self.lobbies.is_open(&account.account_id), account, rating, history, recent })
+    }
+
+    /// A page of the leaderboard.
+    pub(crate) async fn leaderboard(
+        &self,
+        offset: u32,
+        limit: u32,
+    ) -> Result<Vec<RatedAccount>, CompetitionError> {
+        let store = self.store()?;
+        let limit = if limit == 0 { 100 } else { limit.min(1000) };
+        Ok(store.leaderboard(u64::from(offset), u64::from(limit)).await?)
+    }
+}

@@ -1,0 +1,202 @@
+//! The journal: what makes an OK a promise.
+//!
+//! Every change to a table is handed to the journal, in the table's order, while the
+//! table is locked ([`Journal::submit`]); the call that caused it waits for the
+//! returned [`Durable`] before it answers, and only then is the change published to the
+//! table's watchers. One writer task takes everything submitted while the previous
+//! commit was on its way to the disk and writes it in one transaction: the tables of a
+//! busy server share their commits (group commit), so durability costs one fsync per
+//! batch rather than one per action.
+//!
+//! | rule | why |
+//! |---|---|
+//! | submit under the table's lock | the journal's order is the table's order |
+//! | answer after the commit | an OK is a promise: what was acknowledged survives `kill -9` |
+//! | publish after the commit | no watcher sees an event that a crash could take back |
+//! | a failed commit stops the server | memory is then ahead of the disk; a restart rebuilds from the journal, so nothing unpromised is ever served |
+//!
+//! With `--database memory` there is no writer: every change is durable at once.
+//!
+//! | concern | where |
+//! |---|---|
+//! | the writer: group commit, an OK only once durable | this file |
+//! | a table's inputs and listing as database rows | [`rows`] |
+//! | tables back from the journal: on start, and to read ended tables | [`recovery`] |
+//! | listings, from the database or (without one) from memory | [`listing`] |
+//! | tables leaving memory (expiry) and the database (retention) | [`expiry`] |
+
+pub(crate) mod expiry;
+pub(crate) mod listing;
+pub(crate) mod recovery;
+pub(crate) mod rows;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use tokio::sync::{mpsc, oneshot, watch};
+
+use crate::metrics::Metrics;
+use crate::store::{Store, StoredEntry, TableRow};
+use crate::table::{Durability, Durable, Table};
+
+pub(crate) use rows::table_row;
+
+/// Most entries written in one commit (more wait for the next one).
+pub(crate) const MAX_BATCH_ENTRIES: usize = 4096;
+
+struct Commit {
+    entries: Vec<StoredEntry>,
+    rows: Vec<TableRow>,
+    done: oneshot::Sender<bool>,
+}
+
+/// Where tables are journaled: a database with its writer, or nowhere (`memory`).
+#[derive(Debug, Clone)]
+pub struct Journal {
+    inner: Option<Arc<Writer>>,
+    owner: String,
+}
+
+#[derive(Debug)]
+struct Writer {
+    tx: mpsc::UnboundedSender<Commit>,
+    store: Store,
+    failed: Arc<AtomicBool>,
+}
+
+impl std::fmt::Debug for Commit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Commit({} entries, {} rows)", self.entries.len(), self.rows.len())
+    }
+}
+
+impl Journal {
+    /// No journal: tables live in memory only.
+    pub(crate) fn memory() -> Journal {
+        Journal { inner: None, owner: String::new() }
+    }
+
+    /// A journal on `store`, written by a task that runs until every handle is gone.
+    /// `owner` is this replica's node id (`""` without one). When a commit fails,
+    /// `failure` is set to true (the server then stops: see the module header).
+    pub fn start(store: Store, owner: String, metrics: Metrics, failure: watch::Sender<bool>) -> Journal {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let failed = Arc::new(AtomicBool::new(false));
+        let writer = Arc::new(Writer { tx, store: store.clone(), failed: Arc::clone(&failed) });
+        tokio::spawn(write_loop(store, rx, failed, metrics, failure));
+        Journal { inner: Some(writer), owner }
+    }
+
+    /// The database, if there is one.
+    pub(crate) fn store(&self) -> Option<&Store> {
+        self.inner.as_ref().map(|w| &w.store)
+    }
+
+    /// This replica's name in the database.
+    pub(crate) fn owner(&self) -> &str {
+        &self.owner
+    }
+
+    /// Writes rows alone (a table dropped unfinished is marked abandoned).
+    pub(crate) fn submit_rows(&self, rows: Vec<TableRow>) -> Durable {
+        match &self.inner {
+            Some(writer) if !rows.is_empty() => writer.send(Vec::new(), rows),
+            _ => Durable::now(),
+        }
+    }
+}
+
+impl Durability for Journal {
+    /// Hands the table's new inputs (and its listing row, when that changed) to the
+    /// writer. Called with the table locked, after every change.
+    fn submit(&self, table: &mut Table) -> Durable {
+        let entries = table.take_inputs();
+        let Some(writer) = &self.inner else { return Durable::now() };
+        let listing = table.listing();
+        let row_changed = table.listed.as_ref() != Some(&listing);
+        if entries.is_empty() && !row_changed {
+            return Durable::now();
+        }
+        let id = table.id().to_string();
+        let entries = entries.into_iter().map(|e| rows::stored(&id, e)).collect();
+        let rows = if row_changed {
+            let row = table_row(table, &self.owner);
+            table.listed = Some(listing);
+            vec![row]
+        } else {
+            Vec::new()
+        };
+        writer.send(entries, rows)
+    }
+}
+
+impl Writer {
+    fn send(&self, entries: Vec<StoredEntry>, rows: Vec<TableRow>) -> Durable {
+        let (done, rx) = oneshot::channel();
+        if self.failed.load(Ordering::Acquire) || self.tx.send(Commit { entries, rows, done }).is_err() {
+            return Durable::failed();
+        }
+        Durable::when(rx)
+    }
+}
+
+async fn write_loop(
+    store: Store,
+    mut rx: mpsc::UnboundedReceiver<Commit>,
+    failed: Arc<AtomicBool>,
+    metrics: Metrics,
+    failure: watch::Sender<bool>,
+) {
+    let mut writer = match store.writer().await {
+        Ok(w) => Some(w),
+        Err(e) => {
+            tracing::error!(error = %e, "the journal has no database connection: stopping the server");
+            failed.store(true, Ordering::Release);
+            let _ = failure.send(true);
+            None
+        }
+    };
+    let mut batch: Vec<Commit> = Vec::new();
+    let mut entries: Vec<StoredEntry> = Vec::new();
+    let mut rows: Vec<TableRow> = Vec::new();
+    // Ends when every `Journal` (and so every sender) is gone.
+    while let Some(first) = rx.recv().await {
+        batch.push(first);
+        while entries_in(&batch) < MAX_BATCH_ENTRIES {
+            match rx.try_recv() {
+                Ok(c) => batch.push(c),
+                Err(_) => break,
+            }
+        }
+        for c in &mut batch {
+            entries.append(&mut c.entries);
+            rows.append(&mut c.rows);
+        }
+        let ok = match writer.as_mut() {
+            None => false,
+            Some(_) if failed.load(Ordering::Acquire) => false,
+            Some(w) => match w.write(&entries, &rows).await {
+                Ok(()) => {
+                    metrics.journal_commits.inc();
+                    metrics.journal_entries.inc_by(entries.len() as u64);
+                    true
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, entries = entries.len(), "the journal could not commit: stopping the server");
+                    failed.store(true, Ordering::Release);
+                    let _ = failure.send(true);
+                    false
+                }
+            },
+        };
+        for c in batch.drain(..) {
+            let _ = c.done.send(ok);
+        }
+        entries.clear();
+        rows.clear();
+    }
+}
+
+fn entries_in(batch: &[Commit]) -> usize {
+    batch.iter().map(|c| c.entries.len()).sum()
+}

@@ -1,0 +1,203 @@
+//! What each client address holds: tables it created, streams and connections it has
+//! open. Limits
+//! per client keep one anonymous client from using the server's shared limits up
+//! (`--max-tables`, the watcher slots) for everybody else.
+//!
+//! A client is its IP address (the port changes with every connection). Behind a proxy
+//! that hides client addresses, every client is the proxy: use `--create-token` and
+//! private tables there (docs/server.md). An entry exists only while its address holds
+//! something, so the map is bounded by the tables and streams it counts.
+
+use std::collections::HashMap;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpStream;
+use tonic::transport::server::{Connected, TcpConnectInfo};
+
+/// What is counted per client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Resource {
+    /// Tables created and not yet expired.
+    Tables,
+    /// Open watch streams.
+    Streams,
+    /// Open TCP connections.
+    Connections,
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct Usage {
+    tables: usize,
+    streams: usize,
+    connections: usize,
+}
+
+impl Usage {
+    fn of(&mut self, r: Resource) -> &mut usize {
+        match r {
+            Resource::Tables => &mut self.tables,
+            Resource::Streams => &mut self.streams,
+            Resource::Connections => &mut self.connections,
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.tables == 0 && self.streams == 0 && self.connections == 0
+    }
+}
+
+/// Usage by client address.
+#[derive(Debug, Default)]
+pub(crate) struct Clients {
+    map: Mutex<HashMap<IpAddr, Usage>>,
+}
+
+/// One unit of a resource held by a client; given back when dropped.
+#[derive(Debug)]
+pub(crate) struct Permit {
+    clients: Arc<Clients>,
+    ip: IpAddr,
+    resource: Resource,
+}
+
+impl Drop for Permit {
+    fn drop(&mut self) {
+        let mut map = self.clients.map.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(u) = map.get_mut(&self.ip) {
+            let n = u.of(self.resource);
+            *n = n.saturating_sub(1);
+            if u.is_empty() {
+                map.remove(&self.ip);
+            }
+        }
+    }
+}
+
+/// The client key of a request's peer address (unknown peers share one key).
+pub(crate) fn client_ip(peer: Option<SocketAddr>) -> IpAddr {
+    peer.map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |a| a.ip())
+}
+
+impl Clients {
+    /// Takes one unit of `resource` for `ip` unless it holds `limit` already.
+    pub fn acquire(self: &Arc<Self>, ip: IpAddr, resource: Resource, limit: usize) -> Option<Permit> {
+        let mut map = self.map.lock().unwrap_or_else(|p| p.into_inner());
+        let usage = map.entry(ip).or_default();
+        let n = usage.of(resource);
+        if *n >= limit {
+            if usage.is_empty() {
+                map.remove(&ip);
+            }
+            return None;
+        }
+        *n += 1;
+        Some(Permit { clients: Arc::clone(self), ip, resource })
+    }
+
+    /// How much of `resource` `ip` holds.
+    #[cfg(test)]
+    pub fn held(&self, ip: IpAddr, resource: Resource) -> usize {
+        let mut map = self.map.lock().unwrap_or_else(|p| p.into_inner());
+        map.get_mut(&ip).map_or(0, |u| *u.of(resource))
+    }
+
+    /// How many addresses hold anything (for tests: the map does not grow).
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        self.map.lock().unwrap_or_else(|p| p.into_inner()).len()
+    }
+
+    /// Whether no address holds anything.
+    #[cfg(test)]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A TCP connection that holds its client's connection permit while it is open.
+#[derive(Debug)]
+pub(crate) struct Connection {
+    stream: TcpStream,
+    _permit: Permit,
+}
+
+impl Connection {
+    /// Admits `stream` if its client holds fewer than `limit` connections.
+    pub fn admit(clients: &Arc<Clients>, stream: TcpStream, limit: usize) -> Option<Connection> {
+        let ip = client_ip(stream.peer_addr().ok());
+        let permit = clients.acquire(ip, Resource::Connections, limit)?;
+        Some(Connection { stream, _permit: permit })
+    }
+}
+
+impl Connected for Connection {
+    type ConnectInfo = TcpConnectInfo;
+
+    fn connect_info(&self) -> TcpConnectInfo {
+        self.stream.connect_info()
+    }
+}
+
+impl AsyncRead for Connection {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for Connection {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write(cx, buf)
+    }
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_flush(cx)
+    }
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
+    }
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_hold_and_permits_give_back() {
+        let clients = Arc::new(Clients::default());
+        let a: IpAddr = "10.0.0.1".parse().unwrap();
+        let b: IpAddr = "10.0.0.2".parse().unwrap();
+        let p1 = clients.acquire(a, Resource::Tables, 2).unwrap();
+        let p2 = clients.acquire(a, Resource::Tables, 2).unwrap();
+        assert!(clients.acquire(a, Resource::Tables, 2).is_none());
+        // Another address and another resource are not affected.
+        let q = clients.acquire(b, Resource::Tables, 2).unwrap();
+        let s = clients.acquire(a, Resource::Streams, 1).unwrap();
+        assert_eq!(clients.held(a, Resource::Tables), 2);
+        drop(p1);
+        assert_eq!(clients.held(a, Resource::Tables), 1);
+        assert!(clients.acquire(a, Resource::Tables, 2).is_some());
+        drop((p2, q, s));
+        assert!(clients.is_empty(), "entries go when nothing is held");
+    }
+}

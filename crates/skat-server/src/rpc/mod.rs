@@ -1,0 +1,216 @@
+//! # The rpc room
+//!
+//! The only room that knows tonic and protobuf: the gRPC service (and, behind the
+//! default `web` feature, the page with gRPC-Web), split by RPC group; the refusal
+//! mapping; the projection of the domain onto `skat.v1`; streams; the edge layer; and
+//! the per-address limits.
+//!
+//! | concern | where |
+//! |---|---|
+//! | serving: the gRPC port with health and reflection, the web port, shutdown | this file |
+//! | the service's state, finding a table or its owner, the trait impl | [`service`] |
+//! | CreateTable, ListTables, JoinTable, LeaveTable, GetTable, GetRecords | [`tables`] |
+//! | Bid, TakeSkat, Discard, Declare, PlayCard, Resign, Claim | [`actions`] |
+//! | WatchTable: a cursor into the log, a bounded buffer, the stream's end | [`watch`] |
+//! | accounts, lobbies, tournaments, ratings | [`competitions`] |
+//! | bearer tokens and the `--anonymous` policy | [`access`] |
+//! | every domain error as a status with `ErrorInfo` | [`refusal`] |
+//! | the domain as protobuf | [`project`] |
+//! | spans, metrics, refusal logs, client-fault codes for every call (a tower layer) | [`edge`] |
+//! | what each client address holds: tables, streams, connections | [`limits`] |
+//! | the page and gRPC-Web | `web` (feature `web`) |
+
+pub(crate) mod access;
+pub(crate) mod actions;
+pub(crate) mod competitions;
+pub(crate) mod edge;
+pub(crate) mod limits;
+pub(crate) mod project;
+pub(crate) mod refusal;
+pub(crate) mod service;
+pub(crate) mod tables;
+pub(crate) mod watch;
+#[cfg(feature = "web")]
+pub(crate) mod web;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use skat_proto::pb::skat_service_server::SkatServiceServer;
+use tokio::sync::watch as signal;
+use tokio::task::JoinHandle;
+
+use crate::competition::Competitions;
+use crate::config::ServerConfig;
+use crate::journal::Journal;
+use crate::metrics::Metrics;
+use crate::table::Tables;
+use service::SkatServer;
+
+/// What the service is made of, from [`crate::start`].
+pub(crate) struct Parts {
+    pub(crate) config: Arc<ServerConfig>,
+    pub(crate) metrics: Metrics,
+    pub(crate) tables: Arc<Tables>,
+    pub(crate) journal: Journal,
+    pub(crate) competitions: Arc<Competitions>,
+    /// Set to true after the drain: streams end, the server stops.
+    pub(crate) stop: signal::Sender<bool>,
+    /// Turns true if the journal failed (the server then stops by itself).
+    pub(crate) failed: signal::Receiver<bool>,
+}
+
+/// A server being served.
+pub(crate) struct Serving {
+    pub(crate) web_addr: Option<SocketAddr>,
+    pub(crate) task: JoinHandle<std::io::Result<()>>,
+}
+
+/// Serves gRPC on `listener` (and the page on `--web-addr`) until `shutdown` resolves or
+/// the journal fails; then: health turns NOT_SERVING, the server keeps serving for the
+/// drain, open streams end with UNAVAILABLE, in-flight calls finish within the grace.
+pub(crate) async fn serve(
+    listener: tokio::net::TcpListener,
+    parts: Parts,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<Serving> {
+    let Parts { config, metrics, tables, journal, competitions, stop, mut failed } = parts;
+    let (health_reporter, health_service) = tonic_health::server::health_reporter();
+    health_reporter.set_serving::<SkatServiceServer<SkatServer>>().await;
+    // For liveness probes: stays SERVING while the server drains, so that a pod that is
+    // leaving (readiness NOT_SERVING) is not restarted.
+    health_reporter.set_service_status(crate::LIVENESS_SERVICE, tonic_health::ServingStatus::Serving).await;
+    let reflection_v1 = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(skat_proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1()
+        .map_err(std::io::Error::other)?;
+    let reflection_v1alpha = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(skat_proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1alpha()
+        .map_err(std::io::Error::other)?;
+
+    let stopped = stop.subscribe();
+    let service =
+        SkatServer::new(tables, Arc::clone(&config), metrics.clone(), stopped.clone(), journal, competitions);
+    let clients = Arc::clone(&service.clients);
+    let web_addr = serve_web(&config, &service, &metrics, &stopped).await?;
+    // Requests are small, so the limit applies to them; responses are built by the
+    // server from bounded tables.
+    let grpc = SkatServiceServer::new(service).max_decoding_message_size(config.max_message_bytes);
+
+    let drain = config.drain;
+    let on_shutdown = async move {
+        tokio::select! {
+            _ = shutdown => {}
+            // Without a journal the sender is gone at once: that is no failure.
+            Ok(_) = failed.wait_for(|f| *f) => {}
+        }
+        tracing::info!(drain_ms = drain.as_millis() as u64, "shutting down: health NOT_SERVING, draining");
+        health_reporter.set_not_serving::<SkatServiceServer<SkatServer>>().await;
+        health_reporter.set_service_status("", tonic_health::ServingStatus::NotServing).await;
+        tokio::time::sleep(drain).await;
+        let _ = stop.send(true);
+    };
+
+    // Every connection counts against its client's limit while it is open.
+    let per_client = config.max_connections_per_client;
+    let incoming = tokio_stream::StreamExt::filter_map(
+        tonic::transport::server::TcpIncoming::from(listener)
+            .with_nodelay(Some(true))
+            .with_keepalive(Some(Duration::from_secs(60))),
+        move |accepted| match accepted {
+            Ok(stream) => {
+                let admitted = limits::Connection::admit(&clients, stream, per_client);
+                if admitted.is_none() {
+                    tracing::debug!("connection refused: its address holds its limit of connections");
+                }
+                admitted.map(Ok)
+            }
+            Err(e) => Some(Err(e)),
+        },
+    );
+    let serve = tonic::transport::Server::builder()
+        // A client's own connection cannot take more than its share of the workers.
+        .concurrency_limit_per_connection(config.max_concurrent_requests_per_connection)
+        .max_concurrent_streams(Some(
+            u32::try_from(config.max_concurrent_requests_per_connection).unwrap_or(u32::MAX),
+        ))
+        // Dead peers are noticed, and their streams end, within about a minute.
+        .http2_keepalive_interval(Some(Duration::from_secs(30)))
+        .http2_keepalive_timeout(Some(Duration::from_secs(20)))
+        // Spans, metrics, refusal logs and client-fault codes for every call, in one place.
+        .layer(edge::EdgeLayer::new(metrics.clone()))
+        .add_service(health_service)
+        .add_service(reflection_v1)
+        .add_service(reflection_v1alpha)
+        .add_service(grpc)
+        // Small messages both ways: Nagle's algorithm would hold each for a delayed ACK.
+        .serve_with_incoming_shutdown(incoming, on_shutdown);
+    // Graceful shutdown waits for every open response; a client that never reads its
+    // stream would hold it forever. After the drain, `shutdown_grace` is all they get.
+    let grace = config.shutdown_grace;
+    let mut stopped = stopped;
+    let task = tokio::spawn(async move {
+        tokio::select! {
+            result = serve => result.map_err(std::io::Error::other),
+            _ = async {
+                let _ = stopped.wait_for(|s| *s).await;
+                tokio::time::sleep(grace).await;
+            } => {
+                tracing::warn!(grace_ms = grace.as_millis() as u64, "connections still open after the grace period: closing them");
+                Ok(())
+            }
+        }
+    });
+    Ok(Serving { web_addr, task })
+}
+
+/// The page, with the same service over gRPC-Web, on its own address.
+#[cfg(feature = "web")]
+async fn serve_web(
+    config: &ServerConfig,
+    service: &SkatServer,
+    metrics: &Metrics,
+    stopped: &signal::Receiver<bool>,
+) -> std::io::Result<Option<SocketAddr>> {
+    let Some(at) = config.web_addr else { return Ok(None) };
+    match tokio::net::TcpListener::bind(at).await {
+        Ok(listener) => {
+            let bound = listener.local_addr()?;
+            web::serve(
+                listener,
+                service.clone(),
+                config,
+                Arc::clone(&service.clients),
+                metrics.clone(),
+                stopped.clone(),
+            );
+            Ok(Some(bound))
+        }
+        Err(e) if config.web_addr_default => {
+            tracing::warn!(%at, error = %e, "the web page is off: its default address is taken (set --web-addr)");
+            Ok(None)
+        }
+        Err(e) => Err(std::io::Error::new(e.kind(), format!("cannot listen on --web-addr {at}: {e}"))),
+    }
+}
+
+/// Without the `web` feature there is no page: `--web-addr` is refused.
+#[cfg(not(feature = "web"))]
+async fn serve_web(
+    config: &ServerConfig,
+    _: &SkatServer,
+    _: &Metrics,
+    _: &signal::Receiver<bool>,
+) -> std::io::Result<Option<SocketAddr>> {
+    match config.web_addr {
+        Some(_) if !config.web_addr_default => Err(std::io::Error::other(
+            "this server was built without the web page (feature `web`): drop --web-addr",
+        )),
+        _ => Ok(None),
+    }
+}

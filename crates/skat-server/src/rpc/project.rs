@@ -1,0 +1,288 @@
+//! The domain as protobuf: every `skat.v1` message the server answers with (a table's
+//! status, summary and views, the log's events as each reader may see them; a
+//! tournament, its standings and meetings, a bot, the leaderboard, a lobby's seat) is
+//! built here, and nowhere else. The table and the competitions hold no protobuf: they
+//! are the domain, this module is their projection onto the wire, through
+//! [`skat_proto::convert`].
+
+use std::time::Instant;
+
+use skat_engine::LegalActions;
+use skat_engine::matches::Seat;
+use skat_league::Format;
+use skat_proto::convert::{self, DealFrame};
+use skat_proto::pb;
+
+use crate::competition::SeatOffer;
+use crate::competition::views::{BotDetails, TournamentDetails, TournamentListing};
+use crate::store::accounts::RatedAccount;
+use crate::store::{RowStatus, TableRow};
+use crate::table::{Status, Table, TableEvent};
+
+/// Waiting, playing or finished.
+pub(crate) fn status(table: &Table) -> pb::TableStatus {
+    match table.status() {
+        Status::Waiting => pb::TableStatus::Waiting,
+        Status::Playing => pb::TableStatus::Playing,
+        Status::Finished => pb::TableStatus::Finished,
+    }
+}
+
+/// The events after `after` up to `until` as `viewer` may see them, at most `max`:
+/// redacted for the viewer ([`skat_engine::GameEvent::seen_by`]), with the viewer's
+/// legal actions (its turn, or what it may do out of turn) and nobody else's.
+pub(crate) fn events_after(
+    t: &Table,
+    after: u64,
+    until: u64,
+    viewer: Option<Seat>,
+    max: usize,
+) -> Vec<pb::Event> {
+    let names = t.names();
+    let count = usize::try_from(until.saturating_sub(after)).unwrap_or(usize::MAX);
+    t.log
+        .iter()
+        .enumerate()
+        .skip(usize::try_from(after).unwrap_or(usize::MAX))
+        .take(max.min(count))
+        .map(|(i, e)| {
+            let kind = match &e.event {
+                TableEvent::SeatJoined { seat, name } => {
+                    pb::event::Kind::SeatJoined(pb::SeatJoined { seat: u32::from(*seat), name: name.clone() })
+                }
+                TableEvent::SeatLeft { seat } => {
+                    pb::event::Kind::SeatLeft(pb::SeatLeft { seat: u32::from(*seat) })
+                }
+                TableEvent::Game(g) => convert::event(&g.seen_by(viewer), &names),
+            };
+            let seat_to_move = e.turn.as_ref().map(|(seat, _, _)| u32::from(*seat));
+            let legal = match (&e.turn, viewer) {
+                (Some((seat, legal, hand)), Some(v)) if *seat == v => Some(convert::legal(legal, *hand)),
+                (_, Some(v)) => e.out_of_turn.get(usize::from(v)).filter(|o| o.resign || o.claim).map(|o| {
+                    convert::legal(
+                        &LegalActions { resign: o.resign, claim: o.claim, ..LegalActions::default() },
+                        false,
+                    )
+                }),
+                (_, None) => None,
+            };
+            pb::Event { seq: i as u64 + 1, time_unix_ms: e.time_ms, kind: Some(kind), seat_to_move, legal }
+        })
+        .collect()
+}
+
+/// The table as `viewer` may see it (`None`: a spectator).
+pub(crate) fn table_view(t: &Table, viewer: Option<Seat>, now: Instant) -> pb::TableView {
+    let names = t.names();
+    let records = t.game.records();
+    let deal = t.started.then(|| {
+        let number =
+            if t.game.is_over() { t.game.deal_number().saturating_sub(1) } else { t.game.deal_number() };
+        let seeger_fabian = match records.last() {
+            Some(r) if t.game.is_over() => t.game.seeger_fabian_by_seat(r),
+            _ => Vec::new(),
+        };
+        let frame = DealFrame {
+            number,
+            dealer: t.game.dealer_of(number),
+            seats: t.game.seats_of(number),
+            seeger_fabian: &seeger_fabian,
+        };
+        let view = t.game.deal().view(
+            viewer
+                .and_then(|s| frame.seats.iter().position(|x| *x == s))
+                .and_then(skat_engine::Position::from_index),
+        );
+        convert::deal_view(&view, frame)
+    });
+    pb::TableView {
+        table_id: t.id().to_string(),
+        name: t.config.name.clone(),
+        status: status(t) as i32,
+        seats: u32::from(t.config.game.seats),
+        seat_info: t
+            .slots
+            .iter()
+            .enumerate()
+            .map(|(i, s)| pb::SeatInfo { seat: i as u32, name: s.name.clone(), occupied: s.token.is_some() })
+            .collect(),
+        your_seat: viewer.map(u32::from),
+        seq: t.seq(),
+        deals: t.config.game.deals,
+        deals_played: records.len() as u32,
+        seed: t.config.game.seed,
+        time_control: Some(pb::TimeControl { action_ms: t.config.action_ms, deal_ms: t.config.deal_ms }),
+        deal,
+        standings: t
+            .game
+            .standings()
+            .iter()
+            .map(|s| convert::standing(s, &names[usize::from(s.seat)]))
+            .collect(),
+        clocks: (0..t.seat_count())
+            .map(|i| pb::Clock { seat: i as u32, remaining_ms: t.clock_left(i, now).as_millis() as u64 })
+            .collect(),
+        deadline_unix_ms: t.deadline_unix_ms(now),
+        results: records
+            .iter()
+            .map(|r| convert::deal_result(&r.outcome, r.seats, &t.game.seeger_fabian_by_seat(r)))
+            .collect(),
+    }
+}
+
+/// A listing row as the wire shows it (from memory or from the journal alike).
+pub(crate) fn summary(row: &TableRow) -> pb::TableSummary {
+    let status = match row.status {
+        RowStatus::Waiting => pb::TableStatus::Waiting,
+        RowStatus::Playing => pb::TableStatus::Playing,
+        RowStatus::Finished => pb::TableStatus::Finished,
+        RowStatus::Abandoned => pb::TableStatus::Abandoned,
+    };
+    pb::TableSummary {
+        table_id: row.table_id.clone(),
+        name: row.name.clone(),
+        status: status as i32,
+        seats: u32::from(row.seats),
+        occupied: row.occupied,
+        deals: row.deals,
+        deals_played: row.deals_played,
+        private: row.private,
+        players: row.players.clone(),
+        seeger_fabian: row.scores.clone(),
+        created_unix_ms: row.created_ms,
+        ended_unix_ms: row.finished_ms,
+    }
+}
+
+/// A format as the wire names it.
+pub(crate) fn format(f: Format) -> pb::TournamentFormat {
+    match f {
+        Format::RoundRobin => pb::TournamentFormat::RoundRobin,
+        Format::Swiss => pb::TournamentFormat::Swiss,
+        Format::Casual => pb::TournamentFormat::Casual,
+    }
+}
+
+/// A seat handed to a lobby.
+pub(crate) fn seat_assigned(offer: SeatOffer) -> pb::SeatAssigned {
+    pb::SeatAssigned {
+        table_id: offer.table_id,
+        seat: offer.seat,
+        seat_token: offer.seat_token,
+        owner_address: offer.owner_address,
+        tournament_id: offer.tournament_id.to_string(),
+    }
+}
+
+/// A tournament with its standings and meetings.
+pub(crate) fn tournament(d: TournamentDetails) -> pb::Tournament {
+    let TournamentDetails { tournament: t, plan, standings, meetings, round, names } = d;
+    let swiss = t.spec.format == Format::Swiss;
+    pb::Tournament {
+        format: format(t.spec.format) as i32,
+        round,
+        rounds: t.spec.rounds,
+        meetings: meetings
+            .into_iter()
+            .map(|m| pb::TournamentMeeting {
+                seeger_fabian: m.seeger_fabian,
+                entrants: m.entrants.iter().map(|a| names.of(a)).collect(),
+                finished: m.finished,
+                tables: m.tables,
+                round: if swiss { m.round } else { 0 },
+            })
+            .collect(),
+        seats: u32::from(t.spec.seats),
+        created_ms: t.created_ms,
+        start_ms: t.spec.start_ms.max(t.created_ms),
+        finished_ms: t.finished_ms,
+        tournament_id: t.tournament_id.to_string(),
+        name: t.name,
+        finished: t.status == skat_league::TournamentStatus::Finished,
+        tables: plan
+            .iter()
+            .map(|p| pb::TournamentTable {
+                table_id: p.table_id.clone(),
+                seating: p.seating.iter().map(|a| names.of(a)).collect(),
+                status: p.status.as_str().to_string(),
+            })
+            .collect(),
+        standings: standings
+            .into_iter()
+            .map(|s| pb::TournamentStanding {
+                name: names.of(&s.account_id),
+                lists: s.lists,
+                seeger_fabian: s.seeger_fabian,
+                mean: s.mean,
+                ci95: s.ci95,
+                declared: s.declared,
+                won: s.won,
+                penalties: s.penalties,
+            })
+            .collect(),
+    }
+}
+
+/// A tournament in a list.
+pub(crate) fn tournament_summary(l: TournamentListing) -> pb::TournamentSummary {
+    let t = l.row.tournament;
+    pb::TournamentSummary {
+        tournament_id: t.tournament_id.to_string(),
+        name: t.name,
+        format: format(t.spec.format) as i32,
+        finished: t.status == skat_league::TournamentStatus::Finished,
+        entrants: l.entrants,
+        tables: l.row.tables as u32,
+        finished_tables: l.row.finished as u32,
+        created_ms: t.created_ms,
+    }
+}
+
+/// A leaderboard row.
+pub(crate) fn leaderboard_entry(r: RatedAccount) -> pb::LeaderboardEntry {
+    pb::LeaderboardEntry {
+        name: r.name.to_string(),
+        rating: r.rating.rating,
+        uncertainty: r.rating.uncertainty,
+        lists: r.rating.lists as u32,
+    }
+}
+
+/// A bot account as the public sees it.
+pub(crate) fn bot(b: BotDetails) -> pb::Bot {
+    let name = b.account.name.to_string();
+    pb::Bot {
+        online: b.online,
+        rating: b.rating.map(|r| pb::LeaderboardEntry {
+            name: name.clone(),
+            rating: r.rating,
+            uncertainty: r.uncertainty,
+            lists: r.lists as u32,
+        }),
+        history: b
+            .history
+            .into_iter()
+            .map(|p| pb::RatingPoint {
+                at_ms: p.at_ms,
+                table_id: p.table_id,
+                rating: p.rating.rating,
+                uncertainty: p.rating.uncertainty,
+            })
+            .collect(),
+        recent: b
+            .recent
+            .into_iter()
+            .map(|l| pb::BotList {
+                seat: l.seat,
+                seeger_fabian: l.seeger_fabian,
+                table_id: l.table_id,
+                tournament_id: l.tournament_id,
+                seating: l.seating,
+            })
+            .collect(),
+        name,
+        disabled: b.account.disabled,
+        created_ms: b.account.created_ms,
+        max_tables: b.account.max_tables,
+    }
+}

@@ -1,0 +1,222 @@
+//! Refusals, typed to the edge and mapped to the wire in one place.
+//!
+//! Every refusal is a [`Refusal`]: a status code, a stable [`pb::ErrorReason`] and a
+//! message for people, plus public facts a client may branch on. [`Refusal::status`]
+//! turns it into a `tonic::Status` with a `google.rpc.ErrorInfo` detail (domain
+//! `skat.v1`, reason without the `ERROR_REASON_` prefix), so clients branch on the
+//! reason and never parse messages. Every domain error (the table's, the competitions',
+//! the journal's, the database's, a setting's) becomes a refusal through `From`, so a
+//! handler writes `?` and the mapping from domain to wire lives here alone.
+
+use std::collections::HashMap;
+
+use skat_proto::convert::{self, ConvertError};
+use skat_proto::pb::{self, ErrorReason as R};
+use tonic::{Code, Status};
+use tonic_types::{ErrorDetails, StatusExt};
+
+use crate::competition::CompetitionError;
+use crate::secret::NoRandomness;
+use crate::store::StoreError;
+use crate::table::settings::SettingsError;
+use crate::table::slots::SlotError;
+use crate::table::{ChangeError, TableError};
+
+/// `ErrorInfo.domain` of every refusal.
+pub(crate) const DOMAIN: &str = convert::ERROR_DOMAIN;
+
+/// A refused request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Refusal {
+    /// The gRPC status code.
+    pub code: Code,
+    /// Why, as the contract names it.
+    pub reason: pb::ErrorReason,
+    /// What happened, for people (may change between versions).
+    pub message: String,
+    /// Public facts for clients (`ErrorInfo.metadata`).
+    pub metadata: Vec<(&'static str, String)>,
+}
+
+impl Refusal {
+    /// A refusal with no metadata.
+    pub fn new(code: Code, reason: pb::ErrorReason, message: impl Into<String>) -> Refusal {
+        Refusal { code, reason, message: message.into(), metadata: Vec::new() }
+    }
+
+    /// Adds a metadata entry.
+    pub fn with(mut self, key: &'static str, value: impl ToString) -> Refusal {
+        self.metadata.push((key, value.to_string()));
+        self
+    }
+
+    /// A server limit was reached: RESOURCE_EXHAUSTED, reason LIMIT, with the limit's
+    /// flag name and value.
+    pub fn limit(flag: &'static str, max: usize, message: impl Into<String>) -> Refusal {
+        Refusal::new(Code::ResourceExhausted, R::Limit, message).with("limit", flag).with("max", max)
+    }
+
+    /// The status with its `ErrorInfo` detail.
+    pub fn status(self) -> Status {
+        let metadata: HashMap<String, String> =
+            self.metadata.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        Status::with_error_details(
+            self.code,
+            self.message,
+            ErrorDetails::with_error_info(convert::reason_name(self.reason), DOMAIN, metadata),
+        )
+    }
+}
+
+impl From<Refusal> for Status {
+    fn from(r: Refusal) -> Status {
+        r.status()
+    }
+}
+
+impl From<ConvertError> for Refusal {
+    fn from(e: ConvertError) -> Refusal {
+        Refusal::new(Code::InvalidArgument, e.reason, e.message)
+    }
+}
+
+impl From<TableError> for Refusal {
+    fn from(e: TableError) -> Refusal {
+        let message = e.to_string();
+        match e {
+            TableError::Stale { expected, current } => Refusal::new(Code::Aborted, R::StaleSeq, message)
+                .with("expected_seq", expected)
+                .with("current_seq", current),
+            TableError::Waiting => Refusal::new(Code::FailedPrecondition, R::TableWaiting, message),
+            TableError::Full => Refusal::new(Code::ResourceExhausted, R::TableFull, message),
+            TableError::SeatTaken(_) => Refusal::new(Code::ResourceExhausted, R::SeatTaken, message),
+            TableError::NoSuchSeat(_) => Refusal::new(Code::InvalidArgument, R::InvalidSeat, message),
+            TableError::Finished { played, deals } => {
+                Refusal::new(Code::FailedPrecondition, R::TableFinished, message)
+                    .with("deals_played", played)
+                    .with("deals", deals)
+            }
+            TableError::JoinLimit(max) => Refusal::limit("max-joins", max, message),
+            TableError::JoinCode => Refusal::new(Code::PermissionDenied, R::JoinCode, message),
+            TableError::Replay(_) => Refusal::new(Code::Internal, R::Internal, message),
+            TableError::Rule(e) => {
+                let (reason, metadata) = convert::match_reason(&e);
+                let code = match reason {
+                    R::InvalidSettings | R::InvalidSeat | R::InvalidDiscard => Code::InvalidArgument,
+                    _ => Code::FailedPrecondition,
+                };
+                Refusal { code, reason, message, metadata }
+            }
+        }
+    }
+}
+
+impl From<ChangeError> for Refusal {
+    fn from(e: ChangeError) -> Refusal {
+        let message = e.to_string();
+        match e {
+            ChangeError::ReadOnly => Refusal::new(Code::FailedPrecondition, R::TableFinished, message),
+            ChangeError::NotDurable => Refusal::new(Code::Unavailable, R::StorageUnavailable, message),
+        }
+    }
+}
+
+impl From<SettingsError> for Refusal {
+    fn from(e: SettingsError) -> Refusal {
+        let refusal = Refusal::new(Code::InvalidArgument, R::InvalidSettings, e.to_string());
+        match e {
+            SettingsError::Deals { max, .. } => refusal.with("max_deals", max),
+            SettingsError::Seats(_) | SettingsError::TimeLimit => refusal,
+        }
+    }
+}
+
+impl From<SlotError> for Refusal {
+    fn from(e: SlotError) -> Refusal {
+        let message = e.to_string();
+        match e {
+            SlotError::NoSuchSeat(_) => Refusal::new(Code::InvalidArgument, R::InvalidSeat, message),
+            SlotError::Full { flag, limit, .. } => Refusal::limit(flag, limit, message),
+        }
+    }
+}
+
+impl From<NoRandomness> for Refusal {
+    fn from(_: NoRandomness) -> Refusal {
+        Refusal::new(Code::Internal, R::Internal, "no randomness available")
+    }
+}
+
+impl From<StoreError> for Refusal {
+    fn from(e: StoreError) -> Refusal {
+        tracing::error!(error = %e, "the database failed");
+        Refusal::new(
+            Code::Unavailable,
+            R::StorageUnavailable,
+            "the server's database is not answering; retry",
+        )
+    }
+}
+
+impl From<CompetitionError> for Refusal {
+    fn from(e: CompetitionError) -> Refusal {
+        use CompetitionError as E;
+        let message = e.to_string();
+        match e {
+            E::NoDatabase => Refusal::new(Code::FailedPrecondition, R::NoDatabase, message),
+            E::Storage(e) => e.into(),
+            E::NoRandomness(_) => Refusal::new(Code::Internal, R::Internal, message),
+            E::AdminRequired | E::NoAdminToken => {
+                Refusal::new(Code::PermissionDenied, R::AdminRequired, message)
+            }
+            E::Name(_) | E::Quota | E::CasualSeats(_) | E::TooFewEntrants(_) | E::CasualNotCreatable => {
+                Refusal::new(Code::InvalidArgument, R::InvalidSettings, message)
+            }
+            E::AccountExists(_) => Refusal::new(Code::AlreadyExists, R::AccountExists, message),
+            E::NoSuchAccount(name) => {
+                Refusal::new(Code::NotFound, R::UnknownEntrant, message).with("entrant", name)
+            }
+            E::BotTokenInvalid => Refusal::new(Code::Unauthenticated, R::BotTokenInvalid, message),
+            E::AccountDisabled => Refusal::new(Code::PermissionDenied, R::AccountDisabled, message),
+            E::LobbyLimit(most) => Refusal::limit("account-max-lobbies", most, message),
+            E::UnknownEntrant(name) => {
+                Refusal::new(Code::InvalidArgument, R::UnknownEntrant, message).with("entrant", name)
+            }
+            E::Settings(e) => e.into(),
+            E::TournamentNotFound(_) => Refusal::new(Code::NotFound, R::TournamentNotFound, message),
+            E::BotNotFound(_) => Refusal::new(Code::NotFound, R::BotNotFound, message),
+            E::Table(e) => e.into(),
+            E::Change(e) => e.into(),
+            E::ServerFull { max } => Refusal::limit("max-tables", max, message),
+        }
+    }
+}
+
+/// Every domain error is a status through its refusal: handlers write `?`.
+macro_rules! status_from {
+    ($($error:ty),+) => {
+        $(impl From<$error> for Status {
+            fn from(e: $error) -> Status {
+                Refusal::from(e).status()
+            }
+        })+
+    };
+}
+
+status_from!(TableError, ChangeError, SettingsError, SlotError, NoRandomness, StoreError, CompetitionError);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refusal_travels_as_error_info() {
+        let status = Refusal::new(Code::Aborted, R::StaleSeq, "stale").with("current_seq", 7).status();
+        assert_eq!(status.code(), Code::Aborted);
+        assert_eq!(convert::status_reason(&status), Some(R::StaleSeq));
+        let info = status.get_error_details().error_info().unwrap().clone();
+        assert_eq!(info.reason, "STALE_SEQ");
+        assert_eq!(info.domain, "skat.v1");
+        assert_eq!(info.metadata.get("current_seq").map(String::as_str), Some("7"));
+    }
+}

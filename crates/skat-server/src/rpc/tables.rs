@@ -1,0 +1,244 @@
+//! The table RPCs: CreateTable, ListTables, JoinTable, LeaveTable, GetTable, GetRecords.
+//!
+//! | rule | why |
+//! |---|---|
+//! | a table exists once its creation is durable (else it is removed and the call fails) | an OK is a promise |
+//! | a table counts against its creator's address until it expires (`--max-tables-per-client`) | one client cannot fill the server |
+//! | a seat token is resolved to its seat under the table's lock | the seat cannot change hands between the check and its use |
+//! | GetTable shows only what is durable ([`crate::table::TableHandle::settled`]) | nobody sees a change a crash could take back |
+//! | records: only deals whose end is published | the cards of a deal are public only once its end is durable |
+
+use std::time::{Instant, SystemTime};
+
+use skat_engine::MatchConfig;
+use skat_engine::matches::Seat;
+use skat_proto::pb;
+use skat_proto::pb::ErrorReason as R;
+use tonic::{Code, Request, Status};
+
+use super::access::{Access, bearer, no_token, seat_in};
+use super::limits::{Resource, client_ip};
+use super::project;
+use super::refusal::Refusal;
+use super::service::{SkatServer, record_table};
+use crate::secret::{SeatToken, random_u64, same_token};
+use crate::store::{Cursor, ListFilter};
+use crate::table::settings::{self, deals_or_standard};
+use crate::table::{Table, TableConfig, TableError, TableId};
+
+/// Most tables in one ListTables page, and the page size when none is asked for.
+pub(crate) const MAX_PAGE: usize = 1000;
+const DEFAULT_PAGE: usize = 100;
+
+/// CreateTable needs the create token when the server has one.
+fn check_create_token(s: &SkatServer, metadata: &tonic::metadata::MetadataMap) -> Result<(), Status> {
+    let Some(required) = &s.config.create_token else { return Ok(()) };
+    match bearer(metadata)? {
+        Some(t) if same_token(&t, required) => Ok(()),
+        Some(_) => Err(Refusal::new(
+            Code::PermissionDenied,
+            R::WrongServerToken,
+            "wrong server token for CreateTable",
+        )
+        .into()),
+        None => Err(Refusal::new(
+            Code::Unauthenticated,
+            R::TokenRequired,
+            "CreateTable needs `authorization: Bearer <server token>`",
+        )
+        .into()),
+    }
+}
+
+/// CreateTable.
+pub(crate) async fn create(
+    s: &SkatServer,
+    request: Request<pb::CreateTableRequest>,
+) -> Result<pb::CreateTableResponse, Status> {
+    let ip = client_ip(request.remote_addr());
+    s.admit(request.metadata(), Access::Play).await?;
+    check_create_token(s, request.metadata())?;
+    let req = request.get_ref();
+    let seats = settings::seats(req.seats)?;
+    let deals = settings::deals(deals_or_standard(seats, req.deals), &s.config)?;
+    let seed = match req.seed {
+        Some(seed) => seed,
+        None => random_u64()?,
+    };
+    let (action_ms, deal_ms) =
+        settings::time_control(req.time_control.map(|t| (t.action_ms, t.deal_ms)), &s.config)?;
+    let join_code = if req.private || s.config.private_tables { Some(SeatToken::generate()?) } else { None };
+    let config = TableConfig {
+        name: req.name.chars().take(128).collect(),
+        game: MatchConfig { seats, deals, seed },
+        action_ms,
+        deal_ms,
+        join_code: join_code.as_ref().map(SeatToken::hash),
+        max_joins: s.config.max_joins_per_table,
+    };
+    let id = TableId::new(s.config.node_id.as_deref(), random_u64()?);
+    // The service reads the clocks; the table only ever uses the times it is given.
+    let table =
+        Table::new(id.clone(), config, Instant::now(), SystemTime::now()).map_err(TableError::from)?;
+    let view = project::table_view(&table, None, Instant::now());
+    let limit = s.config.max_tables_per_client;
+    let permit = s.clients.acquire(ip, Resource::Tables, limit).ok_or_else(|| {
+        Refusal::limit(
+            "max-tables-per-client",
+            limit,
+            format!(
+                "your address holds its limit of {limit} tables; they expire {} s after they finish or go idle",
+                s.config.table_expiry.as_secs()
+            ),
+        )
+    })?;
+    let handle = s
+        .tables
+        .insert(table, s.config.max_tables, Some(Box::new(permit)), &s.metrics, &s.journal)
+        .ok_or_else(|| {
+            Refusal::limit(
+                "max-tables",
+                s.config.max_tables,
+                format!("the server holds its limit of {} tables", s.config.max_tables),
+            )
+        })?;
+    // The table exists once its creation is durable.
+    if let Err(e) = handle.mutate(&s.journal, &s.metrics, |_| ()).await {
+        s.tables.remove(&id);
+        return Err(e.into());
+    }
+    s.metrics.tables.set(s.tables.len() as i64);
+    tracing::info!(table = %id, seats, deals, private = join_code.is_some(), "table created");
+    Ok(pb::CreateTableResponse {
+        table_id: id.to_string(),
+        seed,
+        table: Some(view),
+        owner_address: s.config.node_id.as_deref().and_then(|n| s.config.peer_address(n)).unwrap_or_default(),
+        join_code: join_code.as_ref().map(|c| c.reveal().to_string()).unwrap_or_default(),
+    })
+}
+
+/// `created_ms.table_id` of the last table of a page.
+fn parse_page_token(token: &str) -> Result<Cursor, Status> {
+    let invalid = || {
+        Refusal::new(
+            Code::InvalidArgument,
+            R::InvalidPageToken,
+            "page_token must be the next_page_token of an earlier ListTables response",
+        )
+        .status()
+    };
+    let (ms, id) = token.split_once('.').ok_or_else(invalid)?;
+    let created_ms = ms.parse().map_err(|_| invalid())?;
+    let id: TableId = id.parse().map_err(|_| invalid())?;
+    Ok(Cursor { created_ms, table_id: id.to_string() })
+}
+
+/// ListTables: every replica's tables from the database, newest first.
+pub(crate) async fn list(
+    s: &SkatServer,
+    request: Request<pb::ListTablesRequest>,
+) -> Result<pb::ListTablesResponse, Status> {
+    s.admit(request.metadata(), Access::Read).await?;
+    let req = request.get_ref();
+    let filter = match pb::TableFilter::try_from(req.filter) {
+        Ok(pb::TableFilter::Live) => ListFilter::Live,
+        Ok(pb::TableFilter::Finished) => ListFilter::Finished,
+        _ => ListFilter::All,
+    };
+    let limit = match req.page_size {
+        0 => DEFAULT_PAGE,
+        n => (n as usize).min(MAX_PAGE),
+    };
+    let cursor = if req.page_token.is_empty() { None } else { Some(parse_page_token(&req.page_token)?) };
+    let rows = s.journal.list(&s.tables, filter, cursor.as_ref(), limit).await?;
+    let next_page_token = match rows.last() {
+        Some(last) if rows.len() == limit => format!("{}.{}", last.created_ms, last.table_id),
+        _ => String::new(),
+    };
+    Ok(pb::ListTablesResponse { tables: rows.iter().map(project::summary).collect(), next_page_token })
+}
+
+/// JoinTable: a seat, its token, and the table as that seat sees it.
+pub(crate) async fn join(
+    s: &SkatServer,
+    request: Request<pb::JoinTableRequest>,
+) -> Result<pb::JoinTableResponse, Status> {
+    s.admit(request.metadata(), Access::Play).await?;
+    let req = request.get_ref();
+    record_table(&req.table_id);
+    let handle = s.table(&req.table_id)?;
+    let seat = match req.seat {
+        Some(n) => Some(Seat::try_from(n).map_err(|_| {
+            Refusal::new(Code::InvalidArgument, R::InvalidSeat, format!("this table has no seat {n}"))
+        })?),
+        None => None,
+    };
+    let token = SeatToken::generate()?;
+    let (seat, view) = handle
+        .mutate(&s.journal, &s.metrics, |t| -> Result<_, TableError> {
+            let now = Instant::now();
+            let seat = t.join(&req.name, seat, &req.join_code, token.hash(), now)?;
+            Ok((seat, project::table_view(t, Some(seat), now)))
+        })
+        .await??;
+    tracing::info!(seat = %seat, "seat taken");
+    Ok(pb::JoinTableResponse { seat: u32::from(seat), token: token.reveal().to_string(), table: Some(view) })
+}
+
+/// LeaveTable: the seat is free (during a match its deal is forfeited).
+pub(crate) async fn leave(
+    s: &SkatServer,
+    request: Request<pb::LeaveTableRequest>,
+) -> Result<pb::LeaveTableResponse, Status> {
+    record_table(&request.get_ref().table_id);
+    let handle = s.table(&request.get_ref().table_id)?;
+    let token = bearer(request.metadata())?.ok_or_else(no_token)?;
+    let (seat, seq) = handle
+        .mutate(&s.journal, &s.metrics, |t| -> Result<_, Status> {
+            let seat = seat_in(t, &token)?;
+            Ok((seat, t.leave(seat, Instant::now())?))
+        })
+        .await??;
+    tracing::info!(seat = %seat, "seat left");
+    Ok(pb::LeaveTableResponse { seq })
+}
+
+/// GetTable: the table as the caller may see it (a seat with its token, else a spectator).
+pub(crate) async fn get(
+    s: &SkatServer,
+    request: Request<pb::GetTableRequest>,
+) -> Result<pb::GetTableResponse, Status> {
+    record_table(&request.get_ref().table_id);
+    s.admit(request.metadata(), Access::Watch).await?;
+    let handle = s.readable(&request.get_ref().table_id, false).await?;
+    let token = bearer(request.metadata())?;
+    let t = handle.settled().await;
+    let viewer = token.map(|token| seat_in(&t, &token)).transpose()?;
+    Ok(pb::GetTableResponse { table: Some(project::table_view(&t, viewer, Instant::now())) })
+}
+
+/// GetRecords: the finished deals (published ones) as ISS text or JSON lines.
+pub(crate) async fn records(
+    s: &SkatServer,
+    request: Request<pb::GetRecordsRequest>,
+) -> Result<pb::GetRecordsResponse, Status> {
+    record_table(&request.get_ref().table_id);
+    s.admit(request.metadata(), Access::Read).await?;
+    let r = request.get_ref();
+    let handle = s.readable(&r.table_id, true).await?;
+    let json = match pb::RecordFormat::try_from(r.format) {
+        Ok(pb::RecordFormat::Json) => true,
+        Ok(_) => false,
+        Err(_) => {
+            return Err(Refusal::new(
+                Code::InvalidArgument,
+                R::InvalidRecordFormat,
+                "format must be RECORD_FORMAT_ISS or RECORD_FORMAT_JSON",
+            )
+            .into());
+        }
+    };
+    let records = handle.lock().records_until(handle.published(), json, &s.config.server_name);
+    Ok(pb::GetRecordsResponse { records })
+}

@@ -1,0 +1,289 @@
+//! WatchTable: one stream is a cursor into a table's log, fed to the client through a
+//! small bounded buffer.
+//!
+//! | rule | why |
+//! |---|---|
+//! | a seat's token is checked under the table lock on every read of the log | a stream carries a seat's rights only while its token holds the seat: after `LeaveTable` the next read ends the stream with PERMISSION_DENIED, before a newcomer's card can be read for it |
+//! | only published events are read (the table's `seq` watch, set after each commit) | nobody sees an event that is not yet durable |
+//! | the backlog is read in batches until the cursor reaches the log's end | resuming after any gap delivers everything, however long |
+//! | the buffer holds [`BUFFER`] responses; a reader that takes none for `--stream-stall-timeout` while events wait is ended with RESOURCE_EXHAUSTED | a stalled reader costs a bounded amount of memory and gives its slot back; it resumes with `after_seq` |
+//! | shutdown ends the stream with UNAVAILABLE even while it waits for the reader | a client that does not read cannot hold the server (the server also closes connections after `--shutdown-grace`) |
+//!
+//! The end of a stream (an error status after the buffered events) travels beside the
+//! buffer, so it is delivered even when the buffer is full.
+
+use std::future::Future as _;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use skat_engine::matches::Seat;
+use skat_proto::pb::ErrorReason as R;
+use skat_proto::pb::{self, watch_table_response::Kind as WatchKind};
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio_stream::Stream;
+use tonic::{Code, Request, Status};
+
+use super::access::{Access, bearer, seat_in};
+use super::limits::{Resource, client_ip};
+use super::project;
+use super::refusal::Refusal;
+use super::service::{SkatServer, record_table};
+use crate::secret::TokenHash;
+use crate::table::TableHandle;
+use crate::table::slots::StreamSlot;
+
+/// Responses buffered per stream.
+pub(crate) const BUFFER: usize = 32;
+/// Events read from the log under one lock.
+pub(crate) const BATCH: usize = 64;
+
+/// Who is watching.
+#[derive(Debug, Clone)]
+pub(crate) enum Watcher {
+    /// No token: the public view.
+    Spectator,
+    /// A seat, for as long as `token` holds it.
+    Seat {
+        /// The seat.
+        seat: Seat,
+        /// The hash of the token that opened the stream.
+        token: TokenHash,
+    },
+}
+
+impl Watcher {
+    /// The seat whose view to show.
+    pub(crate) fn seat(&self) -> Option<Seat> {
+        match self {
+            Watcher::Spectator => None,
+            Watcher::Seat { seat, .. } => Some(*seat),
+        }
+    }
+}
+
+/// The response stream: the buffered responses, then the end status if there is one.
+pub(crate) struct Responses {
+    rx: mpsc::Receiver<pb::WatchTableResponse>,
+    end: Option<oneshot::Receiver<Status>>,
+}
+
+impl Stream for Responses {
+    type Item = Result<pb::WatchTableResponse, Status>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        match self.rx.poll_recv(cx) {
+            Poll::Ready(Some(r)) => return Poll::Ready(Some(Ok(r))),
+            Poll::Pending => return Poll::Pending,
+            Poll::Ready(None) => {}
+        }
+        let Some(end) = self.end.as_mut() else { return Poll::Ready(None) };
+        match Pin::new(end).poll(cx) {
+            Poll::Ready(status) => {
+                self.end = None;
+                Poll::Ready(status.ok().map(Err))
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+/// Why the feeding task stopped early.
+enum Stop {
+    /// The client went away: nothing to say.
+    Gone,
+    /// End the stream with this status.
+    End(Status),
+}
+
+/// A stream's feeding task and the stream it feeds.
+pub(crate) struct Feed {
+    /// The table.
+    pub handle: Arc<TableHandle>,
+    /// Who watches.
+    pub watcher: Watcher,
+    /// The last seq delivered (or skipped by the snapshot).
+    pub cursor: u64,
+    /// The snapshot to send first, if the client asked for one.
+    pub first: Option<pb::WatchTableResponse>,
+    /// Turns true when the server shuts down.
+    pub shutdown: watch::Receiver<bool>,
+    /// See [`ServerConfig::stream_stall_timeout`](crate::ServerConfig::stream_stall_timeout).
+    pub stall_timeout: Duration,
+}
+
+impl Feed {
+    /// Spawns the feeding task (holding `guards` until it ends) and returns the stream.
+    pub(crate) fn spawn<G: Send + 'static>(self, guards: G, span: tracing::Span) -> Responses {
+        let (tx, rx) = mpsc::channel(BUFFER);
+        let (end_tx, end_rx) = oneshot::channel();
+        tokio::spawn(tracing::Instrument::instrument(
+            async move {
+                let _guards = guards;
+                if let Err(Stop::End(status)) = self.run(&tx).await {
+                    tracing::debug!(code = ?status.code(), "stream ended");
+                    let _ = end_tx.send(status);
+                }
+            },
+            span,
+        ));
+        Responses { rx, end: Some(end_rx) }
+    }
+
+    async fn run(mut self, tx: &mpsc::Sender<pb::WatchTableResponse>) -> Result<(), Stop> {
+        let handle = Arc::clone(&self.handle);
+        let mut wake = handle.subscribe();
+        if let Some(first) = self.first.take() {
+            self.send(tx, first).await?;
+        }
+        loop {
+            let until = *wake.borrow_and_update();
+            let (events, at_end, finished) = {
+                let t = handle.lock();
+                if let Watcher::Seat { seat, token } = &self.watcher
+                    && t.seat_of_hash(token) != Some(*seat)
+                {
+                    return Err(Stop::End(
+                        Refusal::new(
+                            Code::PermissionDenied,
+                            R::SeatLost,
+                            format!("this stream's token no longer holds seat {seat} (it left the table)"),
+                        )
+                        .status(),
+                    ));
+                }
+                let events = project::events_after(&t, self.cursor, until, self.watcher.seat(), BATCH);
+                let last = events.last().map_or(self.cursor, |e| e.seq);
+                (events, last >= until, t.is_finished() && until >= t.seq())
+            };
+            for event in events {
+                let seq = event.seq;
+                self.send(tx, pb::WatchTableResponse { kind: Some(WatchKind::Event(event)) }).await?;
+                self.cursor = seq;
+            }
+            if !at_end {
+                // More backlog: read on without waiting for the table.
+                continue;
+            }
+            if finished {
+                // Everything up to the end of the match is delivered: a clean end.
+                return Ok(());
+            }
+            if handle.is_closed() {
+                return Err(Stop::End(
+                    Refusal::new(Code::NotFound, R::TableExpired, "the table has expired").status(),
+                ));
+            }
+            if *self.shutdown.borrow() {
+                return Err(self.shutting_down());
+            }
+            tokio::select! {
+                changed = wake.changed() => if changed.is_err() { return Err(Stop::Gone) },
+                _ = self.shutdown.changed() => {}
+                _ = tx.closed() => return Err(Stop::Gone),
+            }
+        }
+    }
+
+    fn shutting_down(&self) -> Stop {
+        Stop::End(
+            Refusal::new(
+                Code::Unavailable,
+                R::ShuttingDown,
+                format!("server is shutting down; reconnect with after_seq={}", self.cursor),
+            )
+            .with("after_seq", self.cursor)
+            .status(),
+        )
+    }
+
+    /// Puts one response into the buffer, waiting at most the stall timeout for room.
+    async fn send(
+        &mut self,
+        tx: &mpsc::Sender<pb::WatchTableResponse>,
+        item: pb::WatchTableResponse,
+    ) -> Result<(), Stop> {
+        let (stall, cursor) = (self.stall_timeout, self.cursor);
+        let permit = tokio::select! {
+            permit = tx.reserve() => Some(permit.map_err(|_| Stop::Gone)?),
+            _ = tokio::time::sleep(stall) => {
+                return Err(Stop::End(
+                    Refusal::new(
+                        Code::ResourceExhausted,
+                        R::StreamBehind,
+                        format!(
+                            "the stream fell behind (no event taken for {} ms); reconnect with after_seq={cursor}",
+                            stall.as_millis()
+                        ),
+                    )
+                    .with("after_seq", cursor)
+                    .status(),
+                ));
+            }
+            _ = self.shutdown.wait_for(|s| *s) => None,
+        };
+        let Some(permit) = permit else { return Err(self.shutting_down()) };
+        permit.send(item);
+        Ok(())
+    }
+}
+
+/// The WatchTable stream.
+pub(crate) type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchTableResponse, Status>> + Send>>;
+
+/// WatchTable: a snapshot (unless resuming with `after_seq`), then every event as the
+/// caller may see it. The stream holds a slot at the table and one of its address's
+/// streams until it ends.
+pub(crate) async fn watch(
+    s: &SkatServer,
+    request: Request<pb::WatchTableRequest>,
+) -> Result<WatchStream, Status> {
+    let ip = client_ip(request.remote_addr());
+    s.admit(request.metadata(), Access::Watch).await?;
+    let handle = s.readable(&request.get_ref().table_id, false).await?;
+    let t = handle.settled().await;
+    let token = bearer(request.metadata())?;
+    let limit = s.config.max_streams_per_client;
+    let client = s.clients.acquire(ip, Resource::Streams, limit).ok_or_else(|| {
+        Refusal::limit(
+            "max-streams-per-client",
+            limit,
+            format!("your address holds its limit of {limit} open streams"),
+        )
+    })?;
+    let watcher = match token {
+        None => Watcher::Spectator,
+        Some(token) => Watcher::Seat { seat: seat_in(&t, &token)?, token: TokenHash::of(&token) },
+    };
+    let slot = StreamSlot::open(&handle, watcher.seat(), &s.config, &s.metrics).map_err(Refusal::from)?;
+    let (first, cursor) = match request.get_ref().after_seq {
+        None => {
+            let snapshot = project::table_view(&t, watcher.seat(), Instant::now());
+            let seq = snapshot.seq;
+            (Some(pb::WatchTableResponse { kind: Some(WatchKind::Snapshot(snapshot)) }), seq)
+        }
+        Some(after) if after > t.seq() => {
+            return Err(Refusal::new(
+                Code::OutOfRange,
+                R::AfterSeqAhead,
+                format!("after_seq {after} is ahead of the table (seq {})", t.seq()),
+            )
+            .with("current_seq", t.seq())
+            .into());
+        }
+        Some(after) => (None, after),
+    };
+    drop(t);
+    let feed = Feed {
+        handle: Arc::clone(&handle),
+        watcher,
+        cursor,
+        first,
+        shutdown: s.shutdown.clone(),
+        stall_timeout: s.config.stream_stall_timeout,
+    };
+    record_table(&request.get_ref().table_id);
+    let span = tracing::info_span!(parent: tracing::Span::current(), "stream", seat = ?feed.watcher.seat());
+    Ok(Box::pin(feed.spawn((slot, client), span)))
+}

@@ -1,0 +1,165 @@
+//! The journal's database: SQLite (embedded, the default) or PostgreSQL (shared by
+//! replicas), both through sqlx's `Any` driver so that one code path and one schema
+//! serve both. Rows in, rows out: this module knows no protobuf and no Skat rule.
+//!
+//! | table | what | written | SQL |
+//! |---|---|---|---|
+//! | `skat_entries` | every input a table accepted, in order, with a checksum | by its owner, before the call is answered | [`tables`] |
+//! | `skat_tables` | one summary per table (status, seats, names, deals) for listings | at creation, joins, leaves, deal ends, the end | [`tables`] |
+//! | `skat_accounts`, `skat_tournaments`, `skat_tournament_tables`, `skat_ratings`, `skat_rating_history` | bot accounts, tournaments and their plans, ratings | by the competitions | [`accounts`], [`tournaments`] |
+//!
+//! The schema is created and upgraded by sqlx's migrator when the server starts (on
+//! PostgreSQL under its advisory lock, so replicas starting together do not race).
+
+pub(crate) mod accounts;
+pub(crate) mod tables;
+pub(crate) mod tournaments;
+
+use std::borrow::Cow;
+use std::path::Path;
+use std::time::Duration;
+
+use sqlx::any::AnyPoolOptions;
+use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
+use sqlx::{AnyPool, Executor as _};
+
+pub(crate) use tables::{Cursor, ListFilter, RowStatus, StoredEntry, TableRow, Writer};
+
+/// Which database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// An embedded SQLite file.
+    Sqlite,
+    /// A PostgreSQL server.
+    Postgres,
+}
+
+/// What went wrong with the database.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The database refused or failed.
+    #[error("database: {0}")]
+    Db(#[from] sqlx::Error),
+    /// The schema could not be brought up to date.
+    #[error("schema migration: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    /// The `--database` setting names no database this server can use.
+    #[error("{0}")]
+    Setting(String),
+}
+
+/// The embedded schema, for sqlx's migrator.
+#[derive(Debug)]
+struct Schema;
+
+impl<'s> MigrationSource<'s> for Schema {
+    fn resolve(
+        self,
+    ) -> std::pin::Pin<
+        Box<dyn std::future::Future<Output = Result<Vec<Migration>, sqlx::error::BoxDynError>> + Send + 's>,
+    > {
+        Box::pin(async {
+            Ok(vec![
+                Migration::new(
+                    1,
+                    Cow::Borrowed("journal"),
+                    MigrationType::Simple,
+                    Cow::Borrowed(include_str!("../../migrations/0001_journal.sql")),
+                    false,
+                ),
+                Migration::new(
+                    2,
+                    Cow::Borrowed("competitions"),
+                    MigrationType::Simple,
+                    Cow::Borrowed(include_str!("../../migrations/0002_competitions.sql")),
+                    false,
+                ),
+                Migration::new(
+                    3,
+                    Cow::Borrowed("leases"),
+                    MigrationType::Simple,
+                    Cow::Borrowed(include_str!("../../migrations/0003_leases.sql")),
+                    false,
+                ),
+                Migration::new(
+                    4,
+                    Cow::Borrowed("table scores"),
+                    MigrationType::Simple,
+                    Cow::Borrowed(include_str!("../../migrations/0004_table_scores.sql")),
+                    false,
+                ),
+            ])
+        })
+    }
+}
+
+pub(crate) fn to_i64(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+pub(crate) fn to_u64(v: i64) -> u64 {
+    u64::try_from(v).unwrap_or(0)
+}
+
+/// The database.
+#[derive(Debug, Clone)]
+pub struct Store {
+    pub(crate) pool: AnyPool,
+    backend: Backend,
+}
+
+impl Store {
+    /// The SQLite database in `dir` (created if missing).
+    pub async fn open_dir(dir: &Path) -> Result<Store, StoreError> {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            StoreError::Setting(format!("cannot create the data directory {}: {e}", dir.display()))
+        })?;
+        let file = dir.join("skat.db");
+        Store::open(&format!("sqlite://{}?mode=rwc", file.display())).await
+    }
+
+    /// Opens `url` (`sqlite://FILE?mode=rwc` or `postgres://...`) and brings its schema
+    /// up to date.
+    pub async fn open(url: &str) -> Result<Store, StoreError> {
+        sqlx::any::install_default_drivers();
+        let backend = if url.starts_with("sqlite:") {
+            Backend::Sqlite
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Backend::Postgres
+        } else {
+            return Err(StoreError::Setting(format!(
+                "--database must be `sqlite`, `memory` or a postgres:// URL, not `{url}`"
+            )));
+        };
+        let pool = AnyPoolOptions::new()
+            .max_connections(if backend == Backend::Sqlite { 4 } else { 8 })
+            .acquire_timeout(Duration::from_secs(10))
+            .after_connect(move |conn, _| {
+                Box::pin(async move {
+                    if backend == Backend::Sqlite {
+                        // Every commit is on disk before it returns (the OK is a promise);
+                        // WAL lets listings read while the journal writes.
+                        conn.execute("PRAGMA journal_mode = WAL").await?;
+                        conn.execute("PRAGMA synchronous = FULL").await?;
+                        conn.execute("PRAGMA busy_timeout = 10000").await?;
+                    }
+                    Ok(())
+                })
+            })
+            .connect(url)
+            .await?;
+        Migrator::new(Schema).await?.run(&pool).await?;
+        Ok(Store { pool, backend })
+    }
+
+    /// Which database this is.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// A connection of its own for the journal's writer (kept for the server's life, so
+    /// that a commit does not wait for the pool).
+    pub async fn writer(&self) -> Result<Writer, StoreError> {
+        Ok(Writer(self.pool.acquire().await?))
+    }
+}

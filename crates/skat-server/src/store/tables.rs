@@ -1,0 +1,371 @@
+//! The tables' SQL: the journal's entries (`skat_entries`) and the listing rows
+//! (`skat_tables`). Rows in, rows out: no table, no rule.
+
+use sqlx::Row as _;
+use sqlx::any::AnyRow;
+
+use super::{Store, StoreError, to_i64, to_u64};
+
+const TABLE_COLUMNS: &str = "table_id, owner, name, seats, deals, private, status, occupied, deals_played, players, created_ms, finished_ms, scores";
+
+/// Entries per INSERT statement (5 parameters each; well under both databases' limits).
+const ENTRIES_PER_STATEMENT: usize = 100;
+
+/// Where a table is in its life, as listings show it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowStatus {
+    /// Seats are open.
+    Waiting,
+    /// Playing its list.
+    Playing,
+    /// Every deal played.
+    Finished,
+    /// Dropped unfinished (nobody acted for the expiry time).
+    Abandoned,
+}
+
+impl RowStatus {
+    fn as_str(self) -> &'static str {
+        match self {
+            RowStatus::Waiting => "waiting",
+            RowStatus::Playing => "playing",
+            RowStatus::Finished => "finished",
+            RowStatus::Abandoned => "abandoned",
+        }
+    }
+
+    /// Finished or abandoned: the table changes no more.
+    pub fn ended(self) -> bool {
+        matches!(self, RowStatus::Finished | RowStatus::Abandoned)
+    }
+
+    fn parse(s: &str) -> RowStatus {
+        match s {
+            "waiting" => RowStatus::Waiting,
+            "playing" => RowStatus::Playing,
+            "finished" => RowStatus::Finished,
+            _ => RowStatus::Abandoned,
+        }
+    }
+}
+
+/// One table's summary row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableRow {
+    /// The table id.
+    pub table_id: String,
+    /// The replica that owns it (`""` without a node id).
+    pub owner: String,
+    /// Its name.
+    pub name: String,
+    /// 3 or 4.
+    pub seats: u8,
+    /// Deals in the list.
+    pub deals: u32,
+    /// Whether JoinTable needs a join code.
+    pub private: bool,
+    /// Where it is in its life.
+    pub status: RowStatus,
+    /// Seats taken.
+    pub occupied: u32,
+    /// Deals finished.
+    pub deals_played: u32,
+    /// Names by seat (empty for an open seat).
+    pub players: Vec<String>,
+    /// Seeger-Fabian totals by seat.
+    pub scores: Vec<i32>,
+    /// Unix milliseconds.
+    pub created_ms: u64,
+    /// Unix milliseconds when it finished or was abandoned; 0 before.
+    pub finished_ms: u64,
+}
+
+/// One stored input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredEntry {
+    /// The table.
+    pub table_id: String,
+    /// Its number in the table's journal (0: created).
+    pub n: u64,
+    /// Unix milliseconds.
+    pub at_ms: u64,
+    /// The input as JSON.
+    pub body: String,
+    /// [`checksum`] of the above.
+    pub checksum: String,
+}
+
+impl StoredEntry {
+    /// An entry with its checksum.
+    pub fn new(table_id: String, n: u64, at_ms: u64, body: String) -> StoredEntry {
+        let checksum = checksum(&table_id, n, at_ms, &body);
+        StoredEntry { table_id, n, at_ms, body, checksum }
+    }
+
+    /// Whether the entry is as it was written (a torn or altered row is not).
+    pub fn intact(&self) -> bool {
+        self.checksum == checksum(&self.table_id, self.n, self.at_ms, &self.body)
+    }
+}
+
+/// SHA-256 over an entry's fields (hex): detects a row that was torn or altered.
+pub fn checksum(table_id: &str, n: u64, at_ms: u64, body: &str) -> String {
+    use sha2::Digest as _;
+    let mut h = sha2::Sha256::new();
+    h.update(table_id.as_bytes());
+    h.update([0]);
+    h.update(n.to_le_bytes());
+    h.update(at_ms.to_le_bytes());
+    h.update(body.as_bytes());
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Which tables a listing wants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ListFilter {
+    /// Every table.
+    #[default]
+    All,
+    /// Waiting or playing.
+    Live,
+    /// Finished.
+    Finished,
+}
+
+impl ListFilter {
+    fn sql(self) -> &'static str {
+        match self {
+            ListFilter::All => "1 = 1",
+            ListFilter::Live => "status IN ('waiting', 'playing')",
+            ListFilter::Finished => "status = 'finished'",
+        }
+    }
+}
+
+/// A listing's position: the last row of the previous page (newest first).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cursor {
+    /// Its creation time.
+    pub created_ms: u64,
+    /// Its id.
+    pub table_id: String,
+}
+
+/// The journal writer's connection.
+#[derive(Debug)]
+pub struct Writer(pub(super) sqlx::pool::PoolConnection<sqlx::Any>);
+
+impl Writer {
+    /// Writes entries and table rows atomically: one statement on its own when it can
+    /// (no BEGIN and COMMIT round trips), else one transaction. Either way one commit,
+    /// one fsync.
+    pub async fn write(&mut self, entries: &[StoredEntry], rows: &[TableRow]) -> Result<(), StoreError> {
+        if rows.is_empty() && entries.len() <= ENTRIES_PER_STATEMENT {
+            insert_entries(&mut self.0, entries).await?;
+            return Ok(());
+        }
+        let mut tx = sqlx::Connection::begin(&mut *self.0).await?;
+        write_all(&mut tx, entries, rows).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+}
+
+/// Every entry and row, inside the caller's transaction.
+async fn write_all(
+    conn: &mut sqlx::AnyConnection,
+    entries: &[StoredEntry],
+    rows: &[TableRow],
+) -> Result<(), sqlx::Error> {
+    for chunk in entries.chunks(ENTRIES_PER_STATEMENT) {
+        insert_entries(conn, chunk).await?;
+    }
+    for row in rows {
+        upsert_row(conn, row).await?;
+    }
+    Ok(())
+}
+
+/// One INSERT of up to [`ENTRIES_PER_STATEMENT`] entries (prepared once per size).
+async fn insert_entries(conn: &mut sqlx::AnyConnection, chunk: &[StoredEntry]) -> Result<(), sqlx::Error> {
+    if chunk.is_empty() {
+        return Ok(());
+    }
+    let mut sql = String::with_capacity(64 + chunk.len() * 24);
+    sql.push_str("INSERT INTO skat_entries (table_id, n, at_ms, body, checksum) VALUES ");
+    for i in 0..chunk.len() {
+        let p = i * 5;
+        if i > 0 {
+            sql.push(',');
+        }
+        sql.push_str(&format!("(${},${},${},${},${})", p + 1, p + 2, p + 3, p + 4, p + 5));
+    }
+    let mut q = sqlx::query(&sql);
+    for e in chunk {
+        q = q
+            .bind(e.table_id.as_str())
+            .bind(to_i64(e.n))
+            .bind(to_i64(e.at_ms))
+            .bind(e.body.as_str())
+            .bind(e.checksum.as_str());
+    }
+    q.execute(conn).await?;
+    Ok(())
+}
+
+async fn upsert_row(conn: &mut sqlx::AnyConnection, row: &TableRow) -> Result<(), sqlx::Error> {
+    let sql = format!(
+        "INSERT INTO skat_tables ({TABLE_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13) \
+         ON CONFLICT (table_id) DO UPDATE SET status = excluded.status, occupied = excluded.occupied, \
+         deals_played = excluded.deals_played, players = excluded.players, finished_ms = excluded.finished_ms, \
+         scores = excluded.scores"
+    );
+    sqlx::query(&sql)
+        .bind(row.table_id.as_str())
+        .bind(row.owner.as_str())
+        .bind(row.name.as_str())
+        .bind(i64::from(row.seats))
+        .bind(i64::from(row.deals))
+        .bind(i64::from(row.private))
+        .bind(row.status.as_str())
+        .bind(i64::from(row.occupied))
+        .bind(i64::from(row.deals_played))
+        .bind(serde_json::to_string(&row.players).unwrap_or_else(|_| "[]".into()))
+        .bind(to_i64(row.created_ms))
+        .bind(to_i64(row.finished_ms))
+        .bind(serde_json::to_string(&row.scores).unwrap_or_else(|_| "[]".into()))
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+impl Store {
+    /// Writes entries and table rows in one transaction (outside the journal's writer).
+    pub async fn write(&self, entries: &[StoredEntry], rows: &[TableRow]) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        write_all(&mut tx, entries, rows).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    fn row_from(r: &AnyRow) -> Result<TableRow, sqlx::Error> {
+        let players: String = r.try_get("players")?;
+        Ok(TableRow {
+            table_id: r.try_get("table_id")?,
+            owner: r.try_get("owner")?,
+            name: r.try_get("name")?,
+            seats: u8::try_from(r.try_get::<i64, _>("seats")?).unwrap_or(3),
+            deals: u32::try_from(r.try_get::<i64, _>("deals")?).unwrap_or(0),
+            private: r.try_get::<i64, _>("private")? != 0,
+            status: RowStatus::parse(&r.try_get::<String, _>("status")?),
+            occupied: u32::try_from(r.try_get::<i64, _>("occupied")?).unwrap_or(0),
+            deals_played: u32::try_from(r.try_get::<i64, _>("deals_played")?).unwrap_or(0),
+            players: serde_json::from_str(&players).unwrap_or_default(),
+            scores: serde_json::from_str(&r.try_get::<String, _>("scores")?).unwrap_or_default(),
+            created_ms: to_u64(r.try_get("created_ms")?),
+            finished_ms: to_u64(r.try_get("finished_ms")?),
+        })
+    }
+
+    /// The tables `owner` must bring back on start: every one waiting or playing, and
+    /// those finished at or after `finished_since_ms` (still within their expiry).
+    pub async fn tables_to_recover(
+        &self,
+        owner: &str,
+        finished_since_ms: u64,
+    ) -> Result<Vec<TableRow>, StoreError> {
+        let sql = format!(
+            "SELECT {TABLE_COLUMNS} FROM skat_tables WHERE owner = $1 AND \
+             (status IN ('waiting', 'playing') OR (status = 'finished' AND finished_ms >= $2)) ORDER BY created_ms"
+        );
+        let rows =
+            sqlx::query(&sql).bind(owner).bind(to_i64(finished_since_ms)).fetch_all(&self.pool).await?;
+        Ok(rows.iter().map(Store::row_from).collect::<Result<_, _>>()?)
+    }
+
+    /// One table's row.
+    pub async fn row(&self, table_id: &str) -> Result<Option<TableRow>, StoreError> {
+        let sql = format!("SELECT {TABLE_COLUMNS} FROM skat_tables WHERE table_id = $1");
+        let row = sqlx::query(&sql).bind(table_id).fetch_optional(&self.pool).await?;
+        Ok(row.as_ref().map(Store::row_from).transpose()?)
+    }
+
+    /// One table's entries in order.
+    pub async fn entries(&self, table_id: &str) -> Result<Vec<StoredEntry>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT table_id, n, at_ms, body, checksum FROM skat_entries WHERE table_id = $1 ORDER BY n",
+        )
+        .bind(table_id)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(StoredEntry {
+                    table_id: r.try_get("table_id")?,
+                    n: to_u64(r.try_get("n")?),
+                    at_ms: to_u64(r.try_get("at_ms")?),
+                    body: r.try_get("body")?,
+                    checksum: r.try_get("checksum")?,
+                })
+            })
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(StoreError::from)
+    }
+
+    /// Removes a table's entries from number `n` on (a damaged tail); returns how many.
+    pub async fn drop_entries_from(&self, table_id: &str, n: u64) -> Result<u64, StoreError> {
+        let done = sqlx::query("DELETE FROM skat_entries WHERE table_id = $1 AND n >= $2")
+            .bind(table_id)
+            .bind(to_i64(n))
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected())
+    }
+
+    /// A page of tables, newest first, after `cursor`.
+    pub async fn list(
+        &self,
+        filter: ListFilter,
+        cursor: Option<&Cursor>,
+        limit: usize,
+    ) -> Result<Vec<TableRow>, StoreError> {
+        let (c_ms, c_id) = match cursor {
+            Some(c) => (to_i64(c.created_ms), c.table_id.as_str()),
+            None => (i64::MAX, ""),
+        };
+        let sql = format!(
+            "SELECT {TABLE_COLUMNS} FROM skat_tables WHERE {} AND \
+             (created_ms < $1 OR (created_ms = $1 AND table_id < $2) OR $3 = 0) \
+             ORDER BY created_ms DESC, table_id DESC LIMIT $4",
+            filter.sql()
+        );
+        let rows = sqlx::query(&sql)
+            .bind(c_ms)
+            .bind(c_id)
+            .bind(i64::from(cursor.is_some()))
+            .bind(i64::try_from(limit).unwrap_or(1000))
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(rows.iter().map(Store::row_from).collect::<Result<_, _>>()?)
+    }
+
+    /// Deletes finished and abandoned tables (rows and entries) that ended before
+    /// `before_ms`; returns how many tables.
+    pub async fn purge_ended_before(&self, before_ms: u64) -> Result<u64, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let ended =
+            "SELECT table_id FROM skat_tables WHERE status IN ('finished', 'abandoned') AND finished_ms < $1";
+        sqlx::query(&format!("DELETE FROM skat_entries WHERE table_id IN ({ended})"))
+            .bind(to_i64(before_ms))
+            .execute(&mut *tx)
+            .await?;
+        let done = sqlx::query(
+            "DELETE FROM skat_tables WHERE status IN ('finished', 'abandoned') AND finished_ms < $1",
+        )
+        .bind(to_i64(before_ms))
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(done.rows_affected())
+    }
+}

@@ -1,0 +1,394 @@
+//! # The table room
+//!
+//! One table: a match of the engine, its seats and tokens, its clocks, and its log; and
+//! the registry of every live table with the one path every change takes.
+//!
+//! | concern | where |
+//! |---|---|
+//! | the table: state, log, replay from the journal, resume after a restart | this file |
+//! | taking, leaving and re-keying seats (join codes, names, the join limit) | [`seats`] |
+//! | actions, turns, clocks and time-outs | [`turns`] |
+//! | records of the finished deals (ISS, JSON) | [`records`] |
+//! | what a table is set up with, and the inputs the journal keeps | [`input`] |
+//! | which settings a new table may have (seats, deals, time control) | [`settings`] |
+//! | why a table refuses | [`error`] |
+//! | table ids (owner replica and number) | [`id`] |
+//! | every live table, its lock, wake-ups, and the one path of a change ([`TableHandle::mutate`]) | [`registry`] |
+//! | the table's clock: one task that forfeits a seat at its deadline | [`clock`] |
+//! | stream slots per table (spectators, a seat's own streams) | [`slots`] |
+//!
+//! The log is the table's truth: every accepted event in order, numbered from 1. Views
+//! are the engine's, and events are redacted for each reader when read
+//! ([`skat_engine::GameEvent::seen_by`]), so one log serves every watcher and a
+//! reconnect is "everything after N". [`Table`] is synchronous, holds no rule of its
+//! own (every rule question goes to [`skat_engine::Match`]), reads no clock (every time
+//! comes from the `now` it is given) and knows no protobuf: the rpc room shows it on
+//! the wire.
+//!
+//! Every change is also written down as an [`Input`] (created, joined, left, acted,
+//! timed out) with its time: the journal stores these, and [`Table::replay`] feeds them
+//! back through the same methods to rebuild the table after a restart, event for event
+//! and `seq` for `seq` (the engine is deterministic; the table reads no clock).
+//!
+//! This room depends on the engine, the settings, the metrics and the secrets only: what makes a
+//! change durable is the journal's business, reached through [`registry::Durability`].
+
+pub(crate) mod clock;
+pub(crate) mod error;
+pub(crate) mod id;
+pub(crate) mod input;
+pub(crate) mod records;
+pub(crate) mod registry;
+pub(crate) mod seats;
+pub(crate) mod settings;
+pub(crate) mod slots;
+pub(crate) mod turns;
+
+#[cfg(test)]
+mod tests;
+
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use skat_engine::matches::{MatchError, Seat};
+use skat_engine::{GameEvent, LegalActions, Match};
+
+pub(crate) use crate::secret::TokenHash;
+pub(crate) use error::{ChangeError, TableError};
+pub(crate) use id::TableId;
+pub(crate) use input::{Input, JournalEntry, TableConfig};
+pub(crate) use registry::{Durability, Durable, TableHandle, Tables};
+
+/// Something in the table's log.
+#[derive(Debug, Clone)]
+pub(crate) enum TableEvent {
+    /// A player took a seat.
+    SeatJoined {
+        /// The seat.
+        seat: Seat,
+        /// The player's name.
+        name: String,
+    },
+    /// A player left a seat.
+    SeatLeft {
+        /// The seat.
+        seat: Seat,
+    },
+    /// Something happened in the match (unredacted; redacted when read).
+    Game(GameEvent),
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct LogEntry {
+    pub(crate) time_ms: u64,
+    pub(crate) event: TableEvent,
+    /// Who must act after this event, with what it may do (sent to that seat only).
+    pub(crate) turn: Option<(Seat, LegalActions, bool)>,
+    /// What the other seats may do out of turn after this event (resign, claim), by seat.
+    pub(crate) out_of_turn: [OutOfTurn; 4],
+}
+
+/// What a seat may do when it is not its turn: during play, resign; the declarer, claim.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct OutOfTurn {
+    pub(crate) resign: bool,
+    pub(crate) claim: bool,
+}
+
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Slot {
+    pub(crate) name: String,
+    pub(crate) token: Option<TokenHash>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Turn {
+    pub(crate) id: u64,
+    pub(crate) seat: Seat,
+    pub(crate) deal: u32,
+    pub(crate) started: Instant,
+    pub(crate) deadline: Option<Instant>,
+}
+
+/// Where a table is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Status {
+    /// Seats are open.
+    Waiting,
+    /// Playing its list.
+    Playing,
+    /// Every deal played.
+    Finished,
+}
+
+/// What listings show of a table: the part of its state that changes at joins, leaves,
+/// deal ends and the end (its id, name and settings never change).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Listing {
+    /// Where it is in its life.
+    pub(crate) status: Status,
+    /// Seats taken.
+    pub(crate) occupied: u32,
+    /// Deals finished.
+    pub(crate) deals_played: u32,
+    /// Names by seat (empty for an open seat).
+    pub(crate) players: Vec<String>,
+    /// Seeger-Fabian totals by seat.
+    pub(crate) scores: Vec<i32>,
+    /// Unix milliseconds when it finished; 0 before.
+    pub(crate) finished_ms: u64,
+}
+
+/// A table.
+#[derive(Debug)]
+pub struct Table {
+    pub(crate) id: TableId,
+    pub(crate) config: TableConfig,
+    pub(crate) game: Match,
+    pub(crate) slots: Vec<Slot>,
+    pub(crate) started: bool,
+    pub(crate) log: Vec<LogEntry>,
+    pub(crate) clocks: Vec<Duration>,
+    pub(crate) clock_deal: u32,
+    pub(crate) turn: Option<Turn>,
+    pub(crate) turn_ids: u64,
+    pub(crate) deal_end_times: Vec<SystemTime>,
+    /// The wall-clock time that `Instant` `.0` was: the table reads no clock itself; every
+    /// time it records comes from the `now` it is given.
+    pub(crate) epoch: (Instant, SystemTime),
+    pub(crate) last_activity: Instant,
+    pub(crate) finished_at: Option<Instant>,
+    pub(crate) joins: usize,
+    /// Inputs not yet handed to the journal, and how many were handed before.
+    pending: Vec<JournalEntry>,
+    journaled: u64,
+    created_ms: u64,
+    finished_ms: Option<u64>,
+    /// What listings last showed of this table (kept by the journal, which rewrites the
+    /// table's listing row only when this changes).
+    pub(crate) listed: Option<Listing>,
+}
+
+/// Milliseconds since the Unix epoch (0 before it).
+pub(crate) fn unix_ms(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+impl Table {
+    /// A new, empty table.
+    pub fn new(
+        id: TableId,
+        config: TableConfig,
+        now: Instant,
+        wall: SystemTime,
+    ) -> Result<Table, MatchError> {
+        let game = Match::new(config.game)?;
+        let seats = usize::from(config.game.seats);
+        let created =
+            JournalEntry { n: 0, at_ms: unix_ms(wall), input: Input::Created { config: config.clone() } };
+        Ok(Table {
+            id,
+            clocks: vec![Duration::from_millis(config.deal_ms); seats],
+            config,
+            game,
+            slots: vec![Slot::default(); seats],
+            started: false,
+            log: Vec::new(),
+            clock_deal: 0,
+            turn: None,
+            turn_ids: 0,
+            deal_end_times: Vec::new(),
+            epoch: (now, wall),
+            last_activity: now,
+            finished_at: None,
+            joins: 0,
+            pending: vec![created],
+            journaled: 1,
+            created_ms: unix_ms(wall),
+            finished_ms: None,
+            listed: None,
+        })
+    }
+
+    /// Rebuilds a table from its journal: the `Created` input, then every later input
+    /// through the same methods that made it, at the times it was made (as instants
+    /// after `now`; [`Table::resume`] then moves the clocks to the present). Stops at the
+    /// first entry that is out of order or does not apply, and says how many applied.
+    pub fn replay(
+        id: TableId,
+        entries: impl IntoIterator<Item = JournalEntry>,
+        now: Instant,
+    ) -> Result<(Table, usize), TableError> {
+        let mut entries = entries.into_iter();
+        let Some(JournalEntry { n: 0, at_ms: created_ms, input: Input::Created { config } }) = entries.next()
+        else {
+            return Err(TableError::Replay(0));
+        };
+        let at = |ms: u64| now + Duration::from_millis(ms.saturating_sub(created_ms));
+        let mut table = Table::new(id, config, now, UNIX_EPOCH + Duration::from_millis(created_ms))?;
+        let mut applied = 1;
+        for entry in entries {
+            if entry.n != applied as u64 || entry.at_ms < created_ms {
+                break;
+            }
+            let when = at(entry.at_ms);
+            let ok = match entry.input {
+                Input::Created { .. } => false,
+                Input::Joined { seat, name, token } => {
+                    table.seat_player(&name, Some(seat), token, when).is_ok()
+                }
+                Input::Left { seat } => table.leave(seat, when).is_ok(),
+                Input::Acted { seat, action } => table.act(seat, action, None, when).is_ok(),
+                Input::Rekeyed { seat, token } => table.rekey(seat, token, when).is_ok(),
+                Input::TimedOut => match table.turn {
+                    Some(t) => table.on_deadline(t.id, when).is_some(),
+                    None => false,
+                },
+            };
+            if !ok {
+                break;
+            }
+            applied += 1;
+        }
+        table.pending.clear();
+        table.journaled = applied as u64;
+        Ok((table, applied))
+    }
+
+    /// After a replay: the present is `now` (`wall` on the wall clock). The seat to move
+    /// gets its turn afresh (nobody is charged for the time the server was down), an
+    /// unfinished table counts as active now, and a finished one keeps its age.
+    pub fn resume(&mut self, now: Instant, wall: SystemTime) {
+        let last_ms = self.log.last().map_or(unix_ms(self.epoch.1), |e| e.time_ms);
+        let age = Duration::from_millis(unix_ms(wall).saturating_sub(last_ms));
+        self.epoch = (now, wall);
+        self.last_activity = now;
+        if self.finished_at.is_some() {
+            self.finished_at = Some(now.checked_sub(age).unwrap_or(now));
+        }
+        self.turn = None;
+        self.settle(now, None);
+    }
+
+    /// When the table was created (Unix milliseconds).
+    pub fn created_ms(&self) -> u64 {
+        self.created_ms
+    }
+
+    /// When the match ended (Unix milliseconds).
+    pub fn finished_ms(&self) -> Option<u64> {
+        self.finished_ms
+    }
+
+    /// When the table last changed (Unix milliseconds).
+    pub fn last_change_ms(&self) -> u64 {
+        self.log.last().map_or(self.created_ms, |e| e.time_ms)
+    }
+
+    /// The inputs since the last call, for the journal, in order.
+    pub fn take_inputs(&mut self) -> Vec<JournalEntry> {
+        std::mem::take(&mut self.pending)
+    }
+
+    fn record(&mut self, input: Input, now: Instant) {
+        let n = self.journaled;
+        self.journaled += 1;
+        self.pending.push(JournalEntry { n, at_ms: unix_ms(self.wall(now)), input });
+    }
+
+    /// The table id.
+    pub fn id(&self) -> &TableId {
+        &self.id
+    }
+
+    /// The sequence number of the last event (0 before any).
+    pub fn seq(&self) -> u64 {
+        self.log.len() as u64
+    }
+
+    /// The skat, if `seat` is the current deal's declarer and has picked it up (empty
+    /// otherwise: the skat is shown to nobody else).
+    pub fn skat_picked_up_by(&self, seat: Seat) -> skat_engine::CardSet {
+        let deal = self.game.deal();
+        match self.game.position_of(seat) {
+            Some(p) if deal.declarer() == Some(p) && deal.skat_picked_up() => deal.dealt().skat,
+            _ => skat_engine::CardSet::EMPTY,
+        }
+    }
+
+    /// Deals finished so far.
+    pub fn deals_played(&self) -> usize {
+        self.game.records().len()
+    }
+
+    /// Whether the match is over.
+    pub fn is_finished(&self) -> bool {
+        self.game.is_over()
+    }
+
+    /// How many seats the table has.
+    pub fn seat_count(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// When the table may be dropped: finished that long ago, or without any action
+    /// (waiting for players, or abandoned mid-match with no clock to end it) that long.
+    pub fn expired(&self, now: Instant, expiry: Duration) -> bool {
+        let since = self.finished_at.unwrap_or(self.last_activity);
+        now.duration_since(since) >= expiry
+    }
+
+    /// The seat a token belongs to.
+    pub fn seat_of_token(&self, token: &str) -> Option<Seat> {
+        self.seat_of_hash(&TokenHash::of(token))
+    }
+
+    /// The seat the token with this hash belongs to.
+    pub fn seat_of_hash(&self, token: &TokenHash) -> Option<Seat> {
+        self.slots
+            .iter()
+            .position(|s| s.token.as_ref().is_some_and(|t| t.same(token)))
+            .map(|i| Seat::new(i as u8))
+    }
+
+    pub(crate) fn names(&self) -> Vec<String> {
+        self.slots.iter().map(|s| s.name.clone()).collect()
+    }
+
+    /// The wall-clock time at `now`.
+    pub(crate) fn wall(&self, now: Instant) -> SystemTime {
+        self.epoch.1 + now.saturating_duration_since(self.epoch.0)
+    }
+
+    fn push(&mut self, event: TableEvent, now: Instant) -> u64 {
+        self.log.push(LogEntry {
+            time_ms: unix_ms(self.wall(now)),
+            event,
+            turn: None,
+            out_of_turn: [OutOfTurn::default(); 4],
+        });
+        self.seq()
+    }
+
+    /// Waiting, playing or finished.
+    pub(crate) fn status(&self) -> Status {
+        if self.game.is_over() {
+            Status::Finished
+        } else if self.started {
+            Status::Playing
+        } else {
+            Status::Waiting
+        }
+    }
+
+    /// What listings show of the table now.
+    pub(crate) fn listing(&self) -> Listing {
+        Listing {
+            status: self.status(),
+            occupied: self.slots.iter().filter(|s| s.token.is_some()).count() as u32,
+            deals_played: self.deals_played() as u32,
+            players: self.names(),
+            scores: self.game.standings().iter().map(|s| s.seeger_fabian).collect(),
+            finished_ms: self.finished_ms.unwrap_or(0),
+        }
+    }
+}

@@ -1,0 +1,308 @@
+//! Every live table of the server: creating, finding, expiring; and per table the lock
+//! that serializes its requests and the notification that wakes its watchers.
+//!
+//! Requests for one table take its mutex (never across an `await`); different tables
+//! never wait for each other.
+//!
+//! Every change goes through [`TableHandle::mutate`]: change under the lock, hand the
+//! inputs to the [`Durability`] (the journal) under the same lock, wait for them to be
+//! durable with the lock released, then publish. Watchers see the published `seq` only,
+//! so nobody reads an event before it is on disk.
+//!
+//! The registry does not know how a change is made durable: the journal implements
+//! [`Durability`] (this room would otherwise import the journal, which imports this
+//! room's [`Table`]).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::time::Instant;
+
+use tokio::sync::{oneshot, watch};
+
+use super::error::ChangeError;
+use super::{Table, TableId};
+use crate::metrics::Metrics;
+
+/// Where a table's changes are made durable before they are answered and published.
+pub(crate) trait Durability: Clone + Send + Sync + 'static {
+    /// Takes the table's new inputs (called with the table locked, after every change).
+    fn submit(&self, table: &mut Table) -> Durable;
+}
+
+/// A submitted change: ready once it is durable.
+#[must_use = "a change is promised only once it is durable"]
+#[derive(Debug)]
+pub(crate) struct Durable(Option<oneshot::Receiver<bool>>);
+
+impl Durable {
+    /// Nothing to wait for (no journal, or nothing changed).
+    pub(crate) fn now() -> Durable {
+        Durable(None)
+    }
+
+    /// Ready when the writer answers on `done` (true: durable).
+    pub(crate) fn when(done: oneshot::Receiver<bool>) -> Durable {
+        Durable(Some(done))
+    }
+
+    /// A change that can never be made durable (the journal has failed).
+    pub(crate) fn failed() -> Durable {
+        let (tx, rx) = oneshot::channel();
+        let _ = tx.send(false);
+        Durable(Some(rx))
+    }
+
+    /// Waits until the change is durable; [`ChangeError::NotDurable`] when it could not be
+    /// made so (the server is then stopping, and the caller must not answer OK).
+    pub(crate) async fn wait(self) -> Result<(), ChangeError> {
+        let Some(rx) = self.0 else { return Ok(()) };
+        match rx.await {
+            Ok(true) => Ok(()),
+            _ => Err(ChangeError::NotDurable),
+        }
+    }
+}
+
+/// Held for as long as a table lives and dropped with it (the creating client's
+/// per-address permit).
+pub(crate) type Guard = Box<dyn std::any::Any + Send + Sync>;
+
+/// A table with its lock, its watchers' wake-up and its timer.
+pub(crate) struct TableHandle {
+    table: Mutex<Table>,
+    seq: watch::Sender<u64>,
+    /// The current turn's id and deadline, which the table's clock task sleeps until.
+    pub(super) deadline: watch::Sender<Option<(u64, Instant)>>,
+    /// Open spectator streams (no token).
+    pub(super) spectators: AtomicUsize,
+    /// Open streams per seat (a seat's own streams never count against spectators).
+    pub(super) seat_streams: Vec<AtomicUsize>,
+    closed: AtomicBool,
+    deals_counted: AtomicUsize,
+    /// A finished or abandoned table rebuilt from the journal to be read: it changes no
+    /// more and is in no registry.
+    archived: bool,
+    _guard: Option<Guard>,
+}
+
+impl std::fmt::Debug for TableHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TableHandle")
+            .field("seq", &*self.seq.borrow())
+            .field("archived", &self.archived)
+            .finish()
+    }
+}
+
+impl TableHandle {
+    /// Locks the table. A panic while holding the lock cannot leave a half-applied action
+    /// (the engine checks before it changes anything), so a poisoned lock is taken over.
+    pub(crate) fn lock(&self) -> MutexGuard<'_, Table> {
+        self.table.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A handle for a table that is only read (rebuilt from the journal).
+    pub(crate) fn archived(table: Table) -> Arc<TableHandle> {
+        let mut handle = TableHandle::new(table, None);
+        handle.archived = true;
+        Arc::new(handle)
+    }
+
+    fn new(table: Table, guard: Option<Guard>) -> TableHandle {
+        let seq = table.seq();
+        let seats = table.seat_count();
+        TableHandle {
+            table: Mutex::new(table),
+            seq: watch::Sender::new(seq),
+            deadline: watch::Sender::new(None),
+            spectators: AtomicUsize::new(0),
+            seat_streams: (0..seats).map(|_| AtomicUsize::new(0)).collect(),
+            closed: AtomicBool::new(false),
+            deals_counted: AtomicUsize::new(0),
+            archived: false,
+            _guard: guard,
+        }
+    }
+
+    /// Changes the table with `f`, journals the change, waits until it is durable, and
+    /// publishes it: the one path of every change (see the module header). `f` runs
+    /// under the table's lock.
+    pub(crate) async fn mutate<T>(
+        self: &Arc<Self>,
+        journal: &impl Durability,
+        metrics: &Metrics,
+        f: impl FnOnce(&mut Table) -> T,
+    ) -> Result<T, ChangeError> {
+        if self.archived {
+            return Err(ChangeError::ReadOnly);
+        }
+        let (out, pending, state) = {
+            let mut t = self.lock();
+            let out = f(&mut t);
+            let pending = journal.submit(&mut t);
+            (out, pending, Published::of(&t))
+        };
+        pending.wait().await?;
+        self.publish(state, metrics);
+        Ok(out)
+    }
+
+    /// The table once everything in it is published (durable): what a snapshot may
+    /// show. Waits at most for the commits in flight.
+    pub(crate) async fn settled(&self) -> MutexGuard<'_, Table> {
+        let mut published = self.seq.subscribe();
+        loop {
+            {
+                let t = self.lock();
+                if t.seq() <= *published.borrow_and_update() {
+                    return t;
+                }
+            }
+            if published.changed().await.is_err() {
+                return self.lock();
+            }
+        }
+    }
+
+    /// The last published `seq`: events up to it are durable and may be read.
+    pub(crate) fn published(&self) -> u64 {
+        *self.seq.borrow()
+    }
+
+    /// A receiver that wakes when the log grows.
+    pub(crate) fn subscribe(&self) -> watch::Receiver<u64> {
+        self.seq.subscribe()
+    }
+
+    /// Publishes a state read in the critical section that changed it (so that an action
+    /// takes the table's lock once).
+    fn publish(&self, state: Published, metrics: &Metrics) {
+        let Published { seq, deadline, deals } = state;
+        let counted = self.deals_counted.swap(deals, Ordering::Relaxed);
+        metrics.deals.inc_by(deals.saturating_sub(counted) as u64);
+        // Commits of one table complete in order, but their callers may publish out of
+        // order: the published seq only grows.
+        self.seq.send_if_modified(|s| {
+            let newer = seq > *s;
+            if newer {
+                *s = seq;
+            }
+            newer
+        });
+        self.deadline.send_if_modified(|d| {
+            let changed = *d != deadline;
+            *d = deadline;
+            changed
+        });
+    }
+
+    /// Stops the clock and wakes the watchers, who end their streams (the table is
+    /// being dropped).
+    pub(crate) fn stop(&self) {
+        self.closed.store(true, Ordering::Relaxed);
+        // Wakes the clock, which sees the table closed and ends.
+        self.deadline.send_replace(None);
+        self.seq.send_modify(|_| {});
+    }
+
+    /// Whether the table has been dropped from the server.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Relaxed)
+    }
+}
+
+/// What watchers and the clock need to know after a change, read under the table's lock.
+#[derive(Debug, Clone, Copy)]
+struct Published {
+    seq: u64,
+    deadline: Option<(u64, Instant)>,
+    deals: usize,
+}
+
+impl Published {
+    /// The state of `table` now.
+    fn of(table: &Table) -> Published {
+        Published { seq: table.seq(), deadline: table.next_deadline(), deals: table.deals_played() }
+    }
+}
+
+/// The server's live tables.
+#[derive(Debug, Default)]
+pub struct Tables {
+    map: RwLock<HashMap<TableId, Arc<TableHandle>>>,
+}
+
+impl Tables {
+    /// Adds a table unless `max` tables exist already, and starts its clock; `guard` is
+    /// held as long as the table (the creating client's permit).
+    pub(crate) fn insert(
+        &self,
+        table: Table,
+        max: usize,
+        guard: Option<Guard>,
+        metrics: &Metrics,
+        journal: &impl Durability,
+    ) -> Option<Arc<TableHandle>> {
+        let mut map = self.map.write().unwrap_or_else(|p| p.into_inner());
+        if map.len() >= max {
+            return None;
+        }
+        let deals = table.deals_played();
+        let handle = Arc::new(TableHandle::new(table, guard));
+        // A recovered table's deals were counted before the restart.
+        handle.deals_counted.store(deals, Ordering::Relaxed);
+        let id = handle.lock().id().clone();
+        map.insert(id, Arc::clone(&handle));
+        super::clock::start(&handle, metrics.clone(), journal.clone());
+        let state = Published::of(&handle.lock());
+        handle.publish(state, metrics);
+        Some(handle)
+    }
+
+    /// Takes a table out (its creation could not be journaled).
+    pub(crate) fn remove(&self, id: &TableId) {
+        if let Some(h) = self.map.write().unwrap_or_else(|p| p.into_inner()).remove(id) {
+            h.stop();
+        }
+    }
+
+    /// The table with this id.
+    pub(crate) fn get(&self, id: &TableId) -> Option<Arc<TableHandle>> {
+        self.map.read().unwrap_or_else(|p| p.into_inner()).get(id).cloned()
+    }
+
+    /// Every table.
+    pub(crate) fn all(&self) -> Vec<Arc<TableHandle>> {
+        self.map.read().unwrap_or_else(|p| p.into_inner()).values().cloned().collect()
+    }
+
+    /// How many tables there are.
+    pub(crate) fn len(&self) -> usize {
+        self.map.read().unwrap_or_else(|p| p.into_inner()).len()
+    }
+
+    /// Drops the tables that have expired and returns them. Each table is looked at
+    /// under its own lock only; the registry is write-locked just to remove the expired.
+    pub(crate) fn expire(&self, now: Instant, expiry: std::time::Duration) -> Vec<Arc<TableHandle>> {
+        let expired: Vec<(TableId, Arc<TableHandle>)> = self
+            .map
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .map(|(id, h)| (id.clone(), Arc::clone(h)))
+            .collect::<Vec<_>>()
+            .into_iter()
+            .filter(|(_, h)| h.lock().expired(now, expiry))
+            .collect();
+        if expired.is_empty() {
+            return Vec::new();
+        }
+        let mut map = self.map.write().unwrap_or_else(|p| p.into_inner());
+        for (id, h) in &expired {
+            map.remove(id);
+            h.stop();
+        }
+        expired.into_iter().map(|(_, h)| h).collect()
+    }
+}

@@ -1,0 +1,192 @@
+//! Actions, turns, clocks and time-outs.
+//!
+//! | rule | why |
+//! |---|---|
+//! | an action decided on an older `seq` is refused (STALE_SEQ) | a bot never acts on a state that has moved on |
+//! | each turn has an id; a timer may act only for the turn it was armed for | a late timer never forfeits a newer turn |
+//! | the deadline is the smaller of the action limit and what is left of the seat's deal clock | both time controls hold |
+//! | an open seat forfeits at once when no clock runs | a list with an empty seat still ends |
+//! | clocks refill when a new deal starts | the deal clock is per deal |
+//! | after every change the last event notes who must act and what others may do out of turn | a stream reader can act on the event alone |
+
+use std::time::{Duration, Instant};
+
+use skat_engine::matches::Seat;
+use skat_engine::{Action, ForfeitReason, GameEvent};
+
+use super::{Input, OutOfTurn, Table, TableError, TableEvent, Turn, unix_ms};
+
+impl Table {
+    /// Notes on the last event who must act next and what it may do.
+    fn mark_turn(&mut self) {
+        let to_move = if self.started { self.game.seat_to_move() } else { None };
+        let turn = to_move.and_then(|seat| {
+            let position = self.game.position_of(seat)?;
+            Some((seat, self.game.deal().legal_actions(position), self.game.deal().is_hand_game()))
+        });
+        let mut out_of_turn = [OutOfTurn::default(); 4];
+        if self.started && !self.game.is_over() {
+            for (seat, slot) in out_of_turn.iter_mut().enumerate().take(self.slots.len()) {
+                let seat = Seat::new(seat as u8);
+                if Some(seat) == to_move {
+                    continue;
+                }
+                if let Some(position) = self.game.position_of(seat) {
+                    let legal = self.game.deal().legal_actions(position);
+                    *slot = OutOfTurn { resign: legal.resign, claim: legal.claim };
+                }
+            }
+        }
+        if let Some(last) = self.log.last_mut() {
+            last.turn = turn;
+            last.out_of_turn = out_of_turn;
+        }
+    }
+
+    pub(super) fn check_seq(&self, expected: Option<u64>) -> Result<(), TableError> {
+        match expected {
+            Some(expected) if expected != self.seq() => {
+                Err(TableError::Stale { expected, current: self.seq() })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// A seat's action, checked against `expected_seq` and then by the rules.
+    pub fn act(
+        &mut self,
+        seat: Seat,
+        action: Action,
+        expected_seq: Option<u64>,
+        now: Instant,
+    ) -> Result<u64, TableError> {
+        self.check_seq(expected_seq)?;
+        if !self.started {
+            return Err(TableError::Waiting);
+        }
+        let seq = self.apply(seat, action, now)?;
+        self.record(Input::Acted { seat, action }, now);
+        self.last_activity = now;
+        self.settle(now, Some(seat));
+        Ok(seq)
+    }
+
+    pub(super) fn apply(&mut self, seat: Seat, action: Action, now: Instant) -> Result<u64, TableError> {
+        let applied = self.game.apply(seat, action)?;
+        for event in applied.events {
+            if matches!(event, GameEvent::DealEnded { .. }) {
+                self.deal_end_times.push(self.wall(now));
+            }
+            self.push(TableEvent::Game(event), now);
+        }
+        if applied.match_over {
+            self.finished_at = Some(now);
+            self.finished_ms = Some(unix_ms(self.wall(now)));
+        }
+        Ok(self.seq())
+    }
+
+    /// Brings the turn and clocks up to date after a change by `actor`.
+    pub(super) fn settle(&mut self, now: Instant, actor: Option<Seat>) {
+        self.mark_turn();
+        let to_move = if self.started { self.game.seat_to_move() } else { None };
+        let deal = self.game.deal_number();
+        if let Some(t) = self.turn {
+            if Some(t.seat) == to_move && t.deal == deal && actor != Some(t.seat) {
+                // Someone else resigned or joined: the turn runs on.
+                return;
+            }
+            if t.deal == self.clock_deal && self.config.deal_ms > 0 {
+                let clock = &mut self.clocks[usize::from(t.seat)];
+                *clock = clock.saturating_sub(now.duration_since(t.started));
+            }
+        }
+        if deal != self.clock_deal {
+            self.clocks.fill(Duration::from_millis(self.config.deal_ms));
+            self.clock_deal = deal;
+        }
+        self.turn = to_move.map(|seat| {
+            self.turn_ids += 1;
+            let mut limit: Option<Duration> = None;
+            let mut tighten = |d: Duration| limit = Some(limit.map_or(d, |l| l.min(d)));
+            if self.config.action_ms > 0 {
+                tighten(Duration::from_millis(self.config.action_ms));
+            }
+            if self.config.deal_ms > 0 {
+                tighten(self.clocks[usize::from(seat)]);
+            }
+            if self.slots[usize::from(seat)].token.is_none() {
+                // An open seat forfeits at once when there is no clock to wait for.
+                tighten(Duration::from_millis(self.config.action_ms));
+            }
+            Turn {
+                id: self.turn_ids,
+                seat,
+                deal,
+                started: now,
+                deadline: limit.and_then(|l| now.checked_add(l)),
+            }
+        });
+    }
+
+    /// The turn that will time out next: its id and deadline.
+    pub fn next_deadline(&self) -> Option<(u64, Instant)> {
+        self.turn.and_then(|t| t.deadline.map(|d| (t.id, d)))
+    }
+
+    /// Called when the deadline of turn `turn_id` passes: if that turn is still open, the
+    /// seat forfeits the deal (ISS `TI`; `LE` for an open seat). Returns the new seq.
+    pub fn on_deadline(&mut self, turn_id: u64, now: Instant) -> Option<u64> {
+        let turn = self.turn.filter(|t| t.id == turn_id)?;
+        let reason = if self.slots[usize::from(turn.seat)].token.is_none() {
+            ForfeitReason::Left
+        } else {
+            ForfeitReason::Timeout
+        };
+        let seq = self.apply(turn.seat, Action::Forfeit { reason }, now).ok()?;
+        self.record(Input::TimedOut, now);
+        self.last_activity = now;
+        self.settle(now, Some(turn.seat));
+        Some(seq)
+    }
+}
+
+impl Table {
+    /// What is left on `seat`'s deal clock at `now` (zero with no deal clock): the time
+    /// the seat to move has spent on its turn so far is already taken off.
+    pub(crate) fn clock_left(&self, seat: usize, now: Instant) -> Duration {
+        if self.config.deal_ms == 0 {
+            return Duration::ZERO;
+        }
+        let mut left = self.clocks.get(seat).copied().unwrap_or_default();
+        if let Some(t) = self.turn.filter(|t| usize::from(t.seat) == seat && t.deal == self.clock_deal) {
+            left = left.saturating_sub(now.duration_since(t.started));
+        }
+        left
+    }
+
+    /// When the seat to move loses the deal by time-out, in Unix milliseconds (0: no
+    /// deadline).
+    pub(crate) fn deadline_unix_ms(&self, now: Instant) -> u64 {
+        self.turn.and_then(|t| t.deadline).map_or(0, |d| {
+            let left = d.saturating_duration_since(now);
+            unix_ms(self.wall(now) + left)
+        })
+    }
+}
+
+impl Table {
+    /// The seat that must act now, if any.
+    pub fn seat_to_move(&self) -> Option<Seat> {
+        if self.started { self.game.seat_to_move() } else { None }
+    }
+
+    /// What `seat` may do now: its whole turn, or what is open to it out of turn (resign,
+    /// claim); nothing for a seat that sits out the deal.
+    pub fn legal_actions(&self, seat: Seat) -> skat_engine::LegalActions {
+        match self.game.position_of(seat) {
+            Some(p) if self.started => self.game.deal().legal_actions(p),
+            _ => skat_engine::LegalActions::default(),
+        }
+    }
+}

@@ -1,0 +1,305 @@
+//! The shape of the code, checked: a newcomer finds one concern per room, and the rules
+//! that keep the rooms apart cannot rot silently.
+//!
+//! - Only the server's `rpc` room knows the wire: no other room names tonic, prost,
+//!   `skat_proto` or protobuf types.
+//! - No room but `rpc` (and `lib.rs`, which wires the rooms together) imports `rpc`.
+//! - The rooms' imports form no cycle.
+//! - In the whole workspace, no source file is over 600 lines (tests and generated code
+//!   aside) and no `impl` block over 400.
+//!
+//! The rooms are the directories under `src/` (and the top-level files `config.rs`,
+//! `metrics.rs`, `secret.rs`); `docs/architecture.md` says what each holds.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+const MAX_FILE_LINES: usize = 600;
+const MAX_IMPL_LINES: usize = 400;
+/// Names only the wire room may use.
+const WIRE: [&str; 4] = ["tonic", "prost", "skat_proto", "pb::"];
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = fs::read_dir(dir) else { return };
+    let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// Source text with comments, strings and character literals blanked out, so that
+/// braces and names inside them do not count.
+fn code_only(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        if c == '/' && next == Some('/') {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+        } else if c == '/' && next == Some('*') {
+            i += 2;
+            while i + 1 < chars.len() && !(chars[i] == '*' && chars[i + 1] == '/') {
+                if chars[i] == '\n' {
+                    out.push('\n');
+                }
+                i += 1;
+            }
+            i += 2;
+        } else if c == 'r'
+            && (next == Some('"')
+                || (next == Some('#') && chars.get(i + 2).is_some_and(|c| *c == '#' || *c == '"')))
+        {
+            // A raw string: r"..." or r#"..."#.
+            let mut j = i + 1;
+            let mut hashes = 0;
+            while chars.get(j) == Some(&'#') {
+                hashes += 1;
+                j += 1;
+            }
+            j += 1;
+            loop {
+                if j >= chars.len() {
+                    break;
+                }
+                if chars[j] == '"' && (0..hashes).all(|k| chars.get(j + 1 + k) == Some(&'#')) {
+                    j += 1 + hashes;
+                    break;
+                }
+                if chars[j] == '\n' {
+                    out.push('\n');
+                }
+                j += 1;
+            }
+            out.push_str("\"\"");
+            i = j;
+        } else if c == '"' {
+            i += 1;
+            while i < chars.len() && chars[i] != '"' {
+                if chars[i] == '\\' {
+                    i += 1;
+                }
+                if chars.get(i) == Some(&'\n') {
+                    out.push('\n');
+                }
+                i += 1;
+            }
+            i += 1;
+            out.push_str("\"\"");
+        } else if c == '\''
+            && (chars.get(i + 2) == Some(&'\'') || (next == Some('\\') && chars.get(i + 3) == Some(&'\'')))
+        {
+            // A character literal ('x' or '\n'); a lifetime ('a) is left alone.
+            i += if next == Some('\\') { 4 } else { 3 };
+            out.push_str("' '");
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The code before the file's `#[cfg(test)]` module (tests are not counted).
+fn without_tests(code: &str) -> &str {
+    match code.find("#[cfg(test)]\nmod tests") {
+        Some(i) => &code[..i],
+        None => code,
+    }
+}
+
+/// Every `impl` block's length in lines: from the line that opens it to its closing brace.
+fn impl_blocks(code: &str) -> Vec<(usize, usize)> {
+    let lines: Vec<&str> = code.lines().collect();
+    let mut out = Vec::new();
+    for (start, line) in lines.iter().enumerate() {
+        let t = line.trim_start();
+        if !(t.starts_with("impl ") || t.starts_with("impl<") || t.starts_with("unsafe impl")) {
+            continue;
+        }
+        let mut depth = 0i64;
+        let mut opened = false;
+        for (k, l) in lines[start..].iter().enumerate() {
+            for ch in l.chars() {
+                match ch {
+                    '{' => {
+                        depth += 1;
+                        opened = true;
+                    }
+                    '}' => depth -= 1,
+                    _ => {}
+                }
+            }
+            if opened && depth <= 0 {
+                out.push((start + 1, k + 1));
+                break;
+            }
+            if !opened && l.trim_end().ends_with(';') {
+                break;
+            }
+        }
+    }
+    out
+}
+
+fn server_src() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// The room of a file: its directory under `src/`, or the file's own name at the top.
+fn room_of(path: &Path) -> String {
+    let rel = path.strip_prefix(server_src()).expect("under src");
+    let mut parts = rel.components();
+    let first = parts.next().expect("a component").as_os_str().to_string_lossy().to_string();
+    first.trim_end_matches(".rs").to_string()
+}
+
+#[test]
+fn only_the_rpc_room_knows_the_wire_and_nothing_imports_it() {
+    let mut files = Vec::new();
+    rust_files(&server_src(), &mut files);
+    assert!(files.len() > 20, "the server's sources are found");
+    let mut broken = Vec::new();
+    for path in &files {
+        let room = room_of(path);
+        if room == "rpc" {
+            continue;
+        }
+        let code = code_only(&fs::read_to_string(path).expect("readable"));
+        for (n, line) in code.lines().enumerate() {
+            for name in WIRE {
+                if line.contains(name) {
+                    broken.push(format!(
+                        "{}:{}: names `{name}` outside rpc/: {}",
+                        path.display(),
+                        n + 1,
+                        line.trim()
+                    ));
+                }
+            }
+            if room != "lib" && line.contains("crate::rpc") {
+                broken.push(format!("{}:{}: imports rpc/: {}", path.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
+}
+
+#[test]
+fn the_rooms_import_each_other_without_a_cycle() {
+    let mut files = Vec::new();
+    rust_files(&server_src(), &mut files);
+    let rooms: BTreeSet<String> = files.iter().map(|p| room_of(p)).filter(|r| r != "lib").collect();
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for path in &files {
+        let room = room_of(path);
+        if room == "lib" {
+            continue;
+        }
+        let code = code_only(&fs::read_to_string(path).expect("readable"));
+        for target in &rooms {
+            if *target != room && code.contains(&format!("crate::{target}")) {
+                edges.entry(room.clone()).or_default().insert(target.clone());
+            }
+        }
+    }
+    // Depth-first search for a cycle, reporting its path.
+    fn visit(
+        room: &str,
+        edges: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(i) = path.iter().position(|r| r == room) {
+            let mut cycle = path[i..].to_vec();
+            cycle.push(room.to_string());
+            return Some(cycle);
+        }
+        if done.contains(room) {
+            return None;
+        }
+        path.push(room.to_string());
+        for next in edges.get(room).into_iter().flatten() {
+            if let Some(c) = visit(next, edges, path, done) {
+                return Some(c);
+            }
+        }
+        path.pop();
+        done.insert(room.to_string());
+        None
+    }
+    let mut done = BTreeSet::new();
+    for room in &rooms {
+        if let Some(cycle) = visit(room, &edges, &mut Vec::new(), &mut done) {
+            panic!(
+                "the rooms import each other in a circle: {}\n(all imports: {edges:?})",
+                cycle.join(" -> ")
+            );
+        }
+    }
+    // The layering the architecture page describes.
+    for (low, high) in
+        [("table", "journal"), ("store", "journal"), ("journal", "competition"), ("table", "competition")]
+    {
+        assert!(
+            !edges.get(low).is_some_and(|e| e.contains(high)),
+            "{low}/ must not import {high}/ (it sits below it)"
+        );
+    }
+}
+
+#[test]
+fn every_source_file_in_the_workspace_is_small() {
+    let crates = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = Vec::new();
+    for entry in fs::read_dir(&crates).expect("crates/") {
+        let src = entry.expect("an entry").path().join("src");
+        rust_files(&src, &mut files);
+    }
+    assert!(files.len() > 80, "the workspace's sources are found ({})", files.len());
+    let mut broken = Vec::new();
+    for path in &files {
+        let text = fs::read_to_string(path).expect("readable");
+        // Generated code says so in its first lines; a file of tests is all tests.
+        if text.lines().take(3).any(|l| l.contains("Do not edit by hand")) || path.ends_with("tests.rs") {
+            continue;
+        }
+        let code = code_only(&text);
+        let counted = without_tests(&code);
+        let lines = counted.lines().count();
+        if lines > MAX_FILE_LINES {
+            broken.push(format!(
+                "{}: {lines} lines (at most {MAX_FILE_LINES} outside its tests)",
+                path.display()
+            ));
+        }
+        for (start, len) in impl_blocks(counted) {
+            if len > MAX_IMPL_LINES {
+                broken.push(format!(
+                    "{}:{start}: an impl block of {len} lines (at most {MAX_IMPL_LINES})",
+                    path.display()
+                ));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
+}
+
+#[test]
+fn the_checks_themselves_see_what_they_look_for() {
+    // Braces in strings, characters and comments do not count; a lifetime is no character.
+    let code = code_only("impl<'a> X<'a> {\n    fn f() { let s = \"}}\"; let c = '}'; } // }\n}\n");
+    assert_eq!(impl_blocks(&code), vec![(1, 3)]);
+    assert!(!code_only("// tonic\nlet x = \"pb::\";").contains("tonic"));
+    assert!(code_only("let t = tonic::Status::ok(\"\");").contains("tonic"));
+    assert_eq!(without_tests("a\n#[cfg(test)]\nmod tests {}\n"), "a\n");
+}

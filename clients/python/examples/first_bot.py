@@ -7,20 +7,20 @@ leads and its cheapest otherwise.
 
 import sys
 
-from skat_sdk import Bot, Card, join_and_play
+from skat_sdk import Bot, join_and_play
 
 
 class FirstBot(Bot):
     def bid(self, k):
         jacks = sum(1 for c in k.hand if c.is_jack)
-        return k.legal.min_bid if jacks >= 2 and k.legal.min_bid <= 23 else None
+        return k.legal.bid_from if jacks >= 2 and k.legal.bid_from <= 23 else None
 
     def answer(self, k, bid):
         return sum(1 for c in k.hand if c.is_jack) >= 2 and bid <= 23
 
     def play(self, k):
-        cards = [Card(c) for c in k.legal.cards]
-        leading = k.trick is None
+        cards = k.legal.cards
+        leading = k.current_trick is None
         return max(cards, key=lambda c: c.points) if leading else min(cards, key=lambda c: c.points)
 
 

@@ -6,7 +6,7 @@ import random
 
 from skat.v1 import skat_pb2 as pb
 
-from skat_sdk import Bot, Card
+from skat_sdk import Bot
 
 # proto GameType numbers for the suits D H S C.
 SUIT_GAME = {"D": pb.GAME_TYPE_DIAMONDS, "H": pb.GAME_TYPE_HEARTS, "S": pb.GAME_TYPE_SPADES, "C": pb.GAME_TYPE_CLUBS}
@@ -31,17 +31,17 @@ class JackBot(Bot):
         self.rng = random.Random(seed)
 
     def bid(self, k):
-        return k.legal.min_bid if k.legal.min_bid <= bid_limit(k.hand) else None
+        return k.legal.bid_from if k.legal.bid_from <= bid_limit(k.hand) else None
 
     def answer(self, k, bid):
         return bid <= bid_limit(k.hand)
 
     def discard(self, k):
         keep_value = lambda c: (c.is_jack * 100) + (c.rank == "A") * 50 - c.points  # noqa: E731
-        return sorted((Card(c) for c in k.legal.discard_from), key=keep_value)[:2]
+        return sorted(k.legal.discard_from, key=keep_value)[:2]
 
     def declare(self, k):
-        legal = [(c.game, c.announcement) for c in k.legal.contracts]
+        legal = list(k.legal.contracts)
         plain = [g for g, a in legal if a == pb.ANNOUNCEMENT_UNSPECIFIED]
         if sum(1 for c in k.hand if c.is_jack) >= 3 and pb.GAME_TYPE_GRAND in plain:
             return (pb.GAME_TYPE_GRAND, pb.ANNOUNCEMENT_UNSPECIFIED)
@@ -52,8 +52,8 @@ class JackBot(Bot):
         return legal[0]
 
     def play(self, k):
-        cards = [Card(c) for c in k.legal.cards]
-        if k.trick is None or not k.trick.cards:
+        cards = list(k.legal.cards)
+        if k.current_trick is None or not k.current_trick.cards:
             aces = [c for c in cards if c.rank == "A"]
             return aces[0] if aces else min(cards, key=lambda c: (c.points, self.rng.random()))
         return min(cards, key=lambda c: (c.points, c.is_jack, self.rng.random()))

@@ -6,7 +6,7 @@ stream, the seat's :class:`Knowledge`, ``expected_seq``, reconnecting and resumi
 
     class LowestCard(Bot):
         def play(self, k):
-            return min((Card(c) for c in k.legal.cards), key=lambda c: c.points)
+            return min(k.legal.cards, key=lambda c: c.points)
 
     join_and_play("127.0.0.1:50051", "t1a2b3c4d5e6", LowestCard(), name="lowest")
 """
@@ -14,7 +14,21 @@ stream, the seat's :class:`Knowledge`, ``expected_seq``, reconnecting and resumi
 from . import errors  # noqa: F401
 from .address import target  # noqa: F401
 from .bot import Bot, decide  # noqa: F401
-from .cards import Card  # noqa: F401
-from .knowledge import TRUMP, Knowledge, Trick, follow_class, has_turn  # noqa: F401
+from .cards import DECK, Card  # noqa: F401
+from .knowledge import (  # noqa: F401
+    TRUMP,
+    AuctionCall,
+    Contract,
+    Dealt,
+    Frame,
+    Knowledge,
+    LegalActions,
+    Phase,
+    Position,
+    Trick,
+    follow_class,
+    follow_set,
+    has_turn,
+)
 from .play import Finished, Seat, join_and_play, play, play_with_token  # noqa: F401
 from .lobby import lobby  # noqa: F401

@@ -18,7 +18,7 @@ class Bot:
     """A Skat bot: six decisions (the same as the Rust SDK's ``Bot``)."""
 
     def bid(self, k: Knowledge) -> Optional[int]:
-        """Your turn to call a bid: a value of at least ``k.legal.min_bid`` on the bid
+        """Your turn to call a bid: a value of at least ``k.legal.bid_from`` on the bid
         ladder (18, 20, 22, 23, 24, 27, 30, 33, 35, 36, 40, ...), or None to pass."""
         return None
 
@@ -32,16 +32,16 @@ class Bot:
 
     def discard(self, k: Knowledge) -> List[Card]:
         """You picked up the skat (it is in ``k.hand``): the two cards to put away."""
-        return [Card(c) for c in k.legal.discard_from[:2]]
+        return list(k.legal.discard_from[:2])
 
     def declare(self, k: Knowledge) -> Tuple[int, int]:
-        """Your declaration, one of ``k.legal.contracts``: ``(GameType, Announcement)``."""
-        c = k.legal.contracts[0]
-        return (c.game, c.announcement)
+        """Your declaration, one of ``k.legal.contracts`` (a ``Contract``, which is the tuple
+        ``(GameType, Announcement)``)."""
+        return k.legal.contracts[0]
 
     def play(self, k: Knowledge) -> Card:
         """Your card, one of ``k.legal.cards``."""
-        return Card(k.legal.cards[0])
+        return k.legal.cards[0]
 
 
 def decide(bot: Bot, k: Knowledge):
@@ -49,9 +49,9 @@ def decide(bot: Bot, k: Knowledge):
     ``(rpc name, request fields)``, or None when it is not the seat's turn."""
     legal = k.legal
     if legal.cards:
-        return ("PlayCard", {"card": bot.play(k).number})
+        return ("PlayCard", {"card": _card(bot.play(k)).number})
     if legal.discard_from:
-        return ("Discard", {"cards": [c.number for c in bot.discard(k)]})
+        return ("Discard", {"cards": [_card(c).number for c in bot.discard(k)]})
     if legal.contracts:
         game, announcement = bot.declare(k)
         return ("Declare", {"game": game, "announcement": announcement})
@@ -59,13 +59,18 @@ def decide(bot: Bot, k: Knowledge):
         pick_up = bot.take_skat(k) if (legal.pick_up_skat and legal.play_hand) else bool(legal.pick_up_skat)
         return ("TakeSkat", {"pick_up": pick_up})
     if legal.hold:
-        held = bot.answer(k, k.bid)
+        held = bot.answer(k, k.bid or 0)
         return ("Bid", {"call": pb.BID_CALL_HOLD if held else pb.BID_CALL_PASS})
-    if legal.min_bid:
+    if legal.bid_from:
         value = bot.bid(k)
         if value is None:
             return ("Bid", {"call": pb.BID_CALL_PASS})
         return ("Bid", {"call": pb.BID_CALL_SAY, "value": value})
-    if legal.may_pass:
+    if legal.pass_:
         return ("Bid", {"call": pb.BID_CALL_PASS})
     return None
+
+
+def _card(c) -> Card:
+    """A bot may answer with a Card or a proto card number."""
+    return c if isinstance(c, Card) else Card(int(c))

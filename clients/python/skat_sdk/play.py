@@ -40,6 +40,8 @@ class Finished:
     standings: List[pb.Standing]
     reconnects: int
     decisions: int
+    #: Decisions at which the knowledge was compared with the view (``verify_knowledge``).
+    verified: int = 0
 
 
 class Seat:
@@ -82,12 +84,37 @@ class Seat:
         return getattr(self.stub, rpc_name)(request, metadata=self.metadata)
 
 
-def play(seat: Seat, bot: Bot, max_reconnects: int = 50) -> Finished:
-    """Plays the seat until the list is over; returns the final standings."""
+class KnowledgeMismatch(AssertionError):
+    """The knowledge folded from the stream differs from the server's view (see
+    ``verify_knowledge``): a bug in this SDK or the server."""
+
+
+def _verify(seat: Seat, k: Knowledge, seq: int) -> bool:
+    """Compares the knowledge with the seat's view when the view is at ``seq``."""
+    view = seat.view()
+    if view.seq != seq:
+        return False
+    want = Knowledge.from_view(view).to_dict()
+    got = k.to_dict()
+    # The final standings come with the match's end only; a view mid-list has none.
+    got["final_standings"] = want["final_standings"] = None
+    if got != want:
+        diff = {key: (got[key], want[key]) for key in got if got[key] != want[key]}
+        raise KnowledgeMismatch(f"knowledge at seq {seq} differs from the view: {diff}")
+    return True
+
+
+def play(seat: Seat, bot: Bot, max_reconnects: int = 50, verify_knowledge: bool = False) -> Finished:
+    """Plays the seat until the list is over; returns the final standings.
+
+    ``verify_knowledge`` (for tests; one GetTable per decision): before each decision,
+    compare the knowledge folded from the stream with the seat's view and raise
+    :class:`KnowledgeMismatch` on a difference. ``Finished.verified`` counts the
+    decisions compared."""
     k = Knowledge(seat=seat.seat)
     last = None  # the last seq folded; None: not started
     act_from = 0
-    reconnects = decisions = failures = 0
+    reconnects = decisions = failures = verified = 0
     while True:
         try:
             if last is None:
@@ -97,7 +124,7 @@ def play(seat: Seat, bot: Bot, max_reconnects: int = 50) -> Finished:
             else:
                 after = last
                 if k.has_turn():
-                    decisions += _act(seat, bot, k)
+                    decisions += _act(seat, bot, k, last)
             stream = seat.stub.WatchTable(pb.WatchTableRequest(table_id=seat.table_id, after_seq=after), metadata=seat.metadata)
             for msg in stream:
                 if not msg.HasField("event"):
@@ -107,9 +134,11 @@ def play(seat: Seat, bot: Bot, max_reconnects: int = 50) -> Finished:
                 last = event.seq
                 failures = 0
                 if event.HasField("match_ended"):
-                    return Finished(seat.seat, list(event.match_ended.standings), reconnects, decisions)
+                    return Finished(seat.seat, list(event.match_ended.standings), reconnects, decisions, verified)
                 if event.seq >= act_from and k.has_turn():
-                    decisions += _act(seat, bot, k)
+                    if verify_knowledge:
+                        verified += _verify(seat, k, last)
+                    decisions += _act(seat, bot, k, last)
             if last is None:
                 last = 0
         except grpc.RpcError as e:
@@ -128,12 +157,13 @@ def play(seat: Seat, bot: Bot, max_reconnects: int = 50) -> Finished:
             reconnects += 1
 
 
-def _act(seat: Seat, bot: Bot, k: Knowledge) -> int:
+def _act(seat: Seat, bot: Bot, k: Knowledge, seq: int) -> int:
+    """Asks the bot and sends its answer, decided on the table at ``seq``."""
     choice = decide(bot, k)
     if choice is None:
         return 0
     try:
-        seat.send(choice[0], choice[1], k.seq)
+        seat.send(choice[0], choice[1], seq)
         return 1
     except grpc.RpcError as e:
         if errors.reason(e) in MOVED_ON:

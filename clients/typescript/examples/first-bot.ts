@@ -3,19 +3,20 @@
 //
 //   npm install ./clients/typescript && npx tsc ... (or: node dist/examples/first-bot.js HOST:PORT TABLE)
 
-import { Bot, Knowledge, isJack, joinAndPlay, pointsOf } from "../src/index";
+import { Bot, Card, Knowledge, isJack, joinAndPlay, pointsOf } from "../src/index";
 
 class FirstBot extends Bot {
   bid(k: Knowledge): number | null {
     const jacks = [...k.hand].filter(isJack).length;
-    return jacks >= 2 && Number(k.legal.minBid) <= 23 ? Number(k.legal.minBid) : null;
+    const from = k.legal.bidFrom ?? 0;
+    return jacks >= 2 && from <= 23 ? from : null;
   }
   answer(k: Knowledge, bid: number): boolean {
     return [...k.hand].filter(isJack).length >= 2 && bid <= 23;
   }
-  play(k: Knowledge): string {
-    const byPoints = [...k.legal.cards].sort((a: string, b: string) => pointsOf(a) - pointsOf(b));
-    return k.trick ? byPoints[0] : byPoints[byPoints.length - 1];
+  play(k: Knowledge): Card {
+    const byPoints = [...k.legal.cards].sort((a, b) => pointsOf(a) - pointsOf(b));
+    return k.currentTrick ? byPoints[0] : byPoints[byPoints.length - 1];
   }
 }
 

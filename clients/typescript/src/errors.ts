@@ -7,23 +7,15 @@
 //
 //   catch (e) { if (reason(e) === "STALE_SEQ") { /* the table moved on */ } }
 
-import * as grpc from "@grpc/grpc-js";
-import * as protobuf from "protobufjs";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { ErrorInfoSchema } from "./gen/google/rpc/error_info_pb";
 
+export { Code, ConnectError };
+
+/** The domain of the server's refusals. */
 export const DOMAIN = "skat.v1";
 
-// The wire shape of google.rpc.Status, google.protobuf.Any and google.rpc.ErrorInfo
-// (field numbers as published by Google), enough to read the detail.
-const schema = protobuf.parse(`
-  syntax = "proto3";
-  package rpcstatus;
-  message Any { string type_url = 1; bytes value = 2; }
-  message Status { int32 code = 1; string message = 2; repeated Any details = 3; }
-  message ErrorInfo { string reason = 1; string domain = 2; map<string, string> metadata = 3; }
-`).root;
-const StatusType = schema.lookupType("rpcstatus.Status");
-const ErrorInfoType = schema.lookupType("rpcstatus.ErrorInfo");
-
+/** A refusal's machine-readable detail. */
 export interface ErrorInfo {
   reason: string;
   domain: string;
@@ -32,18 +24,9 @@ export interface ErrorInfo {
 
 /** The server's ErrorInfo detail of a refused call, if it has one. */
 export function errorInfo(error: unknown): ErrorInfo | undefined {
-  const metadata = (error as grpc.ServiceError | undefined)?.metadata;
-  if (!(metadata instanceof grpc.Metadata)) return undefined;
-  for (const value of metadata.get("grpc-status-details-bin")) {
-    if (!Buffer.isBuffer(value)) continue;
-    const status = StatusType.toObject(StatusType.decode(value), { defaults: true }) as {
-      details: { typeUrl: string; value: Uint8Array }[];
-    };
-    for (const detail of status.details) {
-      if (!detail.typeUrl.endsWith("/google.rpc.ErrorInfo")) continue;
-      const info = ErrorInfoType.toObject(ErrorInfoType.decode(detail.value), { defaults: true }) as ErrorInfo;
-      if (info.domain === DOMAIN) return info;
-    }
+  if (!(error instanceof ConnectError)) return undefined;
+  for (const info of error.findDetails(ErrorInfoSchema)) {
+    if (info.domain === DOMAIN) return { reason: info.reason, domain: info.domain, metadata: { ...info.metadata } };
   }
   return undefined;
 }
@@ -51,4 +34,9 @@ export function errorInfo(error: unknown): ErrorInfo | undefined {
 /** The refusal's reason, e.g. "NOT_YOUR_TURN"; undefined for errors without one. */
 export function reason(error: unknown): string | undefined {
   return errorInfo(error)?.reason;
+}
+
+/** The gRPC status code of an error (undefined for anything that is not a call's error). */
+export function codeOf(error: unknown): Code | undefined {
+  return error instanceof ConnectError ? error.code : undefined;
 }

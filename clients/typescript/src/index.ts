@@ -9,8 +9,30 @@
 //   }
 //   await joinAndPlay("127.0.0.1:50051", tableId, new Lowest(), { name: "lowest" });
 
-export { Bot, Choice, Finished, MOVED_ON, PlayOptions, Seat, Standing, decide, joinAndPlay, play, playWithToken } from "./sdk";
-export { CardName, Contract, Knowledge, Position, TRUMP, Trick, followClass, hasTurn, isJack, pointsOf, rankOf, suitOf } from "./knowledge";
-export { errorInfo, reason } from "./errors";
-export { lobby } from "./lobby";
-export { connect, call, bearer } from "./proto";
+export { Bot, type Choice, type Finished, MOVED_ON, type PlayOptions, Seat, type Standing, decide, joinAndPlay, play, playWithToken } from "./sdk";
+export {
+  Announcement,
+  type AuctionCall,
+  type Contract,
+  type Dealt,
+  type Frame,
+  GameType,
+  Knowledge,
+  type LegalActions,
+  NO_LEGAL,
+  Phase,
+  Position,
+  TRUMP,
+  type Trick,
+  followClass,
+  followSet,
+  hasTurn,
+  indexOf,
+  legalFrom,
+} from "./knowledge";
+export { Card, DECK, type Suit, codeOf, isJack, parseCard, pointsOf, rankOf, sorted, suitOf } from "./cards";
+export { type ErrorInfo, errorInfo, reason } from "./errors";
+export { type Connection, type SkatClient, SkatService, bearer, connect, serverUrl } from "./client";
+export { type Json, type KnowledgeJson, knowledgeJson } from "./shared";
+export { type LobbyOptions, lobby } from "./lobby";
+export * as pb from "./gen/skat/v1/skat_pb";

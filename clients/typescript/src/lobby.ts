@@ -3,8 +3,8 @@
 // come. After a broken stream or a server restart it reconnects; the server then hands
 // out again every seat the account holds (after a restart with a new seat token).
 
-import * as grpc from "@grpc/grpc-js";
-import { bearer, connect } from "./proto";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { bearer, connect } from "./client";
 import { Bot, Finished, Seat, play } from "./sdk";
 
 /** What a bot asks of its lobby. */
@@ -28,53 +28,54 @@ export async function lobby(
 ): Promise<Finished[]> {
   const finished: Finished[] = [];
   const playing = new Map<string, string>(); // table id -> seat token
-  const streams = new Set<grpc.ClientReadableStream<unknown>>();
+  const aborts = new Set<AbortController>();
   const followed = new Set<string>([server]);
   const enough = () => lists !== undefined && finished.length >= lists;
 
   const keep = async (address: string, casualSeats: number, primary: boolean): Promise<void> => {
     let failures = 0;
     for (;;) {
-      const client = connect(address);
-      const outcome = await new Promise<"done" | "retry">((resolve, reject) => {
-        const stream = client.Lobby({ maxTables: options.maxTables ?? 0, casualSeats }, bearer(botToken));
-        streams.add(stream);
-        // eslint-disable-next-line @typescript-eslint/no-explicit-any
-        stream.on("data", (event: any) => {
+      const conn = connect(address);
+      const abort = new AbortController();
+      aborts.add(abort);
+      let outcome: "done" | "retry" = "retry";
+      try {
+        const stream = conn.client.lobby(
+          { maxTables: options.maxTables ?? 0, casualSeats },
+          bearer(botToken, { signal: abort.signal }),
+        );
+        for await (const event of stream) {
           failures = 0;
-          const s = event.seatAssigned;
-          if (!s) return;
+          if (event.kind.case !== "seatAssigned") continue;
+          const s = event.kind.value;
           const seatServer = s.ownerAddress || address;
           if (!s.seatToken) {
             if (!followed.has(seatServer)) {
               followed.add(seatServer);
               keep(seatServer, 0, false).catch(() => undefined);
             }
-            return;
+            continue;
           }
-          if (playing.get(s.tableId) === s.seatToken) return;
+          if (playing.get(s.tableId) === s.seatToken) continue;
           playing.set(s.tableId, s.seatToken);
-          const seat = new Seat(seatServer, s.tableId, s.seatToken, s.seat);
-          play(seat, makeBot())
+          play(new Seat(seatServer, s.tableId, s.seatToken, s.seat), makeBot())
             .then((f) => {
               finished.push(f);
-              if (enough()) {
-                for (const open of streams) open.cancel();
-                resolve("done");
-              }
+              if (enough()) for (const a of aborts) a.abort();
             })
             // A newer token for this seat replaced this one (after a restart): its own
             // game goes on.
             .catch(() => undefined);
-        });
-        stream.on("error", (e: grpc.ServiceError) => {
-          if (enough()) return resolve("done");
-          if ([grpc.status.UNAVAILABLE, grpc.status.UNKNOWN, grpc.status.CANCELLED].includes(e.code)) return resolve("retry");
-          reject(e);
-        });
-        stream.on("end", () => resolve(enough() ? "done" : "retry"));
-      }).finally(() => client.close());
-      if (outcome === "done" || enough()) return;
+        }
+      } catch (e) {
+        const retry = e instanceof ConnectError && [Code.Unavailable, Code.Unknown, Code.Canceled].includes(e.code);
+        if (!enough() && !retry) throw e;
+      } finally {
+        aborts.delete(abort);
+        conn.close();
+      }
+      if (enough()) outcome = "done";
+      if (outcome === "done") return;
       if (++failures > 60) {
         if (primary) throw new Error("the lobby could not reconnect");
         return;

@@ -3,6 +3,7 @@
 // skat-ts-bot --server HOST:PORT --bot-token T [--lists N] [--max-tables N] [--casual 3|4]
 // The SDK's example bot (JackBot in strategy.ts).
 
+import { Code, ConnectError } from "@connectrpc/connect";
 import { Seat, play } from "./sdk";
 import { lobby } from "./lobby";
 import { JackBot } from "./strategy";
@@ -39,9 +40,12 @@ async function main() {
   }
 }
 
-main().catch((e) => {
+main().catch((e: unknown) => {
   const why = reason(e);
-  if (e?.code === 14 && !why) console.error(`nothing is listening at ${arg("server") ?? "127.0.0.1:50051"}: is \`skat serve\` running?`);
-  else console.error(`the server refused: ${e?.details ?? e}${why ? ` (${why})` : ""}`);
+  if (e instanceof ConnectError && e.code === Code.Unavailable && !why) {
+    console.error(`nothing is listening at ${arg("server") ?? "127.0.0.1:50051"}: is \`skat serve\` running?`);
+  } else {
+    console.error(`the server refused: ${e instanceof ConnectError ? e.rawMessage : String(e)}${why ? ` (${why})` : ""}`);
+  }
   process.exit(1);
 });

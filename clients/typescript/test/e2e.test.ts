@@ -6,14 +6,17 @@ import * as path from "path";
 import * as net from "net";
 import { spawn, ChildProcess } from "child_process";
 import { Seat, play } from "../src/sdk";
-import { Knowledge as K } from "../src/knowledge";
+import { Knowledge as K, Position, GameType, Announcement } from "../src/knowledge";
 import { JackBot } from "../src/strategy";
 import * as fs from "fs";
 import * as os from "os";
 import { execFileSync } from "child_process";
-import { bearer, call, connect } from "../src/proto";
+import { bearer, connect } from "../src/client";
 import { errorInfo, reason } from "../src/errors";
 import { lobby } from "../src/lobby";
+import { ActionKind, BidCall, Card, Phase, RecordFormat, TableStatus } from "../src/gen/skat/v1/skat_pb";
+import { create } from "@bufbuild/protobuf";
+import { EventSchema } from "../src/gen/skat/v1/skat_pb";
 
 const REPO = path.resolve(__dirname, "..", "..", "..", "..");
 const SKAT = process.env.SKAT_BIN ?? path.join(REPO, "target", "debug", "skat");
@@ -36,11 +39,14 @@ function exited(p: ChildProcess): Promise<number | null> {
 
 async function waitReady(address: string) {
   for (let i = 0; i < 300; i++) {
+    const conn = connect(address);
     try {
-      await call(connect(address), "ListTables", {});
+      await conn.client.listTables({});
       return;
     } catch {
       await new Promise((r) => setTimeout(r, 100));
+    } finally {
+      conn.close();
     }
   }
   throw new Error("server did not start");
@@ -52,20 +58,18 @@ test("the TypeScript bot plays a whole list with two Rust bots", { timeout: 300_
   const server = spawn(SKAT, ["serve", "--addr", address, "--metrics-addr", "off", "--action-timeout", "20s", "--database", "memory"], { stdio: "ignore" });
   try {
     await waitReady(address);
-    const client = connect(address);
-    const created = await call<{ tableId: string }>(client, "CreateTable", { name: "ts e2e", seats: 3, deals: 36, seed: "9" });
-    // At every decision the knowledge folded from the stream must agree with the view.
+    const conn = connect(address);
+    const client = conn.client;
+    const created = await client.createTable({ name: "ts e2e", seats: 3, deals: 36, seed: 9n });
+    // At every decision the knowledge folded from the stream must equal the view.
     let checked = 0;
-    const check = async (k: K, seat: Seat) => {
+    const check = async (k: K, seat: Seat, seq: bigint) => {
       const view = await seat.view();
-      if (String(view.seq) !== k.seq || !view.deal) return;
-      const d = view.deal;
-      assert.deepEqual([...k.hand].sort(), [...d.hand].sort(), `hand at seq ${k.seq}`);
-      assert.deepEqual(k.trick?.cards.map((c) => c.card) ?? [], d.currentTrick?.cards ?? [], `trick at seq ${k.seq}`);
-      assert.equal(k.tricks.length, d.tricks.length, `tricks at seq ${k.seq}`);
-      assert.equal(k.bid, Number(d.bid));
-      if (k.skat.length > 0) assert.deepEqual([...k.skat].sort(), [...d.skat].sort());
-      if (d.contract && d.contract.game !== "GAME_TYPE_UNSPECIFIED") assert.equal(k.game, d.contract.game);
+      if (view.seq !== seq) return;
+      const want = K.fromView(view).toJSON();
+      const got = k.toJSON();
+      got.final_standings = want.final_standings = null;
+      assert.deepEqual(got, want, `knowledge at seq ${seq}`);
       checked++;
     };
     const ours = play(await Seat.join(address, created.tableId, "typescript", 0), new JackBot(), { beforeDecision: check }).then(
@@ -82,19 +86,17 @@ test("the TypeScript bot plays a whole list with two Rust bots", { timeout: 300_
     for (const p of rust) assert.equal(await exited(p), 0);
     assert.deepEqual(standings.map((s) => s.name), ["typescript", "heuristic", "random"]);
     assert.ok(checked > 100, `the knowledge was compared with the view at ${checked} decisions`);
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    const view = (await call<any>(client, "GetTable", { tableId: created.tableId })).table;
-    assert.equal(view.status, "TABLE_STATUS_FINISHED");
-    assert.equal(view.dealsPlayed, 36);
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    const records = (await call<any>(client, "GetRecords", { tableId: created.tableId, format: "RECORD_FORMAT_JSON" })).records;
+    const view = (await client.getTable({ tableId: created.tableId })).table;
+    assert.equal(view?.status, TableStatus.FINISHED);
+    assert.equal(view?.dealsPlayed, 36);
+    const records = (await client.getRecords({ tableId: created.tableId, format: RecordFormat.JSON })).records;
     assert.equal(records.length, 36);
     for (const r of records) {
       const outcome = JSON.parse(r).outcome;
       assert.notEqual(outcome.kind, "penalty", "the TypeScript seat never timed out");
       assert.notEqual(outcome.end?.end, "forfeit");
     }
-    client.close();
+    conn.close();
   } finally {
     server.kill("SIGTERM");
     await exited(server);
@@ -107,67 +109,69 @@ test("refusals carry reasons the client exposes", { timeout: 60_000 }, async () 
   const server = spawn(SKAT, ["serve", "--addr", address, "--metrics-addr", "off", "--database", "memory"], { stdio: "ignore" });
   try {
     await waitReady(address);
-    const client = connect(address);
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    const created = await call<any>(client, "CreateTable", { seats: 3, deals: 1, seed: "9" });
+    const conn = connect(address);
+    const client = conn.client;
+    const created = await client.createTable({ seats: 3, deals: 1, seed: 9n });
     const tokens: string[] = [];
     for (const name of ["a", "b", "c"]) {
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any
-      const r = await call<any>(client, "JoinTable", { tableId: created.tableId, name });
+      const r = await client.joinTable({ tableId: created.tableId, name });
       tokens[r.seat] = r.token;
     }
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    const view = (await call<any>(client, "GetTable", { tableId: created.tableId })).table;
-    const mover = view.deal.seatToMove;
-    const md = (seat: number) => bearer(tokens[seat]);
-    const refused = async (method: string, request: object, metadata: unknown, expected: string) => {
-      await assert.rejects(call(client, method, request, metadata as never), (e: unknown) => {
+    const view = (await client.getTable({ tableId: created.tableId })).table;
+    const mover = view?.deal?.seatToMove ?? 0;
+    const other = (mover + 1) % 3;
+    const refused = async (call: () => Promise<unknown>, expected: string) => {
+      await assert.rejects(call(), (e: unknown) => {
         assert.equal(reason(e), expected);
         return true;
       });
     };
-    await refused("Bid", { tableId: created.tableId, call: "BID_CALL_PASS" }, md((mover + 1) % 3), "NOT_YOUR_TURN");
-    await refused("Bid", { tableId: created.tableId, call: "BID_CALL_SAY", value: 19 }, md(mover), "INVALID_BID");
+    const tableId = created.tableId;
+    await refused(() => client.bid({ tableId, call: BidCall.PASS }, bearer(tokens[other])), "NOT_YOUR_TURN");
+    await refused(() => client.bid({ tableId, call: BidCall.SAY, value: 19 }, bearer(tokens[mover])), "INVALID_BID");
     await refused(
-      "Bid",
-      { tableId: created.tableId, call: "BID_CALL_PASS", expectedSeq: String(Number(view.seq) - 1) },
-      md(mover),
+      () => client.bid({ tableId, call: BidCall.PASS, expectedSeq: (view?.seq ?? 1n) - 1n }, bearer(tokens[mover])),
       "STALE_SEQ",
     );
-    await refused("GetTable", { tableId: "nope" }, undefined, "TABLE_NOT_FOUND");
-    await assert.rejects(call(client, "Bid", { tableId: created.tableId, call: "BID_CALL_PASS" }, md((mover + 1) % 3)), (e: unknown) => {
+    await refused(() => client.getTable({ tableId: "nope" }), "TABLE_NOT_FOUND");
+    await assert.rejects(client.bid({ tableId, call: BidCall.PASS }, bearer(tokens[other])), (e: unknown) => {
       assert.equal(errorInfo(e)?.metadata.to_move, "middlehand");
       return true;
     });
+    conn.close();
   } finally {
     server.kill();
     await exited(server);
   }
 });
 
-test("knowledge: voids follow the declared game", () => {
+test("knowledge: what a position cannot hold follows the declared game", () => {
   const k = new K(0);
-  k.apply({ seq: "1", dealStarted: { number: 0, positionSeats: [0, 1, 2], hand: ["CARD_CJ", "CARD_SJ"] } });
-  assert.equal(k.position, "POSITION_FOREHAND");
-  const played = (seq: number, position: string, card: string, winner?: string) =>
-    k.apply({
-      seq: String(seq),
-      actionTaken: {
-        position,
-        action: { kind: "ACTION_KIND_PLAY_CARD", card, cards: [] },
-        facts: { phase: "PHASE_PLAYING", declaration: { game: "GAME_TYPE_GRAND", announcement: "ANNOUNCEMENT_UNSPECIFIED" }, trickWinner: winner },
-        openHand: [],
-      },
-    });
-  played(2, "POSITION_FOREHAND", "CARD_CJ");
-  played(3, "POSITION_MIDDLEHAND", "CARD_HA");
-  played(4, "POSITION_REARHAND", "CARD_DJ", "POSITION_FOREHAND");
-  assert.deepEqual([...k.voids.get("POSITION_MIDDLEHAND")!], ["trump"], "no jack on a jack lead in grand: no trumps");
-  assert.equal(k.voids.get("POSITION_REARHAND")!.size, 0);
-  assert.deepEqual([...k.hand], ["CARD_SJ"]);
+  k.apply(create(EventSchema, { seq: 1n, kind: { case: "dealStarted", value: { number: 0, positionSeats: [0, 1, 2], hand: [Card.CJ, Card.SJ] } } }));
+  assert.equal(k.position, Position.FOREHAND);
+  const played = (seq: number, position: Position, card: Card, winner = Position.UNSPECIFIED) =>
+    k.apply(
+      create(EventSchema, {
+        seq: BigInt(seq),
+        kind: {
+          case: "actionTaken",
+          value: {
+            position,
+            action: { kind: ActionKind.PLAY_CARD, card },
+            facts: { phase: Phase.PLAYING, declaration: { game: GameType.GRAND, announcement: Announcement.UNSPECIFIED }, trickWinner: winner },
+          },
+        },
+      }),
+    );
+  played(2, Position.FOREHAND, Card.CJ);
+  played(3, Position.MIDDLEHAND, Card.HA);
+  played(4, Position.REARHAND, Card.DJ, Position.FOREHAND);
+  assert.deepEqual([...k.cannotHold[1]].sort(), [Card.DJ, Card.HJ, Card.SJ, Card.CJ].sort(), "no jack on a jack lead in grand: no trumps");
+  assert.equal(k.cannotHold[2].size, 0);
+  assert.deepEqual([...k.hand], [Card.SJ]);
   assert.equal(k.tricks.length, 1);
-  assert.equal(k.tricks[0].winner, "POSITION_FOREHAND");
-  assert.equal(k.trick, undefined);
+  assert.equal(k.tricks[0].winner, Position.FOREHAND);
+  assert.equal(k.currentTrick, undefined);
   assert.equal(k.played.size, 3);
 });
 
@@ -187,10 +191,10 @@ test("a bot author's first hour: install the package, seat a 30-line bot at `ska
       path.join(project, "bot.js"),
       `const { Bot, joinAndPlay, pointsOf, isJack } = require("skat-sdk");
 class FirstBot extends Bot {
-  bid(k) { return [...k.hand].filter(isJack).length >= 2 && Number(k.legal.minBid) <= 23 ? Number(k.legal.minBid) : null; }
+  bid(k) { const from = k.legal.bidFrom ?? 0; return [...k.hand].filter(isJack).length >= 2 && from <= 23 ? from : null; }
   play(k) {
     const byPoints = [...k.legal.cards].sort((a, b) => pointsOf(a) - pointsOf(b));
-    return k.trick ? byPoints[0] : byPoints[byPoints.length - 1];
+    return k.currentTrick ? byPoints[0] : byPoints[byPoints.length - 1];
   }
 }
 const [server, table] = process.argv.slice(2);
@@ -232,34 +236,30 @@ test("lobby mode plays a tournament", { timeout: 300_000 }, async () => {
   const rust: ChildProcess[] = [];
   try {
     await waitReady(address);
-    const client = connect(address);
+    const conn = connect(address);
+    const client = conn.client;
     const tokens: Record<string, string> = {};
-    for (const name of ["ts", "h", "r"]) tokens[name] = (await call<{ botToken: string }>(client, "RegisterBot", { name })).botToken;
+    for (const name of ["ts", "h", "r"]) tokens[name] = (await client.registerBot({ name })).botToken;
     for (const [name, strategy] of [["h", "heuristic"], ["r", "random"]])
       rust.push(spawn(SKAT, ["bot", "--strategy", strategy, "--server", address, "--bot-token", tokens[name]], { stdio: "ignore" }));
     const played = lobby(address, tokens.ts, () => new JackBot(), 3);
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    const created = await call<any>(
-      client,
-      "CreateTournament",
-      { name: "ts cup", entrants: ["ts", "h", "r"], deals: 4, timeControl: { actionMs: 20000, dealMs: 0 }, seed: "5" },
+    const created = await client.createTournament(
+      { name: "ts cup", entrants: ["ts", "h", "r"], deals: 4, timeControl: { actionMs: 20000n, dealMs: 0n }, seed: 5n },
       bearer("op"),
     );
     assert.equal(created.tables, 3);
     assert.equal((await played).length, 3);
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    let t: any;
+    let t;
     for (let i = 0; i < 300; i++) {
-      t = (await call<any>(client, "GetTournament", { tournamentId: created.tournamentId })).tournament;
-      if (t.finished) break;
+      t = (await client.getTournament({ tournamentId: created.tournamentId })).tournament;
+      if (t?.finished) break;
       await new Promise((r) => setTimeout(r, 200));
     }
-    assert.ok(t.finished);
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    const ts = t.standings.find((s: any) => s.name === "ts");
-    assert.equal(ts.lists, 3);
-    assert.equal(ts.penalties, 0);
-    client.close();
+    assert.ok(t?.finished);
+    const ts = t?.standings.find((s) => s.name === "ts");
+    assert.equal(ts?.lists, 3);
+    assert.equal(ts?.penalties, 0);
+    conn.close();
   } finally {
     for (const p of rust) p.kill();
     server.kill("SIGTERM");

@@ -51,6 +51,7 @@
 
 pub mod bot;
 pub mod client;
+pub mod knowledge;
 pub mod lobby;
 pub mod play;
 

@@ -159,12 +159,9 @@ async fn follow<B: Bot>(
     let mut stream = seat.watch(Some(after)).await?;
     while let Some(msg) = stream.next().await {
         let Some(WatchKind::Event(event)) = msg?.kind else { continue };
-        let kind = event.kind.as_ref().ok_or_else(|| SdkError::Protocol("an event without a kind".into()))?;
-        if let Some(e) = skat_proto::convert::event_from(kind).map_err(|e| SdkError::Protocol(e.message))? {
-            knowledge.apply(&e);
-        }
+        crate::knowledge::fold(knowledge, &event)?;
         *last_seq = Some(event.seq);
-        if let Kind::MatchEnded(m) = kind {
+        if let Some(Kind::MatchEnded(m)) = &event.kind {
             return Ok(Some(m.standings.clone()));
         }
         if event.seq < act_from || !knowledge.legal.has_turn() {
@@ -172,8 +169,7 @@ async fn follow<B: Bot>(
         }
         if verify {
             let view = seat.view().await?;
-            let from_view =
-                skat_proto::convert::seat_view_from(&view).map_err(|e| SdkError::Protocol(e.message))?;
+            let from_view = crate::knowledge::from_view(&view)?;
             if view.seq == event.seq && from_view.view != knowledge.view {
                 return Err(SdkError::Protocol(format!(
                     "knowledge folded from the stream differs from the view at seq {}:\n{:?}\n{:?}",

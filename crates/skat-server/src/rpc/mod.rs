@@ -24,6 +24,8 @@ pub(crate) mod access;
 pub(crate) mod actions;
 pub(crate) mod competitions;
 pub(crate) mod edge;
+#[cfg(test)]
+mod knowledge_corpus;
 pub(crate) mod limits;
 pub(crate) mod project;
 pub(crate) mod refusal;

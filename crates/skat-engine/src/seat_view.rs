@@ -119,6 +119,12 @@ impl SeatView {
         self.view.legal = self.legal();
     }
 
+    /// Takes in an event without working out the seat's legal actions: for a client whose
+    /// server sends them with the event (it sets `view.legal` itself).
+    pub fn record(&mut self, event: &EventView) {
+        self.fold(event);
+    }
+
     /// Takes in several events in a row (the seat's legal actions are worked out once, at
     /// the end: for a client that catches up on a backlog).
     pub fn apply_all(&mut self, events: impl IntoIterator<Item = EventView>) {

@@ -56,14 +56,13 @@ fn events_survive_protobuf_and_fold_into_the_engines_view() {
                     let engine = m.deal().view(position.and_then(skat_engine::Position::from_index));
                     assert_eq!(f.view, engine);
                     // Views survive protobuf too: a client may start from a snapshot.
-                    let frame = convert::DealFrame {
+                    let frame = skat_engine::seat_view::DealFrame {
                         number,
                         dealer: m.dealer_of(number),
                         seats: m.seats_of(number),
-                        seeger_fabian: &[],
                     };
                     let (back_frame, back) =
-                        convert::deal_view_from(&convert::deal_view(&engine, frame)).unwrap();
+                        convert::deal_view_from(&convert::deal_view(&engine, frame, &[])).unwrap();
                     assert_eq!(back, engine, "seats {seats} seed {seed}");
                     assert_eq!(back_frame.seats, m.seats_of(number));
                 }

@@ -35,7 +35,8 @@ use crate::client::SdkError;
 pub fn fold(k: &mut Knowledge, event: &pb::Event) -> Result<(), SdkError> {
     let kind = event.kind.as_ref().ok_or_else(|| SdkError::Protocol("an event without a kind".into()))?;
     if let Some(e) = convert::event_from(kind).map_err(|e| SdkError::Protocol(e.message))? {
-        k.apply(&e);
+        // The legal actions are the server's (below): no need to work them out here.
+        k.record(&e);
     }
     k.view.legal = match &event.legal {
         Some(l) => convert::legal_from(l).map_err(|e| SdkError::Protocol(e.message))?,

@@ -84,21 +84,9 @@ pub fn dealt(d: &Dealt, discards: CardSet) -> pb::DealtCards {
     }
 }
 
-/// The facts about a deal that the engine's [`View`] leaves to the match.
-#[derive(Debug, Clone, Copy)]
-pub struct DealFrame<'a> {
-    /// The deal's number.
-    pub number: u32,
-    /// The dealer.
-    pub dealer: Seat,
-    /// Seats at forehand, middlehand, rearhand.
-    pub seats: [Seat; 3],
-    /// Seeger-Fabian points per seat, once over.
-    pub seeger_fabian: &'a [i32],
-}
-
-/// A deal view.
-pub fn deal_view(v: &View, frame: DealFrame<'_>) -> pb::DealView {
+/// A deal view in its frame (the engine's [`skat_engine::seat_view::DealFrame`]), with
+/// the Seeger-Fabian points per seat once the deal is over (empty before).
+pub fn deal_view(v: &View, frame: skat_engine::seat_view::DealFrame, seeger_fabian: &[i32]) -> pb::DealView {
     let to_move = v.to_move;
     pb::DealView {
         number: frame.number,
@@ -124,7 +112,7 @@ pub fn deal_view(v: &View, frame: DealFrame<'_>) -> pb::DealView {
         claimed: v.claimed,
         resigned: Position::ALL.iter().filter(|p| v.resigned[p.index()]).map(|p| position(*p)).collect(),
         legal: Some(legal(&v.legal, v.hand_game)),
-        result: v.outcome.as_ref().map(|o| deal_result(o, frame.seats, frame.seeger_fabian)),
+        result: v.outcome.as_ref().map(|o| deal_result(o, frame.seats, seeger_fabian)),
         dealt: v.dealt.as_ref().map(|d| dealt(d, v.discards)),
     }
 }

@@ -9,8 +9,9 @@ use std::time::Instant;
 
 use skat_engine::LegalActions;
 use skat_engine::matches::Seat;
+use skat_engine::seat_view::DealFrame;
 use skat_league::Format;
-use skat_proto::convert::{self, DealFrame};
+use skat_proto::convert;
 use skat_proto::pb;
 
 use crate::competition::SeatOffer;
@@ -82,18 +83,13 @@ pub(crate) fn table_view(t: &Table, viewer: Option<Seat>, now: Instant) -> pb::T
             Some(r) if t.game.is_over() => t.game.seeger_fabian_by_seat(r),
             _ => Vec::new(),
         };
-        let frame = DealFrame {
-            number,
-            dealer: t.game.dealer_of(number),
-            seats: t.game.seats_of(number),
-            seeger_fabian: &seeger_fabian,
-        };
+        let frame = DealFrame { number, dealer: t.game.dealer_of(number), seats: t.game.seats_of(number) };
         let view = t.game.deal().view(
             viewer
                 .and_then(|s| frame.seats.iter().position(|x| *x == s))
                 .and_then(skat_engine::Position::from_index),
         );
-        convert::deal_view(&view, frame)
+        convert::deal_view(&view, frame, &seeger_fabian)
     });
     pb::TableView {
         table_id: t.id().to_string(),

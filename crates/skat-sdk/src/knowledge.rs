@@ -60,14 +60,7 @@ fn cards(s: CardSet) -> Value {
 }
 
 fn position(p: Position) -> Value {
-    Value::String(
-        match p {
-            Position::Forehand => "forehand",
-            Position::Middlehand => "middlehand",
-            Position::Rearhand => "rearhand",
-        }
-        .into(),
-    )
+    Value::String(p.name().into())
 }
 
 fn opt_position(p: Option<Position>) -> Value {
@@ -85,17 +78,6 @@ fn phase(p: Phase) -> &'static str {
     }
 }
 
-fn game(g: GameType) -> &'static str {
-    match g {
-        GameType::Diamonds => "diamonds",
-        GameType::Hearts => "hearts",
-        GameType::Spades => "spades",
-        GameType::Clubs => "clubs",
-        GameType::Grand => "grand",
-        GameType::Null => "null",
-    }
-}
-
 fn contract(c: Contract) -> Value {
     let announcement = match c.announcement {
         Announcement::None => "none",
@@ -103,7 +85,7 @@ fn contract(c: Contract) -> Value {
         Announcement::Schwarz => "schwarz",
         Announcement::Ouvert => "ouvert",
     };
-    json!({ "game": game(c.game), "announcement": announcement })
+    json!({ "game": c.game.name(), "announcement": announcement })
 }
 
 fn reason(r: ForfeitReason) -> &'static str {
@@ -231,7 +213,7 @@ pub fn to_json(k: &Knowledge) -> Value {
         "outcome": v.outcome.as_ref().map(outcome),
         "legal": legal(&v.legal),
         "final_standings": k.final_standings.as_ref().map(|s| s.iter().map(standing).collect::<Vec<_>>()),
-        "game": k.game().map(game),
+        "game": k.game().map(GameType::name),
         "is_declarer": k.is_declarer(),
         "played": cards(k.played()),
         "cards_out": cards(k.cards_out()),

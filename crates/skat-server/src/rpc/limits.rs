@@ -134,6 +134,31 @@ impl Connection {
     }
 }
 
+/// The connections `listener` accepts, each admitted against its address's limit of
+/// `per_client` connections (the others are closed at once), with `TCP_NODELAY` (small
+/// messages both ways: Nagle's algorithm would hold each for a delayed ACK) and keepalive.
+pub(crate) fn admitted(
+    listener: tokio::net::TcpListener,
+    clients: Arc<Clients>,
+    per_client: usize,
+) -> impl tokio_stream::Stream<Item = std::io::Result<Connection>> {
+    tokio_stream::StreamExt::filter_map(
+        tonic::transport::server::TcpIncoming::from(listener)
+            .with_nodelay(Some(true))
+            .with_keepalive(Some(std::time::Duration::from_secs(60))),
+        move |accepted| match accepted {
+            Ok(stream) => {
+                let admitted = Connection::admit(&clients, stream, per_client);
+                if admitted.is_none() {
+                    tracing::debug!("connection refused: its address holds its limit of connections");
+                }
+                admitted.map(Ok)
+            }
+            Err(e) => Some(Err(e)),
+        },
+    )
+}
+
 impl Connected for Connection {
     type ConnectInfo = TcpConnectInfo;
 

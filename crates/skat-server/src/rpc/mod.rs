@@ -119,22 +119,7 @@ pub(crate) async fn serve(
     };
 
     // Every connection counts against its client's limit while it is open.
-    let per_client = config.max_connections_per_client;
-    let incoming = tokio_stream::StreamExt::filter_map(
-        tonic::transport::server::TcpIncoming::from(listener)
-            .with_nodelay(Some(true))
-            .with_keepalive(Some(Duration::from_secs(60))),
-        move |accepted| match accepted {
-            Ok(stream) => {
-                let admitted = limits::Connection::admit(&clients, stream, per_client);
-                if admitted.is_none() {
-                    tracing::debug!("connection refused: its address holds its limit of connections");
-                }
-                admitted.map(Ok)
-            }
-            Err(e) => Some(Err(e)),
-        },
-    );
+    let incoming = limits::admitted(listener, clients, config.max_connections_per_client);
     let serve = tonic::transport::Server::builder()
         // A client's own connection cannot take more than its share of the workers.
         .concurrency_limit_per_connection(config.max_concurrent_requests_per_connection)
@@ -150,7 +135,6 @@ pub(crate) async fn serve(
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .add_service(grpc)
-        // Small messages both ways: Nagle's algorithm would hold each for a delayed ACK.
         .serve_with_incoming_shutdown(incoming, on_shutdown);
     // Graceful shutdown waits for every open response; a client that never reads its
     // stream would hold it forever. After the drain, `shutdown_grace` is all they get.

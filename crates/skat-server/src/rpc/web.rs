@@ -68,16 +68,7 @@ pub(crate) fn serve(
     let grpc = tonic_web::GrpcWebLayer::new()
         .layer(SkatServiceServer::new(service).max_decoding_message_size(config.max_message_bytes));
     let router = axum::Router::new().route_service("/skat.v1.SkatService/{*method}", grpc).fallback(asset);
-    let per_client = config.max_connections_per_client;
-    let incoming = tokio_stream::StreamExt::filter_map(
-        tonic::transport::server::TcpIncoming::from(listener)
-            .with_nodelay(Some(true))
-            .with_keepalive(Some(Duration::from_secs(60))),
-        move |accepted| match accepted {
-            Ok(stream) => limits::Connection::admit(&clients, stream, per_client).map(Ok),
-            Err(e) => Some(Err(e)),
-        },
-    );
+    let incoming = limits::admitted(listener, clients, config.max_connections_per_client);
     let mut until_stopped = stopped.clone();
     let serve = tonic::transport::Server::builder()
         // Browsers speak HTTP/1.1 to a plain-text address.

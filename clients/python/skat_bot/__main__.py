@@ -1,19 +1,33 @@
-"""python -m skat_bot --server HOST:PORT --table ID [--token T | --name N] [--seat S]"""
+"""python -m skat_bot --server HOST:PORT|https://HOST --table ID [--token T | --name N] [--seat S] [--ca-file CA.pem]"""
 
 import argparse
 import logging
+import os
 import sys
 
 import grpc
 
-from skat_sdk import Seat, errors, lobby, play
+from skat_sdk import PlainTextRefused, Seat, ServerAddress, errors, lobby, play
 
 from .strategy import JackBot
 
 
 def main():
     p = argparse.ArgumentParser(prog="skat_bot", description="The Python SDK's example Skat bot.")
-    p.add_argument("--server", default="127.0.0.1:50051", help="host:port (or http://host:port) of the server")
+    p.add_argument(
+        "--server",
+        default=os.environ.get("SKAT_SERVER", "127.0.0.1:50051"),
+        help="https://host[:port] (TLS), or host:port / http://host:port (plain text; tokens only to this machine unless --insecure)",
+    )
+    p.add_argument("--ca-file", help="a PEM file with the CA that signed the server's certificate (default: SKAT_CA_FILE)")
+    p.add_argument("--client-cert", help="this client's certificate (PEM) for a server that wants mutual TLS")
+    p.add_argument("--client-key", help="the key of --client-cert (PEM)")
+    p.add_argument(
+        "--insecure",
+        action="store_true",
+        default=None,
+        help="send tokens in plain text to a server that is not this machine (a network you trust; default: SKAT_INSECURE)",
+    )
     p.add_argument("--table", help="table id (without it, --bot-token: play every seat the lobby gives)")
     p.add_argument("--bot-token", help="an account's bot token: lobby mode")
     p.add_argument("--lists", type=int, help="in lobby mode, stop after this many tables")
@@ -24,20 +38,25 @@ def main():
     p.add_argument("-v", "--verbose", action="store_true")
     args = p.parse_args()
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO)
-    if args.table is None:
-        if not args.bot_token:
-            p.error("--table or --bot-token is needed")
-        played = lobby(args.server, args.bot_token, lambda: JackBot(args.seed), args.lists)
-        print(f"lobby: {len(played)} tables played")
-        return
     try:
-        seat = Seat.with_token(args.server, args.table, args.token) if args.token else Seat.join(args.server, args.table, args.name, args.seat)
+        server = ServerAddress(
+            args.server, ca_file=args.ca_file, insecure=args.insecure, client_cert=args.client_cert, client_key=args.client_key
+        )
+        if args.table is None:
+            if not args.bot_token:
+                p.error("--table or --bot-token is needed")
+            played = lobby(server, args.bot_token, lambda: JackBot(args.seed), args.lists)
+            print(f"lobby: {len(played)} tables played")
+            return
+        seat = Seat.with_token(server, args.table, args.token) if args.token else Seat.join(server, args.table, args.name, args.seat)
         finished = play(seat, JackBot(args.seed))
+    except (PlainTextRefused, ValueError) as e:
+        sys.exit(f"skat_bot: {e}")
     except grpc.RpcError as e:
         why = errors.reason(e)
         if e.code() == grpc.StatusCode.UNAVAILABLE and why is None:
-            sys.exit(f"nothing is listening at {args.server}: is `skat serve` running?")
-        sys.exit(f"the server refused: {e.details()}" + (f" ({why})" if why else ""))
+            sys.exit(f"skat_bot: cannot reach {args.server}: {e.details()}")
+        sys.exit(f"skat_bot: the server refused: {e.details()}" + (f" ({why})" if why else ""))
     for s in finished.standings:
         print(f"seat {s.seat} {s.name:<16} plain {s.plain:>6}  Seeger-Fabian {s.seeger_fabian:>6}  declared {s.declared} won {s.won}")
 

@@ -12,7 +12,7 @@ stream, the seat's :class:`Knowledge`, ``expected_seq``, reconnecting and resumi
 """
 
 from . import errors  # noqa: F401
-from .address import target  # noqa: F401
+from .address import PlainTextRefused, ServerAddress, target  # noqa: F401
 from .bot import Bot, decide  # noqa: F401
 from .cards import DECK, Card  # noqa: F401
 from .knowledge import (  # noqa: F401

@@ -7,7 +7,7 @@ seat token) and the game goes on."""
 import logging
 import threading
 import time
-from typing import Callable, List, Optional
+from typing import Callable, List, Optional, Union
 
 import grpc
 
@@ -15,7 +15,7 @@ from skat.v1 import skat_pb2 as pb
 from skat.v1 import skat_pb2_grpc as rpc
 
 from . import errors
-from .address import target
+from .address import ServerAddress, server_address
 from .bot import Bot
 from .play import Finished, Seat, play
 
@@ -23,7 +23,7 @@ log = logging.getLogger("skat_sdk")
 
 
 def lobby(
-    server: str,
+    server: Union[str, ServerAddress],
     bot_token: str,
     make_bot: Callable[[], Bot],
     lists: Optional[int] = None,
@@ -34,7 +34,13 @@ def lobby(
     for ever); returns how each finished. ``max_tables``: most tables at once (0: the
     account's quota). ``casual_seats`` (3 or 4): also be matched with other bots as they
     arrive. A seat on another replica comes without its token; the bot then keeps a lobby
-    open at that replica too, which hands the seat out with its token."""
+    open at that replica too, which hands the seat out with its token.
+
+    ``server``: an address string or a :class:`~skat_sdk.ServerAddress`; the bot token
+    never travels in plain text beyond this machine unless allowed
+    (:class:`~skat_sdk.PlainTextRefused`)."""
+    home = server_address(server)
+    home.check_secret("bot token")
     finished: List[Finished] = []
     lock = threading.Lock()
     playing = {}  # table id -> (seat token, thread)
@@ -58,16 +64,17 @@ def lobby(
 
     def follow(address: str):
         with lock:
-            if address in followed or address == server:
+            if address in followed or address == home.url:
                 return
             followed.add(address)
         log.info("following a seat to the replica at %s", address)
-        threading.Thread(target=keep, args=(address, 0, False), daemon=True).start()
+        threading.Thread(target=keep, args=(home.at(address), 0, False), daemon=True).start()
 
-    def keep(address: str, casual: int, primary: bool):
+    def keep(server: ServerAddress, casual: int, primary: bool):
+        address = server.url
         failures = 0
         while not done.is_set():
-            channel = grpc.insecure_channel(target(address))
+            channel = server.channel()
             stub = rpc.SkatServiceStub(channel)
             try:
                 request = pb.LobbyRequest(max_tables=max_tables, casual_seats=casual)
@@ -81,9 +88,9 @@ def lobby(
                     if event.WhichOneof("kind") != "seat_assigned":
                         continue
                     s = event.seat_assigned
-                    seat_server = s.owner_address or address
+                    seat_server = server.at(s.owner_address) if s.owner_address else server
                     if not s.seat_token:
-                        follow(seat_server)
+                        follow(seat_server.url)
                         continue
                     with lock:
                         known = playing.get(s.table_id)
@@ -111,5 +118,5 @@ def lobby(
             finally:
                 channel.close()
 
-    keep(server, casual_seats, True)
+    keep(home, casual_seats, True)
     return finished

@@ -6,7 +6,7 @@ growing delays and resume with ``after_seq``, so that no event is missed or repe
 import logging
 import time
 from dataclasses import dataclass
-from typing import List
+from typing import List, Union
 
 import grpc
 
@@ -14,7 +14,7 @@ from skat.v1 import skat_pb2 as pb
 from skat.v1 import skat_pb2_grpc as rpc
 
 from . import errors
-from .address import target
+from .address import ServerAddress, server_address
 from .bot import Bot, decide
 from .knowledge import Knowledge
 
@@ -45,14 +45,20 @@ class Finished:
 
 
 class Seat:
-    """A seat at a table: its server, table, token and seat number."""
+    """A seat at a table: its server, table, token and seat number.
 
-    def __init__(self, server: str, table_id: str, token: str, seat: int):
-        self.server, self.table_id, self.token, self.seat = target(server), table_id, token, seat
+    ``server`` is an address string (``host:port``, ``http://...``, ``https://...``) or a
+    :class:`~skat_sdk.ServerAddress` (a private CA, plain text allowed): the seat token
+    never travels in plain text beyond this machine unless allowed."""
+
+    def __init__(self, server: Union[str, ServerAddress], table_id: str, token: str, seat: int):
+        self.address = server_address(server)
+        self.address.check_secret("seat token")
+        self.server, self.table_id, self.token, self.seat = self.address.target, table_id, token, seat
         self._connect()
 
     def _connect(self):
-        self.channel = grpc.insecure_channel(self.server)
+        self.channel = self.address.channel()
         self.stub = rpc.SkatServiceStub(self.channel)
 
     @property
@@ -60,21 +66,30 @@ class Seat:
         return (("authorization", f"Bearer {self.token}"),)
 
     @classmethod
-    def join(cls, server: str, table_id: str, name: str = "python-bot", seat=None, join_code: str = "") -> "Seat":
+    def join(
+        cls, server: Union[str, ServerAddress], table_id: str, name: str = "python-bot", seat=None, join_code: str = ""
+    ) -> "Seat":
         """Takes a seat (the first open one unless ``seat`` is given)."""
-        stub = rpc.SkatServiceStub(grpc.insecure_channel(target(server)))
-        req = pb.JoinTableRequest(table_id=table_id, name=name, join_code=join_code)
-        if seat is not None:
-            req.seat = seat
-        r = stub.JoinTable(req)
-        return cls(server, table_id, r.token, r.seat)
+        address = server_address(server)
+        # The answer is the seat token: it must not come back in plain text either.
+        address.check_secret("join code" if join_code else "seat token")
+        with address.channel() as channel:
+            req = pb.JoinTableRequest(table_id=table_id, name=name, join_code=join_code)
+            if seat is not None:
+                req.seat = seat
+            r = rpc.SkatServiceStub(channel).JoinTable(req)
+        return cls(address, table_id, r.token, r.seat)
 
     @classmethod
-    def with_token(cls, server: str, table_id: str, token: str) -> "Seat":
+    def with_token(cls, server: Union[str, ServerAddress], table_id: str, token: str) -> "Seat":
         """A seat from a token handed out elsewhere (``skat arena``, ``skat table create``)."""
-        stub = rpc.SkatServiceStub(grpc.insecure_channel(target(server)))
-        view = stub.GetTable(pb.GetTableRequest(table_id=table_id), metadata=(("authorization", f"Bearer {token}"),))
-        return cls(server, table_id, token, view.table.your_seat)
+        address = server_address(server)
+        address.check_secret("seat token")
+        with address.channel() as channel:
+            view = rpc.SkatServiceStub(channel).GetTable(
+                pb.GetTableRequest(table_id=table_id), metadata=(("authorization", f"Bearer {token}"),)
+            )
+        return cls(address, table_id, token, view.table.your_seat)
 
     def view(self) -> pb.TableView:
         return self.stub.GetTable(pb.GetTableRequest(table_id=self.table_id), metadata=self.metadata).table
@@ -172,11 +187,11 @@ def _act(seat: Seat, bot: Bot, k: Knowledge, seq: int) -> int:
         raise
 
 
-def join_and_play(server: str, table_id: str, bot: Bot, name: str = "python-bot", seat=None, join_code: str = "") -> Finished:
+def join_and_play(server: Union[str, ServerAddress], table_id: str, bot: Bot, name: str = "python-bot", seat=None, join_code: str = "") -> Finished:
     """Joins a table and plays the list with ``bot``."""
     return play(Seat.join(server, table_id, name, seat, join_code), bot)
 
 
-def play_with_token(server: str, table_id: str, token: str, bot: Bot) -> Finished:
+def play_with_token(server: Union[str, ServerAddress], table_id: str, token: str, bot: Bot) -> Finished:
     """Plays a seat whose token was handed out elsewhere."""
     return play(Seat.with_token(server, table_id, token), bot)

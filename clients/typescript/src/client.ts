@@ -5,6 +5,7 @@
 //   const r = await conn.client.createTable({ seats: 3 });
 //   conn.close();
 
+import { readFileSync } from "node:fs";
 import { createClient, type CallOptions, type Client } from "@connectrpc/connect";
 import { Http2SessionManager, createGrpcTransport } from "@connectrpc/connect-node";
 import { SkatService } from "./gen/skat/v1/skat_pb";
@@ -17,23 +18,138 @@ export type SkatClient = Client<typeof SkatService>;
 /** A client and the HTTP/2 connection under it. */
 export interface Connection {
   readonly client: SkatClient;
-  /** The server's URL (`http://host:port`). */
+  /** The server's URL (`http://host:port` or `https://host[:port]`). */
   readonly url: string;
   /** Closes the connection (streams on it end). */
   close(): void;
 }
 
+/** How to reach a server beyond its address. */
+export interface TlsOptions {
+  /** A PEM file with the CA that signed the server's certificate (a private CA); default
+   * `SKAT_CA_FILE`. Without it, `https://` trusts Node's roots (Mozilla's, plus
+   * `NODE_EXTRA_CA_CERTS`). */
+  caFile?: string;
+  /** Secrets may travel in plain text to a server that is not this machine (a network you
+   * trust); default `SKAT_INSECURE`. */
+  insecure?: boolean;
+  /** This client's certificate and key (PEM files), for a server that wants mutual TLS
+   * (`skat serve --tls-client-ca`); default `SKAT_CLIENT_CERT`, `SKAT_CLIENT_KEY`. */
+  clientCert?: string;
+  clientKey?: string;
+}
+
+/** A secret would have gone in plain text to a server that is not this machine. */
+export class PlainTextRefused extends Error {
+  constructor(
+    readonly what: string,
+    readonly url: string,
+  ) {
+    super(
+      `refusing to send the ${what} in plain text to ${url}, which is not this machine: use https:// ` +
+        "(with caFile / --ca-file / SKAT_CA_FILE for a private CA), or allow plain text with insecure: true " +
+        "(--insecure, SKAT_INSECURE=1) on a network you trust",
+    );
+    this.name = "PlainTextRefused";
+  }
+}
+
+function envFlag(name: string): boolean {
+  return ["1", "true", "yes"].includes((process.env[name] ?? "").trim().toLowerCase());
+}
+
 /** The URL of a server address: `127.0.0.1:50051` and `http://127.0.0.1:50051` name the
- * same server. */
+ * same server; `https://` is TLS. */
 export function serverUrl(address: string): string {
   const a = address.trim().replace(/\/+$/, "");
   return a.includes("://") ? a : `http://${a}`;
 }
 
-/** Connects to a server (`host:port` or `http://host:port`). */
-export function connect(address: string): Connection {
-  const url = serverUrl(address);
-  const sessions = new Http2SessionManager(url, { idleConnectionTimeoutMs: 60_000 });
+/** A server and how to reach it (the Rust SDK's `ServerAddress`):
+ *
+ * | address | means |
+ * |---|---|
+ * | `host:port`, `http://host:port` | plain text |
+ * | `https://host[:port]` | TLS with Node's roots, or the CA in `caFile` |
+ *
+ * A secret (a seat or bot token, a join code) never travels in plain text to anything but
+ * this machine (a loopback address or `localhost`) unless `insecure` allows it:
+ * {@link ServerAddress.checkSecret} throws {@link PlainTextRefused}, which says how to
+ * fix it. `https://` is TLS or nothing. */
+export class ServerAddress {
+  readonly url: string;
+  readonly caFile?: string;
+  readonly insecure: boolean;
+  readonly clientCert?: string;
+  readonly clientKey?: string;
+
+  constructor(address: string, options: TlsOptions = {}) {
+    this.url = serverUrl(address);
+    const scheme = this.url.slice(0, this.url.indexOf("://"));
+    if (scheme !== "http" && scheme !== "https") {
+      throw new Error(`${address}: a server address is host:port, http://host:port or https://host[:port]`);
+    }
+    this.caFile = options.caFile ?? (process.env.SKAT_CA_FILE || undefined);
+    this.insecure = options.insecure ?? envFlag("SKAT_INSECURE");
+    this.clientCert = options.clientCert ?? (process.env.SKAT_CLIENT_CERT || undefined);
+    this.clientKey = options.clientKey ?? (process.env.SKAT_CLIENT_KEY || undefined);
+  }
+
+  /** The TLS settings, to make another address with them. */
+  get options(): TlsOptions {
+    return { caFile: this.caFile, insecure: this.insecure, clientCert: this.clientCert, clientKey: this.clientKey };
+  }
+
+  /** Whether the connection is TLS. */
+  get isTls(): boolean {
+    return this.url.startsWith("https://");
+  }
+
+  /** Whether the server is this machine. */
+  get isLoopback(): boolean {
+    const host = new URL(this.url).hostname.replace(/^\[|\]$/g, "").toLowerCase();
+    if (host === "localhost" || host === "::1") return true;
+    const v4 = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(host);
+    return v4 !== null && v4[1] === "127";
+  }
+
+  /** Throws {@link PlainTextRefused} if `what` (a secret) would travel in plain text
+   * beyond this machine without `insecure`. */
+  checkSecret(what: string): void {
+    if (!(this.isTls || this.isLoopback || this.insecure)) throw new PlainTextRefused(what, this.url);
+  }
+
+  /** Another server with the same TLS settings: `address` as the server named it (a
+   * redirect to the replica that owns a table), with this one's scheme when it has none. */
+  at(address: string): ServerAddress {
+    const url = address.includes("://") ? address : `${this.isTls ? "https" : "http"}://${address}`;
+    return new ServerAddress(url, this.options);
+  }
+}
+
+/** A server address as a string (TLS settings from the environment) or a
+ * {@link ServerAddress}. */
+export type Server = string | ServerAddress;
+
+/** `server` as a {@link ServerAddress}. */
+export function serverAddress(server: Server, options: TlsOptions = {}): ServerAddress {
+  return server instanceof ServerAddress ? server : new ServerAddress(server, options);
+}
+
+/** Connects to a server (`host:port`, `http://host:port`, or `https://host[:port]` for
+ * TLS, never plain text instead). */
+export function connect(server: Server, options: TlsOptions = {}): Connection {
+  const address = serverAddress(server, options);
+  const url = address.url;
+  const tls = address.isTls
+    ? {
+        ...(address.caFile ? { ca: [readFileSync(address.caFile)] } : {}),
+        ...(address.clientCert && address.clientKey
+          ? { cert: readFileSync(address.clientCert), key: readFileSync(address.clientKey) }
+          : {}),
+      }
+    : {};
+  const sessions = new Http2SessionManager(url, { idleConnectionTimeoutMs: 60_000 }, tls);
   const transport = createGrpcTransport({ baseUrl: url, sessionManager: sessions });
   return { client: createClient(SkatService, transport), url, close: () => sessions.abort() };
 }

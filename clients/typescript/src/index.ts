@@ -32,7 +32,19 @@ export {
 } from "./knowledge";
 export { Card, DECK, type Suit, codeOf, isJack, parseCard, pointsOf, rankOf, sorted, suitOf } from "./cards";
 export { type ErrorInfo, errorInfo, reason } from "./errors";
-export { type Connection, type SkatClient, SkatService, bearer, connect, serverUrl } from "./client";
+export {
+  type Connection,
+  PlainTextRefused,
+  type Server,
+  ServerAddress,
+  type SkatClient,
+  SkatService,
+  type TlsOptions,
+  bearer,
+  connect,
+  serverAddress,
+  serverUrl,
+} from "./client";
 export { type Json, type KnowledgeJson, knowledgeJson } from "./shared";
 export { type LobbyOptions, lobby } from "./lobby";
 export * as pb from "./gen/skat/v1/skat_pb";

@@ -4,7 +4,7 @@
 // out again every seat the account holds (after a restart with a new seat token).
 
 import { Code, ConnectError } from "@connectrpc/connect";
-import { bearer, connect } from "./client";
+import { type Server, type ServerAddress, bearer, connect, serverAddress } from "./client";
 import { Bot, Finished, Seat, play } from "./sdk";
 
 /** What a bot asks of its lobby. */
@@ -20,19 +20,22 @@ export interface LobbyOptions {
  * its token; the bot then keeps a lobby open at that replica too, which hands the seat
  * out with its token. */
 export async function lobby(
-  server: string,
+  server: Server,
   botToken: string,
   makeBot: () => Bot,
   lists?: number,
   options: LobbyOptions = {},
 ): Promise<Finished[]> {
+  const home = serverAddress(server);
+  // The bot token must not cross a network in plain text (PlainTextRefused says how to fix).
+  home.checkSecret("bot token");
   const finished: Finished[] = [];
   const playing = new Map<string, string>(); // table id -> seat token
   const aborts = new Set<AbortController>();
-  const followed = new Set<string>([server]);
+  const followed = new Set<string>([home.url]);
   const enough = () => lists !== undefined && finished.length >= lists;
 
-  const keep = async (address: string, casualSeats: number, primary: boolean): Promise<void> => {
+  const keep = async (address: ServerAddress, casualSeats: number, primary: boolean): Promise<void> => {
     let failures = 0;
     for (;;) {
       const conn = connect(address);
@@ -48,10 +51,10 @@ export async function lobby(
           failures = 0;
           if (event.kind.case !== "seatAssigned") continue;
           const s = event.kind.value;
-          const seatServer = s.ownerAddress || address;
+          const seatServer = s.ownerAddress ? address.at(s.ownerAddress) : address;
           if (!s.seatToken) {
-            if (!followed.has(seatServer)) {
-              followed.add(seatServer);
+            if (!followed.has(seatServer.url)) {
+              followed.add(seatServer.url);
               keep(seatServer, 0, false).catch(() => undefined);
             }
             continue;
@@ -84,6 +87,6 @@ export async function lobby(
     }
   };
 
-  await keep(server, options.casualSeats ?? 0, true);
+  await keep(home, options.casualSeats ?? 0, true);
   return finished;
 }

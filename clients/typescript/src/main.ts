@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-// skat-ts-bot --server HOST:PORT --table ID [--token T | --name N] [--seat S]
-// skat-ts-bot --server HOST:PORT --bot-token T [--lists N] [--max-tables N] [--casual 3|4]
+// skat-ts-bot --server HOST:PORT|https://HOST --table ID [--token T | --name N] [--seat S]
+// skat-ts-bot --server HOST:PORT|https://HOST --bot-token T [--lists N] [--max-tables N] [--casual 3|4]
+//   [--ca-file CA.pem] [--client-cert C.pem --client-key K.pem] [--insecure]
 // The SDK's example bot (JackBot in strategy.ts).
 
 import { Code, ConnectError } from "@connectrpc/connect";
 import { Seat, play } from "./sdk";
+import { PlainTextRefused, ServerAddress } from "./client";
 import { lobby } from "./lobby";
 import { JackBot } from "./strategy";
 import { reason } from "./errors";
@@ -14,9 +16,18 @@ function arg(name: string): string | undefined {
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
+function flag(name: string): boolean | undefined {
+  return process.argv.includes(`--${name}`) ? true : undefined;
+}
+
 async function main() {
   const tableId = arg("table");
-  const server = arg("server") ?? "127.0.0.1:50051";
+  const server = new ServerAddress(arg("server") ?? process.env.SKAT_SERVER ?? "127.0.0.1:50051", {
+    caFile: arg("ca-file"),
+    insecure: flag("insecure"),
+    clientCert: arg("client-cert"),
+    clientKey: arg("client-key"),
+  });
   const botToken = arg("bot-token");
   if (!tableId && botToken) {
     const lists = arg("lists");
@@ -26,7 +37,9 @@ async function main() {
     return;
   }
   if (!tableId) {
-    console.error("usage: skat-ts-bot --server HOST:PORT (--table ID [--token T | --name N] [--seat S] | --bot-token T [--lists N] [--max-tables N] [--casual 3|4])");
+    console.error(
+      "usage: skat-ts-bot --server HOST:PORT|https://HOST [--ca-file CA.pem] [--insecure] (--table ID [--token T | --name N] [--seat S] | --bot-token T [--lists N] [--max-tables N] [--casual 3|4])",
+    );
     process.exit(2);
   }
   const token = arg("token");
@@ -40,12 +53,25 @@ async function main() {
   }
 }
 
+/** What to do about a call that failed before the server answered it. */
+function hint(message: string): string {
+  if (/certificate|self.signed/i.test(message)) return " (the server's certificate is not trusted: for a private CA give it with --ca-file or SKAT_CA_FILE)";
+  if (/ECONNREFUSED/.test(message)) return " (is `skat serve` running there?)";
+  if (/CANCEL|ECONNRESET|closed/i.test(message)) return " (if the server uses TLS, use https://)";
+  return "";
+}
+
 main().catch((e: unknown) => {
   const why = reason(e);
-  if (e instanceof ConnectError && e.code === Code.Unavailable && !why) {
-    console.error(`nothing is listening at ${arg("server") ?? "127.0.0.1:50051"}: is \`skat serve\` running?`);
+  const server = arg("server") ?? process.env.SKAT_SERVER ?? "127.0.0.1:50051";
+  if (e instanceof PlainTextRefused) {
+    console.error(`skat-ts-bot: ${e.message}`);
+  } else if (e instanceof ConnectError && !why) {
+    console.error(`skat-ts-bot: no answer from ${server}: ${e.rawMessage}${hint(e.rawMessage)}`);
+  } else if (e instanceof ConnectError) {
+    console.error(`skat-ts-bot: the server refused: ${e.rawMessage} (${why})`);
   } else {
-    console.error(`the server refused: ${e instanceof ConnectError ? e.rawMessage : String(e)}${why ? ` (${why})` : ""}`);
+    console.error(`skat-ts-bot: ${e instanceof Error ? e.message : String(e)}`);
   }
   process.exit(1);
 });

@@ -4,7 +4,7 @@
 
 import { Code, ConnectError } from "@connectrpc/connect";
 import { BidCall, type Standing, type TableView } from "./gen/skat/v1/skat_pb";
-import { type Connection, bearer, connect } from "./client";
+import { type Connection, type Server, ServerAddress, bearer, connect, serverAddress } from "./client";
 import { reason } from "./errors";
 import { Card } from "./cards";
 import { type Contract, Knowledge } from "./knowledge";
@@ -78,16 +78,26 @@ export interface Finished {
   decisions: number;
 }
 
-/** A seat at a table: its server, table, token and number. */
+/** A seat at a table: its server, table, token and number. The seat token never travels
+ * in plain text beyond this machine unless the {@link ServerAddress} allows it. */
 export class Seat {
   private conn: Connection;
+  /** The server with its TLS settings. */
+  readonly address: ServerAddress;
   constructor(
-    readonly server: string,
+    server: Server,
     readonly tableId: string,
     readonly token: string,
     readonly seat: number,
   ) {
-    this.conn = connect(server);
+    this.address = serverAddress(server);
+    this.address.checkSecret("seat token");
+    this.conn = connect(this.address);
+  }
+
+  /** The server's URL. */
+  get server(): string {
+    return this.address.url;
   }
 
   /** The connection's client. */
@@ -98,7 +108,7 @@ export class Seat {
   /** A fresh connection (after the old one broke). */
   reconnect(): void {
     this.conn.close();
-    this.conn = connect(this.server);
+    this.conn = connect(this.address);
   }
 
   /** Closes the connection. */
@@ -107,23 +117,28 @@ export class Seat {
   }
 
   /** Takes a seat (the first open one unless `seat` is given). */
-  static async join(server: string, tableId: string, name = "ts-bot", seat?: number, joinCode = ""): Promise<Seat> {
-    const conn = connect(server);
+  static async join(server: Server, tableId: string, name = "ts-bot", seat?: number, joinCode = ""): Promise<Seat> {
+    const address = serverAddress(server);
+    // The answer is the seat token: it must not come back in plain text either.
+    address.checkSecret(joinCode ? "join code" : "seat token");
+    const conn = connect(address);
     try {
       const r = await conn.client.joinTable({ tableId, name, seat, joinCode });
-      return new Seat(server, tableId, r.token, r.seat);
+      return new Seat(address, tableId, r.token, r.seat);
     } finally {
       conn.close();
     }
   }
 
   /** A seat from a token handed out elsewhere (`skat arena`, `skat table create --take-seats`). */
-  static async withToken(server: string, tableId: string, token: string): Promise<Seat> {
-    const conn = connect(server);
+  static async withToken(server: Server, tableId: string, token: string): Promise<Seat> {
+    const address = serverAddress(server);
+    address.checkSecret("seat token");
+    const conn = connect(address);
     try {
       const view = (await conn.client.getTable({ tableId }, bearer(token))).table;
       if (view?.yourSeat === undefined) throw new Error(`this token holds no seat at table ${tableId}`);
-      return new Seat(server, tableId, token, view.yourSeat);
+      return new Seat(address, tableId, token, view.yourSeat);
     } finally {
       conn.close();
     }
@@ -242,7 +257,7 @@ export async function play(seat: Seat, bot: Bot, options: PlayOptions = {}): Pro
 
 /** Joins a table and plays the list with `bot`. */
 export async function joinAndPlay(
-  server: string,
+  server: Server,
   tableId: string,
   bot: Bot,
   opts: { name?: string; seat?: number; joinCode?: string } = {},
@@ -251,6 +266,6 @@ export async function joinAndPlay(
 }
 
 /** Plays a seat whose token was handed out elsewhere. */
-export async function playWithToken(server: string, tableId: string, token: string, bot: Bot): Promise<Finished> {
+export async function playWithToken(server: Server, tableId: string, token: string, bot: Bot): Promise<Finished> {
   return play(await Seat.withToken(server, tableId, token), bot);
 }

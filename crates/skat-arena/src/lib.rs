@@ -53,8 +53,8 @@ pub enum Mode {
     InProcess,
     /// A server started inside the arena, over real gRPC on loopback.
     Embedded,
-    /// A running server at this URL.
-    Remote(String),
+    /// A running server at this address (TLS when `https://`).
+    Remote(skat_sdk::ServerAddress),
 }
 
 /// A competition.

@@ -7,9 +7,8 @@ use skat_bots::Strategy;
 use skat_engine::iss::{self, RecordMeta};
 use skat_engine::{Action, DealRecord, Match, MatchConfig};
 use skat_proto::pb::{self, event::Kind, watch_table_response::Kind as WatchKind};
-use skat_sdk::client::connect;
 use skat_sdk::play::{PlayOptions, play};
-use skat_sdk::{Bot, Knowledge, SdkError, SeatClient, decide};
+use skat_sdk::{Bot, Knowledge, SdkError, SeatClient, ServerAddress, decide};
 use tokio::sync::Semaphore;
 use tokio_stream::StreamExt;
 
@@ -168,11 +167,13 @@ fn decide_now<B: Bot>(runtime: &tokio::runtime::Runtime, bot: &mut B, k: &Knowle
 /// Plays one table on a server.
 pub async fn play_remote(
     config: &ArenaConfig,
-    server_url: &str,
+    server: &ServerAddress,
     plan: &TablePlan,
     on_open: &(dyn Fn(&OpenSeat) + Send + Sync),
 ) -> Result<TableOutcome, ArenaError> {
-    let mut client = connect(server_url).await?;
+    // The arena receives every seat's token: they must not cross a network in plain text.
+    server.check_secret("seat token")?;
+    let mut client = server.connect().await?;
     let n = config.entries.len();
     let created = client
         .create_table(pb::CreateTableRequest {
@@ -188,10 +189,10 @@ pub async fn play_remote(
         .into_inner();
     let table_id = created.table_id;
     // With several replicas, everything about the table goes to the one that owns it.
-    let owner = (!created.owner_address.is_empty()).then(|| format!("http://{}", created.owner_address));
-    let url: &str = owner.as_deref().unwrap_or(server_url);
+    let owner = (!created.owner_address.is_empty()).then(|| server.at(&created.owner_address));
+    let url: &ServerAddress = owner.as_ref().unwrap_or(server);
     if owner.is_some() {
-        client = connect(url).await?;
+        client = url.connect().await?;
     }
     let mut seats = Vec::new();
     for seat in 0..n {
@@ -205,7 +206,7 @@ pub async fn play_remote(
         if matches!(config.entries[plan.seating[seat]], Entry::Open(_)) {
             open = true;
             on_open(&OpenSeat {
-                server: url.to_string(),
+                server: url.url().to_string(),
                 table_id: table_id.clone(),
                 seat: seat as u32,
                 token: sc.token().to_string(),
@@ -306,7 +307,7 @@ pub async fn run(
                 let _ = rx.await;
             })
             .await?;
-            let url = format!("http://{}", running.addr);
+            let url = ServerAddress::new(&format!("http://{}", running.addr));
             server = Some((tx, running));
             Some(url)
         }

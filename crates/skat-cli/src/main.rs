@@ -42,6 +42,9 @@ enum Command {
     Tournament(commands::tournament::TournamentArgs),
     /// The bots' ratings, best first.
     Leaderboard(commands::leaderboard::LeaderboardArgs),
+    /// Make a private CA and certificates signed by it (tests, private networks, mutual
+    /// TLS); run again on the same folder to rotate the certificates.
+    Certs(commands::certs::Args),
 }
 
 fn main() -> ExitCode {
@@ -59,6 +62,7 @@ fn main() -> ExitCode {
         Command::Admin(args) => commands::admin::admin(args),
         Command::Tournament(args) => commands::tournament::tournament(args),
         Command::Leaderboard(args) => commands::leaderboard::leaderboard(args),
+        Command::Certs(args) => commands::certs::run(args),
     };
     match result {
         Ok(code) => code,

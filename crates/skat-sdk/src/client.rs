@@ -4,14 +4,17 @@ use skat_engine::Action;
 use skat_proto::convert;
 use skat_proto::pb::skat_service_client::SkatServiceClient;
 use skat_proto::pb::{self};
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Channel;
+
+pub use crate::address::ServerAddress;
 use tonic::{Request, Status, Streaming};
 
 /// What can go wrong talking to the server.
 #[derive(Debug, thiserror::Error)]
 pub enum SdkError {
-    /// Could not connect.
-    #[error("nothing is listening at {url} (is `skat serve` running?): {source}")]
+    /// Could not connect (the text names the cause: nothing listening, a certificate not
+    /// trusted, TLS against a plain-text server).
+    #[error("cannot connect to {url}: {}", connect_cause(.source))]
     Connect {
         /// The server URL.
         url: String,
@@ -25,6 +28,63 @@ pub enum SdkError {
     /// The server sent something this SDK cannot read.
     #[error("unexpected answer from the server: {0}")]
     Protocol(String),
+    /// A secret would have gone in plain text beyond this machine.
+    #[error(
+        "refusing to send the {what} in plain text to {url}, which is not this machine: use https:// \
+         (with --ca-file or SKAT_CA_FILE for a private CA), or allow plain text with --insecure \
+         (SKAT_INSECURE=1) on a network you trust"
+    )]
+    PlainText {
+        /// What would have been sent.
+        what: String,
+        /// Where.
+        url: String,
+    },
+    /// A file for TLS (the CA, a client certificate or key) could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    CaFile {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+/// Why a connection failed, from the innermost cause, with what to do about it.
+fn connect_cause(e: &tonic::transport::Error) -> String {
+    let mut chain = vec![e.to_string()];
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        chain.push(s.to_string());
+        source = s.source();
+    }
+    let all = chain.join(": ");
+    let lower = all.to_ascii_lowercase();
+    let hint = if lower.contains("connection refused") {
+        " (is `skat serve` running there?)"
+    } else if lower.contains("certificate") || lower.contains("unknownissuer") {
+        " (the server's certificate is not trusted: for a private CA give it with --ca-file or SKAT_CA_FILE)"
+    } else if lower.contains("invalidcontenttype") || lower.contains("corrupt message") {
+        " (the server does not speak TLS there: use http:// if it is a plain-text server)"
+    } else {
+        ""
+    };
+    format!("{}{hint}", chain.last().map_or(all.as_str(), String::as_str))
+}
+
+/// Whether a call failed because the connection broke under it (no answer at all).
+fn broken_connection(s: &Status) -> bool {
+    let message = s.message();
+    matches!(s.code(), tonic::Code::Cancelled | tonic::Code::Internal | tonic::Code::Unknown)
+        && [
+            "h2 protocol error",
+            "operation was canceled",
+            "transport error",
+            "connection reset",
+            "broken pipe",
+        ]
+        .iter()
+        .any(|m| message.contains(m))
 }
 
 /// A refusal for people: `the server refused: no table `x` (NOT_FOUND, TABLE_NOT_FOUND)`.
@@ -42,6 +102,12 @@ pub fn refused(s: &Status) -> String {
             format!("the server refused: {} ({code}, {})", s.message(), convert::reason_name(reason))
         }
         None if s.code() == tonic::Code::Unavailable => format!("the server is unavailable: {}", s.message()),
+        // A TLS server closes a plain-text connection at once (after a TLS alert that
+        // HTTP/2 cannot read): the call fails before anything was answered.
+        None if broken_connection(s) => format!(
+            "the connection closed before the server answered ({}): if the server uses TLS, use https://",
+            s.message()
+        ),
         None => format!("the server answered {code}: {}", s.message()),
     }
 }
@@ -68,23 +134,15 @@ fn check_seat(seat: u32) -> Result<(), SdkError> {
 
 /// The URL for a server address: `127.0.0.1:50051` and `http://127.0.0.1:50051` both
 /// name the same server (the Python and TypeScript clients take the first form, gRPC
-/// URLs the second).
+/// URLs the second); `https://` is TLS.
 pub fn server_url(address: &str) -> String {
-    let address = address.trim();
-    if address.contains("://") { address.to_string() } else { format!("http://{address}") }
+    ServerAddress::new(address).url().to_string()
 }
 
-/// Connects to a server: `http://127.0.0.1:50051` or just `127.0.0.1:50051`.
-pub async fn connect(url: &str) -> Result<SkatServiceClient<Channel>, SdkError> {
-    let url = &server_url(url);
-    let endpoint = Endpoint::from_shared(url.to_string())
-        .map_err(|e| SdkError::Connect { url: url.into(), source: e })?;
-    let channel = endpoint
-        .tcp_nodelay(true)
-        .connect()
-        .await
-        .map_err(|e| SdkError::Connect { url: url.into(), source: e })?;
-    Ok(SkatServiceClient::new(channel))
+/// Connects to a server: `http://127.0.0.1:50051`, just `127.0.0.1:50051`, or
+/// `https://...` for TLS (see [`ServerAddress`]).
+pub async fn connect(server: impl Into<ServerAddress>) -> Result<SkatServiceClient<Channel>, SdkError> {
+    server.into().connect().await
 }
 
 /// A request with `authorization: Bearer <token>`.
@@ -100,31 +158,34 @@ pub fn with_token<T>(message: T, token: &str) -> Request<T> {
 /// does (see `docs/deploy.md`).
 pub const OWNER_METADATA: &str = "skat-owner";
 
-/// The owner's URL when `status` is a redirect (NOT_FOUND with `skat-owner`).
+/// The owner's address when `status` is a redirect (NOT_FOUND with `skat-owner`), as
+/// the server named it (`host:port`, or a URL).
 pub fn redirect(status: &Status) -> Option<String> {
     if status.code() != tonic::Code::NotFound {
         return None;
     }
-    let addr = status.metadata().get(OWNER_METADATA)?.to_str().ok()?;
-    Some(if addr.contains("://") { addr.to_string() } else { format!("http://{addr}") })
+    Some(status.metadata().get(OWNER_METADATA)?.to_str().ok()?.to_string())
 }
 
-/// Runs `call` against `url`, following up to three redirects to the replica that owns
-/// the table. Returns the URL that answered with the result.
-pub async fn follow_redirects<T, F, Fut>(url: &str, mut call: F) -> Result<(String, T), SdkError>
+/// Runs `call` against `server`, following up to three redirects to the replica that
+/// owns the table (with the same TLS settings). Returns the server that answered.
+pub async fn follow_redirects<T, F, Fut>(
+    server: impl Into<ServerAddress>,
+    mut call: F,
+) -> Result<(ServerAddress, T), SdkError>
 where
     F: FnMut(SkatServiceClient<Channel>) -> Fut,
     Fut: std::future::Future<Output = Result<T, Status>>,
 {
-    let mut url = url.to_string();
+    let mut server = server.into();
     for _ in 0..4 {
-        let client = connect(&url).await?;
+        let client = server.connect().await?;
         match call(client).await {
-            Ok(v) => return Ok((url, v)),
-            Err(status) => match redirect(&status) {
-                Some(owner) if owner != url => {
-                    tracing::debug!(%owner, "table lives on another replica; following");
-                    url = owner;
+            Ok(v) => return Ok((server, v)),
+            Err(status) => match redirect(&status).map(|owner| server.at(&owner)) {
+                Some(owner) if owner.url() != server.url() => {
+                    tracing::debug!(owner = owner.url(), "table lives on another replica; following");
+                    server = owner;
                 }
                 _ => return Err(status.into()),
             },
@@ -137,57 +198,62 @@ where
 #[derive(Debug, Clone)]
 pub struct SeatClient {
     client: SkatServiceClient<Channel>,
-    url: String,
+    server: ServerAddress,
     table_id: String,
     token: String,
     seat: u32,
 }
 
 impl SeatClient {
-    /// Takes a seat (`seat`: a particular one, or the first open) at the server `url`
-    /// (following a redirect to the replica that owns the table). Returns the client and
-    /// the table as the new seat sees it.
+    /// Takes a seat (`seat`: a particular one, or the first open) at `server` (following
+    /// a redirect to the replica that owns the table). Returns the client and the table as
+    /// the new seat sees it.
     pub async fn join(
-        url: &str,
+        server: impl Into<ServerAddress>,
         table_id: &str,
         name: &str,
         seat: Option<u32>,
     ) -> Result<(SeatClient, pb::TableView), SdkError> {
-        SeatClient::join_with_code(url, table_id, name, seat, "").await
+        SeatClient::join_with_code(server, table_id, name, seat, "").await
     }
 
     /// [`SeatClient::join`] for a private table, with the join code its creator was given.
     pub async fn join_with_code(
-        url: &str,
+        server: impl Into<ServerAddress>,
         table_id: &str,
         name: &str,
         seat: Option<u32>,
         join_code: &str,
     ) -> Result<(SeatClient, pb::TableView), SdkError> {
+        let server = server.into();
+        // The answer carries the seat's token, and every later call sends it.
+        server.check_secret("seat token")?;
         let req = pb::JoinTableRequest {
             table_id: table_id.into(),
             name: name.into(),
             seat,
             join_code: join_code.into(),
         };
-        let (url, r) = follow_redirects(url, |mut c| {
+        let (server, r) = follow_redirects(server, |mut c| {
             let req = req.clone();
             async move { c.join_table(req).await.map(|r| r.into_inner()) }
         })
         .await?;
         let view = r.table.ok_or_else(|| SdkError::Protocol("JoinTable answered without a table".into()))?;
-        let client = connect(&url).await?;
+        let client = server.connect().await?;
         check_seat(r.seat)?;
-        Ok((SeatClient { client, url, table_id: table_id.into(), token: r.token, seat: r.seat }, view))
+        Ok((SeatClient { client, server, table_id: table_id.into(), token: r.token, seat: r.seat }, view))
     }
 
     /// Acts for a seat whose token was handed out elsewhere (`skat arena` prints them).
     pub async fn with_token(
-        url: &str,
+        server: impl Into<ServerAddress>,
         table_id: &str,
         token: &str,
     ) -> Result<(SeatClient, pb::TableView), SdkError> {
-        let (url, view) = follow_redirects(url, |mut c| {
+        let server = server.into();
+        server.check_secret("seat token")?;
+        let (server, view) = follow_redirects(server, |mut c| {
             let req = with_token(pb::GetTableRequest { table_id: table_id.into() }, token);
             async move { c.get_table(req).await.map(|r| r.into_inner()) }
         })
@@ -196,24 +262,29 @@ impl SeatClient {
             view.table.ok_or_else(|| SdkError::Protocol("GetTable answered without a table".into()))?;
         let seat = view.your_seat.ok_or_else(|| SdkError::Protocol("the token holds no seat".into()))?;
         check_seat(seat)?;
-        let client = connect(&url).await?;
-        Ok((SeatClient { client, url, table_id: table_id.into(), token: token.into(), seat }, view))
+        let client = server.connect().await?;
+        Ok((SeatClient { client, server, table_id: table_id.into(), token: token.into(), seat }, view))
     }
 
-    /// A seat from parts already known (no round trip); `url` is where to reconnect.
+    /// A seat from parts already known (no round trip); `server` is where to reconnect.
     pub fn from_parts(
         client: SkatServiceClient<Channel>,
-        url: &str,
+        server: impl Into<ServerAddress>,
         table_id: &str,
         token: &str,
         seat: u32,
     ) -> SeatClient {
-        SeatClient { client, url: url.into(), table_id: table_id.into(), token: token.into(), seat }
+        SeatClient { client, server: server.into(), table_id: table_id.into(), token: token.into(), seat }
     }
 
     /// The server this seat talks to (the table's owner).
     pub fn url(&self) -> &str {
-        &self.url
+        self.server.url()
+    }
+
+    /// The server this seat talks to, with its TLS settings.
+    pub fn server(&self) -> &ServerAddress {
+        &self.server
     }
 
     /// The seat (the engine's [`skat_engine::matches::Seat`]; the wire's seat numbers

@@ -49,12 +49,14 @@
 
 #![warn(missing_docs)]
 
+pub mod address;
 pub mod bot;
 pub mod client;
 pub mod knowledge;
 pub mod lobby;
 pub mod play;
 
+pub use address::ServerAddress;
 pub use bot::{Bot, decide};
 pub use client::{SdkError, SeatClient};
 

@@ -13,8 +13,9 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_stream::StreamExt;
 
+use crate::address::ServerAddress;
 use crate::bot::Bot;
-use crate::client::{SdkError, SeatClient, connect, server_url, with_token};
+use crate::client::{SdkError, SeatClient, with_token};
 use crate::play::{Finished, PlayOptions, play};
 
 /// How a lobby session ended.
@@ -42,16 +43,17 @@ type LobbyNews = Result<(String, pb::SeatAssigned), (String, SdkError)>;
 /// Keeps one lobby stream open to `url`, reconnecting when it breaks, and forwards its
 /// seats. Ends when refused for good (a wrong or disabled bot token), telling `news`.
 fn keep_lobby(
-    url: String,
+    server: ServerAddress,
     bot_token: String,
     request: pb::LobbyRequest,
     news: mpsc::Sender<LobbyNews>,
 ) -> JoinHandle<()> {
     tokio::spawn(async move {
+        let url = server.url().to_string();
         let mut failures = 0u32;
         loop {
             let stream = async {
-                let mut client = connect(&url).await?;
+                let mut client = server.connect().await?;
                 Ok::<_, SdkError>(client.lobby(with_token(request, &bot_token)).await?.into_inner())
             }
             .await;
@@ -99,7 +101,7 @@ fn keep_lobby(
 /// table on another replica is announced without its token; the bot then keeps a lobby
 /// open there too, which hands the seat out with its token.
 pub async fn run<B, F>(
-    url: &str,
+    server: impl Into<ServerAddress>,
     bot_token: &str,
     make_bot: F,
     options: LobbyOptions,
@@ -108,13 +110,15 @@ where
     B: Bot + Send + 'static,
     F: Fn() -> B,
 {
-    let url = server_url(url);
+    let home = server.into();
+    home.check_secret("bot token")?;
+    let url = home.url().to_string();
     let (news_tx, mut news) = mpsc::channel::<LobbyNews>(256);
     let request = |casual_seats| pb::LobbyRequest { max_tables: options.max_tables, casual_seats };
     let mut lobbies: HashMap<String, JoinHandle<()>> = HashMap::new();
     lobbies.insert(
         url.clone(),
-        keep_lobby(url.clone(), bot_token.to_string(), request(options.casual_seats), news_tx.clone()),
+        keep_lobby(home.clone(), bot_token.to_string(), request(options.casual_seats), news_tx.clone()),
     );
     let stop = |lobbies: &mut HashMap<String, JoinHandle<()>>, playing: &mut HashMap<String, Playing>| {
         for h in lobbies.values() {
@@ -161,12 +165,15 @@ where
             }
             Ok(Some(Ok(news))) => news,
         };
-        let server =
-            if seat.owner_address.is_empty() { lobby.clone() } else { server_url(&seat.owner_address) };
+        let server = if seat.owner_address.is_empty() {
+            home.at(&lobby)
+        } else {
+            home.at(&lobby).at(&seat.owner_address)
+        };
         if seat.seat_token.is_empty() {
             // A seat on another replica: its lobby there has the token.
-            if let std::collections::hash_map::Entry::Vacant(e) = lobbies.entry(server.clone()) {
-                tracing::info!(server = %server, table = %seat.table_id, "following a seat to its replica");
+            if let std::collections::hash_map::Entry::Vacant(e) = lobbies.entry(server.url().to_string()) {
+                tracing::info!(server = server.url(), table = %seat.table_id, "following a seat to its replica");
                 e.insert(keep_lobby(server, bot_token.to_string(), request(0), news_tx.clone()));
             }
             continue;
@@ -178,7 +185,7 @@ where
             }
             h.abort();
         }
-        let client = match connect(&server).await {
+        let client = match server.connect().await {
             Ok(c) => c,
             Err(e) => {
                 // Try again in a moment (the replica may be restarting).
@@ -191,7 +198,7 @@ where
                 continue;
             }
         };
-        let sc = SeatClient::from_parts(client, &server, &seat.table_id, &seat.seat_token, seat.seat);
+        let sc = SeatClient::from_parts(client, server, &seat.table_id, &seat.seat_token, seat.seat);
         let mut bot = make_bot();
         let handle = tokio::spawn(async move { play(sc, &mut bot, PlayOptions::default()).await });
         playing.insert(seat.table_id.clone(), (seat.seat_token, handle));

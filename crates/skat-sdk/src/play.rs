@@ -46,26 +46,26 @@ impl Default for PlayOptions {
     }
 }
 
-/// Joins `table_id` at `url` as `name` and plays with `bot` until the list is over.
+/// Joins `table_id` at `server` as `name` and plays with `bot` until the list is over.
 pub async fn join_and_play<B: Bot>(
-    url: &str,
+    server: impl Into<crate::ServerAddress>,
     table_id: &str,
     name: &str,
     seat: Option<u32>,
     bot: &mut B,
 ) -> Result<Finished, SdkError> {
-    let (seat, _) = SeatClient::join(url, table_id, name, seat).await?;
+    let (seat, _) = SeatClient::join(server, table_id, name, seat).await?;
     play(seat, bot, PlayOptions::default()).await
 }
 
 /// Plays with a seat token handed out elsewhere (`skat arena` prints them).
 pub async fn play_with_token<B: Bot>(
-    url: &str,
+    server: impl Into<crate::ServerAddress>,
     table_id: &str,
     token: &str,
     bot: &mut B,
 ) -> Result<Finished, SdkError> {
-    let (seat, _) = SeatClient::with_token(url, table_id, token).await?;
+    let (seat, _) = SeatClient::with_token(server, table_id, token).await?;
     play(seat, bot, PlayOptions::default()).await
 }
 
@@ -107,7 +107,7 @@ pub async fn play<B: Bot>(
             }
             let delay = options.reconnect_delay * 2u32.saturating_pow(failures.min(6)).min(40);
             tokio::time::sleep(delay.min(Duration::from_secs(2))).await;
-            if let Ok((s, _)) = SeatClient::with_token(seat.url(), seat.table_id(), seat.token()).await {
+            if let Ok((s, _)) = SeatClient::with_token(seat.server(), seat.table_id(), seat.token()).await {
                 seat = s;
                 reconnects += 1;
                 break;
@@ -126,7 +126,7 @@ pub(crate) fn retryable(e: &SdkError) -> bool {
                 // The server ended a stream that fell behind: resuming loses nothing.
                 || skat_proto::convert::status_reason(s) == Some(skat_proto::pb::ErrorReason::StreamBehind)
         }
-        SdkError::Protocol(_) => false,
+        SdkError::Protocol(_) | SdkError::PlainText { .. } | SdkError::CaFile { .. } => false,
     }
 }
 

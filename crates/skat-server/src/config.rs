@@ -78,6 +78,51 @@ impl std::fmt::Display for Anonymous {
     }
 }
 
+/// Where a trusted proxy names the client (`--forwarded-header`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ForwardedHeader {
+    /// `x-forwarded-for` (nginx, HAProxy, ingress-nginx, Envoy, most load balancers).
+    #[default]
+    XForwardedFor,
+    /// `forwarded` (RFC 7239), its `for=` parameters.
+    Forwarded,
+}
+
+impl std::str::FromStr for ForwardedHeader {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "x-forwarded-for" => Ok(ForwardedHeader::XForwardedFor),
+            "forwarded" => Ok(ForwardedHeader::Forwarded),
+            other => Err(format!("--forwarded-header is x-forwarded-for or forwarded, not `{other}`")),
+        }
+    }
+}
+
+impl std::fmt::Display for ForwardedHeader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ForwardedHeader::XForwardedFor => "x-forwarded-for",
+            ForwardedHeader::Forwarded => "forwarded",
+        })
+    }
+}
+
+/// TLS on the gRPC and web ports: PEM files, read at start and again whenever they
+/// change (cert-manager rotates them in place).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TlsFiles {
+    /// The certificate chain, leaf first.
+    pub cert: PathBuf,
+    /// Its private key (PKCS#8, PKCS#1 or SEC1).
+    pub key: PathBuf,
+    /// When set, every client must present a certificate this CA signed (mutual TLS).
+    pub client_ca: Option<PathBuf>,
+    /// How often the files are looked at for a change.
+    pub reload_every: Duration,
+}
+
 /// Everything `skat serve` can be told.
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
@@ -87,6 +132,15 @@ pub struct ServerConfig {
     pub metrics_addr: Option<SocketAddr>,
     /// Where to serve the spectator page and gRPC-Web (`None`: not served).
     pub web_addr: Option<SocketAddr>,
+    /// TLS on both ports (`None`: plain text).
+    pub tls: Option<TlsFiles>,
+    /// Proxies whose `forwarded_header` names the real client: from these peers (only),
+    /// per-address limits and log lines use the address the proxy names, and their own
+    /// connections are not counted per address.
+    pub trusted_proxies: Vec<ipnet::IpNet>,
+    /// The one header a trusted proxy names the client in (the other is ignored: a proxy
+    /// appends to the header it knows and passes the other on as the client wrote it).
+    pub forwarded_header: ForwardedHeader,
     /// When `web_addr` is only the default: if it is taken (another server on this
     /// machine), the page is left out with a warning instead of the start failing.
     pub web_addr_default: bool,
@@ -105,10 +159,15 @@ pub struct ServerConfig {
     pub max_streams_per_seat: usize,
     /// Most watch streams one client address may hold open at once.
     pub max_streams_per_client: usize,
+    /// Most streams (WatchTable, Lobby) one connection may carry at once; more are
+    /// refused with RESOURCE_EXHAUSTED (a proxy trusted with `trusted_proxies` is exempt:
+    /// it carries many clients, each counted by its own address).
+    pub max_streams_per_connection: usize,
     /// A stream whose reader has not taken an event for this long while events wait is
     /// ended with RESOURCE_EXHAUSTED (the reader resumes with `after_seq`).
     pub stream_stall_timeout: Duration,
-    /// Most requests in flight on one connection (HTTP/2 streams beyond wait).
+    /// Most calls being answered at once on one connection (more wait their turn; open
+    /// streams are counted by `max_streams_per_connection`).
     pub max_concurrent_requests_per_connection: usize,
     /// Most TCP connections one client address may hold open; more are closed at once.
     pub max_connections_per_client: usize,
@@ -177,6 +236,9 @@ impl Default for ServerConfig {
             metrics_addr: None,
             web_addr: None,
             web_addr_default: false,
+            tls: None,
+            trusted_proxies: Vec::new(),
+            forwarded_header: ForwardedHeader::XForwardedFor,
             max_tables: 1000,
             max_tables_per_client: 100,
             max_deals: 144,
@@ -184,6 +246,7 @@ impl Default for ServerConfig {
             max_spectators_per_table: 64,
             max_streams_per_seat: 4,
             max_streams_per_client: 64,
+            max_streams_per_connection: 100,
             stream_stall_timeout: Duration::from_secs(30),
             max_concurrent_requests_per_connection: 32,
             max_connections_per_client: 64,

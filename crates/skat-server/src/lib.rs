@@ -39,7 +39,7 @@ use std::sync::Arc;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-pub use config::{Anonymous, Database, ServerConfig};
+pub use config::{Anonymous, Database, ForwardedHeader, ServerConfig, TlsFiles};
 pub use journal::recovery::Recovered;
 pub use metrics::Metrics;
 pub use rpc::edge::METHODS;
@@ -67,11 +67,13 @@ pub struct RunningServer {
     pub metrics: Metrics,
 }
 
-/// The page's address for people: `http://HOST:PORT/` (loopback for an unspecified host).
-pub fn page_url(addr: SocketAddr) -> String {
+/// The page's address for people: `http://HOST:PORT/`, or `https://` with TLS (loopback
+/// for an unspecified host).
+pub fn page_url(addr: SocketAddr, tls: bool) -> String {
     let host = if addr.ip().is_unspecified() { "127.0.0.1".to_string() } else { addr.ip().to_string() };
     let host = if host.contains(':') { format!("[{host}]") } else { host };
-    format!("http://{host}:{}/", addr.port())
+    let scheme = if tls { "https" } else { "http" };
+    format!("{scheme}://{host}:{}/", addr.port())
 }
 
 /// Binds and starts the server; it runs until `shutdown` resolves, then: health turns

@@ -34,6 +34,8 @@ pub struct Metrics {
     pub journal_commits: Counter,
     /// Journal entries written.
     pub journal_entries: Counter,
+    /// TLS reloads after the certificate files changed, by result (`ok`, `failed`).
+    pub tls_reloads: Family<Labels, Counter>,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -62,6 +64,12 @@ impl Metrics {
         let rpcs = Family::<Labels, Counter>::default();
         let journal_commits = Counter::default();
         let journal_entries = Counter::default();
+        let tls_reloads = Family::<Labels, Counter>::default();
+        registry.register(
+            "tls_reloads",
+            "TLS certificate reloads after the files changed, by result (a failed one keeps the old certificate)",
+            tls_reloads.clone(),
+        );
         registry.register(
             "journal_commits",
             "Journal commits: each makes a batch of changes durable with one fsync",
@@ -88,6 +96,7 @@ impl Metrics {
             rpcs,
             journal_commits,
             journal_entries,
+            tls_reloads,
         }
     }
 

@@ -5,7 +5,6 @@ use std::process::ExitCode;
 
 use skat_proto::pb;
 use skat_sdk::SdkError;
-use skat_sdk::client::{connect, server_url};
 
 use super::CmdResult;
 use super::conn::{Conn, NameConn, runtime};
@@ -53,7 +52,7 @@ pub fn admin(args: AdminArgs) -> CmdResult {
     runtime()?.block_on(async {
         match args.command {
             AdminCommand::RegisterBot { name, owner, conn } => {
-                let mut client = connect(&server_url(&conn.server)).await?;
+                let mut client = conn.connect().await?;
                 let r = client
                     .register_bot(conn.request(pb::RegisterBotRequest { name, owner }))
                     .await
@@ -63,7 +62,7 @@ pub fn admin(args: AdminArgs) -> CmdResult {
                 println!("bot token {}", r.bot_token);
                 println!(
                     "(shown once) play: skat bot --strategy heuristic --server {} --bot-token TOKEN",
-                    conn.server
+                    conn.server.server
                 );
                 Ok(ExitCode::SUCCESS)
             }
@@ -71,7 +70,7 @@ pub fn admin(args: AdminArgs) -> CmdResult {
             AdminCommand::EnableBot(a) => update(a, Some(false), false).await,
             AdminCommand::RotateToken(a) => update(a, None, true).await,
             AdminCommand::SetQuota { name, max_tables, conn } => {
-                let mut client = connect(&server_url(&conn.server)).await?;
+                let mut client = conn.connect().await?;
                 client
                     .update_bot(conn.request(pb::UpdateBotRequest {
                         name: name.clone(),
@@ -88,7 +87,7 @@ pub fn admin(args: AdminArgs) -> CmdResult {
 }
 
 async fn update(a: NameConn, disabled: Option<bool>, rotate_token: bool) -> CmdResult {
-    let mut client = connect(&server_url(&a.conn.server)).await?;
+    let mut client = a.conn.connect().await?;
     let r = client
         .update_bot(a.conn.request(pb::UpdateBotRequest {
             name: a.name.clone(),

@@ -33,9 +33,16 @@ pub struct Args {
     /// Tables at once (default: 2 per core).
     #[arg(long)]
     parallel: Option<usize>,
-    /// Play on a running server instead of an embedded one.
+    /// Play on a running server instead of an embedded one (`https://` for TLS).
     #[arg(long, conflicts_with = "in_process")]
     server: Option<String>,
+    /// With --server: a PEM file with the CA that signed its certificate.
+    #[arg(long, env = "SKAT_CA_FILE", requires = "server")]
+    ca_file: Option<PathBuf>,
+    /// With --server: seat tokens may travel in plain text to a server that is not this
+    /// machine.
+    #[arg(long, env = "SKAT_INSECURE", requires = "server")]
+    insecure: bool,
     /// Play straight on the engine, without a network (fastest; no open seats).
     #[arg(long)]
     in_process: bool,
@@ -61,7 +68,11 @@ pub fn run_cmd(args: Args) -> CmdResult {
     let mode = if args.in_process {
         Mode::InProcess
     } else if let Some(url) = &args.server {
-        Mode::Remote(url.clone())
+        Mode::Remote(
+            skat_sdk::ServerAddress::new(url)
+                .with_ca_file(args.ca_file.clone())
+                .allow_plain_text(args.insecure),
+        )
     } else {
         Mode::Embedded
     };

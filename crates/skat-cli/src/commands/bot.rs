@@ -13,9 +13,8 @@ pub struct Args {
     /// colons, e.g. `pimc:samples=48:nodes=800000:evidence=off`.
     #[arg(long, default_value = "heuristic")]
     strategy: String,
-    /// The server.
-    #[arg(long, env = "SKAT_SERVER", default_value = "http://127.0.0.1:50051")]
-    server: String,
+    #[command(flatten)]
+    server: super::conn::ServerArgs,
     /// The table to join (takes the first open seat unless --seat). Without it, and with
     /// --bot-token, the bot enters its account's lobby and plays every seat it is given.
     #[arg(long, required_unless_present = "bot_token")]
@@ -52,11 +51,12 @@ pub fn run(args: Args) -> CmdResult {
     Strategy::parse(&args.strategy, args.seed)?;
     super::serve::init_tracing(super::serve::LogFormat::Text);
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let address = args.server.address();
     let Some(table) = args.table.clone() else {
         let bot_token = args.bot_token.clone().unwrap_or_default();
         let (strategy, seed) = (args.strategy.clone(), args.seed);
         let result = runtime.block_on(skat_sdk::lobby::run(
-            &args.server,
+            &address,
             &bot_token,
             move || {
                 Strategy::by_name(&strategy, seed)
@@ -74,10 +74,10 @@ pub fn run(args: Args) -> CmdResult {
     let mut bot = Strategy::by_name(&args.strategy, args.seed).ok_or("unknown strategy")?;
     let finished = runtime.block_on(async {
         match &args.token {
-            Some(token) => play_with_token(&args.server, &table, token, &mut bot).await,
+            Some(token) => play_with_token(&address, &table, token, &mut bot).await,
             None => {
                 let name = args.name.clone().unwrap_or_else(|| args.strategy.clone());
-                join_and_play(&args.server, &table, &name, args.seat, &mut bot).await
+                join_and_play(&address, &table, &name, args.seat, &mut bot).await
             }
         }
     })?;

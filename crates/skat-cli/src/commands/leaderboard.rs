@@ -4,16 +4,14 @@ use std::process::ExitCode;
 
 use skat_proto::pb;
 use skat_sdk::SdkError;
-use skat_sdk::client::{connect, server_url};
 
 use super::CmdResult;
-use super::conn::runtime;
+use super::conn::{ServerArgs, runtime};
 
 #[derive(Debug, clap::Args)]
 pub struct LeaderboardArgs {
-    /// The server.
-    #[arg(long, env = "SKAT_SERVER", default_value = "http://127.0.0.1:50051")]
-    server: String,
+    #[command(flatten)]
+    server: ServerArgs,
     /// Most entries.
     #[arg(long, default_value_t = 50)]
     limit: u32,
@@ -24,7 +22,7 @@ pub struct LeaderboardArgs {
 
 pub fn leaderboard(args: LeaderboardArgs) -> CmdResult {
     runtime()?.block_on(async {
-        let mut client = connect(&server_url(&args.server)).await?;
+        let mut client = args.server.connect(None).await?;
         if let Some(name) = args.bot {
             let b = client
                 .get_bot(pb::GetBotRequest { name })

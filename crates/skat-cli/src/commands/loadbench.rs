@@ -13,6 +13,11 @@
 //! the summary gives each database's median over the rounds, its median ratio to the
 //! first database *of the same round*, and the process's CPU time per deal (a capacity
 //! figure that a closed loop's waiting does not hide).
+//!
+//! `--transport plain,tls` runs each database in plain text and over TLS (a CA and
+//! certificate made for the run, as `skat certs` makes them), alternating like the
+//! databases, and measures the handshake: the time to open a fresh connection (TCP, TLS
+//! when on, HTTP/2) over `--handshakes` connections one after the other.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -22,9 +27,8 @@ use std::time::{Duration, Instant};
 use skat_engine::random::RandomPlayer;
 use skat_proto::convert;
 use skat_proto::pb::{self, event::Kind, watch_table_response::Kind as WatchKind};
-use skat_sdk::SeatClient;
-use skat_sdk::client::connect;
-use skat_server::{Database, ServerConfig};
+use skat_sdk::{SeatClient, ServerAddress};
+use skat_server::{Database, ServerConfig, TlsFiles};
 use tokio_stream::StreamExt;
 
 use super::CmdResult;
@@ -67,11 +71,35 @@ pub struct Args {
         conflicts_with = "server"
     )]
     rounds: u32,
+    /// The embedded server's transport, one load run each (per database), comma-separated:
+    /// `plain`, `tls`.
+    #[arg(long, value_delimiter = ',', default_value = "plain", conflicts_with = "server")]
+    transport: Vec<Transport>,
+    /// Fresh connections opened one after the other to time the handshake (0: skip).
+    #[arg(long, default_value_t = 200)]
+    handshakes: usize,
+    /// With --server https://...: a PEM file with the CA that signed its certificate.
+    #[arg(long, env = "SKAT_CA_FILE", requires = "server")]
+    ca_file: Option<std::path::PathBuf>,
+    /// With --server: seat tokens may travel in plain text to a server that is not this
+    /// machine.
+    #[arg(long, requires = "server")]
+    insecure: bool,
+}
+
+/// How the embedded server is reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Transport {
+    /// Plain text (HTTP/2 without TLS).
+    Plain,
+    /// TLS 1.3 with a certificate made for the run (rustls on both sides).
+    Tls,
 }
 
 /// What the summary keeps of one run (not its latencies: up to 100 rounds of them).
 struct Run {
     shown: String,
+    handshake: Option<Duration>,
     rate: f64,
     p99: Duration,
     cpu_per_deal_ms: Option<f64>,
@@ -172,32 +200,58 @@ fn embedded_config(
 
 async fn bench(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     if let Some(url) = &args.server {
-        println!("server: {url}");
-        baseline(url, &args).await?;
-        let load = load(url, &args).await?;
+        let address =
+            ServerAddress::new(url).with_ca_file(args.ca_file.clone()).allow_plain_text(args.insecure);
+        println!("server: {}", address.url());
+        baseline(&address, &args).await?;
+        handshakes(&address, args.handshakes).await?;
+        let load = load(&address, &args).await?;
         report(&load, None, false);
         return Ok(());
     }
+    // One CA and certificate for every TLS run.
+    let certs = std::env::temp_dir().join(format!("skat-loadbench-certs-{}", std::process::id()));
+    if args.transport.contains(&Transport::Tls) {
+        super::certs::make(&certs, &["127.0.0.1".to_string()], &[], 1, false)?;
+    }
     let mut results: Vec<Run> = Vec::new();
-    let runs = (0..args.rounds as usize).flat_map(|_| args.database.iter());
-    for (i, database) in runs.enumerate() {
+    let per_round = args.database.len() * args.transport.len();
+    let runs = (0..args.rounds as usize)
+        .flat_map(|_| args.database.iter().flat_map(|d| args.transport.iter().map(move |t| (d, *t))));
+    for (i, (database, transport)) in runs.enumerate() {
         let dir = std::env::temp_dir().join(format!("skat-loadbench-{}-{i}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let config = embedded_config(&args, database, &dir, i)?;
-        let shown = config.database.describe();
+        let mut config = embedded_config(&args, database, &dir, i)?;
+        if transport == Transport::Tls {
+            config.tls = Some(TlsFiles {
+                cert: certs.join("server.pem"),
+                key: certs.join("server-key.pem"),
+                client_ca: None,
+                reload_every: Duration::from_secs(3600),
+            });
+        }
+        let shown = match transport {
+            Transport::Plain => config.database.describe(),
+            Transport::Tls => format!("{}, TLS", config.database.describe()),
+        };
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let server = skat_server::start(config, async move {
             let _ = stopped.await;
         })
         .await?;
-        let url = format!("http://{}", server.addr);
-        println!("\nserver: {url} (embedded, same process), journal: {shown}");
+        let address = match transport {
+            Transport::Plain => ServerAddress::new(&format!("http://{}", server.addr)),
+            Transport::Tls => ServerAddress::new(&format!("https://{}", server.addr))
+                .with_ca_file(Some(certs.join("ca.pem"))),
+        };
+        println!("\nserver: {} (embedded, same process), journal: {shown}", address.url());
         if i == 0 {
-            baseline(&url, &args).await?;
-            idle_memory(&url, &args).await?;
+            baseline(&address, &args).await?;
+            idle_memory(&address, &args).await?;
         }
+        let handshake = handshakes(&address, args.handshakes).await?;
         let commits_before = server.metrics.journal_commits.get();
-        let load = load(&url, &args).await?;
+        let load = load(&address, &args).await?;
         let commits = server.metrics.journal_commits.get() - commits_before;
         let fsyncs = (database != "memory").then(|| commits as f64 / load.elapsed);
         report(&load, fsyncs, true);
@@ -206,16 +260,45 @@ async fn bench(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         let _ = std::fs::remove_dir_all(&dir);
         results.push(Run {
             shown,
+            handshake,
             rate: load.rate(),
             p99: percentile(&load.latencies, 0.99),
             cpu_per_deal_ms: load.cpu_per_deal_ms(),
             fsyncs,
         });
     }
+    let _ = std::fs::remove_dir_all(&certs);
     if results.len() > 1 {
-        summary(&results, args.database.len());
+        summary(&results, per_round);
     }
     Ok(())
+}
+
+/// Opens `n` fresh connections one after the other (TCP, TLS when on, HTTP/2's
+/// handshake) and prints how long each took; returns the median.
+async fn handshakes(
+    address: &ServerAddress,
+    n: usize,
+) -> Result<Option<Duration>, Box<dyn std::error::Error>> {
+    if n == 0 {
+        return Ok(None);
+    }
+    let mut times = Vec::with_capacity(n);
+    for _ in 0..n {
+        let start = Instant::now();
+        let channel = address.channel().await?;
+        times.push(start.elapsed());
+        drop(channel);
+    }
+    times.sort_unstable();
+    let p50 = percentile(&times, 0.5);
+    println!(
+        "handshake: p50 {}, p99 {} ({n} fresh connections: TCP{}, HTTP/2)",
+        us(p50),
+        us(percentile(&times, 0.99)),
+        if address.is_tls() { ", TLS" } else { "" }
+    );
+    Ok(Some(p50))
 }
 
 /// Every run against the first database of its round, then (with several rounds) each
@@ -226,12 +309,13 @@ fn summary(results: &[Run], per_round: usize) {
     for (i, run) in results.iter().enumerate() {
         let first = &results[i - i % per_round];
         println!(
-            "  {}: {:.0} deals/s ({:.0}%), action p99 {}{}{}",
+            "  {}: {:.0} deals/s ({:.0}%), action p99 {}{}{}{}",
             run.shown,
             run.rate,
             100.0 * run.rate / first.rate,
             us(run.p99),
             cpu(run),
+            run.handshake.map_or(String::new(), |h| format!(", handshake p50 {}", us(h))),
             run.fsyncs.map_or(String::new(), |f| format!(", {f:.0} commits (fsyncs)/s"))
         );
     }
@@ -250,8 +334,10 @@ fn summary(results: &[Run], per_round: usize) {
             .iter()
             .filter_map(|(run, first)| Some(run.cpu_per_deal_ms? / first.cpu_per_deal_ms?))
             .collect();
+        let handshakes: Vec<f64> =
+            pairs.iter().filter_map(|(run, _)| run.handshake.map(|h| h.as_secs_f64())).collect();
         println!(
-            "  {}: {:.0} deals/s, {:.0}% of the first (ratios {}), action p99 {}{}",
+            "  {}: {:.0} deals/s, {:.0}% of the first (ratios {}), action p99 {}{}{}",
             results[d].shown,
             median(pairs.iter().map(|(run, _)| run.rate).collect()),
             100.0 * median(ratios.clone()),
@@ -261,12 +347,17 @@ fn summary(results: &[Run], per_round: usize) {
                 String::new()
             } else {
                 format!(", {:.2} ms CPU/deal ({:.2}x the first)", median(cpus), median(cpu_ratios))
+            },
+            if handshakes.is_empty() {
+                String::new()
+            } else {
+                format!(", handshake p50 {}", us(Duration::from_secs_f64(median(handshakes))))
             }
         );
     }
 }
 
-async fn baseline(url: &str, args: &Args) -> Result<(), Box<dyn std::error::Error>> {
+async fn baseline(url: &ServerAddress, args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     let baseline = health_baseline(url, args.baseline, args.baseline_tasks).await?;
     println!(
         "baseline: health check {:.0} req/s with {} tasks, p50 {}, p99 {}",
@@ -279,11 +370,11 @@ async fn baseline(url: &str, args: &Args) -> Result<(), Box<dyn std::error::Erro
 }
 
 /// Memory per idle table (seated, dealt, waiting for the first bid).
-async fn idle_memory(url: &str, args: &Args) -> Result<(), Box<dyn std::error::Error>> {
+async fn idle_memory(url: &ServerAddress, args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     if args.idle_tables == 0 {
         return Ok(());
     }
-    let mut client = connect(url).await?;
+    let mut client = url.connect().await?;
     let before = rss_bytes().unwrap_or(0);
     for i in 0..args.idle_tables {
         let id = client
@@ -307,9 +398,9 @@ async fn idle_memory(url: &str, args: &Args) -> Result<(), Box<dyn std::error::E
     Ok(())
 }
 
-async fn load(url: &str, args: &Args) -> Result<Load, Box<dyn std::error::Error>> {
+async fn load(url: &ServerAddress, args: &Args) -> Result<Load, Box<dyn std::error::Error>> {
     let deals = Arc::new(AtomicU64::new(0));
-    let mut client = connect(url).await?;
+    let mut client = url.connect().await?;
     // Every table is created and seated before the clock starts: the figure is play.
     let mut seats = Vec::new();
     for t in 0..args.tables {
@@ -382,12 +473,11 @@ fn report(load: &Load, fsyncs: Option<f64>, embedded: bool) {
 }
 
 async fn health_baseline(
-    url: &str,
+    url: &ServerAddress,
     how_long: Duration,
     tasks: usize,
 ) -> Result<(f64, Duration, Duration), Box<dyn std::error::Error>> {
-    let channel =
-        tonic::transport::Endpoint::from_shared(url.to_string())?.tcp_nodelay(true).connect().await?;
+    let channel = url.channel().await?;
     let start = Instant::now();
     let mut handles = Vec::new();
     for _ in 0..tasks {

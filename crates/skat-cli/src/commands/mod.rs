@@ -4,6 +4,7 @@ pub mod admin;
 pub mod arena;
 pub mod bench;
 pub mod bot;
+pub mod certs;
 pub mod conn;
 pub mod demo;
 pub mod leaderboard;

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use skat_server::{Database, ServerConfig};
+use skat_server::{Database, ServerConfig, TlsFiles};
 
 use super::CmdResult;
 
@@ -57,9 +57,41 @@ pub struct Args {
     /// (RESOURCE_EXHAUSTED; the client resumes with after_seq).
     #[arg(long, env = "SKAT_STREAM_STALL_TIMEOUT", default_value = "30s", value_parser = humantime::parse_duration)]
     pub stream_stall_timeout: Duration,
-    /// Most requests in flight on one connection.
+    /// Most streams (WatchTable, Lobby) one connection may carry at once; more are refused
+    /// (RESOURCE_EXHAUSTED), never left waiting. A trusted proxy's connections are exempt.
+    #[arg(long, env = "SKAT_MAX_STREAMS_PER_CONNECTION", default_value_t = 100)]
+    pub max_streams_per_connection: usize,
+    /// Most calls being answered at once on one connection (more wait their turn; open
+    /// streams are counted by --max-streams-per-connection instead).
     #[arg(long, env = "SKAT_MAX_REQUESTS_PER_CONNECTION", default_value_t = 32)]
     pub max_requests_per_connection: usize,
+    /// TLS certificate chain (PEM, leaf first) for the gRPC and web ports; with --tls-key.
+    /// Plain-text connections are then refused. The files are read again when they change
+    /// (see --tls-reload), so a rotated certificate needs no restart.
+    #[arg(long, env = "SKAT_TLS_CERT", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The TLS private key (PEM: PKCS#8, PKCS#1 or SEC1); with --tls-cert.
+    #[arg(long, env = "SKAT_TLS_KEY", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+    /// Mutual TLS: every client must present a certificate this CA (PEM) signed.
+    #[arg(long, env = "SKAT_TLS_CLIENT_CA", requires = "tls_cert")]
+    pub tls_client_ca: Option<PathBuf>,
+    /// How often the TLS files are looked at for a change (a changed set that loads is
+    /// used for new connections; open ones keep theirs).
+    #[arg(long, env = "SKAT_TLS_RELOAD", default_value = "10s", value_parser = humantime::parse_duration)]
+    pub tls_reload: Duration,
+    /// Proxies trusted to name the real client (in --forwarded-header), as comma-separated
+    /// CIDRs (`10.0.0.0/8,127.0.0.1/32`). From these peers only, per-address limits and log
+    /// lines use the rightmost address in the header that is not itself a trusted proxy;
+    /// headers from anyone else are ignored. Their own connections count against no
+    /// per-address limit.
+    #[arg(long, env = "SKAT_TRUSTED_PROXIES", value_delimiter = ',')]
+    pub trusted_proxies: Vec<ipnet::IpNet>,
+    /// The header trusted proxies name the client in: `x-forwarded-for` (nginx, HAProxy,
+    /// ingress-nginx, Envoy) or `forwarded` (RFC 7239). The other is ignored: a proxy
+    /// passes on unchanged the header it does not write.
+    #[arg(long, env = "SKAT_FORWARDED_HEADER", default_value = "x-forwarded-for")]
+    pub forwarded_header: skat_server::ForwardedHeader,
     /// Most TCP connections one client address may hold open (more are closed at once).
     #[arg(long, env = "SKAT_MAX_CONNECTIONS_PER_CLIENT", default_value_t = 64)]
     pub max_connections_per_client: usize,
@@ -140,8 +172,8 @@ pub struct Args {
     #[arg(long, env = "SKAT_CASUAL_DEALS", default_value_t = 0)]
     pub casual_deals: u32,
     /// Also play a live demo: three built-in bots play a list at one table, printed here
-    /// as it happens, and an open table waits for your bots.
-    #[arg(long)]
+    /// as it happens, and an open table waits for your bots (on plain text: not with TLS).
+    #[arg(long, conflicts_with = "tls_cert")]
     pub demo: bool,
     /// How long the demo bots think before each decision.
     #[arg(long, default_value = "300ms", value_parser = humantime::parse_duration)]
@@ -193,6 +225,18 @@ impl Args {
             max_spectators_per_table: self.max_spectators,
             max_streams_per_seat: self.max_streams_per_seat,
             max_streams_per_client: self.max_streams_per_client,
+            max_streams_per_connection: self.max_streams_per_connection,
+            tls: match (&self.tls_cert, &self.tls_key) {
+                (Some(cert), Some(key)) => Some(TlsFiles {
+                    cert: cert.clone(),
+                    key: key.clone(),
+                    client_ca: self.tls_client_ca.clone(),
+                    reload_every: self.tls_reload.max(Duration::from_millis(100)),
+                }),
+                _ => None,
+            },
+            trusted_proxies: self.trusted_proxies.clone(),
+            forwarded_header: self.forwarded_header,
             stream_stall_timeout: self.stream_stall_timeout,
             max_concurrent_requests_per_connection: self.max_requests_per_connection,
             max_connections_per_client: self.max_connections_per_client,
@@ -288,13 +332,15 @@ pub fn run(args: Args) -> CmdResult {
     let data_dir = args.data_dir.clone().or(temporary).unwrap_or_else(|| PathBuf::from(DATA_DIR));
     let config = args.config(data_dir)?;
     let database = config.database.describe();
+    let tls = config.tls.is_some();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async {
         let server = skat_server::start(config, shutdown_signal()).await?;
         let recovered = server.recovered;
         eprintln!(
-            "skat server listening on {} (gRPC){}; tables journaled to {database}{}",
+            "skat server listening on {} (gRPC{}){}; tables journaled to {database}{}",
             server.addr,
+            if tls { ", TLS" } else { ", plain text" },
             match server.metrics_addr {
                 Some(m) => format!(", metrics on http://{m}/metrics"),
                 None => String::new(),
@@ -306,7 +352,7 @@ pub fn run(args: Args) -> CmdResult {
             }
         );
         if let Some(web) = server.web_addr {
-            println!("watch in a browser: {}", skat_server::page_url(web));
+            println!("watch in a browser: {}", skat_server::page_url(web, tls));
         }
         if args.demo {
             let a = server.addr;

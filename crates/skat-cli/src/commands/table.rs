@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use skat_proto::pb;
-use skat_sdk::client::{connect, server_url, with_token};
+use skat_sdk::client::with_token;
 use skat_sdk::{SdkError, SeatClient};
 
 use super::CmdResult;
@@ -27,9 +27,8 @@ enum Command {
 
 #[derive(Debug, clap::Args)]
 struct CreateArgs {
-    /// The server (`host:port` or `http://host:port`).
-    #[arg(long, env = "SKAT_SERVER", default_value = "http://127.0.0.1:50051")]
-    server: String,
+    #[command(flatten)]
+    server: super::conn::ServerArgs,
     /// 3 or 4 seats.
     #[arg(long, default_value_t = 3)]
     seats: u32,
@@ -62,9 +61,8 @@ struct CreateArgs {
 
 #[derive(Debug, clap::Args)]
 struct ListArgs {
-    /// The server.
-    #[arg(long, env = "SKAT_SERVER", default_value = "http://127.0.0.1:50051")]
-    server: String,
+    #[command(flatten)]
+    server: super::conn::ServerArgs,
     /// Which tables: `all`, `live` (waiting or playing) or `finished`.
     #[arg(long, default_value = "all")]
     filter: String,
@@ -88,8 +86,7 @@ fn ms(d: Option<Duration>) -> Option<u64> {
 }
 
 async fn create(a: CreateArgs) -> CmdResult {
-    let url = server_url(&a.server);
-    let mut client = connect(&url).await?;
+    let mut client = a.server.connect(a.create_token.as_ref().map(|_| "create token")).await?;
     let time_control = match (ms(a.action_timeout), ms(a.deal_clock)) {
         (None, None) => None,
         (action, deal) => {
@@ -111,8 +108,9 @@ async fn create(a: CreateArgs) -> CmdResult {
     let created = client.create_table(request).await.map_err(SdkError::from)?.into_inner();
     let id = created.table_id;
     let deals = created.table.as_ref().map_or(0, |t| t.deals);
-    let server =
-        if created.owner_address.is_empty() { url.clone() } else { server_url(&created.owner_address) };
+    let address = a.server.address();
+    let address = if created.owner_address.is_empty() { address } else { address.at(&created.owner_address) };
+    let server = address.url().to_string();
     println!("table {id}");
     println!("  {} seats, {deals} deals, seed {}, server {server}", a.seats.max(3), created.seed);
     if !created.join_code.is_empty() {
@@ -121,10 +119,10 @@ async fn create(a: CreateArgs) -> CmdResult {
     if a.take_seats {
         for seat in 0..a.seats.max(3) {
             let (sc, _) = if created.join_code.is_empty() {
-                SeatClient::join(&server, &id, &format!("seat {seat}"), Some(seat)).await?
+                SeatClient::join(&address, &id, &format!("seat {seat}"), Some(seat)).await?
             } else {
                 SeatClient::join_with_code(
-                    &server,
+                    &address,
                     &id,
                     &format!("seat {seat}"),
                     Some(seat),
@@ -168,11 +166,9 @@ async fn list(a: ListArgs) -> CmdResult {
         "finished" => pb::TableFilter::Finished,
         other => return Err(format!("--filter is all, live or finished, not `{other}`").into()),
     };
-    let url = server_url(&a.server);
-    let mut client = connect(&url).await?;
+    let mut client = a.server.connect(None).await?;
     let mut shown = 0;
     let mut page_token = String::new();
-    println!("{:<24} {:<9} {:>5} {:>7} {:<8} players", "table", "status", "seats", "deals", "name");
     while shown < a.limit {
         let page = client
             .list_tables(pb::ListTablesRequest {
@@ -183,6 +179,9 @@ async fn list(a: ListArgs) -> CmdResult {
             .await
             .map_err(SdkError::from)?
             .into_inner();
+        if page_token.is_empty() && !page.tables.is_empty() {
+            println!("{:<24} {:<9} {:>5} {:>7} {:<8} players", "table", "status", "seats", "deals", "name");
+        }
         for t in &page.tables {
             let players: Vec<&str> = t.players.iter().map(String::as_str).filter(|p| !p.is_empty()).collect();
             println!(

@@ -5,7 +5,6 @@ use std::time::Duration;
 
 use skat_proto::pb;
 use skat_sdk::SdkError;
-use skat_sdk::client::{connect, server_url};
 
 use super::CmdResult;
 use super::conn::{Conn, runtime};
@@ -106,7 +105,7 @@ pub fn tournament(args: TournamentArgs) -> CmdResult {
                 start_in,
                 conn,
             } => {
-                let mut client = connect(&server_url(&conn.server)).await?;
+                let mut client = conn.connect().await?;
                 let start_ms = if start_in.is_zero() {
                     0
                 } else {
@@ -139,7 +138,10 @@ pub fn tournament(args: TournamentArgs) -> CmdResult {
                     .map_err(SdkError::from)?
                     .into_inner();
                 println!("tournament {} ({} tables planned)", r.tournament_id, r.tables);
-                println!("follow it: skat tournament show {} --server {}", r.tournament_id, conn.server);
+                println!(
+                    "follow it: skat tournament show {} --server {}",
+                    r.tournament_id, conn.server.server
+                );
                 Ok(ExitCode::SUCCESS)
             }
             TournamentCommand::Records { id, format, conn } => {
@@ -162,7 +164,7 @@ pub fn tournament(args: TournamentArgs) -> CmdResult {
                 Ok(ExitCode::SUCCESS)
             }
             TournamentCommand::List { casual, limit, conn } => {
-                let mut client = connect(&server_url(&conn.server)).await?;
+                let mut client = conn.connect().await?;
                 let r = client
                     .list_tournaments(conn.request(pb::ListTournamentsRequest {
                         page_size: limit,
@@ -237,7 +239,7 @@ async fn fetch(
     id: String,
 ) -> Result<(pb::skat_service_client::SkatServiceClient<tonic::transport::Channel>, pb::Tournament), SdkError>
 {
-    let mut client = connect(&server_url(&conn.server)).await?;
+    let mut client = conn.connect().await?;
     let t = client
         .get_tournament(conn.request(pb::GetTournamentRequest { tournament_id: id }))
         .await?

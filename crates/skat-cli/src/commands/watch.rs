@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use skat_proto::pb;
 use skat_sdk::SdkError;
-use skat_sdk::client::{connect, server_url, with_token};
+use skat_sdk::client::with_token;
 
 use super::CmdResult;
 
@@ -13,9 +13,8 @@ use super::CmdResult;
 pub struct Args {
     /// The table id.
     table: String,
-    /// The server (`host:port` or `http://host:port`).
-    #[arg(long, env = "SKAT_SERVER", default_value = "http://127.0.0.1:50051")]
-    server: String,
+    #[command(flatten)]
+    server: super::conn::ServerArgs,
     /// Watch as this seat (its token) instead of as a spectator.
     #[arg(long)]
     token: Option<String>,
@@ -24,8 +23,7 @@ pub struct Args {
 pub fn run(args: Args) -> CmdResult {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async {
-        let url = server_url(&args.server);
-        let mut client = connect(&url).await?;
+        let mut client = args.server.connect(args.token.as_ref().map(|_| "seat token")).await?;
         let get = pb::GetTableRequest { table_id: args.table.clone() };
         let get = match &args.token {
             Some(t) => with_token(get, t),

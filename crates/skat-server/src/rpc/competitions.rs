@@ -11,7 +11,6 @@ use tokio_stream::Stream;
 use tonic::{Code, Request, Status};
 
 use super::access::{Access, bearer};
-use super::limits::{Resource, client_ip};
 use super::project;
 use super::refusal::Refusal;
 use super::service::SkatServer;
@@ -52,16 +51,10 @@ pub(crate) async fn update_bot(
 /// the server shuts down. A lobby is a stream like any other: it counts against its
 /// address's limit.
 pub(crate) async fn lobby(s: &SkatServer, request: Request<pb::LobbyRequest>) -> Result<LobbyStream, Status> {
-    let ip = client_ip(request.remote_addr());
     let token = bearer(request.metadata())?;
-    let limit = s.config.max_streams_per_client;
-    let permit = s.clients.acquire(ip, Resource::Streams, limit).ok_or_else(|| {
-        Refusal::limit(
-            "max-streams-per-client",
-            limit,
-            format!("your address holds its limit of {limit} open streams"),
-        )
-    })?;
+    // A lobby is a stream like any other: it counts against its address's and its
+    // connection's limits.
+    let permit = s.open_stream(&request)?;
     let account = s.competitions.authenticate(token.as_deref()).await?;
     tracing::info!(account = %account.account_id, "lobby opened");
     let r = request.get_ref();

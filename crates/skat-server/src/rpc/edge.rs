@@ -3,7 +3,8 @@
 //!
 //! | concern | how |
 //! |---|---|
-//! | a tracing span per call | `rpc{method, table}`; handlers record the table id into it |
+//! | a tracing span per call | `rpc{method, client, table}`; handlers record the table id into it |
+//! | who the client is | the peer's address, or behind a trusted proxy the one it names ([`super::peer`]), in the request's extensions |
 //! | latency and count per method and code | Prometheus, with the method from a fixed list (a client inventing paths cannot grow the label set) |
 //! | refusals in the log | by code only: a message may name a card the caller sent |
 //! | client faults tonic reports as server faults | corrected, below |
@@ -21,9 +22,17 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Instant;
 
+use std::sync::Arc;
+
+use ipnet::IpNet;
+
+use crate::config::ForwardedHeader;
 use skat_proto::pb::ErrorReason as R;
+use tonic::transport::server::TcpConnectInfo;
 use tonic::{Code, Status};
 use tracing::Instrument;
+
+use super::peer::ClientAddr;
 
 use super::refusal::Refusal;
 use crate::metrics::Metrics;
@@ -78,16 +87,19 @@ fn code_of<B>(response: &http::Response<B>) -> Code {
     }
 }
 
-/// The edge as a tower layer: spans, metrics, refusal logging, client-fault codes.
+/// The edge as a tower layer: spans, metrics, refusal logging, client-fault codes, and
+/// who the client is ([`super::peer`]).
 #[derive(Debug, Clone)]
 pub struct EdgeLayer {
     metrics: Metrics,
+    proxies: Arc<Vec<IpNet>>,
+    header: ForwardedHeader,
 }
 
 impl EdgeLayer {
-    /// The layer, recording into `metrics`.
-    pub fn new(metrics: Metrics) -> EdgeLayer {
-        EdgeLayer { metrics }
+    /// The layer, recording into `metrics`, trusting `proxies` to name their clients.
+    pub fn new(metrics: Metrics, proxies: &[IpNet], header: ForwardedHeader) -> EdgeLayer {
+        EdgeLayer { metrics, proxies: Arc::new(proxies.to_vec()), header }
     }
 }
 
@@ -95,7 +107,7 @@ impl<S> tower::Layer<S> for EdgeLayer {
     type Service = Edge<S>;
 
     fn layer(&self, inner: S) -> Edge<S> {
-        Edge { inner, metrics: self.metrics.clone() }
+        Edge { inner, metrics: self.metrics.clone(), proxies: Arc::clone(&self.proxies), header: self.header }
     }
 }
 
@@ -104,6 +116,8 @@ impl<S> tower::Layer<S> for EdgeLayer {
 pub struct Edge<S> {
     inner: S,
     metrics: Metrics,
+    proxies: Arc<Vec<IpNet>>,
+    header: ForwardedHeader,
 }
 
 impl<S, B, RB> tower::Service<http::Request<B>> for Edge<S>
@@ -121,9 +135,12 @@ where
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, request: http::Request<B>) -> Self::Future {
+    fn call(&mut self, mut request: http::Request<B>) -> Self::Future {
         let method = method_of(request.uri().path());
-        let span = tracing::info_span!("rpc", method, table = tracing::field::Empty);
+        let peer = request.extensions().get::<TcpConnectInfo>().and_then(TcpConnectInfo::remote_addr);
+        let client = super::peer::client(peer, request.headers(), &self.proxies, self.header);
+        request.extensions_mut().insert(ClientAddr(client));
+        let span = tracing::info_span!("rpc", method, %client, table = tracing::field::Empty);
         let start = Instant::now();
         let metrics = self.metrics.clone();
         let response = self.inner.call(request).instrument(span.clone());

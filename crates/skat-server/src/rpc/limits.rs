@@ -14,9 +14,13 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
+use ipnet::IpNet;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tonic::transport::server::{Connected, TcpConnectInfo};
+
+use super::peer::{ClientAddr, trusted};
+use super::refusal::Refusal;
 
 /// What is counted per client.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,6 +58,35 @@ impl Usage {
 #[derive(Debug, Default)]
 pub(crate) struct Clients {
     map: Mutex<HashMap<IpAddr, Usage>>,
+    /// Streams open per connection (its peer's address and port), so that a connection
+    /// carrying its limit refuses the next stream instead of leaving it queued.
+    streams: Arc<Mutex<HashMap<SocketAddr, usize>>>,
+}
+
+/// One stream on a connection; given back when dropped.
+#[derive(Debug)]
+pub(crate) struct ConnectionStream {
+    streams: Arc<Mutex<HashMap<SocketAddr, usize>>>,
+    peer: SocketAddr,
+}
+
+impl Drop for ConnectionStream {
+    fn drop(&mut self) {
+        let mut map = self.streams.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(n) = map.get_mut(&self.peer) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                map.remove(&self.peer);
+            }
+        }
+    }
+}
+
+/// What an open stream holds: one of its address's streams and one of its connection's.
+#[derive(Debug)]
+pub(crate) struct StreamPermits {
+    _address: Permit,
+    _connection: Option<ConnectionStream>,
 }
 
 /// One unit of a resource held by a client; given back when dropped.
@@ -77,9 +110,13 @@ impl Drop for Permit {
     }
 }
 
-/// The client key of a request's peer address (unknown peers share one key).
-pub(crate) fn client_ip(peer: Option<SocketAddr>) -> IpAddr {
-    peer.map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |a| a.ip())
+/// The client of a request, as the edge layer worked it out (its peer, or behind a
+/// trusted proxy the address the proxy names; unknown peers share one key).
+pub(crate) fn client_of<T>(request: &tonic::Request<T>) -> IpAddr {
+    match request.extensions().get::<ClientAddr>() {
+        Some(ClientAddr(ip)) => *ip,
+        None => request.remote_addr().map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |a| a.ip()),
+    }
 }
 
 impl Clients {
@@ -96,6 +133,48 @@ impl Clients {
         }
         *n += 1;
         Some(Permit { clients: Arc::clone(self), ip, resource })
+    }
+
+    /// Takes a stream for a client at `ip` on the connection from `peer`: one of the
+    /// address's `per_client` streams and one of the connection's `per_connection`
+    /// (`None`: the connection is not counted, a trusted proxy's). Refused with the limit
+    /// named: a client is told, never left waiting.
+    pub(crate) fn open_stream(
+        self: &Arc<Self>,
+        ip: IpAddr,
+        peer: Option<SocketAddr>,
+        per_client: usize,
+        per_connection: Option<usize>,
+    ) -> Result<StreamPermits, Refusal> {
+        let connection = match (peer, per_connection) {
+            (Some(peer), Some(limit)) => {
+                let mut map = self.streams.lock().unwrap_or_else(|p| p.into_inner());
+                let n = map.entry(peer).or_default();
+                if *n >= limit {
+                    if *n == 0 {
+                        map.remove(&peer);
+                    }
+                    return Err(Refusal::limit(
+                        "max-streams-per-connection",
+                        limit,
+                        format!(
+                            "this connection carries its limit of {limit} streams: open another connection"
+                        ),
+                    ));
+                }
+                *n += 1;
+                Some(ConnectionStream { streams: Arc::clone(&self.streams), peer })
+            }
+            _ => None,
+        };
+        let address = self.acquire(ip, Resource::Streams, per_client).ok_or_else(|| {
+            Refusal::limit(
+                "max-streams-per-client",
+                per_client,
+                format!("your address holds its limit of {per_client} open streams"),
+            )
+        })?;
+        Ok(StreamPermits { _address: address, _connection: connection })
     }
 
     /// How much of `resource` `ip` holds.
@@ -118,19 +197,29 @@ impl Clients {
     }
 }
 
-/// A TCP connection that holds its client's connection permit while it is open.
+/// A TCP connection that holds its client's connection permit while it is open (none
+/// for a trusted proxy's).
 #[derive(Debug)]
 pub(crate) struct Connection {
     stream: TcpStream,
-    _permit: Permit,
+    _permit: Option<Permit>,
 }
 
 impl Connection {
-    /// Admits `stream` if its client holds fewer than `limit` connections.
-    pub fn admit(clients: &Arc<Clients>, stream: TcpStream, limit: usize) -> Option<Connection> {
-        let ip = client_ip(stream.peer_addr().ok());
+    /// Admits `stream` if its client holds fewer than `limit` connections; a trusted
+    /// proxy's connections are not counted.
+    pub fn admit(
+        clients: &Arc<Clients>,
+        stream: TcpStream,
+        limit: usize,
+        proxies: &[IpNet],
+    ) -> Option<Connection> {
+        let ip = stream.peer_addr().map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |a| a.ip());
+        if trusted(ip, proxies) {
+            return Some(Connection { stream, _permit: None });
+        }
         let permit = clients.acquire(ip, Resource::Connections, limit)?;
-        Some(Connection { stream, _permit: permit })
+        Some(Connection { stream, _permit: Some(permit) })
     }
 }
 
@@ -141,6 +230,7 @@ pub(crate) fn admitted(
     listener: tokio::net::TcpListener,
     clients: Arc<Clients>,
     per_client: usize,
+    proxies: Vec<IpNet>,
 ) -> impl tokio_stream::Stream<Item = std::io::Result<Connection>> {
     tokio_stream::StreamExt::filter_map(
         tonic::transport::server::TcpIncoming::from(listener)
@@ -148,7 +238,7 @@ pub(crate) fn admitted(
             .with_keepalive(Some(std::time::Duration::from_secs(60))),
         move |accepted| match accepted {
             Ok(stream) => {
-                let admitted = Connection::admit(&clients, stream, per_client);
+                let admitted = Connection::admit(&clients, stream, per_client, &proxies);
                 if admitted.is_none() {
                     tracing::debug!("connection refused: its address holds its limit of connections");
                 }

@@ -18,6 +18,8 @@
 //! | the domain as protobuf | [`project`] |
 //! | spans, metrics, refusal logs, client-fault codes for every call (a tower layer) | [`edge`] |
 //! | what each client address holds: tables, streams, connections | [`limits`] |
+//! | who the client is, also behind a trusted proxy | [`peer`] |
+//! | TLS on both ports, certificates reloaded when their files change | [`tls`] |
 //! | the page and gRPC-Web | `web` (feature `web`) |
 
 pub(crate) mod access;
@@ -27,10 +29,12 @@ pub(crate) mod edge;
 #[cfg(test)]
 mod knowledge_corpus;
 pub(crate) mod limits;
+pub(crate) mod peer;
 pub(crate) mod project;
 pub(crate) mod refusal;
 pub(crate) mod service;
 pub(crate) mod tables;
+pub(crate) mod tls;
 pub(crate) mod watch;
 #[cfg(feature = "web")]
 pub(crate) mod web;
@@ -50,6 +54,16 @@ use crate::journal::Journal;
 use crate::metrics::Metrics;
 use crate::table::Tables;
 use service::SkatServer;
+
+/// HTTP/2's limit of concurrent streams on one connection: room for every stream the
+/// server lets a connection carry and every request in flight beside them. A client that
+/// reached HTTP/2's limit would queue its next stream without an error; below it, a
+/// stream over one of the server's own limits is refused with RESOURCE_EXHAUSTED instead.
+pub(crate) fn h2_streams(config: &ServerConfig) -> u32 {
+    let streams =
+        config.max_streams_per_connection.saturating_add(config.max_concurrent_requests_per_connection);
+    u32::try_from(streams.saturating_add(8)).unwrap_or(u32::MAX)
+}
 
 /// What the service is made of, from [`crate::start`].
 pub(crate) struct Parts {
@@ -119,18 +133,31 @@ pub(crate) async fn serve(
     };
 
     // Every connection counts against its client's limit while it is open.
-    let incoming = limits::admitted(listener, clients, config.max_connections_per_client);
+    let tls = match &config.tls {
+        Some(files) => Some(
+            tls::Tls::start(files, tls::ALPN_GRPC, &metrics, stopped.clone())
+                .map_err(|e| std::io::Error::other(format!("--tls-cert/--tls-key: {e}")))?,
+        ),
+        None => None,
+    };
+    let incoming = tls::incoming(
+        limits::admitted(
+            listener,
+            clients,
+            config.max_connections_per_client,
+            config.trusted_proxies.clone(),
+        ),
+        tls,
+    );
     let serve = tonic::transport::Server::builder()
         // A client's own connection cannot take more than its share of the workers.
         .concurrency_limit_per_connection(config.max_concurrent_requests_per_connection)
-        .max_concurrent_streams(Some(
-            u32::try_from(config.max_concurrent_requests_per_connection).unwrap_or(u32::MAX),
-        ))
+        .max_concurrent_streams(Some(h2_streams(&config)))
         // Dead peers are noticed, and their streams end, within about a minute.
         .http2_keepalive_interval(Some(Duration::from_secs(30)))
         .http2_keepalive_timeout(Some(Duration::from_secs(20)))
         // Spans, metrics, refusal logs and client-fault codes for every call, in one place.
-        .layer(edge::EdgeLayer::new(metrics.clone()))
+        .layer(edge::EdgeLayer::new(metrics.clone(), &config.trusted_proxies, config.forwarded_header))
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
@@ -174,7 +201,8 @@ async fn serve_web(
                 Arc::clone(&service.clients),
                 metrics.clone(),
                 stopped.clone(),
-            );
+            )
+            .map_err(|e| std::io::Error::other(format!("--tls-cert/--tls-key on the web port: {e}")))?;
             Ok(Some(bound))
         }
         Err(e) if config.web_addr_default => {

@@ -106,6 +106,20 @@ impl SkatServer {
         Err(self.elsewhere(id, &parsed))
     }
 
+    /// A stream's permits for this request's client and connection (see
+    /// [`Clients::open_stream`]).
+    pub(crate) fn open_stream<T>(
+        &self,
+        request: &Request<T>,
+    ) -> Result<super::limits::StreamPermits, Status> {
+        let ip = super::limits::client_of(request);
+        let peer = request.remote_addr();
+        // A trusted proxy's connection carries many clients: each is counted by address.
+        let proxy = peer.is_some_and(|p| super::peer::trusted(p.ip(), &self.config.trusted_proxies));
+        let per_connection = (!proxy).then_some(self.config.max_streams_per_connection);
+        Ok(self.clients.open_stream(ip, peer, self.config.max_streams_per_client, per_connection)?)
+    }
+
     /// NOT_FOUND for a table not here: the owner's address if another replica owns it.
     fn elsewhere(&self, id: &str, parsed: &TableId) -> Status {
         let shown: String = id.chars().take(64).collect();

@@ -17,7 +17,7 @@ use skat_proto::pb::ErrorReason as R;
 use tonic::{Code, Request, Status};
 
 use super::access::{Access, bearer, no_token, seat_in};
-use super::limits::{Resource, client_ip};
+use super::limits::{Resource, client_of};
 use super::project;
 use super::refusal::Refusal;
 use super::service::{SkatServer, record_table};
@@ -55,7 +55,7 @@ pub(crate) async fn create(
     s: &SkatServer,
     request: Request<pb::CreateTableRequest>,
 ) -> Result<pb::CreateTableResponse, Status> {
-    let ip = client_ip(request.remote_addr());
+    let ip = client_of(&request);
     s.admit(request.metadata(), Access::Play).await?;
     check_create_token(s, request.metadata())?;
     let req = request.get_ref();

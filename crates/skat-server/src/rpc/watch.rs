@@ -26,7 +26,6 @@ use tokio_stream::Stream;
 use tonic::{Code, Request, Status};
 
 use super::access::{Access, bearer, seat_in};
-use super::limits::{Resource, client_ip};
 use super::project;
 use super::refusal::Refusal;
 use super::service::{SkatServer, record_table};
@@ -239,19 +238,11 @@ pub(crate) async fn watch(
     s: &SkatServer,
     request: Request<pb::WatchTableRequest>,
 ) -> Result<WatchStream, Status> {
-    let ip = client_ip(request.remote_addr());
     s.admit(request.metadata(), Access::Watch).await?;
     let handle = s.readable(&request.get_ref().table_id, false).await?;
     let t = handle.settled().await;
     let token = bearer(request.metadata())?;
-    let limit = s.config.max_streams_per_client;
-    let client = s.clients.acquire(ip, Resource::Streams, limit).ok_or_else(|| {
-        Refusal::limit(
-            "max-streams-per-client",
-            limit,
-            format!("your address holds its limit of {limit} open streams"),
-        )
-    })?;
+    let client = s.open_stream(&request)?;
     let watcher = match token {
         None => Watcher::Spectator,
         Some(token) => Watcher::Seat { seat: seat_in(&t, &token)?, token: TokenHash::of(&token) },

@@ -64,11 +64,23 @@ pub(crate) fn serve(
     clients: std::sync::Arc<Clients>,
     metrics: Metrics,
     mut stopped: watch::Receiver<bool>,
-) -> tokio::task::JoinHandle<Result<(), tonic::transport::Error>> {
+) -> Result<tokio::task::JoinHandle<Result<(), tonic::transport::Error>>, super::tls::TlsError> {
     let grpc = tonic_web::GrpcWebLayer::new()
         .layer(SkatServiceServer::new(service).max_decoding_message_size(config.max_message_bytes));
     let router = axum::Router::new().route_service("/skat.v1.SkatService/{*method}", grpc).fallback(asset);
-    let incoming = limits::admitted(listener, clients, config.max_connections_per_client);
+    let tls = match &config.tls {
+        Some(files) => Some(super::tls::Tls::start(files, super::tls::ALPN_WEB, &metrics, stopped.clone())?),
+        None => None,
+    };
+    let incoming = super::tls::incoming(
+        limits::admitted(
+            listener,
+            clients,
+            config.max_connections_per_client,
+            config.trusted_proxies.clone(),
+        ),
+        tls,
+    );
     let mut until_stopped = stopped.clone();
     let serve = tonic::transport::Server::builder()
         // Browsers speak HTTP/1.1 to a plain-text address.
@@ -76,18 +88,16 @@ pub(crate) fn serve(
         // The same per-connection limits as the gRPC port (a client may speak HTTP/2
         // here too), so this port is no way around them.
         .concurrency_limit_per_connection(config.max_concurrent_requests_per_connection)
-        .max_concurrent_streams(Some(
-            u32::try_from(config.max_concurrent_requests_per_connection).unwrap_or(u32::MAX),
-        ))
+        .max_concurrent_streams(Some(super::h2_streams(config)))
         .http2_keepalive_interval(Some(Duration::from_secs(30)))
         .http2_keepalive_timeout(Some(Duration::from_secs(20)))
-        .layer(EdgeLayer::new(metrics))
+        .layer(EdgeLayer::new(metrics, &config.trusted_proxies, config.forwarded_header))
         .add_routes(tonic::service::Routes::from(router))
         .serve_with_incoming_shutdown(incoming, async move {
             let _ = until_stopped.wait_for(|s| *s).await;
         });
     let grace = config.shutdown_grace;
-    tokio::spawn(async move {
+    Ok(tokio::spawn(async move {
         tokio::select! {
             result = serve => result,
             _ = async {
@@ -95,5 +105,5 @@ pub(crate) fn serve(
                 tokio::time::sleep(grace).await;
             } => Ok(()),
         }
-    })
+    }))
 }

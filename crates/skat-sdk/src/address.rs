@@ -1,0 +1,219 @@
+//! Where a server is, and how to talk to it safely.
+//!
+//! | address | means |
+//! |---|---|
+//! | `host:port`, `http://host:port` | plain text |
+//! | `https://host[:port]` | TLS, trusting the system's roots, or the CA in `ca_file` (`--ca-file`, `SKAT_CA_FILE`) for a private CA |
+//!
+//! A server that wants mutual TLS (`skat serve --tls-client-ca`) gets this client's
+//! certificate and key from `with_client_identity` (`--client-cert`/`--client-key`,
+//! `SKAT_CLIENT_CERT`/`SKAT_CLIENT_KEY`).
+//!
+//! A secret (a seat, bot, admin or create token, a join code) is never sent in plain
+//! text to anything but this machine (a loopback address or `localhost`) unless plain
+//! text was allowed explicitly (`--insecure`, `SKAT_INSECURE=1`): [`ServerAddress::check_secret`]
+//! refuses with an error that says how to fix it. There is no silent downgrade: `https://`
+//! is TLS or nothing.
+
+use std::net::IpAddr;
+use std::path::PathBuf;
+
+use skat_proto::pb::skat_service_client::SkatServiceClient;
+use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint, Identity};
+
+use crate::client::SdkError;
+
+/// A server and how to reach it (see the module header).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerAddress {
+    url: String,
+    ca_file: Option<PathBuf>,
+    /// A client certificate and its key, for servers that want mutual TLS.
+    identity: Option<(PathBuf, PathBuf)>,
+    insecure: bool,
+}
+
+/// Whether an environment variable says yes (`1`, `true`, `yes`).
+fn env_flag(name: &str) -> bool {
+    std::env::var(name).is_ok_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes"))
+}
+
+impl ServerAddress {
+    /// A server from its address (`host:port`, `http://...`, `https://...`), with the TLS
+    /// settings of the environment: `SKAT_CA_FILE` (a CA to trust), `SKAT_INSECURE=1`
+    /// (secrets may travel in plain text).
+    pub fn new(address: &str) -> ServerAddress {
+        let address = address.trim().trim_end_matches('/');
+        let url = if address.contains("://") { address.to_string() } else { format!("http://{address}") };
+        let file = |name| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+        ServerAddress {
+            url,
+            ca_file: file("SKAT_CA_FILE"),
+            identity: file("SKAT_CLIENT_CERT").zip(file("SKAT_CLIENT_KEY")),
+            insecure: env_flag("SKAT_INSECURE"),
+        }
+    }
+
+    /// Presents this certificate (PEM, with its chain) and key to servers that want
+    /// mutual TLS; `None` keeps what the environment said.
+    pub fn with_client_identity(mut self, identity: Option<(PathBuf, PathBuf)>) -> ServerAddress {
+        if identity.is_some() {
+            self.identity = identity;
+        }
+        self
+    }
+
+    /// Trusts the CA in this PEM file for TLS (beside the system's roots); `None` keeps
+    /// what the environment said.
+    pub fn with_ca_file(mut self, ca_file: Option<PathBuf>) -> ServerAddress {
+        if ca_file.is_some() {
+            self.ca_file = ca_file;
+        }
+        self
+    }
+
+    /// Allows secrets in plain text beyond this machine (a network you trust); `false`
+    /// keeps what the environment said.
+    pub fn allow_plain_text(mut self, insecure: bool) -> ServerAddress {
+        self.insecure |= insecure;
+        self
+    }
+
+    /// The URL (`http://...` or `https://...`).
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Whether the connection is TLS.
+    pub fn is_tls(&self) -> bool {
+        self.url.starts_with("https://")
+    }
+
+    /// The host part of the URL.
+    fn host(&self) -> &str {
+        let rest = self.url.split_once("://").map_or(self.url.as_str(), |(_, r)| r);
+        let authority = rest.split('/').next().unwrap_or(rest);
+        let authority = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+        if let Some(v6) = authority.strip_prefix('[') {
+            return v6.split(']').next().unwrap_or(v6);
+        }
+        authority.split(':').next().unwrap_or(authority)
+    }
+
+    /// Whether the server is this machine (a loopback address or `localhost`).
+    pub fn is_loopback(&self) -> bool {
+        let host = self.host();
+        host.eq_ignore_ascii_case("localhost") || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+    }
+
+    /// Refuses to send `what` (a secret) in plain text beyond this machine unless allowed.
+    pub fn check_secret(&self, what: &str) -> Result<(), SdkError> {
+        if self.is_tls() || self.is_loopback() || self.insecure {
+            return Ok(());
+        }
+        Err(SdkError::PlainText { what: what.to_string(), url: self.url.clone() })
+    }
+
+    /// Another server with the same TLS settings: `address` as the server named it (a
+    /// redirect to the replica that owns a table), taking this one's scheme when it has
+    /// none.
+    pub fn at(&self, address: &str) -> ServerAddress {
+        let scheme = if self.is_tls() { "https" } else { "http" };
+        let url = if address.contains("://") { address.to_string() } else { format!("{scheme}://{address}") };
+        ServerAddress { url, ..self.clone() }
+    }
+
+    /// The endpoint, with TLS for `https://` (never plain text instead); not connected.
+    pub fn endpoint(&self) -> Result<Endpoint, SdkError> {
+        let fail = |e| SdkError::Connect { url: self.url.clone(), source: e };
+        let endpoint = Endpoint::from_shared(self.url.clone()).map_err(fail)?.tcp_nodelay(true);
+        if !self.is_tls() {
+            return Ok(endpoint);
+        }
+        let read = |path: &PathBuf| {
+            std::fs::read(path).map_err(|e| SdkError::CaFile { path: path.clone(), source: e })
+        };
+        let mut tls = ClientTlsConfig::new().with_native_roots();
+        if let Some(ca) = &self.ca_file {
+            tls = tls.ca_certificate(Certificate::from_pem(read(ca)?));
+        }
+        if let Some((cert, key)) = &self.identity {
+            tls = tls.identity(Identity::from_pem(read(cert)?, read(key)?));
+        }
+        endpoint.tls_config(tls).map_err(fail)
+    }
+
+    /// A channel to the server.
+    pub async fn channel(&self) -> Result<Channel, SdkError> {
+        self.endpoint()?.connect().await.map_err(|e| SdkError::Connect { url: self.url.clone(), source: e })
+    }
+
+    /// A client of the server: TLS for `https://` (never plain text instead).
+    pub async fn connect(&self) -> Result<SkatServiceClient<Channel>, SdkError> {
+        Ok(SkatServiceClient::new(self.channel().await?))
+    }
+}
+
+impl From<&str> for ServerAddress {
+    fn from(address: &str) -> ServerAddress {
+        ServerAddress::new(address)
+    }
+}
+
+impl From<String> for ServerAddress {
+    fn from(address: String) -> ServerAddress {
+        ServerAddress::new(&address)
+    }
+}
+
+impl From<&String> for ServerAddress {
+    fn from(address: &String) -> ServerAddress {
+        ServerAddress::new(address)
+    }
+}
+
+impl From<&ServerAddress> for ServerAddress {
+    fn from(address: &ServerAddress) -> ServerAddress {
+        address.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plain(a: &str) -> ServerAddress {
+        ServerAddress { insecure: false, ca_file: None, identity: None, ..ServerAddress::new(a) }
+    }
+
+    #[test]
+    fn addresses_name_their_scheme_and_host() {
+        assert_eq!(plain("127.0.0.1:50051").url(), "http://127.0.0.1:50051");
+        assert_eq!(plain(" http://127.0.0.1:50051/ ").url(), "http://127.0.0.1:50051");
+        assert_eq!(plain("https://skat.example.org").url(), "https://skat.example.org");
+        assert!(plain("https://skat.example.org").is_tls());
+        for local in ["127.0.0.1:1", "http://localhost:1", "[::1]:1", "127.8.9.10:1"] {
+            assert!(plain(local).is_loopback(), "{local}");
+        }
+        for remote in ["10.0.0.1:1", "skat.example.org:443", "http://[2001:db8::1]:1", "localhost.example:1"]
+        {
+            assert!(!plain(remote).is_loopback(), "{remote}");
+        }
+    }
+
+    #[test]
+    fn a_secret_never_goes_in_plain_text_beyond_this_machine_unless_allowed() {
+        assert!(plain("127.0.0.1:50051").check_secret("bot token").is_ok());
+        assert!(plain("https://skat.example.org").check_secret("bot token").is_ok());
+        let e = plain("skat.example.org:50051").check_secret("bot token").unwrap_err().to_string();
+        assert!(e.contains("bot token") && e.contains("https://") && e.contains("--insecure"), "{e}");
+        assert!(plain("skat.example.org:50051").allow_plain_text(true).check_secret("bot token").is_ok());
+    }
+
+    #[test]
+    fn a_redirect_keeps_the_scheme() {
+        assert_eq!(plain("https://a.example").at("b.example:443").url(), "https://b.example:443");
+        assert_eq!(plain("http://127.0.0.1:1").at("127.0.0.1:2").url(), "http://127.0.0.1:2");
+        assert_eq!(plain("http://127.0.0.1:1").at("https://c.example").url(), "https://c.example");
+    }
+}

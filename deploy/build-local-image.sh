@@ -25,6 +25,12 @@ done
 printf 'root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n' > "$root/etc/passwd"
 printf 'root:x:0:\nnonroot:x:65532:\n' > "$root/etc/group"
 chmod 1777 "$root/tmp"
+# The system's CA roots: clients of the image (a managed PostgreSQL with sslmode=verify-full
+# and a public CA) find them where rustls-native-certs looks.
+if [ -f /etc/ssl/certs/ca-certificates.crt ]; then
+  mkdir -p "$root/etc/ssl/certs"
+  cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/"
+fi
 cp deploy/Containerfile.local "$stage/Containerfile"
 podman build --quiet -t "$tag" -f "$stage/Containerfile" "$stage"
 echo "built $tag"

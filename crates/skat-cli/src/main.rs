@@ -42,6 +42,9 @@ enum Command {
     Tournament(commands::tournament::TournamentArgs),
     /// The bots' ratings, best first.
     Leaderboard(commands::leaderboard::LeaderboardArgs),
+    /// Copy a running server's SQLite journal to a new file, consistently, and check it
+    /// (tables, tournaments, accounts, ratings).
+    Backup(commands::backup::Args),
     /// Make a private CA and certificates signed by it (tests, private networks, mutual
     /// TLS); run again on the same folder to rotate the certificates.
     Certs(commands::certs::Args),
@@ -63,6 +66,7 @@ fn main() -> ExitCode {
         Command::Tournament(args) => commands::tournament::tournament(args),
         Command::Leaderboard(args) => commands::leaderboard::leaderboard(args),
         Command::Certs(args) => commands::certs::run(args),
+        Command::Backup(args) => commands::backup::run(args),
     };
     match result {
         Ok(code) => code,

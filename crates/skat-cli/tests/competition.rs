@@ -13,7 +13,9 @@ use tonic::transport::Channel;
 
 mod common;
 
-use common::{Kill, client, free_port, skat};
+use common::{
+    Kill, client, create_tournament, free_port, get_tournament, lobby_bot, lobby_bot_with, register, skat,
+};
 
 fn serve(port: u16, dir: &std::path::Path) -> Kill {
     serve_with(port, &["--data-dir", &dir.display().to_string(), "--registration", "admin"], None)
@@ -39,44 +41,6 @@ fn serve_with(port: u16, extra: &[&str], log: Option<&std::path::Path>) -> Kill 
             .spawn()
             .unwrap(),
     )
-}
-
-fn lobby_bot(port: u16, strategy: &str, token: &str) -> Kill {
-    lobby_bot_with(port, strategy, token, &[])
-}
-
-fn lobby_bot_with(port: u16, strategy: &str, token: &str, extra: &[&str]) -> Kill {
-    Kill(
-        skat()
-            .args([
-                "bot",
-                "--strategy",
-                strategy,
-                "--server",
-                &format!("127.0.0.1:{port}"),
-                "--bot-token",
-                token,
-            ])
-            .args(extra)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    )
-}
-
-fn register(port: u16, name: &str, admin: Option<&str>) -> Result<String, String> {
-    let mut cmd = skat();
-    cmd.args(["admin", "register-bot", "--name", name, "--server", &format!("127.0.0.1:{port}")]);
-    if let Some(a) = admin {
-        cmd.args(["--admin-token", a]);
-    }
-    let out = cmd.output().unwrap();
-    if !out.status.success() {
-        return Err(String::from_utf8_lossy(&out.stderr).to_string());
-    }
-    let text = String::from_utf8(out.stdout).unwrap();
-    Ok(text.lines().find_map(|l| l.strip_prefix("bot token ")).unwrap().to_string())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -262,26 +226,6 @@ async fn a_tournament_between_lobby_bots_survives_absence_disconnects_and_a_rest
     let replayed = replay.wait_with_output().unwrap();
     assert!(replayed.status.success(), "every record replays");
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-async fn get_tournament(c: &mut SkatServiceClient<Channel>, id: &str) -> pb::Tournament {
-    c.get_tournament(pb::GetTournamentRequest { tournament_id: id.to_string() })
-        .await
-        .unwrap()
-        .into_inner()
-        .tournament
-        .unwrap()
-}
-
-fn create_tournament(port: u16, args: &[&str]) -> String {
-    let out = skat()
-        .args(["tournament", "create", "--server", &format!("127.0.0.1:{port}")])
-        .args(["--admin-token", "operator-secret", "--action-timeout", "400ms", "--deal-clock", "0s"])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap().split_whitespace().nth(1).unwrap().to_string()
 }
 
 fn reason_of<T: std::fmt::Debug>(r: Result<T, tonic::Status>) -> Option<pb::ErrorReason> {

@@ -107,3 +107,49 @@ async fn sigterm_exits_within_drain_plus_grace_with_stalled_readers() {
     assert!(took < Duration::from_secs(1 + 5), "exit took {took:?}: more than --drain 1s + 5 s");
     assert!(status.success(), "a clean exit: {status:?}");
 }
+
+/// `GET path` on the metrics port: the status line's code.
+async fn http_status(port: u16, path: &str) -> Option<u16> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.ok()?;
+    s.write_all(format!("GET {path} HTTP/1.0\r\nHost: x\r\n\r\n").as_bytes()).await.ok()?;
+    let mut answer = String::new();
+    s.read_to_string(&mut answer).await.ok()?;
+    answer.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_health_for_probes_turns_not_ready_while_draining() {
+    let (port, metrics) = (free_port(), free_port());
+    let server = Server(
+        skat()
+            .args([
+                "serve",
+                "--addr",
+                &format!("127.0.0.1:{port}"),
+                "--metrics-addr",
+                &format!("127.0.0.1:{metrics}"),
+            ])
+            .args(["--web-addr", "off", "--drain", "3s", "--database", "memory"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    channel(&format!("http://127.0.0.1:{port}"), 65_535).await;
+    assert_eq!(http_status(metrics, "/health/ready").await, Some(200));
+    assert_eq!(http_status(metrics, "/health/live").await, Some(200));
+    let ok = Command::new("kill").args(["-TERM", &server.0.id().to_string()]).status().unwrap();
+    assert!(ok.success());
+    let start = Instant::now();
+    loop {
+        match http_status(metrics, "/health/ready").await {
+            Some(503) => break,
+            Some(200) if start.elapsed() < Duration::from_secs(2) => {
+                tokio::time::sleep(Duration::from_millis(20)).await
+            }
+            other => panic!("readiness while draining: {other:?}"),
+        }
+    }
+    assert_eq!(http_status(metrics, "/health/live").await, Some(200), "alive while it drains");
+}

@@ -36,6 +36,8 @@ pub struct Metrics {
     pub journal_entries: Counter,
     /// TLS reloads after the certificate files changed, by result (`ok`, `failed`).
     pub tls_reloads: Family<Labels, Counter>,
+    /// 1 while the server takes new work (readiness), 0 while it starts or drains.
+    pub serving: Gauge,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -65,6 +67,12 @@ impl Metrics {
         let journal_commits = Counter::default();
         let journal_entries = Counter::default();
         let tls_reloads = Family::<Labels, Counter>::default();
+        let serving = Gauge::default();
+        registry.register(
+            "serving",
+            "1 while the server takes new work (readiness: /health/ready), 0 while it starts or drains",
+            serving.clone(),
+        );
         registry.register(
             "tls_reloads",
             "TLS certificate reloads after the files changed, by result (a failed one keeps the old certificate)",
@@ -97,6 +105,7 @@ impl Metrics {
             journal_commits,
             journal_entries,
             tls_reloads,
+            serving,
         }
     }
 
@@ -117,7 +126,10 @@ impl Metrics {
         out
     }
 
-    /// Serves `GET /metrics` on `addr` until `shutdown` resolves.
+    /// Serves `GET /metrics` on `addr` until `shutdown` resolves, and health for probes
+    /// that cannot speak gRPC over TLS (Kubernetes' gRPC probes have no TLS):
+    /// `GET /health/ready` (200 while serving, 503 while starting or draining) and
+    /// `GET /health/live` (200 until the process exits).
     pub async fn serve(
         self,
         addr: SocketAddr,
@@ -125,21 +137,37 @@ impl Metrics {
     ) -> std::io::Result<SocketAddr> {
         let listener = tokio::net::TcpListener::bind(addr).await?;
         let bound = listener.local_addr()?;
-        let app = axum::Router::new().route(
-            "/metrics",
-            axum::routing::get(move || {
-                let m = self.clone();
-                async move {
-                    (
-                        [(
-                            axum::http::header::CONTENT_TYPE,
-                            "application/openmetrics-text; version=1.0.0; charset=utf-8",
-                        )],
-                        m.render(),
-                    )
-                }
-            }),
-        );
+        let ready = self.serving.clone();
+        let app = axum::Router::new()
+            .route(
+                "/health/ready",
+                axum::routing::get(move || {
+                    let serving = ready.get() == 1;
+                    async move {
+                        if serving {
+                            (axum::http::StatusCode::OK, "SERVING\n")
+                        } else {
+                            (axum::http::StatusCode::SERVICE_UNAVAILABLE, "NOT_SERVING\n")
+                        }
+                    }
+                }),
+            )
+            .route("/health/live", axum::routing::get(|| async { "SERVING\n" }))
+            .route(
+                "/metrics",
+                axum::routing::get(move || {
+                    let m = self.clone();
+                    async move {
+                        (
+                            [(
+                                axum::http::header::CONTENT_TYPE,
+                                "application/openmetrics-text; version=1.0.0; charset=utf-8",
+                            )],
+                            m.render(),
+                        )
+                    }
+                }),
+            );
         tokio::spawn(async move {
             if let Err(e) = axum::serve(listener, app).with_graceful_shutdown(shutdown).await {
                 tracing::warn!(error = %e, "metrics server stopped");

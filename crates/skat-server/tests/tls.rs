@@ -253,3 +253,52 @@ async fn a_rotated_certificate_serves_new_connections_while_a_seat_plays_on_its_
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Every `skat_*` metric the alert rules (deploy/prometheus/skat-rules.yaml) use exists:
+/// a typo in a rule would never fire.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_metric_the_alert_rules_use_exists() {
+    let dir = temp_dir("rules");
+    let ca = Ca::new(&dir, "ca");
+    let (cert, key) = ca.issue("server", &["localhost"], false);
+    let server = tls_server(cert.clone(), key.clone(), None).await;
+    // A call (the per-method families), a rotation (the reload counter).
+    let mut client = https(&server, &ca.file("ca.pem")).connect().await.unwrap();
+    client.list_tables(pb::ListTablesRequest::default()).await.unwrap();
+    let (next_cert, next_key) = ca.issue("next", &["localhost"], false);
+    std::fs::copy(&next_key, &key).unwrap();
+    std::fs::copy(&next_cert, &cert).unwrap();
+    let rendered = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            let r = server.server.metrics.render();
+            if r.contains("skat_tls_reloads_total") {
+                return r;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .unwrap();
+    let rules = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../deploy/prometheus/skat-rules.yaml"
+    ))
+    .unwrap();
+    let mut used: Vec<&str> = rules
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| w.starts_with("skat_") && w.len() > "skat_".len())
+        .collect();
+    used.sort_unstable();
+    used.dedup();
+    assert!(used.len() >= 6, "{used:?}");
+    for name in used {
+        let base =
+            ["_total", "_bucket", "_sum", "_count"].iter().fold(name, |n, s| n.strip_suffix(s).unwrap_or(n));
+        assert!(
+            rendered.contains(&format!("# TYPE {base} ")),
+            "{name} is in the rules but not in /metrics:\n{rendered}"
+        );
+        assert!(rendered.contains(name), "{name} is in the rules but not in /metrics:\n{rendered}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -2,6 +2,7 @@
 
 pub mod admin;
 pub mod arena;
+pub mod backup;
 pub mod bench;
 pub mod bot;
 pub mod certs;

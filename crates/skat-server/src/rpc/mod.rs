@@ -119,6 +119,7 @@ pub(crate) async fn serve(
     let grpc = SkatServiceServer::new(service).max_decoding_message_size(config.max_message_bytes);
 
     let drain = config.drain;
+    let drain_metrics = metrics.clone();
     let on_shutdown = async move {
         tokio::select! {
             _ = shutdown => {}
@@ -128,6 +129,7 @@ pub(crate) async fn serve(
         tracing::info!(drain_ms = drain.as_millis() as u64, "shutting down: health NOT_SERVING, draining");
         health_reporter.set_not_serving::<SkatServiceServer<SkatServer>>().await;
         health_reporter.set_service_status("", tonic_health::ServingStatus::NotServing).await;
+        drain_metrics.serving.set(0);
         tokio::time::sleep(drain).await;
         let _ = stop.send(true);
     };
@@ -179,6 +181,7 @@ pub(crate) async fn serve(
             }
         }
     });
+    metrics.serving.set(1);
     Ok(Serving { web_addr, task })
 }
 

@@ -9,11 +9,13 @@
 // | `#/tournaments`, `#/tournament/ID` | tournaments, standings, head-to-head |
 // | `#/leaderboard` | ratings |
 // | `#/bot/NAME` | one bot: rating over time, recent lists |
+// | `#/operator` | the operator's page, with the admin token (operator.ts) |
 import { api } from "./api";
+import { operatorView } from "./operator";
 import { append, h, link, table, when } from "./dom";
 import { cardFromCode, cardSvg, sortHand } from "./cards";
 import {
-  Announcement, BidCall, RecordFormat, GameType, Phase, Position, TableFilter, TableStatus, TournamentFormat,
+  Announcement, BidCall, RecordFormat, GameType, Phase, Position, TableFilter, TableStatus, TournamentFormat, TournamentStatus,
   type DealEnded, type TableView,
 } from "./gen/skat/v1/skat_pb";
 
@@ -47,6 +49,7 @@ async function route() {
       case "tournament": return await tournamentView(parts[1]);
       case "leaderboard": return await leaderboardView();
       case "bot": return await botView(parts[1]);
+      case "operator": return await operatorView(show, () => void route());
       default: show("Not found", h("h1", {}, "Not found"), link("#/", "All tables"));
     }
   } catch (e) {
@@ -349,13 +352,19 @@ async function tournamentsView(casual: boolean) {
   const r = await api.listTournaments({ pageSize: 100, includeCasual: casual });
   show("Tournaments", h("h1", {}, "Tournaments"),
     h("div", { class: "controls" }, casual ? link("#/tournaments", "hide casual meetings") : link("#/tournaments/casual", "show casual meetings")),
-    r.tournaments.length ? table(["tournament", "format", "tables", "entrants", "created"], r.tournaments.map((t) => [
+    r.tournaments.length ? table(["tournament", "format", "status", "start", "played", "entrants"], r.tournaments.map((t) => [
       link(`#/tournament/${encodeURIComponent(t.tournamentId)}`, t.name || t.tournamentId),
       (TournamentFormat[t.format] ?? "").toLowerCase().replace("_", " "),
-      `${t.finishedTables}/${t.tables}${t.finished ? " ✓" : ""}`,
+      tournamentStatus(t.status),
+      when(t.startMs || t.createdMs),
+      `${t.finishedTables}/${Math.max(t.tablesInAll, t.tables)}${t.tablesAbandoned ? ` (${t.tablesAbandoned} abandoned)` : ""}`,
       t.entrants.join(", "),
-      when(t.createdMs),
     ])) : h("p", {}, "No tournaments yet."));
+}
+
+/** A tournament's status in words (a server before the field: from `finished`). */
+function tournamentStatus(s: TournamentStatus): string {
+  return s === TournamentStatus.UNSPECIFIED ? "" : (TournamentStatus[s] ?? "").toLowerCase();
 }
 
 async function tournamentView(id: string) {
@@ -367,7 +376,7 @@ async function tournamentView(id: string) {
   const tables = table(["#", "table", "seating", "status"], t.tables.map((x, i) => [
     i + 1, x.tableId ? link(`#/table/${encodeURIComponent(x.tableId)}`, x.tableId) : "", x.seating.join(", "), x.status]));
   show(t.name || id, h("h1", {}, t.name || id),
-    h("p", { id: "tournament-status" }, `${(TournamentFormat[t.format] ?? "").toLowerCase().replace("_", " ")} · ${t.seats} seats${t.rounds ? ` · round ${t.round} of ${t.rounds}` : ""} · ${t.finished ? "finished" : "running"}`),
+    h("p", { id: "tournament-status" }, `${(TournamentFormat[t.format] ?? "").toLowerCase().replace("_", " ")} · ${t.seats} seats${t.rounds ? ` · round ${t.round} of ${t.rounds}` : ""} · ${tournamentStatus(t.status) || (t.finished ? "finished" : "running")} · starts ${when(t.startMs)} · ${t.tablesFinished}/${Math.max(t.tablesInAll, t.tables.length)} tables played${t.tablesAbandoned ? `, ${t.tablesAbandoned} abandoned` : ""}`),
     h("h2", {}, "Standings"), standings, h("h2", {}, "Head-to-head"), meetings, h("h2", {}, "Tables"), tables);
   if (!t.finished) {
     const timer = setInterval(() => void tournamentView(id).catch(() => undefined), 5000);

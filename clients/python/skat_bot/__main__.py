@@ -35,6 +35,12 @@ def main():
     p.add_argument("--name", default="python-bot", help="the name shown at the table")
     p.add_argument("--seat", type=int, help="the seat to take when joining")
     p.add_argument("--seed", type=int, default=1, help="seed for tie-breaking")
+    p.add_argument(
+        "--on-illegal",
+        choices=["fallback", "resign", "stop"],
+        default="fallback",
+        help="when the server refuses the bot's action as illegal: play the first legal action (default), resign, or stop",
+    )
     p.add_argument("-v", "--verbose", action="store_true")
     args = p.parse_args()
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO)
@@ -45,11 +51,11 @@ def main():
         if args.table is None:
             if not args.bot_token:
                 p.error("--table or --bot-token is needed")
-            played = lobby(server, args.bot_token, lambda: JackBot(args.seed), args.lists)
+            played = lobby(server, args.bot_token, lambda: JackBot(args.seed), args.lists, on_illegal=args.on_illegal)
             print(f"lobby: {len(played)} tables played")
             return
         seat = Seat.with_token(server, args.table, args.token) if args.token else Seat.join(server, args.table, args.name, args.seat)
-        finished = play(seat, JackBot(args.seed))
+        finished = play(seat, JackBot(args.seed), on_illegal=args.on_illegal)
     except (PlainTextRefused, ValueError) as e:
         sys.exit(f"skat_bot: {e}")
     except grpc.RpcError as e:

@@ -30,5 +30,5 @@ from .knowledge import (  # noqa: F401
     follow_set,
     has_turn,
 )
-from .play import Finished, Seat, join_and_play, play, play_with_token  # noqa: F401
+from .play import ON_ILLEGAL, Finished, IllegalAction, Seat, join_and_play, play, play_with_token  # noqa: F401
 from .lobby import lobby  # noqa: F401

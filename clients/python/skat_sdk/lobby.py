@@ -29,9 +29,17 @@ def lobby(
     lists: Optional[int] = None,
     max_tables: int = 0,
     casual_seats: int = 0,
+    on_illegal: str = "fallback",
 ) -> List[Finished]:
-    """Plays every seat the lobby hands out until ``lists`` tables have finished (None:
-    for ever); returns how each finished. ``max_tables``: most tables at once (0: the
+    """Plays every seat the lobby hands out until ``lists`` tables have ended (None: for
+    ever), whatever happened at them (a table whose seat stopped on an error counts);
+    returns how each finished table ended. ``on_illegal``: see
+    :data:`~skat_sdk.play.ON_ILLEGAL`.
+
+    It logs (logger ``skat_sdk``) at INFO when it connects (``lobby connected``), is seated
+    (``seated``), finishes a table with its result (``table finished``) and reconnects
+    (``lobby reconnecting``); a seat that stops on an error is a WARNING (``seat
+    stopped``): the same words as the Rust and TypeScript SDKs. ``max_tables``: most tables at once (0: the
     account's quota). ``casual_seats`` (3 or 4): also be matched with other bots as they
     arrive. A seat on another replica comes without its token; the bot then keeps a lobby
     open at that replica too, which hands the seat out with its token.
@@ -48,19 +56,44 @@ def lobby(
     streams = {}  # address -> the open lobby stream, to cancel when the last list is done
     followed = set()  # replicas whose lobby is kept open too
 
+    ended = [0]  # tables played to their end or stopped on an error
+
+    def count_one():
+        with lock:
+            ended[0] += 1
+            if lists is not None and ended[0] >= lists:
+                done.set()
+                for stream in streams.values():
+                    stream.cancel()
+
     def run(seat: Seat):
         try:
-            result = play(seat, make_bot())
-            with lock:
-                finished.append(result)
-                if lists is not None and len(finished) >= lists:
-                    done.set()
-                    for stream in streams.values():
-                        stream.cancel()
+            result = play(seat, make_bot(), on_illegal=on_illegal)
         except grpc.RpcError as e:
-            # A newer token for this seat replaced this one (after a restart): the newer
-            # thread plays on.
-            log.info("seat at %s stopped: %s", seat.table_id, errors.reason(e) or e.code())
+            with lock:
+                replaced = playing.get(seat.table_id, (seat.token,))[0] != seat.token
+            if replaced:
+                # A newer token for this seat replaced this one (after a restart): the
+                # newer thread plays on.
+                log.info("seat replaced: table=%s seat=%s", seat.table_id, seat.seat)
+                return
+            log.warning("seat stopped: table=%s seat=%s error=%s", seat.table_id, seat.seat, errors.reason(e) or e.code())
+            count_one()
+            return
+        except Exception as e:  # noqa: BLE001 - a bot's own bug must not end the lobby
+            log.warning("seat stopped: table=%s seat=%s error=%r", seat.table_id, seat.seat, e)
+            count_one()
+            return
+        mine = next((s for s in result.standings if s.seat == seat.seat), None)
+        ranked = sorted(result.standings, key=lambda s: -s.seeger_fabian)
+        place = next((i + 1 for i, s in enumerate(ranked) if s.seat == seat.seat), 0)
+        log.info(
+            "table finished: table=%s seat=%s seeger_fabian=%s plain=%s place=%s/%s",
+            seat.table_id, seat.seat, mine.seeger_fabian if mine else 0, mine.plain if mine else 0, place, len(ranked),
+        )
+        with lock:
+            finished.append(result)
+        count_one()
 
     def follow(address: str):
         with lock:
@@ -83,6 +116,7 @@ def lobby(
                     streams[address] = stream
                     if done.is_set():
                         stream.cancel()
+                log.info("lobby connected: server=%s", address)
                 for event in stream:
                     failures = 0
                     if event.WhichOneof("kind") != "seat_assigned":
@@ -96,6 +130,7 @@ def lobby(
                         known = playing.get(s.table_id)
                         if known is not None and known[0] == s.seat_token:
                             continue
+                    log.info("seated: table=%s seat=%s tournament=%s", s.table_id, s.seat, s.tournament_id)
                     t = threading.Thread(
                         target=run, args=(Seat(seat_server, s.table_id, s.seat_token, s.seat),), daemon=True
                     )
@@ -114,6 +149,7 @@ def lobby(
                         raise
                     log.warning("the lobby at %s ended: %s", address, errors.reason(e) or e.code())
                     return
+                log.info("lobby reconnecting: server=%s error=%s", address, errors.reason(e) or e.code())
                 time.sleep(min(2.0, 0.1 * failures))
             finally:
                 channel.close()

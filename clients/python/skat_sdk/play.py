@@ -16,12 +16,25 @@ from skat.v1 import skat_pb2_grpc as rpc
 from . import errors
 from .address import ServerAddress, server_address
 from .bot import Bot, decide
+from .cards import Card
 from .knowledge import Knowledge
 
 log = logging.getLogger("skat_sdk")
 
 #: Refusals that mean "the table moved on while you thought": not an error.
-MOVED_ON = ("STALE_SEQ", "NOT_YOUR_TURN", "WRONG_PHASE", "DEAL_OVER", "TABLE_FINISHED")
+MOVED_ON = ("STALE_SEQ", "NOT_YOUR_TURN", "WRONG_PHASE", "DEAL_OVER", "TABLE_FINISHED", "SITTING_OUT")
+
+#: What the SDK may do when the server refuses the bot's action as illegal (always after a
+#: warning, ``illegal action refused``, with the decision, the legal set and the reason):
+#: ``fallback`` plays the first legal action (pass, the lowest card, the first contract;
+#: the default: the seat keeps playing), ``resign`` gives the deal up (resign when allowed,
+#: pass while bidding, else the fallback), ``stop`` raises :class:`IllegalAction` (the
+#: seat is left to forfeit on time). The same choices as the Rust and TypeScript SDKs.
+ON_ILLEGAL = ("fallback", "resign", "stop")
+
+
+class IllegalAction(RuntimeError):
+    """The server refused the bot's action as illegal and ``on_illegal="stop"``."""
 
 _REQUESTS = {
     "Bid": pb.BidRequest,
@@ -29,6 +42,7 @@ _REQUESTS = {
     "Discard": pb.DiscardRequest,
     "Declare": pb.DeclareRequest,
     "PlayCard": pb.PlayCardRequest,
+    "Resign": pb.ResignRequest,
 }
 
 
@@ -119,13 +133,20 @@ def _verify(seat: Seat, k: Knowledge, seq: int) -> bool:
     return True
 
 
-def play(seat: Seat, bot: Bot, max_reconnects: int = 50, verify_knowledge: bool = False) -> Finished:
+def play(
+    seat: Seat, bot: Bot, max_reconnects: int = 50, verify_knowledge: bool = False, on_illegal: str = "fallback"
+) -> Finished:
     """Plays the seat until the list is over; returns the final standings.
+
+    ``on_illegal``: what to do when the server refuses the bot's action as illegal
+    (:data:`ON_ILLEGAL`: ``fallback``, ``resign`` or ``stop``).
 
     ``verify_knowledge`` (for tests; one GetTable per decision): before each decision,
     compare the knowledge folded from the stream with the seat's view and raise
     :class:`KnowledgeMismatch` on a difference. ``Finished.verified`` counts the
     decisions compared."""
+    if on_illegal not in ON_ILLEGAL:
+        raise ValueError(f"on_illegal is one of {ON_ILLEGAL}, not {on_illegal!r}")
     k = Knowledge(seat=seat.seat)
     last = None  # the last seq folded; None: not started
     act_from = 0
@@ -139,7 +160,7 @@ def play(seat: Seat, bot: Bot, max_reconnects: int = 50, verify_knowledge: bool 
             else:
                 after = last
                 if k.has_turn():
-                    decisions += _act(seat, bot, k, last)
+                    decisions += _act(seat, bot, k, last, on_illegal)
             stream = seat.stub.WatchTable(pb.WatchTableRequest(table_id=seat.table_id, after_seq=after), metadata=seat.metadata)
             for msg in stream:
                 if not msg.HasField("event"):
@@ -153,7 +174,7 @@ def play(seat: Seat, bot: Bot, max_reconnects: int = 50, verify_knowledge: bool 
                 if event.seq >= act_from and k.has_turn():
                     if verify_knowledge:
                         verified += _verify(seat, k, last)
-                    decisions += _act(seat, bot, k, last)
+                    decisions += _act(seat, bot, k, last, on_illegal)
             if last is None:
                 last = 0
         except grpc.RpcError as e:
@@ -172,8 +193,9 @@ def play(seat: Seat, bot: Bot, max_reconnects: int = 50, verify_knowledge: bool 
             reconnects += 1
 
 
-def _act(seat: Seat, bot: Bot, k: Knowledge, seq: int) -> int:
-    """Asks the bot and sends its answer, decided on the table at ``seq``."""
+def _act(seat: Seat, bot: Bot, k: Knowledge, seq: int, on_illegal: str = "fallback") -> int:
+    """Asks the bot and sends its answer, decided on the table at ``seq``. An answer the
+    server refuses as illegal is logged and replaced as ``on_illegal`` says."""
     choice = decide(bot, k)
     if choice is None:
         return 0
@@ -181,17 +203,123 @@ def _act(seat: Seat, bot: Bot, k: Knowledge, seq: int) -> int:
         seat.send(choice[0], choice[1], seq)
         return 1
     except grpc.RpcError as e:
-        if errors.reason(e) in MOVED_ON:
-            log.debug("action not taken: %s", errors.reason(e))
+        why = errors.reason(e)
+        if why in MOVED_ON or e.code() == grpc.StatusCode.ABORTED:
+            log.debug("action not taken: %s", why)
             return 0
-        raise
+        if e.code() not in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDITION):
+            raise
+        other = _instead(k, choice, why or e.code().name, on_illegal)
+        if other == choice:
+            raise
+    try:
+        seat.send(other[0], other[1], seq)
+    except grpc.RpcError as e:
+        if errors.reason(e) not in MOVED_ON and e.code() != grpc.StatusCode.ABORTED:
+            raise
+    return 1
 
 
-def join_and_play(server: Union[str, ServerAddress], table_id: str, bot: Bot, name: str = "python-bot", seat=None, join_code: str = "") -> Finished:
+def _instead(k: Knowledge, refused, why: str, on_illegal: str):
+    """The request to send instead of a refused one, after the warning (see
+    :data:`ON_ILLEGAL`); raises :class:`IllegalAction` for ``stop``."""
+    legal = k.legal
+    if on_illegal == "stop":
+        other = None
+    elif on_illegal == "resign" and legal.resign:
+        other = ("Resign", {})
+    elif on_illegal == "resign" and legal.pass_:
+        other = ("Bid", {"call": pb.BID_CALL_PASS})
+    else:
+        other = first_legal(k)
+    then = f"playing {describe(other)} ({on_illegal})" if other is not None else "stopping this seat"
+    log.warning(
+        "illegal action refused: decision=%s legal=%s reason=%s then=%s",
+        describe(refused), describe_legal(legal), why, then,
+    )
+    if other is None:
+        raise IllegalAction(f"illegal action {describe(refused)} refused ({why}); stopped (on_illegal=stop)")
+    return other
+
+
+def first_legal(k: Knowledge):
+    """The first legal action as a request, in the order every SDK uses: the lowest card,
+    the first two cards to discard, the first contract, picking up the skat, pass."""
+    legal = k.legal
+    if legal.cards:
+        return ("PlayCard", {"card": legal.cards[0].number})
+    if len(legal.discard_from) >= 2:
+        return ("Discard", {"cards": [c.number for c in legal.discard_from[:2]]})
+    if legal.contracts:
+        game, announcement = legal.contracts[0]
+        return ("Declare", {"game": game, "announcement": announcement})
+    if legal.pick_up_skat:
+        return ("TakeSkat", {"pick_up": True})
+    if legal.pass_:
+        return ("Bid", {"call": pb.BID_CALL_PASS})
+    return None
+
+
+def describe(choice) -> str:
+    """A request in words, for logs (``bid 19``, ``play CJ``): the Rust SDK's words."""
+    if choice is None:
+        return "nothing"
+    name, fields = choice
+    if name == "Bid":
+        call = fields.get("call")
+        if call == pb.BID_CALL_SAY:
+            return f"bid {fields.get('value')}"
+        return "hold" if call == pb.BID_CALL_HOLD else "pass"
+    if name == "PlayCard":
+        return f"play {Card(fields['card'])}"
+    if name == "Discard":
+        return "discard " + " ".join(str(Card(c)) for c in fields["cards"])
+    if name == "Declare":
+        return f"declare {pb.GameType.Name(fields['game'])} {pb.Announcement.Name(fields['announcement'])}"
+    if name == "TakeSkat":
+        return "pick up the skat" if fields["pick_up"] else "play hand"
+    return name.lower()
+
+
+def describe_legal(legal) -> str:
+    """The legal set in words, for logs (``bid 20..264 | pass``): the Rust SDK's words."""
+    parts = []
+    if legal.bid_from:
+        parts.append(f"bid {legal.bid_from}..264")
+    if legal.hold:
+        parts.append("hold")
+    if legal.pass_:
+        parts.append("pass")
+    if legal.pick_up_skat:
+        parts.append("pick up the skat")
+    if legal.play_hand:
+        parts.append("play hand")
+    if legal.discard_from:
+        parts.append("discard 2 of " + " ".join(str(c) for c in legal.discard_from))
+    if legal.contracts:
+        parts.append(f"declare one of {len(legal.contracts)} contracts")
+    if legal.cards:
+        parts.append("play " + " ".join(str(c) for c in legal.cards))
+    if legal.resign:
+        parts.append("resign")
+    return " | ".join(parts) or "nothing"
+
+
+def join_and_play(
+    server: Union[str, ServerAddress],
+    table_id: str,
+    bot: Bot,
+    name: str = "python-bot",
+    seat=None,
+    join_code: str = "",
+    on_illegal: str = "fallback",
+) -> Finished:
     """Joins a table and plays the list with ``bot``."""
-    return play(Seat.join(server, table_id, name, seat, join_code), bot)
+    return play(Seat.join(server, table_id, name, seat, join_code), bot, on_illegal=on_illegal)
 
 
-def play_with_token(server: Union[str, ServerAddress], table_id: str, token: str, bot: Bot) -> Finished:
+def play_with_token(
+    server: Union[str, ServerAddress], table_id: str, token: str, bot: Bot, on_illegal: str = "fallback"
+) -> Finished:
     """Plays a seat whose token was handed out elsewhere."""
-    return play(Seat.with_token(server, table_id, token), bot)
+    return play(Seat.with_token(server, table_id, token), bot, on_illegal=on_illegal)

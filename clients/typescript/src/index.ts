@@ -9,7 +9,27 @@
 //   }
 //   await joinAndPlay("127.0.0.1:50051", tableId, new Lowest(), { name: "lowest" });
 
-export { Bot, type Choice, type Finished, MOVED_ON, type PlayOptions, Seat, type Standing, decide, joinAndPlay, play, playWithToken } from "./sdk";
+export {
+  Bot,
+  type Choice,
+  type Decisions,
+  type Finished,
+  IllegalAction,
+  MOVED_ON,
+  type OnIllegal,
+  type PlayOptions,
+  Seat,
+  type Standing,
+  bot,
+  decide,
+  describe,
+  describeLegal,
+  firstLegal,
+  joinAndPlay,
+  play,
+  playWithToken,
+} from "./sdk";
+export { type LogLevel, type Logger, consoleLogger, logger, setLogger } from "./log";
 export {
   Announcement,
   type AuctionCall,

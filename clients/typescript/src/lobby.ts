@@ -5,7 +5,9 @@
 
 import { Code, ConnectError } from "@connectrpc/connect";
 import { type Server, type ServerAddress, bearer, connect, serverAddress } from "./client";
-import { Bot, Finished, Seat, play } from "./sdk";
+import { reason } from "./errors";
+import { logger } from "./log";
+import { Bot, Finished, type OnIllegal, Seat, play } from "./sdk";
 
 /** What a bot asks of its lobby. */
 export interface LobbyOptions {
@@ -13,10 +15,15 @@ export interface LobbyOptions {
   maxTables?: number;
   /** Also be matched with other bots as they arrive, at tables of 3 or 4 seats. */
   casualSeats?: number;
+  /** When the server refuses the bot's action as illegal (default `fallback`). */
+  onIllegal?: OnIllegal;
 }
 
-/** Plays every seat the lobby hands out until `lists` tables have finished (forever
- * without it); resolves with how each finished. A seat on another replica comes without
+/** Plays every seat the lobby hands out until `lists` tables have ended (forever
+ * without it), whatever happened at them (a seat that stopped on an error counts);
+ * resolves with how each finished table ended. It logs (see `setLogger`) `lobby
+ * connected`, `seated`, `table finished` (with the result) and `lobby reconnecting` at
+ * info, `seat stopped` as a warning: the Rust and Python SDKs' words. A seat on another replica comes without
  * its token; the bot then keeps a lobby open at that replica too, which hands the seat
  * out with its token. */
 export async function lobby(
@@ -33,7 +40,12 @@ export async function lobby(
   const playing = new Map<string, string>(); // table id -> seat token
   const aborts = new Set<AbortController>();
   const followed = new Set<string>([home.url]);
-  const enough = () => lists !== undefined && finished.length >= lists;
+  let ended = 0; // tables played to their end or stopped on an error
+  const enough = () => lists !== undefined && ended >= lists;
+  const countOne = () => {
+    ended++;
+    if (enough()) for (const a of aborts) a.abort();
+  };
 
   const keep = async (address: ServerAddress, casualSeats: number, primary: boolean): Promise<void> => {
     let failures = 0;
@@ -45,7 +57,8 @@ export async function lobby(
       try {
         const stream = conn.client.lobby(
           { maxTables: options.maxTables ?? 0, casualSeats },
-          bearer(botToken, { signal: abort.signal }),
+          // The server answers a lobby with its headers at once: connected.
+          bearer(botToken, { signal: abort.signal, onHeader: () => logger().info(`lobby connected: server=${address.url}`) }),
         );
         for await (const event of stream) {
           failures = 0;
@@ -61,18 +74,34 @@ export async function lobby(
           }
           if (playing.get(s.tableId) === s.seatToken) continue;
           playing.set(s.tableId, s.seatToken);
-          play(new Seat(seatServer, s.tableId, s.seatToken, s.seat), makeBot())
+          logger().info(`seated: table=${s.tableId} seat=${s.seat} tournament=${s.tournamentId}`);
+          const token = s.seatToken;
+          play(new Seat(seatServer, s.tableId, s.seatToken, s.seat), makeBot(), { onIllegal: options.onIllegal })
             .then((f) => {
+              const ranked = [...f.standings].sort((a, b) => b.seegerFabian - a.seegerFabian);
+              const mine = f.standings.find((x) => x.seat === s.seat);
+              const place = ranked.findIndex((x) => x.seat === s.seat) + 1;
+              logger().info(
+                `table finished: table=${s.tableId} seat=${s.seat} seeger_fabian=${mine?.seegerFabian ?? 0} plain=${mine?.plain ?? 0} place=${place}/${ranked.length}`,
+              );
               finished.push(f);
-              if (enough()) for (const a of aborts) a.abort();
+              countOne();
             })
-            // A newer token for this seat replaced this one (after a restart): its own
-            // game goes on.
-            .catch(() => undefined);
+            .catch((e: unknown) => {
+              if (playing.get(s.tableId) !== token) {
+                // A newer token for this seat replaced this one (after a restart): the
+                // newer game goes on.
+                logger().info(`seat replaced: table=${s.tableId} seat=${s.seat}`);
+                return;
+              }
+              logger().warn(`seat stopped: table=${s.tableId} seat=${s.seat} error=${reason(e) ?? (e instanceof Error ? e.message : String(e))}`);
+              countOne();
+            });
         }
       } catch (e) {
         const retry = e instanceof ConnectError && [Code.Unavailable, Code.Unknown, Code.Canceled].includes(e.code);
         if (!enough() && !retry) throw e;
+        if (!enough()) logger().info(`lobby reconnecting: server=${address.url} error=${reason(e) ?? (e as ConnectError).code}`);
       } finally {
         aborts.delete(abort);
         conn.close();

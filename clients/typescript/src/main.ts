@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // skat-ts-bot --server HOST:PORT|https://HOST --table ID [--token T | --name N] [--seat S]
 // skat-ts-bot --server HOST:PORT|https://HOST --bot-token T [--lists N] [--max-tables N] [--casual 3|4]
-//   [--ca-file CA.pem] [--client-cert C.pem --client-key K.pem] [--insecure]
+//   [--ca-file CA.pem] [--client-cert C.pem --client-key K.pem] [--insecure] [--on-illegal fallback|resign|stop]
 // The SDK's example bot (JackBot in strategy.ts).
 
 import { Code, ConnectError } from "@connectrpc/connect";
-import { Seat, play } from "./sdk";
+import { type OnIllegal, Seat, play } from "./sdk";
 import { PlainTextRefused, ServerAddress } from "./client";
 import { lobby } from "./lobby";
 import { JackBot } from "./strategy";
@@ -29,16 +29,21 @@ async function main() {
     clientKey: arg("client-key"),
   });
   const botToken = arg("bot-token");
+  const onIllegal = (arg("on-illegal") ?? "fallback") as OnIllegal;
+  if (!["fallback", "resign", "stop"].includes(onIllegal)) {
+    console.error("skat-ts-bot: --on-illegal is fallback, resign or stop");
+    process.exit(2);
+  }
   if (!tableId && botToken) {
     const lists = arg("lists");
-    const options = { maxTables: Number(arg("max-tables") ?? 0), casualSeats: Number(arg("casual") ?? 0) };
+    const options = { maxTables: Number(arg("max-tables") ?? 0), casualSeats: Number(arg("casual") ?? 0), onIllegal };
     const played = await lobby(server, botToken, () => new JackBot(), lists === undefined ? undefined : Number(lists), options);
     console.log(`lobby: ${played.length} tables played`);
     return;
   }
   if (!tableId) {
     console.error(
-      "usage: skat-ts-bot --server HOST:PORT|https://HOST [--ca-file CA.pem] [--insecure] (--table ID [--token T | --name N] [--seat S] | --bot-token T [--lists N] [--max-tables N] [--casual 3|4])",
+      "usage: skat-ts-bot --server HOST:PORT|https://HOST [--ca-file CA.pem] [--insecure] [--on-illegal fallback|resign|stop] (--table ID [--token T | --name N] [--seat S] | --bot-token T [--lists N] [--max-tables N] [--casual 3|4])",
     );
     process.exit(2);
   }
@@ -47,7 +52,7 @@ async function main() {
   const seat = token
     ? await Seat.withToken(server, tableId, token)
     : await Seat.join(server, tableId, arg("name") ?? "ts-bot", seatArg === undefined ? undefined : Number(seatArg));
-  const finished = await play(seat, new JackBot());
+  const finished = await play(seat, new JackBot(), { onIllegal });
   for (const s of finished.standings) {
     console.log(`seat ${s.seat} ${s.name.padEnd(16)} plain ${s.plain}  Seeger-Fabian ${s.seegerFabian}  declared ${s.declared} won ${s.won}`);
   }

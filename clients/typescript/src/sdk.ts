@@ -6,8 +6,9 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { BidCall, type Standing, type TableView } from "./gen/skat/v1/skat_pb";
 import { type Connection, type Server, ServerAddress, bearer, connect, serverAddress } from "./client";
 import { reason } from "./errors";
-import { Card } from "./cards";
-import { type Contract, Knowledge } from "./knowledge";
+import { Card, codeOf } from "./cards";
+import { type Contract, Knowledge, type LegalActions } from "./knowledge";
+import { logger } from "./log";
 
 /** A Skat bot: the same six decisions as the Rust and Python SDKs' `Bot`. Extend it and
  * override what you want; the defaults take the first legal choice. */
@@ -38,13 +39,97 @@ export class Bot {
   }
 }
 
+/** The six decisions as an object: `bot({ play(k) { ... } })` types `k` as
+ * {@link Knowledge} without annotations (a subclass's override does not infer its
+ * parameter types). Decisions left out take the first legal choice. */
+export type Decisions = {
+  [D in "bid" | "answer" | "takeSkat" | "discard" | "declare" | "play"]: Bot[D];
+};
+
+/** A {@link Bot} from some of its decisions (see {@link Decisions}). */
+export function bot(decisions: Partial<Decisions>): Bot {
+  return Object.assign(new Bot(), decisions);
+}
+
 /** One request to send: the RPC and its fields. */
 export type Choice =
   | { rpc: "bid"; call: BidCall; value?: number }
   | { rpc: "takeSkat"; pickUp: boolean }
   | { rpc: "discard"; cards: Card[] }
   | { rpc: "declare"; contract: Contract }
-  | { rpc: "playCard"; card: Card };
+  | { rpc: "playCard"; card: Card }
+  | { rpc: "resign" };
+
+/** What the SDK does when the server refuses the bot's action as illegal, always after
+ * a warning (`illegal action refused` with the decision, the legal set and the reason):
+ * `fallback` plays the first legal action (the lowest card, the first two to discard, the
+ * first contract, picking up, pass; the default: the seat keeps playing); `resign` gives
+ * the deal up (resign when allowed, pass while bidding, else the fallback); `stop` throws
+ * {@link IllegalAction} (the seat is left to forfeit on time). As in the Rust and Python
+ * SDKs. */
+export type OnIllegal = "fallback" | "resign" | "stop";
+
+/** The server refused the bot's action as illegal and `onIllegal` is `stop`. */
+export class IllegalAction extends Error {}
+
+/** The first legal action, in the order every SDK uses. */
+export function firstLegal(k: Knowledge): Choice | null {
+  const l = k.legal;
+  if (l.cards.length > 0) return { rpc: "playCard", card: l.cards[0] };
+  if (l.discardFrom.length >= 2) return { rpc: "discard", cards: [l.discardFrom[0], l.discardFrom[1]] };
+  if (l.contracts.length > 0) return { rpc: "declare", contract: l.contracts[0] };
+  if (l.pickUpSkat) return { rpc: "takeSkat", pickUp: true };
+  if (l.pass) return { rpc: "bid", call: BidCall.PASS };
+  return null;
+}
+
+/** A choice in words, for logs (`bid 19`, `play CJ`): the Rust SDK's words. */
+export function describe(c: Choice | null): string {
+  if (!c) return "nothing";
+  switch (c.rpc) {
+    case "bid":
+      return c.call === BidCall.SAY ? `bid ${c.value}` : c.call === BidCall.HOLD ? "hold" : "pass";
+    case "takeSkat":
+      return c.pickUp ? "pick up the skat" : "play hand";
+    case "discard":
+      return `discard ${c.cards.map(codeOf).join(" ")}`;
+    case "declare":
+      return `declare ${c.contract.game} ${c.contract.announcement}`;
+    case "playCard":
+      return `play ${codeOf(c.card)}`;
+    case "resign":
+      return "resign";
+  }
+}
+
+/** The legal set in words, for logs (`bid 20..264 | pass`): the Rust SDK's words. */
+export function describeLegal(l: LegalActions): string {
+  const parts: string[] = [];
+  if (l.bidFrom !== undefined) parts.push(`bid ${l.bidFrom}..264`);
+  if (l.hold) parts.push("hold");
+  if (l.pass) parts.push("pass");
+  if (l.pickUpSkat) parts.push("pick up the skat");
+  if (l.playHand) parts.push("play hand");
+  if (l.discardFrom.length > 0) parts.push(`discard 2 of ${l.discardFrom.map(codeOf).join(" ")}`);
+  if (l.contracts.length > 0) parts.push(`declare one of ${l.contracts.length} contracts`);
+  if (l.cards.length > 0) parts.push(`play ${l.cards.map(codeOf).join(" ")}`);
+  if (l.resign) parts.push("resign");
+  return parts.join(" | ") || "nothing";
+}
+
+/** The choice to send instead of a refused one, after the warning; throws for `stop`. */
+function instead(k: Knowledge, refused: Choice, why: string, onIllegal: OnIllegal): Choice {
+  const l = k.legal;
+  let other: Choice | null;
+  if (onIllegal === "stop") other = null;
+  else if (onIllegal === "resign" && l.resign) other = { rpc: "resign" };
+  else if (onIllegal === "resign" && l.pass) other = { rpc: "bid", call: BidCall.PASS };
+  else other = firstLegal(k);
+  const then = other ? `playing ${describe(other)} (${onIllegal})` : "stopping this seat";
+  logger().warn(`illegal action refused: decision=${describe(refused)} legal=${describeLegal(l)} reason=${why} then=${then}`);
+  if (!other) throw new IllegalAction(`illegal action ${describe(refused)} refused (${why}); stopped (onIllegal: stop)`);
+  return other;
+}
 
 /** Asks the bot the decision `k.legal` calls for (null: not the seat's turn). */
 export function decide(bot: Bot, k: Knowledge): Choice | null {
@@ -66,7 +151,7 @@ export function decide(bot: Bot, k: Knowledge): Choice | null {
 }
 
 /** Refusals that only mean the table moved on while the bot was thinking. */
-export const MOVED_ON = new Set(["STALE_SEQ", "NOT_YOUR_TURN", "WRONG_PHASE", "DEAL_OVER", "TABLE_FINISHED"]);
+export const MOVED_ON = new Set(["STALE_SEQ", "NOT_YOUR_TURN", "WRONG_PHASE", "DEAL_OVER", "TABLE_FINISHED", "SITTING_OUT"]);
 
 export type { Standing };
 
@@ -171,11 +256,16 @@ export class Seat {
       case "playCard":
         await this.client.playCard({ ...base, card: choice.card }, auth);
         return;
+      case "resign":
+        await this.client.resign(base, auth);
+        return;
     }
   }
 }
 
 export interface PlayOptions {
+  /** When the server refuses the bot's action as illegal (default `fallback`). */
+  onIllegal?: OnIllegal;
   /** Give up after this many reconnection attempts in a row (default 50). */
   maxReconnects?: number;
   /** Called before every decision with the seat's knowledge and the seq it was folded
@@ -203,11 +293,24 @@ export async function play(seat: Seat, bot: Bot, options: PlayOptions = {}): Pro
     if (options.beforeDecision) await options.beforeDecision(k, seat, seq);
     const choice = decide(bot, k);
     if (!choice) return;
+    let other: Choice;
     try {
       await seat.send(choice, seq);
       decisions++;
+      return;
     } catch (e) {
-      if (!MOVED_ON.has(reason(e) ?? "")) throw e;
+      const why = reason(e);
+      if (MOVED_ON.has(why ?? "") || (e instanceof ConnectError && e.code === Code.Aborted)) return;
+      const illegal = e instanceof ConnectError && [Code.InvalidArgument, Code.FailedPrecondition].includes(e.code);
+      if (!illegal) throw e;
+      other = instead(k, choice, why ?? Code[(e as ConnectError).code], options.onIllegal ?? "fallback");
+      if (describe(other) === describe(choice)) throw e;
+    }
+    try {
+      await seat.send(other, seq);
+      decisions++;
+    } catch (e) {
+      if (!MOVED_ON.has(reason(e) ?? "") && !(e instanceof ConnectError && e.code === Code.Aborted)) throw e;
     }
   };
 
@@ -260,12 +363,18 @@ export async function joinAndPlay(
   server: Server,
   tableId: string,
   bot: Bot,
-  opts: { name?: string; seat?: number; joinCode?: string } = {},
+  opts: { name?: string; seat?: number; joinCode?: string; onIllegal?: OnIllegal } = {},
 ): Promise<Finished> {
-  return play(await Seat.join(server, tableId, opts.name, opts.seat, opts.joinCode), bot);
+  return play(await Seat.join(server, tableId, opts.name, opts.seat, opts.joinCode), bot, { onIllegal: opts.onIllegal });
 }
 
 /** Plays a seat whose token was handed out elsewhere. */
-export async function playWithToken(server: Server, tableId: string, token: string, bot: Bot): Promise<Finished> {
-  return play(await Seat.withToken(server, tableId, token), bot);
+export async function playWithToken(
+  server: Server,
+  tableId: string,
+  token: string,
+  bot: Bot,
+  opts: { onIllegal?: OnIllegal } = {},
+): Promise<Finished> {
+  return play(await Seat.withToken(server, tableId, token), bot, { onIllegal: opts.onIllegal });
 }

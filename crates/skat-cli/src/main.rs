@@ -6,6 +6,23 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// `println!` for the commands' output: when the reader has gone (`skat tournament show
+/// ID | head -3`), the command ends quietly with success, as `cat` does, instead of
+/// panicking ("failed printing to stdout: Broken pipe"). SIGPIPE itself stays ignored:
+/// the commands' sockets must never end the process.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::commands::text::print_line(format_args!($($arg)*))
+    };
+}
+
+/// `print!` with the same care as [`outln!`].
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::commands::text::print_text(format_args!($($arg)*))
+    };
+}
+
 mod commands;
 
 /// The open Skat server for bots: a gRPC server, the rules engine's records, self-play and benchmarks.

@@ -133,7 +133,7 @@ async fn a_tournament_between_lobby_bots_survives_absence_disconnects_and_a_rest
     assert!(created.status.success(), "{}", String::from_utf8_lossy(&created.stderr));
     let text = String::from_utf8(created.stdout).unwrap();
     let id = text.split_whitespace().nth(1).unwrap().to_string();
-    assert!(text.contains("(12 tables planned)"), "4 triples x 3 rotations: {text}");
+    assert!(text.contains("(12 tables)"), "4 triples x 3 rotations: {text}");
 
     let tournament = |mut c: SkatServiceClient<Channel>, id: String| async move {
         c.get_tournament(pb::GetTournamentRequest { tournament_id: id })
@@ -212,7 +212,11 @@ async fn a_tournament_between_lobby_bots_survives_absence_disconnects_and_a_rest
     assert_eq!(board.iter().find(|e| e.name == "absent").unwrap().lists, 9);
     let shown =
         skat().args(["tournament", "show", &id, "--server", &format!("127.0.0.1:{port}")]).output().unwrap();
-    assert!(String::from_utf8_lossy(&shown.stdout).contains("12/12 tables finished (complete)"));
+    assert!(
+        String::from_utf8_lossy(&shown.stdout).contains("tables   12/12 played"),
+        "{}",
+        String::from_utf8_lossy(&shown.stdout)
+    );
     // Every record of the tournament, downloadable, and each re-scores with `skat replay`.
     let records = skat()
         .args(["tournament", "records", &id, "--server", &format!("127.0.0.1:{port}")])
@@ -372,7 +376,7 @@ async fn casual_matchmaking_swiss_rounds_quotas_and_anonymous_spectators() {
     let shown =
         skat().args(["tournament", "show", &id, "--server", &format!("127.0.0.1:{port}")]).output().unwrap();
     let shown = String::from_utf8_lossy(&shown.stdout);
-    assert!(shown.contains("Swiss: round 2 of 2") && shown.contains("head-to-head"), "{shown}");
+    assert!(shown.contains("Swiss    round 2 of 2") && shown.contains("head-to-head"), "{shown}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -254,10 +254,24 @@ async fn seat_bots(
     (tokens, bots)
 }
 
+/// A table's JSON records without their context (table id, times): what two runs of the
+/// same seeds and bots must share.
 async fn records(port: u16, table: &str) -> Vec<String> {
     let mut c = client(port).await;
     let req = pb::GetRecordsRequest { table_id: table.to_string(), format: pb::RecordFormat::Json as i32 };
-    c.get_records(req).await.unwrap().into_inner().records
+    let records = c.get_records(req).await.unwrap().into_inner().records;
+    records
+        .iter()
+        .map(|r| {
+            let mut v: serde_json::Value = serde_json::from_str(r).unwrap();
+            let o = v.as_object_mut().unwrap();
+            assert_eq!(o["table_id"], table, "a JSON record names its table");
+            for context in ["table_id", "ended_at", "ended_ms"] {
+                o.remove(context);
+            }
+            v.to_string()
+        })
+        .collect()
 }
 
 /// The records of an uninterrupted run: the same seeds and bots on a server without a

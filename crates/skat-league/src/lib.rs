@@ -8,6 +8,7 @@
 //! | concern | module |
 //! |---|---|
 //! | ids, names, a tournament's settings, a planned table and its status | [`model`] |
+//! | the name policy: what a name may hold, when two names are one | [`names`] |
 //! | round robin, Swiss pairing, seat rotations (duplicate) | [`plan`] |
 //! | per-entrant totals, mean and Student-t interval, meetings | [`standings`] |
 //! | Weng-Lin rating updates from a list's placements | [`rating`] |
@@ -15,11 +16,13 @@
 #![warn(missing_docs)]
 
 pub mod model;
+pub mod names;
 pub mod plan;
 pub mod rating;
 pub mod standings;
 
 pub use model::{
-    AccountId, BotName, Format, NameError, PlannedTable, SeatResult, TableStatus, TournamentId,
-    TournamentSpec, TournamentStatus,
+    AccountId, BotName, Format, PlannedTable, SeatResult, TableStatus, TournamentId, TournamentSpec,
+    TournamentStatus,
 };
+pub use names::{NameError, NameKind, NameRule, check_name, name_key};

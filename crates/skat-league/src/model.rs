@@ -12,6 +12,8 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use crate::names::{NameError, NameKind, check_name, name_key};
+
 /// Ids are a letter and 12 hex digits (48 random bits).
 const ID_DIGITS: usize = 12;
 
@@ -94,17 +96,6 @@ id_type!(
     "a tournament id"
 );
 
-/// Why a name was refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum NameError {
-    /// Empty once cleaned, or longer than allowed.
-    #[error("a name has 1 to {max} printable characters")]
-    Length {
-        /// The most characters allowed.
-        max: usize,
-    },
-}
-
 /// A bot account's name: shown at tables, in standings and in records.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
@@ -112,18 +103,18 @@ pub struct BotName(String);
 
 impl BotName {
     /// The most characters in a name.
-    pub const MAX_CHARS: usize = 32;
+    pub const MAX_CHARS: usize = NameKind::Account.max_chars();
 
-    /// A name from what a client sent: control characters and the characters records
-    /// use as separators (`[`, `]`, `,`) are dropped, spaces trimmed; then 1 to
-    /// [`BotName::MAX_CHARS`] characters must remain.
-    pub fn clean(raw: &str) -> Result<BotName, NameError> {
-        let kept: String = raw.chars().filter(|c| !c.is_control() && !matches!(c, '[' | ']' | ',')).collect();
-        let name = kept.trim();
-        if name.is_empty() || name.chars().count() > BotName::MAX_CHARS {
-            return Err(NameError::Length { max: BotName::MAX_CHARS });
-        }
-        Ok(BotName(name.to_string()))
+    /// A name from what a client sent, under the name policy ([`crate::names`]):
+    /// refused when it breaks a rule, never silently changed (but stored in NFC).
+    pub fn new(raw: &str) -> Result<BotName, NameError> {
+        check_name(NameKind::Account, raw).map(BotName)
+    }
+
+    /// The key under which names are unique (case, normalisation and look-alikes
+    /// folded: [`crate::names::name_key`]).
+    pub fn key(&self) -> String {
+        name_key(&self.0)
     }
 
     /// A name read back from the database (it was checked when it was stored).
@@ -243,6 +234,9 @@ status_type!(
         Playing = "playing",
         /// Played (its result is recorded).
         Finished = "finished",
+        /// The tournament was cancelled before it finished: not rated, not in the
+        /// standings.
+        Abandoned = "abandoned",
     }
 );
 
@@ -251,10 +245,28 @@ status_type!(
     TournamentStatus {
         /// Tables are being planned, seated or played.
         Running = "running",
+        /// No new table is seated until resumed; tables being played go on.
+        Paused = "paused",
         /// Every table has finished.
         Finished = "finished",
+        /// Cancelled by the operator: its unfinished tables are abandoned.
+        Cancelled = "cancelled",
     }
 );
+
+impl TournamentStatus {
+    /// Whether it is over (finished or cancelled): nothing more will be played.
+    pub fn is_over(self) -> bool {
+        matches!(self, TournamentStatus::Finished | TournamentStatus::Cancelled)
+    }
+}
+
+impl TableStatus {
+    /// Whether nothing more happens at it (finished or abandoned).
+    pub fn is_done(self) -> bool {
+        matches!(self, TableStatus::Finished | TableStatus::Abandoned)
+    }
+}
 
 /// One seat's result at a finished table.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -334,12 +346,13 @@ mod tests {
     }
 
     #[test]
-    fn names_are_cleaned_and_bounded() {
-        assert_eq!(BotName::clean("  heur [1], ok ").unwrap().as_str(), "heur 1 ok");
-        assert_eq!(BotName::clean("new\nline").unwrap().as_str(), "newline");
-        assert!(BotName::clean(" \t ").is_err());
-        assert!(BotName::clean(&"x".repeat(33)).is_err());
-        assert!(BotName::clean(&"x".repeat(32)).is_ok());
+    fn names_are_checked_not_cleaned() {
+        assert!(BotName::new("heur [1], ok").is_err());
+        assert!(BotName::new("new\nline").is_err());
+        assert!(BotName::new(" \t ").is_err());
+        assert!(BotName::new(&"x".repeat(33)).is_err());
+        assert_eq!(BotName::new(&"x".repeat(32)).unwrap().as_str().len(), 32);
+        assert_eq!(BotName::new("HEUR-A").unwrap().key(), BotName::new("heur-a").unwrap().key());
     }
 
     #[test]

@@ -93,6 +93,36 @@ pub fn rounds_planned(spec: &TournamentSpec, plan: &[PlannedTable]) -> u32 {
     (plan.len() / (meeting_size(spec) * groups_per_round(spec))) as u32
 }
 
+/// The most Swiss rounds `entrants` can play at `seats` before some group must meet
+/// again: the different groups they make, divided by the groups of one round (at least
+/// one round, at most [`MAX_ROUNDS`]).
+pub fn max_swiss_rounds(entrants: usize, seats: u8) -> u32 {
+    let groups = combinations_count(entrants, usize::from(seats.max(1)));
+    let per_round = (entrants / usize::from(seats.max(1))).max(1);
+    u32::try_from(groups / per_round as u128).unwrap_or(u32::MAX).clamp(1, MAX_ROUNDS)
+}
+
+/// C(n, k) without listing the groups (saturating).
+fn combinations_count(n: usize, k: usize) -> u128 {
+    if k > n {
+        return 0;
+    }
+    (0..k).fold(1u128, |acc, i| acc.saturating_mul((n - i) as u128) / (i as u128 + 1))
+}
+
+/// The tables a tournament will have in all: a round robin's plan, or every Swiss round.
+pub fn tables_in_all(spec: &TournamentSpec) -> usize {
+    match spec.format {
+        crate::model::Format::Swiss => {
+            spec.rounds.max(1) as usize * groups_per_round(spec) * meeting_size(spec)
+        }
+        _ => {
+            let groups = combinations_count(spec.entrants.len(), spec.seats_per_table());
+            usize::try_from(groups).unwrap_or(usize::MAX).saturating_mul(meeting_size(spec))
+        }
+    }
+}
+
 /// Swiss rounds when none are asked for: enough for everybody to meet everybody once,
 /// at most [`MAX_ROUNDS`]; a number asked for is capped at [`MAX_ROUNDS`].
 pub fn swiss_rounds(entrants: usize, seats: u8, asked: u32) -> u32 {
@@ -168,6 +198,16 @@ pub fn swiss_round(spec: &TournamentSpec, plan: &[PlannedTable]) -> Vec<PlannedT
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn swiss_rounds_are_bounded_by_the_groups_the_entrants_make() {
+        // Three entrants at three seats make one group: a second round repeats it.
+        assert_eq!(max_swiss_rounds(3, 3), 1);
+        assert_eq!(max_swiss_rounds(4, 3), 4);
+        assert_eq!(max_swiss_rounds(8, 3), MAX_ROUNDS);
+        assert_eq!(combinations_count(8, 3), 56);
+        assert_eq!(combinations_count(2, 3), 0);
+    }
     use crate::model::{Format, SeatResult, TableStatus};
 
     fn ids(n: usize) -> Vec<AccountId> {

@@ -11,8 +11,10 @@ use crate::Knowledge;
 ///
 /// The methods are async so a bot may think (search, call out to a model) within its
 /// clock; a plain computation just returns its answer. Each answer should be one of
-/// `k.legal`'s actions; if it is not, the SDK logs a warning and plays the first legal
-/// action instead, so a buggy bot loses points rather than the connection.
+/// `k.legal`'s actions; if it is not (or the server refuses it), the SDK logs a warning
+/// (`illegal action refused`, with the decision, the legal set and the reason) and does
+/// what [`crate::play::OnIllegal`] says: by default it plays the first legal action, so a
+/// buggy bot loses points rather than its seat.
 pub trait Bot: Send {
     /// Say a value (at least `k.legal.bid_from`) or pass (`None`).
     fn bid(&mut self, k: &Knowledge) -> impl Future<Output = Option<Bid>> + Send;
@@ -29,8 +31,26 @@ pub trait Bot: Send {
 }
 
 /// Asks `bot` for the decision `k` calls for and returns it as a legal action (`None`
-/// when the seat has no turn).
+/// when the seat has no turn): an illegal answer is logged and replaced by
+/// [`first_legal`].
 pub async fn decide<B: Bot>(bot: &mut B, k: &Knowledge) -> Option<Action> {
+    let wanted = ask(bot, k).await?;
+    if k.legal.allows(wanted) {
+        return Some(wanted);
+    }
+    tracing::warn!(
+        decision = %describe_action(wanted),
+        legal = %describe_legal(&k.legal),
+        reason = "NOT_LEGAL",
+        then = "playing the first legal action (fallback)",
+        "illegal action refused"
+    );
+    first_legal(k)
+}
+
+/// Asks `bot` for the decision `k` calls for, as it answered (legal or not; `None` when
+/// the seat has no turn).
+pub async fn ask<B: Bot>(bot: &mut B, k: &Knowledge) -> Option<Action> {
     let legal = &k.legal;
     let wanted = if !legal.cards.is_empty() {
         Action::Play { card: bot.play(k).await }
@@ -52,11 +72,57 @@ pub async fn decide<B: Bot>(bot: &mut B, k: &Knowledge) -> Option<Action> {
     } else {
         return None;
     };
-    if legal.allows(wanted) {
-        return Some(wanted);
+    Some(wanted)
+}
+
+/// An action in words, for logs (`bid 19`, `play CJ`, `declare grand hand`).
+pub fn describe_action(a: Action) -> String {
+    match a {
+        Action::Bid { value } => format!("bid {value}"),
+        Action::Hold => "hold".into(),
+        Action::Pass => "pass".into(),
+        Action::PickUpSkat => "pick up the skat".into(),
+        Action::PlayHand => "play hand".into(),
+        Action::Discard { cards } => format!("discard {cards}"),
+        Action::Declare { contract } => format!("declare {contract}"),
+        Action::Play { card } => format!("play {card}"),
+        Action::Claim => "claim".into(),
+        Action::Resign => "resign".into(),
+        Action::Forfeit { .. } => "forfeit".into(),
     }
-    tracing::warn!(?wanted, "the bot chose an illegal action; playing the first legal one instead");
-    first_legal(k)
+}
+
+/// The legal set in words, for logs (`bid 20..264 | pass`, `play CJ SA S9`).
+pub fn describe_legal(l: &skat_engine::LegalActions) -> String {
+    let mut parts = Vec::new();
+    if let Some(from) = l.bid_from {
+        parts.push(format!("bid {from}..264"));
+    }
+    if l.hold {
+        parts.push("hold".to_string());
+    }
+    if l.pass {
+        parts.push("pass".to_string());
+    }
+    if l.pick_up_skat {
+        parts.push("pick up the skat".to_string());
+    }
+    if l.play_hand {
+        parts.push("play hand".to_string());
+    }
+    if !l.discard_from.is_empty() {
+        parts.push(format!("discard 2 of {}", l.discard_from));
+    }
+    if !l.contracts.is_empty() {
+        parts.push(format!("declare one of {} contracts", l.contracts.len()));
+    }
+    if !l.cards.is_empty() {
+        parts.push(format!("play {}", l.cards));
+    }
+    if l.resign {
+        parts.push("resign".to_string());
+    }
+    if parts.is_empty() { "nothing".to_string() } else { parts.join(" | ") }
 }
 
 /// The first legal action in a fixed order (pass, lowest card, first contract...).

@@ -225,6 +225,20 @@ impl SeatClient {
         seat: Option<u32>,
         join_code: &str,
     ) -> Result<(SeatClient, pb::TableView), SdkError> {
+        SeatClient::join_as(server, table_id, name, seat, join_code, None).await
+    }
+
+    /// [`SeatClient::join_with_code`] with the operator's create or admin token: a
+    /// server that seats anonymous clients only through lobbies (`skat serve --anonymous
+    /// spectate|none`) lets its operator take seats at hand-made tables.
+    pub async fn join_as(
+        server: impl Into<ServerAddress>,
+        table_id: &str,
+        name: &str,
+        seat: Option<u32>,
+        join_code: &str,
+        operator_token: Option<&str>,
+    ) -> Result<(SeatClient, pb::TableView), SdkError> {
         let server = server.into();
         // The answer carries the seat's token, and every later call sends it.
         server.check_secret("seat token")?;
@@ -235,7 +249,10 @@ impl SeatClient {
             join_code: join_code.into(),
         };
         let (server, r) = follow_redirects(server, |mut c| {
-            let req = req.clone();
+            let req = match operator_token {
+                Some(t) => with_token(req.clone(), t),
+                None => tonic::Request::new(req.clone()),
+            };
             async move { c.join_table(req).await.map(|r| r.into_inner()) }
         })
         .await?;

@@ -16,20 +16,32 @@ use tokio_stream::StreamExt;
 use crate::address::ServerAddress;
 use crate::bot::Bot;
 use crate::client::{SdkError, SeatClient, with_token};
-use crate::play::{Finished, PlayOptions, play};
+use crate::play::{Finished, OnIllegal, PlayOptions, play};
 
 /// How a lobby session ended.
 #[derive(Debug, Default)]
 pub struct LobbyResult {
     /// Tables played to the end.
     pub finished: Vec<Finished>,
+    /// Tables whose seat stopped on an error (table id, the error): they count towards
+    /// `lists` too.
+    pub failed: Vec<(String, String)>,
+}
+
+impl LobbyResult {
+    /// Tables that ended, whatever happened at them.
+    pub fn ended(&self) -> usize {
+        self.finished.len() + self.failed.len()
+    }
 }
 
 /// What a bot asks of its lobby.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct LobbyOptions {
-    /// Stop after this many tables have finished (None: play for ever).
+    /// Stop after this many tables have ended, however they ended (None: play for ever).
     pub lists: Option<usize>,
+    /// What to do when the bot's action is illegal (see [`OnIllegal`]).
+    pub on_illegal: OnIllegal,
     /// Most tables at once (0: the account's quota).
     pub max_tables: u32,
     /// Casual play at tables of 3 or 4 seats (0: tournaments only).
@@ -60,6 +72,7 @@ fn keep_lobby(
             let mut stream = match stream {
                 Ok(s) => {
                     failures = 0;
+                    tracing::info!(server = %url, "lobby connected");
                     s
                 }
                 Err(e) if !crate::play::retryable(&e) => {
@@ -73,6 +86,7 @@ fn keep_lobby(
                         let _ = news.send(Err((url, e))).await;
                         return;
                     }
+                    tracing::info!(server = %url, error = %e, "lobby reconnecting");
                     tokio::time::sleep(Duration::from_millis(100 * u64::from(failures.min(20)))).await;
                     continue;
                 }
@@ -86,7 +100,7 @@ fn keep_lobby(
                     }
                     Ok(_) => {}
                     Err(e) => {
-                        tracing::info!(server = %url, error = %e, "lobby stream ended; reconnecting");
+                        tracing::info!(server = %url, error = %e, "lobby reconnecting");
                         break;
                     }
                 }
@@ -97,7 +111,9 @@ fn keep_lobby(
 }
 
 /// Plays every seat the lobby hands out, each with a bot from `make_bot`, until
-/// `options.lists` tables have finished (None: for ever). With replicas, a seat at a
+/// `options.lists` tables have ended, however they ended (None: for ever). It logs at
+/// INFO `lobby connected`, `seated`, `table finished` (with the result) and `lobby
+/// reconnecting`, and warns `seat stopped`: the Python and TypeScript SDKs' words. With replicas, a seat at a
 /// table on another replica is announced without its token; the bot then keeps a lobby
 /// open there too, which hands the seat out with its token.
 pub async fn run<B, F>(
@@ -138,13 +154,36 @@ where
         for table in done {
             if let Some((_, h)) = playing.remove(&table) {
                 match h.await {
-                    Ok(Ok(f)) => result.finished.push(f),
-                    Ok(Err(e)) => tracing::warn!(table = %table, error = %e, "a lobby seat stopped"),
-                    Err(e) => tracing::warn!(table = %table, error = %e, "a lobby seat's task failed"),
+                    Ok(Ok(f)) => {
+                        let mine = f.standings.iter().find(|s| s.seat == u32::from(f.seat));
+                        let mut ranked: Vec<_> =
+                            f.standings.iter().map(|s| (s.seeger_fabian, s.seat)).collect();
+                        ranked.sort_by(|a, b| b.cmp(a));
+                        let place =
+                            ranked.iter().position(|(_, s)| *s == u32::from(f.seat)).map_or(0, |p| p + 1);
+                        tracing::info!(
+                            table = %table,
+                            seat = %f.seat,
+                            seeger_fabian = mine.map_or(0, |s| s.seeger_fabian),
+                            plain = mine.map_or(0, |s| s.plain),
+                            place = %format!("{place}/{}", ranked.len()),
+                            "table finished"
+                        );
+                        result.finished.push(f);
+                    }
+                    Ok(Err(e)) => {
+                        tracing::warn!(table = %table, error = %e, "seat stopped");
+                        result.failed.push((table, e.to_string()));
+                    }
+                    Err(e) if e.is_cancelled() => {}
+                    Err(e) => {
+                        tracing::warn!(table = %table, error = %e, "seat stopped");
+                        result.failed.push((table, e.to_string()));
+                    }
                 }
             }
         }
-        if options.lists.is_some_and(|n| result.finished.len() >= n) {
+        if options.lists.is_some_and(|n| result.ended() >= n) {
             stop(&mut lobbies, &mut playing);
             return Ok(result);
         }
@@ -199,8 +238,10 @@ where
             }
         };
         let sc = SeatClient::from_parts(client, server, &seat.table_id, &seat.seat_token, seat.seat);
+        tracing::info!(table = %seat.table_id, seat = seat.seat, tournament = %seat.tournament_id, "seated");
         let mut bot = make_bot();
-        let handle = tokio::spawn(async move { play(sc, &mut bot, PlayOptions::default()).await });
+        let play_options = PlayOptions { on_illegal: options.on_illegal, ..PlayOptions::default() };
+        let handle = tokio::spawn(async move { play(sc, &mut bot, play_options).await });
         playing.insert(seat.table_id.clone(), (seat.seat_token, handle));
     }
 }

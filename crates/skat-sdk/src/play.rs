@@ -7,8 +7,10 @@ use skat_proto::pb::{self, event::Kind, watch_table_response::Kind as WatchKind}
 use tokio_stream::StreamExt;
 use tonic::Code;
 
+use skat_engine::Action;
+
 use crate::Knowledge;
-use crate::bot::{Bot, decide};
+use crate::bot::{Bot, ask, describe_action, describe_legal, first_legal};
 use crate::client::{SdkError, SeatClient};
 
 /// How a seat finished.
@@ -24,9 +26,50 @@ pub struct Finished {
     pub decisions: u32,
 }
 
+/// What the SDK does when the bot's action is illegal (it checks before sending) or the
+/// server refuses it as illegal. Every case logs a warning first: `illegal action
+/// refused` with the decision, the legal set and the reason.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum OnIllegal {
+    /// Play the first legal action instead ([`crate::bot::first_legal`]: pass, the
+    /// lowest card, the first contract...). The default: the seat keeps playing.
+    #[default]
+    Fallback,
+    /// Give the deal up: resign when resigning is allowed, pass while bidding; otherwise
+    /// the fallback.
+    Resign,
+    /// Stop playing this seat and return the error (the seat then forfeits on time).
+    Stop,
+}
+
+impl std::fmt::Display for OnIllegal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            OnIllegal::Fallback => "fallback",
+            OnIllegal::Resign => "resign",
+            OnIllegal::Stop => "stop",
+        })
+    }
+}
+
+impl std::str::FromStr for OnIllegal {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<OnIllegal, String> {
+        match s {
+            "fallback" => Ok(OnIllegal::Fallback),
+            "resign" => Ok(OnIllegal::Resign),
+            "stop" => Ok(OnIllegal::Stop),
+            other => Err(format!("on-illegal is fallback, resign or stop, not `{other}`")),
+        }
+    }
+}
+
 /// Options for [`play`].
 #[derive(Debug, Clone)]
 pub struct PlayOptions {
+    /// What to do when the bot's action is illegal.
+    pub on_illegal: OnIllegal,
     /// Give up after this many reconnection attempts in a row.
     pub max_reconnect_attempts: u32,
     /// First wait between attempts (doubles up to 2 s).
@@ -39,6 +82,7 @@ pub struct PlayOptions {
 impl Default for PlayOptions {
     fn default() -> Self {
         PlayOptions {
+            on_illegal: OnIllegal::Fallback,
             max_reconnect_attempts: 50,
             reconnect_delay: Duration::from_millis(50),
             verify_knowledge: false,
@@ -84,9 +128,7 @@ pub async fn play<B: Bot>(
     let mut knowledge = Knowledge::new(Some(seat.seat()));
     let mut failures = 0;
     loop {
-        match follow(&mut seat, bot, &mut last_seq, &mut knowledge, options.verify_knowledge, &mut decisions)
-            .await
-        {
+        match follow(&mut seat, bot, &mut last_seq, &mut knowledge, &options, &mut decisions).await {
             Ok(Some(standings)) => {
                 return Ok(Finished { seat: seat.seat(), standings, reconnects, decisions });
             }
@@ -140,15 +182,16 @@ async fn follow<B: Bot>(
     bot: &mut B,
     last_seq: &mut Option<u64>,
     knowledge: &mut Knowledge,
-    verify: bool,
+    options: &PlayOptions,
     decisions: &mut u32,
 ) -> Result<Option<Vec<pb::Standing>>, SdkError> {
+    let verify = options.verify_knowledge;
     let (after, act_from) = match *last_seq {
         // Resuming: the knowledge has everything up to `s`; a turn may have been pending
         // when the connection dropped.
         Some(s) => {
             if knowledge.legal.has_turn() {
-                *decisions += u32::from(act_on(seat, bot, knowledge, s).await?);
+                *decisions += u32::from(act_on(seat, bot, knowledge, s, options.on_illegal).await?);
             }
             (s, s + 1)
         }
@@ -177,26 +220,92 @@ async fn follow<B: Bot>(
                 )));
             }
         }
-        *decisions += u32::from(act_on(seat, bot, knowledge, event.seq).await?);
+        *decisions += u32::from(act_on(seat, bot, knowledge, event.seq, options.on_illegal).await?);
     }
     Ok(None)
 }
 
-/// Asks the bot and sends its action, decided on `seq`; whether a decision was made.
+/// Asks the bot and sends its action, decided on `seq`; whether a decision was made. An
+/// illegal action (checked here, or refused by the server) is logged and handled as
+/// `on_illegal` says.
 async fn act_on<B: Bot>(
     seat: &mut SeatClient,
     bot: &mut B,
     k: &Knowledge,
     seq: u64,
+    on_illegal: OnIllegal,
 ) -> Result<bool, SdkError> {
-    let Some(action) = decide(bot, k).await else { return Ok(false) };
-    match seat.act(action, Some(seq)).await {
-        Ok(_) => Ok(true),
-        // The table moved on while we thought (a time-out, a resignation): not an error.
-        Err(s) if matches!(s.code(), Code::Aborted | Code::FailedPrecondition) => {
-            tracing::debug!(code = ?s.code(), message = s.message(), "action not taken");
-            Ok(true)
+    let Some(wanted) = ask(bot, k).await else { return Ok(false) };
+    let action = if k.legal.allows(wanted) { wanted } else { instead(k, wanted, "NOT_LEGAL", on_illegal)? };
+    let refused = match seat.act(action, Some(seq)).await {
+        Ok(_) => return Ok(true),
+        Err(s) if moved_on(&s) => {
+            tracing::debug!(code = ?s.code(), message = s.message(), "action not taken: the table moved on");
+            return Ok(true);
         }
+        Err(s) if illegal(&s) => s,
+        Err(s) => return Err(s.into()),
+    };
+    let reason = skat_proto::convert::status_reason(&refused).map_or_else(
+        || format!("{:?}", refused.code()),
+        |r| r.as_str_name().trim_start_matches("ERROR_REASON_").to_string(),
+    );
+    let other = instead(k, action, &reason, on_illegal)?;
+    if other == action {
+        // The SDK's own fallback was refused: what it knows of the table is wrong.
+        return Err(SdkError::Protocol(format!(
+            "the server refused the fallback {} ({reason})",
+            describe_action(other)
+        )));
+    }
+    match seat.act(other, Some(seq)).await {
+        Ok(_) => Ok(true),
+        Err(s) if moved_on(&s) => Ok(true),
         Err(s) => Err(s.into()),
     }
+}
+
+/// The action to send instead of an illegal one, after the warning; an error for
+/// [`OnIllegal::Stop`] (or when nothing is legal).
+fn instead(k: &Knowledge, refused: Action, reason: &str, on_illegal: OnIllegal) -> Result<Action, SdkError> {
+    let legal = &k.legal;
+    let replacement = match on_illegal {
+        OnIllegal::Stop => None,
+        OnIllegal::Resign if legal.resign => Some(Action::Resign),
+        OnIllegal::Resign if legal.pass => Some(Action::Pass),
+        OnIllegal::Resign | OnIllegal::Fallback => first_legal(k),
+    };
+    let then = match replacement {
+        Some(a) => format!("playing {} ({on_illegal})", describe_action(a)),
+        None => "stopping this seat".to_string(),
+    };
+    tracing::warn!(
+        decision = %describe_action(refused),
+        legal = %describe_legal(legal),
+        reason = %reason,
+        then = %then,
+        "illegal action refused"
+    );
+    replacement.ok_or_else(|| {
+        SdkError::Protocol(format!(
+            "illegal action {} refused ({reason}); stopped (on-illegal: stop)",
+            describe_action(refused)
+        ))
+    })
+}
+
+/// Whether a refusal says the table moved on while the bot thought (a stale `seq`, the
+/// deal or match over): nothing to repair.
+fn moved_on(s: &tonic::Status) -> bool {
+    use skat_proto::pb::ErrorReason as R;
+    s.code() == Code::Aborted
+        || matches!(
+            skat_proto::convert::status_reason(s),
+            Some(R::DealOver | R::TableFinished | R::SittingOut | R::NotYourTurn)
+        )
+}
+
+/// Whether a refusal says the action itself was illegal.
+fn illegal(s: &tonic::Status) -> bool {
+    matches!(s.code(), Code::InvalidArgument | Code::FailedPrecondition)
 }

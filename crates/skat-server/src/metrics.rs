@@ -38,6 +38,10 @@ pub struct Metrics {
     pub tls_reloads: Family<Labels, Counter>,
     /// 1 while the server takes new work (readiness), 0 while it starts or drains.
     pub serving: Gauge,
+    /// Open lobby streams per account (by name), on this replica.
+    pub account_lobbies: Family<Labels, Gauge>,
+    /// Tournament tables per account (by name) with a seat held on this replica.
+    pub account_tables: Family<Labels, Gauge>,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -68,6 +72,18 @@ impl Metrics {
         let journal_entries = Counter::default();
         let tls_reloads = Family::<Labels, Counter>::default();
         let serving = Gauge::default();
+        let account_lobbies = Family::<Labels, Gauge>::default();
+        let account_tables = Family::<Labels, Gauge>::default();
+        registry.register(
+            "account_lobbies",
+            "Open lobby streams per account (label: its name), on this replica; refreshed every 5 s",
+            account_lobbies.clone(),
+        );
+        registry.register(
+            "account_tables",
+            "Tournament tables per account (label: its name) with a seat held on this replica; refreshed every 5 s",
+            account_tables.clone(),
+        );
         registry.register(
             "serving",
             "1 while the server takes new work (readiness: /health/ready), 0 while it starts or drains",
@@ -106,6 +122,8 @@ impl Metrics {
             journal_entries,
             tls_reloads,
             serving,
+            account_lobbies,
+            account_tables,
         }
     }
 

@@ -15,14 +15,16 @@ use skat_proto::pb::{self, ErrorReason as R};
 use skat_sdk::SdkError;
 use skat_server::ServerConfig;
 use tonic::{Code, Request, Status};
+use tonic_types::StatusExt as _;
 
 /// Reasons no client can cause: the server answers them only when the machine fails
 /// (no randomness), or the server moves on before a client could ask (a finished deal
 /// is replaced by the next one in the same step).
 /// Not reachable from a client here (a server without a database): STORAGE_UNAVAILABLE
 /// needs a failing database (skat-cli/tests/durability.rs makes one fail); the account
-/// and tournament reasons need a database (skat-cli/tests/competition.rs).
-const UNREACHABLE: [R; 11] = [
+/// and tournament reasons need a database (skat-cli/tests/competition.rs and
+/// skat-cli/tests/operator.rs).
+const UNREACHABLE: [R; 14] = [
     R::Unspecified,
     R::Internal,
     R::DealOver,
@@ -34,6 +36,9 @@ const UNREACHABLE: [R; 11] = [
     R::TournamentNotFound,
     R::UnknownEntrant,
     R::BotNotFound,
+    R::TournamentState,
+    R::InvalidTournament,
+    R::EntrantDisabled,
 ];
 
 struct Cases {
@@ -104,6 +109,20 @@ async fn every_refusal_carries_its_reason() {
     .await;
     let mut client = server.client().await;
     let mut raw = RawClient::connect(server.server.addr).await;
+
+    // Names under the name policy, refused rather than cleaned.
+    cases.check(
+        client.create_table(pb::CreateTableRequest { name: "x".repeat(65), ..Default::default() }).await,
+        Code::InvalidArgument,
+        R::InvalidName,
+    );
+    let named = client.create_table(pb::CreateTableRequest::default()).await.unwrap().into_inner().table_id;
+    let bidi = pb::JoinTableRequest { table_id: named, name: "\u{202E}evil".into(), ..Default::default() };
+    let refused = client.join_table(bidi).await.unwrap_err();
+    assert_eq!(SdkError::from(refused.clone()).reason(), Some(R::InvalidName));
+    let info = refused.get_error_details().error_info().cloned().unwrap();
+    assert_eq!(info.metadata.get("rule").map(String::as_str), Some("bidi"), "{info:?}");
+    assert_eq!(info.metadata.get("field").map(String::as_str), Some("player"), "{info:?}");
 
     // Settings, tables, tokens.
     cases.check(

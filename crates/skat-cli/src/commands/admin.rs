@@ -1,5 +1,6 @@
-//! `skat admin`: bot accounts from the command line (register, disable, enable, rotate a
-//! token, set a quota), with the admin token.
+//! `skat admin`: the operator's commands for bot accounts and the audit log, with the
+//! admin token: register, list and search, who is online, rename, remove, disable,
+//! enable, rotate a token, set a quota or an owner contact, read the audit log.
 
 use std::process::ExitCode;
 
@@ -8,6 +9,7 @@ use skat_sdk::SdkError;
 
 use super::CmdResult;
 use super::conn::{Conn, NameConn, runtime};
+use super::text::{cell, date};
 
 #[derive(Debug, clap::Args)]
 pub struct AdminArgs {
@@ -17,22 +19,61 @@ pub struct AdminArgs {
 
 #[derive(Debug, clap::Subcommand)]
 enum AdminCommand {
-    /// Register a bot account and print its bot token (shown once).
+    /// Register a bot account and print its bot token (shown once). Names follow the
+    /// name policy (docs/names.md) and are unique after case folding and look-alikes.
     RegisterBot {
-        /// The account's name (unique; shown at tables).
+        /// The account's name (1 to 32 characters; shown at tables).
         #[arg(long)]
         name: String,
-        /// Who runs it.
+        /// Who runs it and how to reach them (seen by the operator only).
         #[arg(long, default_value = "")]
         owner: String,
         #[command(flatten)]
         conn: Conn,
     },
-    /// Disable an account: its lobby is refused.
+    /// List accounts as the operator sees them: owner, state, lobbies open, tables now,
+    /// rating, last seen, former names.
+    List {
+        /// Only accounts whose name or owner contains this (case-insensitive).
+        #[arg(long, default_value = "")]
+        search: String,
+        /// Include removed accounts.
+        #[arg(long)]
+        removed: bool,
+        /// Most entries.
+        #[arg(long, default_value_t = 100)]
+        limit: u32,
+        #[command(flatten)]
+        conn: Conn,
+    },
+    /// The accounts with a lobby open now (on the replica that answers), with their
+    /// lobbies and tables.
+    Online {
+        #[command(flatten)]
+        conn: Conn,
+    },
+    /// Give an account a new name. Tables already played keep the name they were played
+    /// under; the old name stays reserved for this account.
+    Rename {
+        /// The account's name now.
+        #[arg(long)]
+        name: String,
+        /// Its new name.
+        #[arg(long)]
+        to: String,
+        #[command(flatten)]
+        conn: Conn,
+    },
+    /// Remove an account: disabled and hidden from the public (leaderboard, bot pages);
+    /// its results and records stay. `enable-bot` brings it back.
+    Remove(NameConn),
+    /// Disable an account: its lobbies end and new ones are refused; its tournament
+    /// seats forfeit on time. Disabled accounts cannot enter new tournaments.
     DisableBot(NameConn),
-    /// Enable a disabled account.
+    /// Enable a disabled (or removed) account.
     EnableBot(NameConn),
-    /// Give an account a new bot token (printed once); the old one stops working.
+    /// Give an account a new bot token (printed once); the old one stops working and its
+    /// open lobbies end.
     RotateToken(NameConn),
     /// Set an account's quota of tables at once (new accounts get `skat serve
     /// --account-max-tables`).
@@ -43,6 +84,29 @@ enum AdminCommand {
         /// Tables at once (1 to 1000).
         #[arg(long)]
         max_tables: u32,
+        #[command(flatten)]
+        conn: Conn,
+    },
+    /// Set an account's owner contact (seen by the operator only).
+    SetOwner {
+        /// The account's name.
+        #[arg(long)]
+        name: String,
+        /// Who runs it and how to reach them (at most 128 characters).
+        #[arg(long)]
+        owner: String,
+        #[command(flatten)]
+        conn: Conn,
+    },
+    /// The audit log: every admin action (when, from which address, what), newest
+    /// first.
+    Log {
+        /// Only entries about this account name or tournament id.
+        #[arg(long, default_value = "")]
+        target: String,
+        /// Most entries.
+        #[arg(long, default_value_t = 100)]
+        limit: u32,
         #[command(flatten)]
         conn: Conn,
     },
@@ -58,51 +122,174 @@ pub fn admin(args: AdminArgs) -> CmdResult {
                     .await
                     .map_err(SdkError::from)?
                     .into_inner();
-                println!("account {} ({})", r.name, r.account_id);
-                println!("bot token {}", r.bot_token);
-                println!(
+                outln!("account {} ({})", r.name, r.account_id);
+                outln!("bot token {}", r.bot_token);
+                outln!(
                     "(shown once) play: skat bot --strategy heuristic --server {} --bot-token TOKEN",
                     conn.server.server
                 );
                 Ok(ExitCode::SUCCESS)
             }
-            AdminCommand::DisableBot(a) => update(a, Some(true), false).await,
-            AdminCommand::EnableBot(a) => update(a, Some(false), false).await,
-            AdminCommand::RotateToken(a) => update(a, None, true).await,
-            AdminCommand::SetQuota { name, max_tables, conn } => {
-                let mut client = conn.connect().await?;
-                client
-                    .update_bot(conn.request(pb::UpdateBotRequest {
-                        name: name.clone(),
-                        max_tables: Some(max_tables),
+            AdminCommand::List { search, removed, limit, conn } => {
+                list(
+                    &conn,
+                    pb::ListBotsRequest {
+                        query: search,
+                        include_removed: removed,
+                        online_only: false,
+                        page_size: limit,
+                        offset: 0,
+                    },
+                )
+                .await
+            }
+            AdminCommand::Online { conn } => {
+                list(&conn, pb::ListBotsRequest { online_only: true, page_size: 1000, ..Default::default() })
+                    .await
+            }
+            AdminCommand::Rename { name, to, conn } => {
+                let bot =
+                    update(&conn, pb::UpdateBotRequest { name, rename: to, ..Default::default() }).await?;
+                outln!("account {} renamed (formerly {})", bot.name, bot.former_names.join(", "));
+                Ok(ExitCode::SUCCESS)
+            }
+            AdminCommand::Remove(a) => {
+                let bot = update(
+                    &a.conn,
+                    pb::UpdateBotRequest { name: a.name, remove: true, ..Default::default() },
+                )
+                .await?;
+                outln!("account {} removed (disabled and hidden; enable-bot brings it back)", bot.name);
+                Ok(ExitCode::SUCCESS)
+            }
+            AdminCommand::DisableBot(a) => {
+                let bot = update(
+                    &a.conn,
+                    pb::UpdateBotRequest { name: a.name, disabled: Some(true), ..Default::default() },
+                )
+                .await?;
+                outln!("account {} disabled", bot.name);
+                Ok(ExitCode::SUCCESS)
+            }
+            AdminCommand::EnableBot(a) => {
+                let bot = update(
+                    &a.conn,
+                    pb::UpdateBotRequest { name: a.name, disabled: Some(false), ..Default::default() },
+                )
+                .await?;
+                outln!("account {} enabled", bot.name);
+                Ok(ExitCode::SUCCESS)
+            }
+            AdminCommand::RotateToken(a) => {
+                let mut client = a.conn.connect().await?;
+                let r = client
+                    .update_bot(a.conn.request(pb::UpdateBotRequest {
+                        name: a.name.clone(),
+                        rotate_token: true,
                         ..Default::default()
                     }))
                     .await
-                    .map_err(SdkError::from)?;
-                println!("account {name} plays at most {max_tables} tables at once");
+                    .map_err(SdkError::from)?
+                    .into_inner();
+                outln!("account {} has a new bot token", a.name);
+                outln!("bot token {}", r.bot_token);
+                Ok(ExitCode::SUCCESS)
+            }
+            AdminCommand::SetQuota { name, max_tables, conn } => {
+                let bot = update(
+                    &conn,
+                    pb::UpdateBotRequest { name, max_tables: Some(max_tables), ..Default::default() },
+                )
+                .await?;
+                outln!("account {} plays at most {} tables at once", bot.name, bot.max_tables);
+                Ok(ExitCode::SUCCESS)
+            }
+            AdminCommand::SetOwner { name, owner, conn } => {
+                let bot =
+                    update(&conn, pb::UpdateBotRequest { name, owner: Some(owner), ..Default::default() })
+                        .await?;
+                outln!("account {} owner: {}", bot.name, bot.owner);
+                Ok(ExitCode::SUCCESS)
+            }
+            AdminCommand::Log { target, limit, conn } => {
+                let mut client = conn.connect().await?;
+                let r = client
+                    .list_audit_log(conn.request(pb::ListAuditLogRequest {
+                        page_size: limit,
+                        offset: 0,
+                        target,
+                    }))
+                    .await
+                    .map_err(SdkError::from)?
+                    .into_inner();
+                outln!(
+                    "{} {} {} {} detail",
+                    cell("when", 20),
+                    cell("from", 16),
+                    cell("action", 18),
+                    cell("target", 20)
+                );
+                for e in r.entries {
+                    outln!(
+                        "{} {} {} {} {}",
+                        cell(&date(e.at_ms), 20),
+                        cell(&e.peer, 16),
+                        cell(&e.action, 18),
+                        cell(&e.target, 20),
+                        e.detail
+                    );
+                }
                 Ok(ExitCode::SUCCESS)
             }
         }
     })
 }
 
-async fn update(a: NameConn, disabled: Option<bool>, rotate_token: bool) -> CmdResult {
-    let mut client = a.conn.connect().await?;
-    let r = client
-        .update_bot(a.conn.request(pb::UpdateBotRequest {
-            name: a.name.clone(),
-            disabled,
-            rotate_token,
-            max_tables: None,
-        }))
-        .await
-        .map_err(SdkError::from)?
-        .into_inner();
-    if r.bot_token.is_empty() {
-        println!("account {} updated", a.name);
-    } else {
-        println!("account {} has a new bot token", a.name);
-        println!("bot token {}", r.bot_token);
+/// UpdateBot, and the account after the change.
+async fn update(conn: &Conn, request: pb::UpdateBotRequest) -> Result<pb::BotAccount, SdkError> {
+    let mut client = conn.connect().await?;
+    let r = client.update_bot(conn.request(request)).await?.into_inner();
+    r.bot.ok_or_else(|| SdkError::Protocol("UpdateBot answered without the account".into()))
+}
+
+/// ListBots as a table.
+async fn list(conn: &Conn, request: pb::ListBotsRequest) -> CmdResult {
+    let mut client = conn.connect().await?;
+    let r = client.list_bots(conn.request(request)).await.map_err(SdkError::from)?.into_inner();
+    outln!(
+        "{} {} {} {:>7} {:>6} {:>7} {} {} former",
+        cell("bot", 24),
+        cell("owner", 24),
+        cell("state", 8),
+        "lobbies",
+        "tables",
+        "rating",
+        cell("last seen", 20),
+        cell("created", 20),
+    );
+    for b in r.bots {
+        let state = if b.removed {
+            "removed"
+        } else if b.disabled {
+            "disabled"
+        } else if b.lobbies > 0 {
+            "online"
+        } else {
+            "offline"
+        };
+        let rating = b.rating.map_or_else(|| "-".to_string(), |r| format!("{:.2}", r.rating));
+        outln!(
+            "{} {} {} {:>7} {:>6} {:>7} {} {} {}",
+            cell(&b.name, 24),
+            cell(&b.owner, 24),
+            cell(state, 8),
+            b.lobbies,
+            b.tables_now,
+            rating,
+            cell(&date(b.last_seen_ms), 20),
+            cell(&date(b.created_ms), 20),
+            b.former_names.join(", ")
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

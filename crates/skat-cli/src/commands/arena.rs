@@ -127,13 +127,13 @@ pub fn run_cmd(args: Args) -> CmdResult {
     let deals: usize = outcomes.iter().map(|o| o.records.len()).sum();
     eprintln!("arena: {deals} deals in {secs:.2} s ({:.0} deals/s)", deals as f64 / secs.max(1e-9));
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&standings)?);
+        outln!("{}", serde_json::to_string_pretty(&standings)?);
     } else if args.csv {
-        print!("{}", standings.to_csv());
+        out!("{}", standings.to_csv());
     } else {
-        print!("{}", standings.to_text());
+        out!("{}", standings.to_text());
         if let Some(dir) = &config.records_dir {
-            println!("\nISS records of every deal: {}/ (skat replay {}/*.sgf)", dir.display(), dir.display());
+            outln!("\nISS records of every deal: {}/ (skat replay {}/*.sgf)", dir.display(), dir.display());
         }
     }
     Ok(ExitCode::SUCCESS)

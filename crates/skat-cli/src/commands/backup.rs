@@ -99,8 +99,8 @@ pub fn run(args: Args) -> CmdResult {
         copy.close().await?;
         Ok(counts)
     })?;
-    println!("backup {} of {}: {} (integrity ok)", args.out.display(), source.display(), counts.join(", "));
-    println!(
+    outln!("backup {} of {}: {} (integrity ok)", args.out.display(), source.display(), counts.join(", "));
+    outln!(
         "restore: stop the server, copy it to DATA_DIR/skat.db (removing skat.db-wal and skat.db-shm there), start it"
     );
     Ok(ExitCode::SUCCESS)

@@ -44,11 +44,11 @@ pub fn run(args: Args) -> CmdResult {
         }
     }
     let secs = start.elapsed().as_secs_f64();
-    println!(
+    outln!(
         "deals: {} (games {games}, passed in {passed}), cards played: {cards}, score sum: {score}",
         args.deals
     );
-    println!("elapsed: {secs:.3} s, {:.0} ns/deal", secs * 1e9 / args.deals.max(1) as f64);
-    println!("{:.0} deals/s", args.deals as f64 / secs);
+    outln!("elapsed: {secs:.3} s, {:.0} ns/deal", secs * 1e9 / args.deals.max(1) as f64);
+    outln!("{:.0} deals/s", args.deals as f64 / secs);
     Ok(ExitCode::SUCCESS)
 }

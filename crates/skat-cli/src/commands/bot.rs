@@ -3,7 +3,8 @@
 use std::process::ExitCode;
 
 use skat_bots::Strategy;
-use skat_sdk::play::{join_and_play, play_with_token};
+use skat_sdk::SeatClient;
+use skat_sdk::play::{OnIllegal, PlayOptions, play};
 
 use super::CmdResult;
 
@@ -41,6 +42,18 @@ pub struct Args {
     /// The name shown to others.
     #[arg(long)]
     name: Option<String>,
+    /// The operator's create or admin token, for joining a hand-made table on a server
+    /// that seats anonymous clients only through lobbies (`--anonymous spectate|none`).
+    #[arg(long, visible_alias = "admin-token", env = "SKAT_CREATE_TOKEN", hide_env_values = true)]
+    create_token: Option<String>,
+    /// The join code of a private table.
+    #[arg(long, default_value = "")]
+    join_code: String,
+    /// When the server refuses the bot's action as illegal (or the SDK finds it so):
+    /// `fallback` plays the first legal action, `resign` gives the deal up, `stop` leaves
+    /// the seat. Each case is logged first (`illegal action refused`).
+    #[arg(long, default_value = "fallback", value_parser = ["fallback", "resign", "stop"])]
+    on_illegal: String,
     /// Seed for strategies that use randomness.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -52,6 +65,8 @@ pub fn run(args: Args) -> CmdResult {
     super::serve::init_tracing(super::serve::LogFormat::Text);
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let address = args.server.address();
+    let on_illegal: OnIllegal = args.on_illegal.parse()?;
+    let options = PlayOptions { on_illegal, ..PlayOptions::default() };
     let Some(table) = args.table.clone() else {
         let bot_token = args.bot_token.clone().unwrap_or_default();
         let (strategy, seed) = (args.strategy.clone(), args.seed);
@@ -63,29 +78,47 @@ pub fn run(args: Args) -> CmdResult {
                     .unwrap_or_else(|| Strategy::by_name("random", seed).expect("built in"))
             },
             skat_sdk::lobby::LobbyOptions {
+                on_illegal,
                 lists: args.lists,
                 max_tables: args.max_tables,
                 casual_seats: args.casual.unwrap_or(0),
             },
         ))?;
-        println!("lobby: {} tables played", result.finished.len());
+        outln!("lobby: {} tables played, {} stopped", result.finished.len(), result.failed.len());
         return Ok(ExitCode::SUCCESS);
     };
     let mut bot = Strategy::by_name(&args.strategy, args.seed).ok_or("unknown strategy")?;
     let finished = runtime.block_on(async {
         match &args.token {
-            Some(token) => play_with_token(&address, &table, token, &mut bot).await,
+            Some(token) => match SeatClient::with_token(&address, &table, token).await {
+                Ok((seat, _)) => play(seat, &mut bot, options).await,
+                Err(e) => Err(e),
+            },
             None => {
                 let name = args.name.clone().unwrap_or_else(|| args.strategy.clone());
-                join_and_play(&address, &table, &name, args.seat, &mut bot).await
+                let (seat, _) = SeatClient::join_as(
+                    &address,
+                    &table,
+                    &name,
+                    args.seat,
+                    &args.join_code,
+                    args.create_token.as_deref(),
+                )
+                .await?;
+                play(seat, &mut bot, options).await
             }
         }
     })?;
-    println!("seat {} finished ({} reconnects)", finished.seat, finished.reconnects);
+    outln!("seat {} finished ({} reconnects)", finished.seat, finished.reconnects);
     for s in &finished.standings {
-        println!(
+        outln!(
             "seat {} {:<16} plain {:>6}  Seeger-Fabian {:>6}  declared {} won {}",
-            s.seat, s.name, s.plain, s.seeger_fabian, s.declared, s.won
+            s.seat,
+            s.name,
+            s.plain,
+            s.seeger_fabian,
+            s.declared,
+            s.won
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -107,7 +107,7 @@ pub fn make(
 ) -> Result<(), Box<dyn std::error::Error>> {
     let say = |line: String| {
         if tell {
-            println!("{line}");
+            outln!("{line}");
         }
     };
     std::fs::create_dir_all(out)?;

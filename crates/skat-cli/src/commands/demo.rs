@@ -112,7 +112,7 @@ pub async fn start(
                 }
                 match open_table(&mut client).await {
                     Ok(fresh) => {
-                        println!(
+                        outln!(
                             "\nThe open table {table} is finished (36/36 deals). A fresh one for your bots:"
                         );
                         announce(&fresh);
@@ -206,7 +206,7 @@ pub async fn print_table(
         spectator.apply(&e);
         let line = describe(&e, &names, seats, trick_before, spectator.tricks.len(), deals);
         if !line.is_empty() {
-            println!("{line}");
+            outln!("{line}");
         }
     }
     Ok(())

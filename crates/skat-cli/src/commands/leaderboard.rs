@@ -7,6 +7,7 @@ use skat_sdk::SdkError;
 
 use super::CmdResult;
 use super::conn::{ServerArgs, runtime};
+use super::text::{cell, date};
 
 #[derive(Debug, clap::Args)]
 pub struct LeaderboardArgs {
@@ -38,20 +39,25 @@ pub fn leaderboard(args: LeaderboardArgs) -> CmdResult {
             } else {
                 "offline"
             };
-            println!("bot {} ({state}; at most {} tables at once)", b.name, b.max_tables);
+            outln!(
+                "bot {} ({state}; at most {} tables at once; since {})",
+                b.name,
+                b.max_tables,
+                date(b.created_ms)
+            );
             match &b.rating {
-                Some(r) => println!("rating {:.2} ± {:.2} after {} lists", r.rating, r.uncertainty, r.lists),
-                None => println!("not rated yet"),
+                Some(r) => outln!("rating {:.2} ± {:.2} after {} lists", r.rating, r.uncertainty, r.lists),
+                None => outln!("not rated yet"),
             }
-            println!("rating history:");
+            outln!("rating history:");
             for p in b.history.iter().rev().take(args.limit as usize) {
-                println!("  {} {:>7.2} ± {:<5.2} {}", p.at_ms, p.rating, p.uncertainty, p.table_id);
+                outln!("  {} {:>7.2} ± {:<5.2} {}", date(p.at_ms), p.rating, p.uncertainty, p.table_id);
             }
-            println!("recent lists:");
+            outln!("recent lists:");
             for l in b.recent.iter().take(args.limit as usize) {
                 let who: Vec<String> =
                     l.seating.iter().zip(&l.seeger_fabian).map(|(n, sf)| format!("{n} {sf}")).collect();
-                println!("  {} ({}): {}", l.table_id, l.tournament_id, who.join(" · "));
+                outln!("  {} ({}): {}", l.table_id, l.tournament_id, who.join(" · "));
             }
             return Ok(ExitCode::SUCCESS);
         }
@@ -60,9 +66,16 @@ pub fn leaderboard(args: LeaderboardArgs) -> CmdResult {
             .await
             .map_err(SdkError::from)?
             .into_inner();
-        println!("{:<4} {:<20} {:>7} {:>7} {:>6}", "#", "bot", "rating", "±", "lists");
+        outln!("{:<4} {} {:>7} {:>7} {:>6}", "#", cell("bot", 24), "rating", "±", "lists");
         for (i, e) in r.entries.iter().enumerate() {
-            println!("{:<4} {:<20} {:>7.2} {:>7.2} {:>6}", i + 1, e.name, e.rating, e.uncertainty, e.lists);
+            outln!(
+                "{:<4} {} {:>7.2} {:>7.2} {:>6}",
+                i + 1,
+                cell(&e.name, 24),
+                e.rating,
+                e.uncertainty,
+                e.lists
+            );
         }
         Ok(ExitCode::SUCCESS)
     })

@@ -202,7 +202,7 @@ async fn bench(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     if let Some(url) = &args.server {
         let address =
             ServerAddress::new(url).with_ca_file(args.ca_file.clone()).allow_plain_text(args.insecure);
-        println!("server: {}", address.url());
+        outln!("server: {}", address.url());
         baseline(&address, &args).await?;
         handshakes(&address, args.handshakes).await?;
         let load = load(&address, &args).await?;
@@ -244,7 +244,7 @@ async fn bench(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             Transport::Tls => ServerAddress::new(&format!("https://{}", server.addr))
                 .with_ca_file(Some(certs.join("ca.pem"))),
         };
-        println!("\nserver: {} (embedded, same process), journal: {shown}", address.url());
+        outln!("\nserver: {} (embedded, same process), journal: {shown}", address.url());
         if i == 0 {
             baseline(&address, &args).await?;
             idle_memory(&address, &args).await?;
@@ -298,7 +298,7 @@ async fn handshakes(
     times.sort_unstable();
     setups.sort_unstable();
     let p50 = percentile(&times, 0.5);
-    println!(
+    outln!(
         "handshake: p50 {}, p99 {} ({n} fresh connections: TCP{}, HTTP/2); client setup before it p50 {}",
         us(p50),
         us(percentile(&times, 0.99)),
@@ -312,10 +312,10 @@ async fn handshakes(
 /// database's medians.
 fn summary(results: &[Run], per_round: usize) {
     let cpu = |run: &Run| run.cpu_per_deal_ms.map_or(String::new(), |c| format!(", {c:.2} ms CPU/deal"));
-    println!("\nsummary (same process; each ratio against the first database of its round):");
+    outln!("\nsummary (same process; each ratio against the first database of its round):");
     for (i, run) in results.iter().enumerate() {
         let first = &results[i - i % per_round];
-        println!(
+        outln!(
             "  {}: {:.0} deals/s ({:.0}%), action p99 {}{}{}{}",
             run.shown,
             run.rate,
@@ -330,7 +330,7 @@ fn summary(results: &[Run], per_round: usize) {
     if rounds < 2 {
         return;
     }
-    println!("\nmedians over {rounds} rounds:");
+    outln!("\nmedians over {rounds} rounds:");
     for d in 0..per_round {
         // (this database's run, the first database's run) in each round
         let pairs: Vec<(&Run, &Run)> =
@@ -343,7 +343,7 @@ fn summary(results: &[Run], per_round: usize) {
             .collect();
         let handshakes: Vec<f64> =
             pairs.iter().filter_map(|(run, _)| run.handshake.map(|h| h.as_secs_f64())).collect();
-        println!(
+        outln!(
             "  {}: {:.0} deals/s, {:.0}% of the first (ratios {}), action p99 {}{}{}",
             results[d].shown,
             median(pairs.iter().map(|(run, _)| run.rate).collect()),
@@ -366,7 +366,7 @@ fn summary(results: &[Run], per_round: usize) {
 
 async fn baseline(url: &ServerAddress, args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     let baseline = health_baseline(url, args.baseline, args.baseline_tasks).await?;
-    println!(
+    outln!(
         "baseline: health check {:.0} req/s with {} tasks, p50 {}, p99 {}",
         baseline.0,
         args.baseline_tasks,
@@ -395,7 +395,7 @@ async fn idle_memory(url: &ServerAddress, args: &Args) -> Result<(), Box<dyn std
     }
     let after = rss_bytes().unwrap_or(0);
     let per = after.saturating_sub(before) as f64 / args.idle_tables as f64;
-    println!(
+    outln!(
         "memory: {:.1} KiB per idle table ({} tables seated and dealt, waiting for the first bid; RSS {:.1} → {:.1} MiB)",
         per / 1024.0,
         args.idle_tables,
@@ -449,7 +449,7 @@ async fn load(url: &ServerAddress, args: &Args) -> Result<Load, Box<dyn std::err
     latencies.sort_unstable();
     let played = deals.load(Ordering::Relaxed);
     let cut = if Instant::now() >= stop_at { " (stopped by --duration)" } else { "" };
-    println!(
+    outln!(
         "load: {} tables x 3 random clients, {played} complete deals in {elapsed:.2} s{cut}, {} action RPCs ({refused} stale, ABORTED)",
         args.tables,
         latencies.len()
@@ -459,7 +459,7 @@ async fn load(url: &ServerAddress, args: &Args) -> Result<Load, Box<dyn std::err
 
 fn report(load: &Load, fsyncs: Option<f64>, embedded: bool) {
     let latencies = &load.latencies;
-    println!(
+    outln!(
         "actions: {:.0}/s, latency p50 {}, p99 {}, max {}",
         latencies.len() as f64 / load.elapsed,
         us(percentile(latencies, 0.5)),
@@ -467,16 +467,16 @@ fn report(load: &Load, fsyncs: Option<f64>, embedded: bool) {
         us(latencies.last().copied().unwrap_or_default())
     );
     if let Some(f) = fsyncs {
-        println!(
+        outln!(
             "journal: {f:.0} commits/s (one fsync each), {:.1} actions per commit",
             latencies.len() as f64 / load.elapsed / f.max(1e-9)
         );
     }
     if let Some(c) = load.cpu_per_deal_ms() {
         let whose = if embedded { "server and clients" } else { "the clients alone" };
-        println!("cpu: {c:.2} ms per complete deal ({whose}: this process)");
+        outln!("cpu: {c:.2} ms per complete deal ({whose}: this process)");
     }
-    println!("{:.0} deals/s", load.rate());
+    outln!("{:.0} deals/s", load.rate());
 }
 
 async fn health_baseline(

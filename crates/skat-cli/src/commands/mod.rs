@@ -14,6 +14,7 @@ pub mod replay;
 pub mod selfplay;
 pub mod serve;
 pub mod table;
+pub mod text;
 pub mod tournament;
 pub mod watch;
 

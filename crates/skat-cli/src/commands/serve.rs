@@ -352,11 +352,11 @@ pub fn run(args: Args) -> CmdResult {
             }
         );
         if let Some(web) = server.web_addr {
-            println!("watch in a browser: {}", skat_server::page_url(web, tls));
+            outln!("watch in a browser: {}", skat_server::page_url(web, tls));
         }
         if args.demo {
             let a = server.addr;
-            super::demo::start(server.addr, args.demo_delay, args.demo_seed, move |open| println!(
+            super::demo::start(server.addr, args.demo_delay, args.demo_seed, move |open| outln!(
                 "\nConnect a bot of your own (docs/writing-a-bot.md). Table {open} has three open seats:\n  \
                  cargo run --release -q -p skat-cli -- bot --server http://{a} --table {open}    # Rust\n  \
                  pip install ./clients/python && python -m skat_bot --server {a} --table {open}    # Python SDK\n  \

@@ -54,8 +54,11 @@ struct CreateArgs {
     /// the Python and TypeScript SDKs' `play_with_token`).
     #[arg(long)]
     take_seats: bool,
-    /// CreateTable's server token, when the server wants one (`--create-token`).
-    #[arg(long, env = "SKAT_CREATE_TOKEN", hide_env_values = true)]
+    /// The operator's token: `skat serve --create-token`, or the admin token. Needed to
+    /// create a table on a server with a create token, and (with --take-seats) to take
+    /// seats on one that seats anonymous clients only through lobbies (`--anonymous
+    /// spectate|none`).
+    #[arg(long, visible_alias = "admin-token", env = "SKAT_CREATE_TOKEN", hide_env_values = true)]
     create_token: Option<String>,
 }
 
@@ -111,41 +114,39 @@ async fn create(a: CreateArgs) -> CmdResult {
     let address = a.server.address();
     let address = if created.owner_address.is_empty() { address } else { address.at(&created.owner_address) };
     let server = address.url().to_string();
-    println!("table {id}");
-    println!("  {} seats, {deals} deals, seed {}, server {server}", a.seats.max(3), created.seed);
+    outln!("table {id}");
+    outln!("  {} seats, {deals} deals, seed {}, server {server}", a.seats.max(3), created.seed);
     if !created.join_code.is_empty() {
-        println!("  join code {} (private: JoinTable needs it)", created.join_code);
+        outln!("  join code {} (private: JoinTable needs it)", created.join_code);
     }
     if a.take_seats {
         for seat in 0..a.seats.max(3) {
-            let (sc, _) = if created.join_code.is_empty() {
-                SeatClient::join(&address, &id, &format!("seat {seat}"), Some(seat)).await?
-            } else {
-                SeatClient::join_with_code(
-                    &address,
-                    &id,
-                    &format!("seat {seat}"),
-                    Some(seat),
-                    &created.join_code,
-                )
-                .await?
-            };
-            println!("  seat {seat} token {}", sc.token());
+            // The token that made the table seats it too: on a server that seats
+            // anonymous clients only through lobbies (--anonymous spectate|none), the
+            // operator's token is what lets these joins in.
+            let (sc, _) = SeatClient::join_as(
+                &address,
+                &id,
+                &format!("seat {seat}"),
+                Some(seat),
+                &created.join_code,
+                a.create_token.as_deref(),
+            )
+            .await?;
+            outln!("  seat {seat} token {}", sc.token());
         }
-        println!("\nPlay a seat with its token:");
-        println!("  skat bot --server {server} --table {id} --token TOKEN");
-        println!("  python -m skat_bot --server {server} --table {id} --token TOKEN");
+        outln!("\nPlay a seat with its token:");
+        outln!("  skat bot --server {server} --table {id} --token TOKEN");
+        outln!("  python -m skat_bot --server {server} --table {id} --token TOKEN");
     } else {
-        println!("\nSeat bots (each takes the first open seat; --seat N for a given one):");
-        println!("  skat bot --strategy heuristic --server {server} --table {id}");
-        println!(
-            "  python -m skat_bot --server {server} --table {id}   # after pip install ./clients/python"
-        );
-        println!(
+        outln!("\nSeat bots (each takes the first open seat; --seat N for a given one):");
+        outln!("  skat bot --strategy heuristic --server {server} --table {id}");
+        outln!("  python -m skat_bot --server {server} --table {id}   # after pip install ./clients/python");
+        outln!(
             "  node clients/typescript/dist/src/main.js --server {server} --table {id}   # after (cd clients/typescript && npm ci)"
         );
     }
-    println!("Watch it: skat watch {id} --server {server}");
+    outln!("Watch it: skat watch {id} --server {server}");
     Ok(ExitCode::SUCCESS)
 }
 
@@ -180,11 +181,11 @@ async fn list(a: ListArgs) -> CmdResult {
             .map_err(SdkError::from)?
             .into_inner();
         if page_token.is_empty() && !page.tables.is_empty() {
-            println!("{:<24} {:<9} {:>5} {:>7} {:<8} players", "table", "status", "seats", "deals", "name");
+            outln!("{:<24} {:<9} {:>5} {:>7} {:<8} players", "table", "status", "seats", "deals", "name");
         }
         for t in &page.tables {
             let players: Vec<&str> = t.players.iter().map(String::as_str).filter(|p| !p.is_empty()).collect();
-            println!(
+            outln!(
                 "{:<24} {:<9} {:>2}/{:<2} {:>3}/{:<3} {:<8} {}",
                 t.table_id,
                 status_name(t.status),
@@ -203,7 +204,7 @@ async fn list(a: ListArgs) -> CmdResult {
         page_token = page.next_page_token;
     }
     if shown == 0 {
-        println!("(no tables)");
+        outln!("(no tables)");
     }
     Ok(ExitCode::SUCCESS)
 }

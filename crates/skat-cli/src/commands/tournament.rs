@@ -1,18 +1,29 @@
-//! `skat tournament`: create, list and show tournaments, and fetch their records.
+//! `skat tournament`: create, list and show tournaments, fetch their records, and (with
+//! the admin token) cancel, pause, resume or move the start of one.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use skat_proto::pb;
 use skat_sdk::SdkError;
 
 use super::CmdResult;
 use super::conn::{Conn, runtime};
+use super::text::{cell, date};
 
 #[derive(Debug, clap::Args)]
 pub struct TournamentArgs {
     #[command(subcommand)]
     command: TournamentCommand,
+}
+
+#[derive(Debug, clap::Args)]
+struct IdConn {
+    /// The tournament id.
+    id: String,
+    #[command(flatten)]
+    conn: Conn,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -52,9 +63,31 @@ enum TournamentCommand {
         /// Swiss rounds (default: enough for everybody to have met everybody, at most 9).
         #[arg(long, default_value_t = 0)]
         rounds: u32,
-        /// Seat no table before this much time has passed (entrants get ready).
+        /// Seat no table before this much time has passed (entrants get ready; at most
+        /// 366 days).
         #[arg(long, default_value = "0s", value_parser = humantime::parse_duration)]
         start_in: Duration,
+        #[command(flatten)]
+        conn: Conn,
+    },
+    /// Cancel a tournament (admin): unfinished tables are abandoned (not rated, not in
+    /// the standings; a table being played plays on, and does not count); the standings
+    /// so far stay.
+    Cancel(IdConn),
+    /// Pause a tournament (admin): no new table is seated; tables being played go on.
+    Pause(IdConn),
+    /// Resume a paused tournament (admin).
+    Resume(IdConn),
+    /// Move the start of a tournament that has not started (admin).
+    Reschedule {
+        /// The tournament id.
+        id: String,
+        /// The new start, from now (`0s`: now; at most 366 days).
+        #[arg(long, value_parser = humantime::parse_duration, required_unless_present = "start_at")]
+        start_in: Option<Duration>,
+        /// The new start as a UTC date and time (`2026-12-24T18:00:00Z`).
+        #[arg(long, value_parser = humantime::parse_rfc3339_weak, conflicts_with = "start_in")]
+        start_at: Option<std::time::SystemTime>,
         #[command(flatten)]
         conn: Conn,
     },
@@ -69,17 +102,22 @@ enum TournamentCommand {
         #[command(flatten)]
         conn: Conn,
     },
-    /// Print every record of a tournament's finished tables (ISS, or JSON lines).
+    /// Print every record of a tournament's finished tables (ISS, or JSON lines that
+    /// name their table, tournament, players and time), or write one file per table.
     Records {
         /// The tournament id.
         id: String,
         /// `iss` or `json`.
         #[arg(long, default_value = "iss", value_parser = ["iss", "json"])]
         format: String,
+        /// Write one file per finished table into this folder (`<n>-<table id>.iss` or
+        /// `.jsonl`, `n` its place in the plan) instead of printing.
+        #[arg(long)]
+        out: Option<PathBuf>,
         #[command(flatten)]
         conn: Conn,
     },
-    /// Show a tournament's tables and standings.
+    /// Show a tournament: status, start, tables planned and played, standings, meetings.
     Show {
         /// The tournament id.
         id: String,
@@ -137,31 +175,73 @@ pub fn tournament(args: TournamentArgs) -> CmdResult {
                     .await
                     .map_err(SdkError::from)?
                     .into_inner();
-                println!("tournament {} ({} tables planned)", r.tournament_id, r.tables);
-                println!(
-                    "follow it: skat tournament show {} --server {}",
-                    r.tournament_id, conn.server.server
-                );
+                if r.tables_in_all > r.tables {
+                    outln!(
+                        "tournament {} ({} tables in all; {} in its first round)",
+                        r.tournament_id,
+                        r.tables_in_all,
+                        r.tables
+                    );
+                } else {
+                    outln!("tournament {} ({} tables)", r.tournament_id, r.tables_in_all.max(r.tables));
+                }
+                outln!("follow it: skat tournament show {} --server {}", r.tournament_id, conn.server.server);
                 Ok(ExitCode::SUCCESS)
             }
-            TournamentCommand::Records { id, format, conn } => {
+            TournamentCommand::Records { id, format, out, conn } => {
                 let (mut client, t) = fetch(&conn, id).await?;
-                let format = if format == "json" { pb::RecordFormat::Json } else { pb::RecordFormat::Iss };
-                for table in t.tables.iter().filter(|x| x.status == "finished") {
+                let json = format == "json";
+                let format = if json { pb::RecordFormat::Json } else { pb::RecordFormat::Iss };
+                if let Some(dir) = &out {
+                    std::fs::create_dir_all(dir)?;
+                }
+                let mut files = 0;
+                for (n, table) in t.tables.iter().enumerate().filter(|(_, x)| x.status == "finished") {
                     let records = client
-                        .get_records(pb::GetRecordsRequest {
+                        .get_records(conn.request(pb::GetRecordsRequest {
                             table_id: table.table_id.clone(),
                             format: format as i32,
-                        })
+                        }))
                         .await
                         .map_err(SdkError::from)?
                         .into_inner()
                         .records;
-                    for r in records {
-                        println!("{r}");
+                    match &out {
+                        Some(dir) => {
+                            let name = format!(
+                                "{:04}-{}.{}",
+                                n + 1,
+                                table.table_id,
+                                if json { "jsonl" } else { "iss" }
+                            );
+                            let mut text = records.join("\n");
+                            text.push('\n');
+                            std::fs::write(dir.join(name), text)?;
+                            files += 1;
+                        }
+                        None => {
+                            for r in records {
+                                outln!("{r}");
+                            }
+                        }
                     }
                 }
+                if let Some(dir) = &out {
+                    outln!("{files} tables written to {}", dir.display());
+                }
                 Ok(ExitCode::SUCCESS)
+            }
+            TournamentCommand::Cancel(a) => control(a, pb::TournamentAction::Cancel, None).await,
+            TournamentCommand::Pause(a) => control(a, pb::TournamentAction::Pause, None).await,
+            TournamentCommand::Resume(a) => control(a, pb::TournamentAction::Resume, None).await,
+            TournamentCommand::Reschedule { id, start_in, start_at, conn } => {
+                let at = match (start_in, start_at) {
+                    (Some(d), _) if d.is_zero() => 0,
+                    (Some(d), _) => unix_ms(SystemTime::now() + d),
+                    (None, Some(t)) => unix_ms(t),
+                    (None, None) => 0,
+                };
+                control(IdConn { id, conn }, pb::TournamentAction::Unspecified, Some(at)).await
             }
             TournamentCommand::List { casual, limit, conn } => {
                 let mut client = conn.connect().await?;
@@ -174,55 +254,136 @@ pub fn tournament(args: TournamentArgs) -> CmdResult {
                     .await
                     .map_err(SdkError::from)?
                     .into_inner();
-                println!("{:<14} {:<12} {:<24} {:>9} {:<}", "id", "format", "name", "tables", "entrants");
+                outln!(
+                    "{} {} {} {} {} {:>13} entrants",
+                    cell("id", 13),
+                    cell("format", 11),
+                    cell("status", 9),
+                    cell("name", 24),
+                    cell("start", 20),
+                    "played/in all"
+                );
                 for t in r.tournaments {
-                    println!(
-                        "{:<14} {:<12} {:<24} {:>4}/{:<4} {}{}",
-                        t.tournament_id,
-                        format_name(t.format),
-                        t.name,
-                        t.finished_tables,
-                        t.tables,
+                    outln!(
+                        "{} {} {} {} {} {:>13} {}",
+                        cell(&t.tournament_id, 13),
+                        cell(format_name(t.format), 11),
+                        cell(status_name(t.status), 9),
+                        cell(&t.name, 24),
+                        cell(&date(t.start_ms), 20),
+                        played(t.finished_tables, t.tables_in_all.max(t.tables), t.tables_abandoned),
                         t.entrants.join(", "),
-                        if t.finished { " (complete)" } else { "" }
                     );
                 }
                 Ok(ExitCode::SUCCESS)
             }
             TournamentCommand::Show { id, conn } => {
                 let (_, t) = fetch(&conn, id).await?;
-                let done = t.tables.iter().filter(|x| x.status == "finished").count();
-                println!(
-                    "tournament {} `{}`: {done}/{} tables finished{}",
+                let done = t.tables.iter().filter(|x| x.status == "finished").count() as u32;
+                let in_all = t.tables_in_all.max(t.tables.len() as u32);
+                outln!(
+                    "tournament {} `{}` ({}, {} seats)",
                     t.tournament_id,
                     t.name,
-                    t.tables.len(),
-                    if t.finished { " (complete)" } else { "" }
+                    format_name(t.format),
+                    t.seats
                 );
-                println!(
-                    "{:<20} {:>5} {:>8} {:>9} {:>8} {:>9} {:>9}",
-                    "entrant", "lists", "SF total", "SF mean", "±95%", "won/decl", "penalties"
+                outln!("status   {}", status_name(t.status));
+                outln!("start    {}", date(t.start_ms));
+                if t.finished_ms > 0 {
+                    outln!("ended    {}", date(t.finished_ms));
+                }
+                let abandoned = if t.tables_abandoned > 0 {
+                    format!(", {} abandoned", t.tables_abandoned)
+                } else {
+                    String::new()
+                };
+                outln!("tables   {done}/{in_all} played{abandoned}");
+                if t.rounds > 0 {
+                    outln!("Swiss    round {} of {}", t.round, t.rounds);
+                }
+                outln!(
+                    "{} {:>5} {:>8} {:>9} {:>8} {:>9} {:>9}",
+                    cell("entrant", 24),
+                    "lists",
+                    "SF total",
+                    "SF mean",
+                    "±95%",
+                    "won/decl",
+                    "penalties"
                 );
                 for s in &t.standings {
-                    println!(
-                        "{:<20} {:>5} {:>8} {:>9.1} {:>8.1} {:>4}/{:<4} {:>9}",
-                        s.name, s.lists, s.seeger_fabian, s.mean, s.ci95, s.won, s.declared, s.penalties
+                    outln!(
+                        "{} {:>5} {:>8} {:>9.1} {:>8.1} {:>4}/{:<4} {:>9}",
+                        cell(&s.name, 24),
+                        s.lists,
+                        s.seeger_fabian,
+                        s.mean,
+                        s.ci95,
+                        s.won,
+                        s.declared,
+                        s.penalties
                     );
                 }
-                if t.rounds > 0 {
-                    println!("Swiss: round {} of {}", t.round, t.rounds);
-                }
-                println!("head-to-head (Seeger-Fabian per meeting):");
+                outln!("head-to-head (Seeger-Fabian per meeting):");
                 for m in &t.meetings {
                     let who: Vec<String> =
                         m.entrants.iter().zip(&m.seeger_fabian).map(|(n, sf)| format!("{n} {sf}")).collect();
                     let round = if m.round > 0 { format!("round {}: ", m.round) } else { String::new() };
-                    println!("  {round}{}  ({}/{} tables)", who.join(" · "), m.finished, m.tables);
+                    outln!("  {round}{}  ({}/{} tables)", who.join(" · "), m.finished, m.tables);
                 }
                 Ok(ExitCode::SUCCESS)
             }
         }
     })
+}
+
+/// `played/in all`, with the abandoned ones when there are.
+fn played(finished: u32, in_all: u32, abandoned: u32) -> String {
+    if abandoned > 0 {
+        format!("{finished}/{in_all} ({abandoned} abandoned)")
+    } else {
+        format!("{finished}/{in_all}")
+    }
+}
+
+fn status_name(s: i32) -> &'static str {
+    match pb::TournamentStatus::try_from(s) {
+        Ok(pb::TournamentStatus::Scheduled) => "scheduled",
+        Ok(pb::TournamentStatus::Running) => "running",
+        Ok(pb::TournamentStatus::Paused) => "paused",
+        Ok(pb::TournamentStatus::Finished) => "finished",
+        Ok(pb::TournamentStatus::Cancelled) => "cancelled",
+        _ => "unknown",
+    }
+}
+
+fn unix_ms(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+/// UpdateTournament, and what the tournament is after it.
+async fn control(a: IdConn, action: pb::TournamentAction, start_ms: Option<u64>) -> CmdResult {
+    let mut client = a.conn.connect().await?;
+    let r = client
+        .update_tournament(a.conn.request(pb::UpdateTournamentRequest {
+            tournament_id: a.id,
+            action: action as i32,
+            start_ms,
+        }))
+        .await
+        .map_err(SdkError::from)?
+        .into_inner();
+    let t = r.tournament.unwrap_or_default();
+    outln!(
+        "tournament {} `{}`: {}, start {}, {} tables played",
+        t.tournament_id,
+        t.name,
+        status_name(t.status),
+        date(t.start_ms),
+        played(t.finished_tables, t.tables_in_all.max(t.tables), t.tables_abandoned)
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 fn format_name(f: i32) -> &'static str {

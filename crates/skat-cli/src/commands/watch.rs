@@ -31,7 +31,7 @@ pub fn run(args: Args) -> CmdResult {
         };
         let view =
             client.get_table(get).await.map_err(SdkError::from)?.into_inner().table.unwrap_or_default();
-        println!(
+        outln!(
             "table {} ({}), {} deals",
             view.table_id,
             if view.name.is_empty() { "no name" } else { &view.name },

@@ -7,88 +7,173 @@
 //! | rotating a token or disabling an account ends its open lobbies | a leaked token stops working at once; the bot reconnects and is checked again |
 //! | a disabled account cannot open a lobby; its tournament seats still forfeit on time | the plan goes on |
 
+use std::net::IpAddr;
 use std::time::SystemTime;
 
 use skat_league::{AccountId, BotName};
 
+use super::admin::Admin;
+use super::error::shown;
 use super::{CompetitionError, Competitions};
-use crate::secret::{SeatToken, TokenHash, random_u64, same_token};
-use crate::store::accounts::Account;
+use crate::secret::{SeatToken, TokenHash, random_u64};
+use crate::store::accounts::{Account, AccountChange, NameClaim};
 use crate::table::unix_ms;
 
 /// The most tables at once an account's quota may allow.
 pub(crate) const MAX_QUOTA: u32 = 1000;
+/// The most characters of an owner contact.
+pub(crate) const MAX_OWNER_CHARS: usize = 128;
+
+/// What the operator changes of an account (UpdateBot).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct BotChange {
+    /// Disable (true) or enable (false; also brings a removed account back).
+    pub(crate) disabled: Option<bool>,
+    /// Give it a new bot token.
+    pub(crate) rotate: bool,
+    /// A new quota.
+    pub(crate) max_tables: Option<u32>,
+    /// A new name.
+    pub(crate) rename: Option<String>,
+    /// Remove it (disable and hide).
+    pub(crate) remove: bool,
+    /// A new owner contact.
+    pub(crate) owner: Option<String>,
+}
+
+impl BotChange {
+    /// The change in words, for the audit log (never the token).
+    fn describe(&self, before: &Account, new_name: Option<&BotName>) -> String {
+        let mut parts = Vec::new();
+        if let Some(n) = new_name.filter(|n| *n != &before.name) {
+            parts.push(format!("renamed `{}` to `{n}`", before.name));
+        }
+        match self.disabled {
+            Some(true) => parts.push("disabled".to_string()),
+            Some(false) => parts.push("enabled".to_string()),
+            None => {}
+        }
+        if self.remove {
+            parts.push("removed".to_string());
+        }
+        if self.rotate {
+            parts.push("new bot token".to_string());
+        }
+        if let Some(m) = self.max_tables {
+            parts.push(format!("quota {} -> {m}", before.max_tables));
+        }
+        if let Some(o) = &self.owner {
+            parts.push(format!("owner `{}` -> `{o}`", before.owner));
+        }
+        if parts.is_empty() { "nothing".to_string() } else { parts.join(", ") }
+    }
+}
+
+/// An owner contact: at most [`MAX_OWNER_CHARS`] characters, no control or bidi
+/// characters (it is shown to the operator, in a terminal and the page).
+fn check_owner(owner: &str) -> Result<String, CompetitionError> {
+    let bad = owner.chars().find(|c| {
+        c.is_control() || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    });
+    if owner.chars().count() > MAX_OWNER_CHARS || bad.is_some() {
+        return Err(CompetitionError::Owner(MAX_OWNER_CHARS));
+    }
+    Ok(owner.trim().to_string())
+}
 
 impl Competitions {
-    /// Whether `presented` is the admin token.
-    pub(crate) fn check_admin(&self, presented: Option<&str>) -> Result<(), CompetitionError> {
-        match (&self.config.admin_token, presented) {
-            (Some(admin), Some(p)) if same_token(admin, p) => Ok(()),
-            (Some(_), _) => Err(CompetitionError::AdminRequired),
-            (None, _) => Err(CompetitionError::NoAdminToken),
-        }
-    }
-
-    /// Registers an account; returns it and its bot token.
+    /// Registers an account; returns it and its bot token. With the admin token (needed
+    /// under `--registration admin`) the audit log has who registered it, from `peer`.
     pub(crate) async fn register(
         &self,
         name: &str,
         owner: &str,
-        admin: Option<&str>,
+        token: Option<&str>,
+        peer: IpAddr,
     ) -> Result<(Account, SeatToken), CompetitionError> {
         let store = self.store()?;
-        if !self.config.open_registration {
-            self.check_admin(admin)?;
-        }
-        let name = BotName::clean(name)?;
+        let admin = match self.admin(token, peer) {
+            Ok(admin) => Some(admin),
+            Err(e) if !self.config.open_registration => return Err(e),
+            Err(_) => None,
+        };
+        let name = BotName::new(name)?;
+        let owner = check_owner(owner)?;
         let token = SeatToken::generate()?;
+        let now = unix_ms(SystemTime::now());
         let account = Account {
             account_id: AccountId::from_random(random_u64()?),
             name,
-            owner: owner.chars().filter(|c| !c.is_control()).take(128).collect(),
+            owner,
             token_hash: token.hash(),
             disabled: false,
             max_tables: self.config.account_max_tables,
-            created_ms: unix_ms(SystemTime::now()),
+            created_ms: now,
+            removed_ms: 0,
+            last_seen_ms: 0,
         };
-        if !store.create_account(&account).await? {
-            return Err(CompetitionError::AccountExists(account.name.to_string()));
+        if let NameClaim::Taken(existing) = store.create_account(&account).await? {
+            return Err(CompetitionError::AccountExists { name: account.name.to_string(), existing });
         }
-        tracing::info!(account = %account.account_id, name = %account.name, "bot account registered");
+        tracing::info!(account = %account.name, id = %account.account_id, "bot account registered");
+        if let Some(admin) = &admin {
+            self.audit(admin, "register-bot", account.name.as_str(), format!("owner: {}", account.owner))
+                .await;
+        }
         Ok((account, token))
     }
 
-    /// Disables or enables an account, gives it a new token or a new quota (admin only);
-    /// returns the new token when one was made.
+    /// Changes an account as the operator asked (admin only); returns the account after
+    /// the change and its new token when one was made.
     pub(crate) async fn update(
         &self,
         name: &str,
-        disabled: Option<bool>,
-        rotate: bool,
-        max_tables: Option<u32>,
-        admin: Option<&str>,
-    ) -> Result<Option<SeatToken>, CompetitionError> {
+        change: BotChange,
+        admin: &Admin,
+    ) -> Result<(Account, Option<SeatToken>), CompetitionError> {
         let store = self.store()?;
-        self.check_admin(admin)?;
-        if max_tables.is_some_and(|m| !(1..=MAX_QUOTA).contains(&m)) {
+        if change.max_tables.is_some_and(|m| !(1..=MAX_QUOTA).contains(&m)) {
             return Err(CompetitionError::Quota);
         }
-        let token = if rotate { Some(SeatToken::generate()?) } else { None };
+        let owner = change.owner.as_deref().map(check_owner).transpose()?;
+        let new_name = match change.rename.as_deref() {
+            Some(n) if !n.is_empty() => Some(BotName::new(n)?),
+            _ => None,
+        };
+        let account =
+            store.account_by_name(name).await?.ok_or_else(|| CompetitionError::NoSuchAccount(shown(name)))?;
+        let token = if change.rotate { Some(SeatToken::generate()?) } else { None };
         let hash = token.as_ref().map(SeatToken::hash);
-        let account = store.account_by_name(name).await?;
-        if !store.update_account(name, disabled, hash.as_ref(), max_tables).await? {
-            return Err(CompetitionError::NoSuchAccount(name.to_string()));
+        let now = unix_ms(SystemTime::now());
+        if let Some(new_name) = &new_name
+            && new_name != &account.name
+            && let NameClaim::Taken(existing) =
+                store.rename_account(&account.account_id, new_name, now).await?
+        {
+            return Err(CompetitionError::AccountExists { name: new_name.to_string(), existing });
         }
+        let applied = AccountChange {
+            disabled: change.disabled,
+            token_hash: hash.as_ref(),
+            max_tables: change.max_tables,
+            removed_ms: change.remove.then_some(now),
+            owner: owner.as_deref(),
+        };
+        store.update_account(&account, &applied).await?;
         // The open lobbies were opened with the old token or before the account was
         // disabled: they end now (their bots reconnect, and are checked again).
-        if let Some(a) = account
-            && (rotate || disabled == Some(true))
-        {
-            self.lobbies.close_all(&a.account_id);
+        if change.rotate || change.disabled == Some(true) || change.remove {
+            self.lobbies.close_all(&account.account_id);
         }
         self.schedulers.wake();
-        tracing::info!(name, ?disabled, rotated = rotate, ?max_tables, "bot account updated");
-        Ok(token)
+        let after = store
+            .account_by_name(new_name.as_ref().map_or(account.name.as_str(), BotName::as_str))
+            .await?
+            .ok_or_else(|| CompetitionError::NoSuchAccount(shown(name)))?;
+        let detail = change.describe(&account, new_name.as_ref());
+        tracing::info!(account = %after.name, id = %after.account_id, change = %detail, "bot account updated");
+        self.audit(admin, "update-bot", account.name.as_str(), detail).await;
+        Ok((after, token))
     }
 
     /// The account of a bot token.

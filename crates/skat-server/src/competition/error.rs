@@ -30,9 +30,38 @@ pub(crate) enum CompetitionError {
     /// A name that is not allowed.
     #[error("{0}")]
     Name(#[from] NameError),
-    /// The name is taken.
-    #[error("an account named `{0}` exists")]
-    AccountExists(String),
+    /// The name, or a look-alike of it, is (or was) another account's.
+    #[error("{}", if name == existing { format!("an account named `{name}` exists") } else { format!("`{name}` is taken: it looks like `{existing}`, the name of an account (names are unique after case folding and look-alike letters)") })]
+    AccountExists {
+        /// The name asked for.
+        name: String,
+        /// The name it is the same as.
+        existing: String,
+    },
+    /// An owner contact that is too long or holds control characters.
+    #[error("an owner contact has at most {0} characters and no control characters")]
+    Owner(usize),
+    /// The tournament's status does not allow this change.
+    #[error("{what}: the tournament is {status}")]
+    TournamentState {
+        /// What was asked.
+        what: &'static str,
+        /// Its status.
+        status: &'static str,
+    },
+    /// Tournament settings the server cannot honour.
+    #[error("{message}")]
+    InvalidTournament {
+        /// Which setting.
+        field: &'static str,
+        /// The bound it passed, if one.
+        max: Option<u64>,
+        /// Why, in words.
+        message: String,
+    },
+    /// An entrant whose account is disabled or removed.
+    #[error("`{0}` is disabled: enable it first (skat admin enable)")]
+    EntrantDisabled(String),
     /// A quota outside 1 to 1000.
     #[error("an account's quota is 1 to 1000 tables at once")]
     Quota,

@@ -116,6 +116,29 @@ impl Lobbies {
             .is_some_and(|open| open.iter().any(|l| !l.tx.is_closed() && l.casual_seats == seats))
     }
 
+    /// How many lobbies an account has open now.
+    pub(crate) fn count(&self, account: &AccountId) -> usize {
+        lock(&self.open).get(account).map_or(0, |open| open.iter().filter(|l| !l.tx.is_closed()).count())
+    }
+
+    /// Open lobbies per account.
+    pub(crate) fn open_counts(&self) -> HashMap<AccountId, usize> {
+        lock(&self.open)
+            .iter()
+            .map(|(a, open)| (a.clone(), open.iter().filter(|l| !l.tx.is_closed()).count()))
+            .filter(|(_, n)| *n > 0)
+            .collect()
+    }
+
+    /// Tables at which each account holds a seat on this replica.
+    pub(crate) fn seat_counts(&self) -> HashMap<AccountId, usize> {
+        let mut tables: HashMap<AccountId, HashSet<TableId>> = HashMap::new();
+        for (key, a) in lock(&self.seats).iter() {
+            tables.entry(a.account_id.clone()).or_default().insert(key.table.clone());
+        }
+        tables.into_iter().map(|(a, t)| (a, t.len())).collect()
+    }
+
     /// Whether an account has a lobby open now.
     pub(crate) fn is_open(&self, account: &AccountId) -> bool {
         lock(&self.open).get(account).is_some_and(|open| open.iter().any(|l| !l.tx.is_closed()))

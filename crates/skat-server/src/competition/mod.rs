@@ -15,13 +15,17 @@
 //! | fairness | each meeting of entrants plays the same deals in every seat rotation (duplicate) | `skat-league` |
 //! | ratings | after every finished list, Weng-Lin over the list's placements by Seeger-Fabian | [`results`], `skat-league` |
 //! | what callers read | tournaments, standings, bots, the leaderboard as plain structs (the rpc room turns them into protobuf) | [`views`] |
+//! | the operator | the admin token checked once per call ([`admin::Admin`]), every admin action in the audit log, accounts with owner, lobbies and tables now | [`admin`] |
+//! | a tournament's life | cancel, pause, resume, a new start time; settings that cannot be honoured are refused | [`control`], [`scheduler`] |
 //! | why a call is refused | [`CompetitionError`], mapped to the wire once in the rpc room | [`error`] |
 //!
 //! Rows live in the database (`store/accounts.rs`, `store/tournaments.rs`); a server
 //! without one refuses these calls with NO_DATABASE.
 
 pub(crate) mod accounts;
+pub(crate) mod admin;
 pub(crate) mod casual;
+pub(crate) mod control;
 pub(crate) mod error;
 pub(crate) mod lobby;
 pub(crate) mod results;
@@ -114,6 +118,7 @@ impl Competitions {
             self.watch_table(&playing.tournament_id, playing.planned);
         }
         self.follow_leases(store);
+        self.follow_account_gauges();
         Ok(())
     }
 }

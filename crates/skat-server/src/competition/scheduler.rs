@@ -11,17 +11,22 @@
 //! | the tables that wait least for busy entrants go first | no entrant's quota fills while others idle |
 //! | seated tables are marked playing in one transaction, and only then watched | a result is never overwritten |
 //! | no table is seated before the start time | a tournament can be announced before it begins |
+//! | every pass reads the status and start time again (one row) | a pause, a cancellation or a new start takes effect within a tick, on whichever replica schedules |
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-use skat_league::plan::{first_plan, rounds_planned, swiss_round, swiss_rounds};
+use skat_league::plan::{first_plan, rounds_planned, swiss_round, swiss_rounds, tables_in_all};
 use skat_league::{
     AccountId, BotName, Format, PlannedTable, TableStatus, TournamentId, TournamentSpec, TournamentStatus,
 };
+use skat_league::{NameKind, check_name};
 use tokio::sync::Notify;
 
+use super::admin::Admin;
+use super::control::{check_rounds, check_start};
+use super::error::shown;
 use super::{CompetitionError, Competitions, lock};
 use crate::secret::random_u64;
 use crate::store::tournaments::Tournament;
@@ -80,19 +85,25 @@ enum Next {
 
 impl Competitions {
     /// Creates a tournament (entrants by account name) and starts its scheduler; `spec`
-    /// holds every other setting (its `entrants` are filled in here). Returns its id and
-    /// how many tables its first plan has.
+    /// holds every other setting (its `entrants` are filled in here). Returns its id, how
+    /// many tables its first plan has and how many it will have in all.
     pub(crate) async fn create_tournament(
         self: &Arc<Self>,
         name: &str,
         entrant_names: &[String],
         mut spec: TournamentSpec,
-    ) -> Result<(TournamentId, usize), CompetitionError> {
+        admin: &Admin,
+    ) -> Result<(TournamentId, usize, usize), CompetitionError> {
         let store = self.store()?;
+        // No name (an older client): the tournament is called `tournament`.
+        let name = check_name(NameKind::Tournament, if name.is_empty() { "tournament" } else { name })?;
         spec.entrants.clear();
         for n in entrant_names {
             let a =
-                store.account_by_name(n).await?.ok_or_else(|| CompetitionError::UnknownEntrant(n.clone()))?;
+                store.account_by_name(n).await?.ok_or_else(|| CompetitionError::UnknownEntrant(shown(n)))?;
+            if a.disabled || a.removed_ms > 0 {
+                return Err(CompetitionError::EntrantDisabled(a.name.to_string()));
+            }
             if !spec.entrants.contains(&a.account_id) {
                 spec.entrants.push(a.account_id);
             }
@@ -103,12 +114,25 @@ impl Competitions {
         if spec.format == Format::Casual {
             return Err(CompetitionError::CasualNotCreatable);
         }
+        check_start(spec.start_ms)?;
+        check_rounds(&spec)?;
         spec.lists = spec.lists.max(1);
         spec.rounds = match spec.format {
             Format::Swiss => swiss_rounds(spec.entrants.len(), spec.seats, spec.rounds),
             _ => 0,
         };
-        self.start_tournament(name.to_string(), spec).await
+        let in_all = tables_in_all(&spec);
+        let detail = format!(
+            "`{name}`: {:?}, {} entrants, {} seats, {} rounds, {in_all} tables, start {}",
+            spec.format,
+            spec.entrants.len(),
+            spec.seats,
+            spec.rounds,
+            spec.start_ms
+        );
+        let (id, first) = self.start_tournament(name, spec).await?;
+        self.audit(admin, "create-tournament", id.as_str(), detail).await;
+        Ok((id, first, in_all))
     }
 
     /// Stores a tournament with its first plan, takes its lease and starts its scheduler.
@@ -124,7 +148,7 @@ impl Competitions {
         let t = Tournament {
             tournament_id: id.clone(),
             owner: self.journal.owner().to_string(),
-            name: name.chars().take(128).collect(),
+            name,
             spec,
             status: TournamentStatus::Running,
             created_ms: now,
@@ -214,6 +238,21 @@ impl Competitions {
             pass.cached = Some(loaded);
         }
         let Some((t, plan)) = pass.cached.as_mut() else { return Ok(Next::Again { wait: false }) };
+        // What the operator may have changed: cancelled, paused, a new start time.
+        match store.tournament_state(id).await? {
+            None => return Ok(Next::Stop),
+            Some((status, _)) if status.is_over() => {
+                tracing::info!(tournament = %id, %status, "the tournament is over; its scheduler stops");
+                return Ok(Next::Stop);
+            }
+            Some((status, start_ms)) => {
+                t.status = status;
+                t.spec.start_ms = start_ms;
+            }
+        }
+        if t.status == TournamentStatus::Paused {
+            return Ok(Next::Again { wait: true });
+        }
         if !pass.announced {
             pass.announced = true;
             tracing::info!(tournament = %id, replica = %me, "scheduling");

@@ -121,6 +121,17 @@ impl Competitions {
         let store = self.store()?;
         let limit = if limit == 0 { 50 } else { limit.min(500) };
         let rows = store.list_tournaments(u64::from(offset), u64::from(limit), include_casual).await?;
+        self.listings(rows).await
+    }
+
+    /// One tournament row as listed, with its entrants' names.
+    pub(crate) async fn listing_of(&self, row: TournamentRow) -> Result<TournamentListing, CompetitionError> {
+        let mut one = self.listings(vec![row]).await?;
+        one.pop().ok_or(CompetitionError::NoDatabase)
+    }
+
+    /// Rows with their entrants' names (one query for all).
+    async fn listings(&self, rows: Vec<TournamentRow>) -> Result<Vec<TournamentListing>, CompetitionError> {
         let everyone: Vec<AccountId> =
             rows.iter().flat_map(|r| r.tournament.spec.entrants.iter().cloned()).collect();
         let names = self.names(&everyone).await?;
@@ -138,6 +149,10 @@ impl Competitions {
         let store = self.store()?;
         let account =
             store.account_by_name(name).await?.ok_or_else(|| CompetitionError::BotNotFound(shown(name)))?;
+        // A removed account is hidden from the public (the operator still lists it).
+        if account.removed_ms > 0 {
+            return Err(CompetitionError::BotNotFound(shown(name)));
+        }
         let rating = store.rating_of(&account.account_id).await?;
         let mut history = store.rating_history(&account.account_id).await?;
         if history.len() > HISTORY {

@@ -1,5 +1,6 @@
 //! The competition RPCs: RegisterBot, UpdateBot, Lobby, CreateTournament,
-//! GetTournament, ListTournaments, GetLeaderboard, GetBot. Each converts the request,
+//! GetTournament, ListTournaments, GetLeaderboard, GetBot, and the operator's
+//! UpdateTournament, ListBots and ListAuditLog (admin token, checked by [`admin_of`]). Each converts the request,
 //! calls the competition room, and shows its answer with [`super::project`].
 
 use std::pin::Pin;
@@ -11,9 +12,13 @@ use tokio_stream::Stream;
 use tonic::{Code, Request, Status};
 
 use super::access::{Access, bearer};
+use super::limits::client_of;
 use super::project;
 use super::refusal::Refusal;
 use super::service::SkatServer;
+use crate::competition::accounts::BotChange;
+use crate::competition::admin::Admin;
+use crate::competition::control::TournamentAction;
 use crate::secret::random_u64;
 use crate::table::settings;
 
@@ -25,9 +30,10 @@ pub(crate) async fn register_bot(
     s: &SkatServer,
     request: Request<pb::RegisterBotRequest>,
 ) -> Result<pb::RegisterBotResponse, Status> {
-    let admin = bearer(request.metadata())?;
+    let token = bearer(request.metadata())?;
     let r = request.get_ref();
-    let (account, token) = s.competitions.register(&r.name, &r.owner, admin.as_deref()).await?;
+    let (account, token) =
+        s.competitions.register(&r.name, &r.owner, token.as_deref(), client_of(&request)).await?;
     Ok(pb::RegisterBotResponse {
         account_id: account.account_id.to_string(),
         name: account.name.to_string(),
@@ -35,16 +41,87 @@ pub(crate) async fn register_bot(
     })
 }
 
-/// UpdateBot (admin): disable or enable, rotate the token, change the quota.
+/// The admin of a request: its bearer token checked against the admin token, with the
+/// client's address for the audit log.
+fn admin_of<T>(s: &SkatServer, request: &Request<T>) -> Result<Admin, Status> {
+    let token = bearer(request.metadata())?;
+    Ok(s.competitions.admin(token.as_deref(), client_of(request))?)
+}
+
+/// UpdateBot (admin): disable or enable, remove, rename, rotate the token, change the
+/// quota or the owner contact.
 pub(crate) async fn update_bot(
     s: &SkatServer,
     request: Request<pb::UpdateBotRequest>,
 ) -> Result<pb::UpdateBotResponse, Status> {
-    let admin = bearer(request.metadata())?;
+    let admin = admin_of(s, &request)?;
+    let r = request.into_inner();
+    let change = BotChange {
+        disabled: r.disabled,
+        rotate: r.rotate_token,
+        max_tables: r.max_tables,
+        rename: Some(r.rename).filter(|n| !n.is_empty()),
+        remove: r.remove,
+        owner: r.owner,
+    };
+    let (account, token) = s.competitions.update(&r.name, change, &admin).await?;
+    let view = s.competitions.operator_view(account).await?;
+    Ok(pb::UpdateBotResponse {
+        bot_token: token.map(|t| t.reveal().to_string()).unwrap_or_default(),
+        bot: Some(project::bot_account(view)),
+    })
+}
+
+/// ListBots (admin): accounts as the operator sees them.
+pub(crate) async fn list_bots(
+    s: &SkatServer,
+    request: Request<pb::ListBotsRequest>,
+) -> Result<pb::ListBotsResponse, Status> {
+    let admin = admin_of(s, &request)?;
     let r = request.get_ref();
-    let token =
-        s.competitions.update(&r.name, r.disabled, r.rotate_token, r.max_tables, admin.as_deref()).await?;
-    Ok(pb::UpdateBotResponse { bot_token: token.map(|t| t.reveal().to_string()).unwrap_or_default() })
+    let bots = s
+        .competitions
+        .list_bots(&admin, &r.query, r.include_removed, r.online_only, (r.offset, r.page_size))
+        .await?;
+    Ok(pb::ListBotsResponse { bots: bots.into_iter().map(project::bot_account).collect() })
+}
+
+/// ListAuditLog (admin): what was done with the admin token, newest first.
+pub(crate) async fn list_audit_log(
+    s: &SkatServer,
+    request: Request<pb::ListAuditLogRequest>,
+) -> Result<pb::ListAuditLogResponse, Status> {
+    let admin = admin_of(s, &request)?;
+    let r = request.get_ref();
+    let entries = s.competitions.audit_log(&admin, &r.target, r.offset, r.page_size).await?;
+    Ok(pb::ListAuditLogResponse { entries: entries.into_iter().map(project::audit_entry).collect() })
+}
+
+/// UpdateTournament (admin): cancel, pause, resume, move the start.
+pub(crate) async fn update_tournament(
+    s: &SkatServer,
+    request: Request<pb::UpdateTournamentRequest>,
+) -> Result<pb::UpdateTournamentResponse, Status> {
+    let admin = admin_of(s, &request)?;
+    let r = request.get_ref();
+    let action = match pb::TournamentAction::try_from(r.action) {
+        Ok(pb::TournamentAction::Unspecified) => None,
+        Ok(pb::TournamentAction::Cancel) => Some(TournamentAction::Cancel),
+        Ok(pb::TournamentAction::Pause) => Some(TournamentAction::Pause),
+        Ok(pb::TournamentAction::Resume) => Some(TournamentAction::Resume),
+        Err(_) => {
+            return Err(Refusal::new(
+                Code::InvalidArgument,
+                R::InvalidTournament,
+                "action is CANCEL, PAUSE or RESUME",
+            )
+            .with("field", "action")
+            .into());
+        }
+    };
+    let row = s.competitions.update_tournament(&r.tournament_id, action, r.start_ms, &admin).await?;
+    let listing = s.competitions.listing_of(row).await?;
+    Ok(pb::UpdateTournamentResponse { tournament: Some(project::tournament_summary(listing)) })
 }
 
 /// Lobby: the account's seats, now and as they are handed out, until the client goes or
@@ -56,13 +133,16 @@ pub(crate) async fn lobby(s: &SkatServer, request: Request<pb::LobbyRequest>) ->
     // connection's limits.
     let permit = s.open_stream(&request)?;
     let account = s.competitions.authenticate(token.as_deref()).await?;
-    tracing::info!(account = %account.account_id, "lobby opened");
     let r = request.get_ref();
     let mut seats = s.competitions.open_lobby(&account, r.max_tables, r.casual_seats).await?;
+    tracing::info!(account = %account.name, id = %account.account_id, "lobby opened");
     let (tx, rx) = tokio::sync::mpsc::channel(16);
     let mut shutdown = s.shutdown.clone();
+    let seen = s.competitions.seen(&account);
     tokio::spawn(async move {
         let _permit = permit;
+        // Notes when the lobby closed (last seen), however the task ends.
+        let _seen = seen;
         loop {
             tokio::select! {
                 seat = seats.recv() => {
@@ -89,8 +169,7 @@ pub(crate) async fn create_tournament(
     s: &SkatServer,
     request: Request<pb::CreateTournamentRequest>,
 ) -> Result<pb::CreateTournamentResponse, Status> {
-    let admin = bearer(request.metadata())?;
-    s.competitions.check_admin(admin.as_deref())?;
+    let admin = admin_of(s, &request)?;
     let r = request.get_ref();
     let seats = settings::seats(r.seats)?;
     let deals = settings::deals(r.deals, &s.config)?;
@@ -125,8 +204,12 @@ pub(crate) async fn create_tournament(
         rounds: r.rounds,
         start_ms: r.start_ms,
     };
-    let (id, tables) = s.competitions.create_tournament(&r.name, &r.entrants, spec).await?;
-    Ok(pb::CreateTournamentResponse { tournament_id: id.to_string(), tables: tables as u32 })
+    let (id, tables, in_all) = s.competitions.create_tournament(&r.name, &r.entrants, spec, &admin).await?;
+    Ok(pb::CreateTournamentResponse {
+        tournament_id: id.to_string(),
+        tables: tables as u32,
+        tables_in_all: in_all as u32,
+    })
 }
 
 /// GetTournament: the plan, standings and meetings.

@@ -5,20 +5,23 @@
 //! are the domain, this module is their projection onto the wire, through
 //! [`skat_proto::convert`].
 
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 use skat_engine::LegalActions;
 use skat_engine::matches::Seat;
 use skat_engine::seat_view::DealFrame;
-use skat_league::Format;
+use skat_league::plan::tables_in_all;
+use skat_league::{Format, TableStatus, TournamentStatus};
 use skat_proto::convert;
 use skat_proto::pb;
 
 use crate::competition::SeatOffer;
+use crate::competition::admin::OperatorView;
 use crate::competition::views::{BotDetails, TournamentDetails, TournamentListing};
 use crate::store::accounts::RatedAccount;
+use crate::store::audit::AuditEntry;
 use crate::store::{RowStatus, TableRow};
-use crate::table::{Status, Table, TableEvent};
+use crate::table::{Status, Table, TableEvent, unix_ms};
 
 /// Waiting, playing or finished.
 pub(crate) fn status(table: &Table) -> pb::TableStatus {
@@ -194,7 +197,11 @@ pub(crate) fn tournament(d: TournamentDetails) -> pb::Tournament {
         finished_ms: t.finished_ms,
         tournament_id: t.tournament_id.to_string(),
         name: t.name,
-        finished: t.status == skat_league::TournamentStatus::Finished,
+        finished: t.status.is_over(),
+        status: tournament_status(t.status, t.spec.start_ms) as i32,
+        tables_in_all: tables_in_all_of(&t.spec, &plan),
+        tables_finished: plan.iter().filter(|p| p.status == TableStatus::Finished).count() as u32,
+        tables_abandoned: plan.iter().filter(|p| p.status == TableStatus::Abandoned).count() as u32,
         tables: plan
             .iter()
             .map(|p| pb::TournamentTable {
@@ -226,11 +233,69 @@ pub(crate) fn tournament_summary(l: TournamentListing) -> pb::TournamentSummary 
         tournament_id: t.tournament_id.to_string(),
         name: t.name,
         format: format(t.spec.format) as i32,
-        finished: t.status == skat_league::TournamentStatus::Finished,
+        finished: t.status.is_over(),
+        status: tournament_status(t.status, t.spec.start_ms) as i32,
+        start_ms: t.spec.start_ms.max(t.created_ms),
+        tables_in_all: (tables_in_all(&t.spec) as u32).max(l.row.tables as u32),
+        tables_abandoned: l.row.abandoned as u32,
         entrants: l.entrants,
         tables: l.row.tables as u32,
         finished_tables: l.row.finished as u32,
         created_ms: t.created_ms,
+    }
+}
+
+/// A tournament's status on the wire: a running one before its start is scheduled.
+fn tournament_status(status: TournamentStatus, start_ms: u64) -> pb::TournamentStatus {
+    use pb::TournamentStatus as S;
+    match status {
+        TournamentStatus::Running if start_ms > unix_ms(SystemTime::now()) => S::Scheduled,
+        TournamentStatus::Running => S::Running,
+        TournamentStatus::Paused => S::Paused,
+        TournamentStatus::Finished => S::Finished,
+        TournamentStatus::Cancelled => S::Cancelled,
+    }
+}
+
+/// Tables a tournament has in all: every Swiss round (planned or not), or the plan.
+fn tables_in_all_of(spec: &skat_league::TournamentSpec, plan: &[skat_league::PlannedTable]) -> u32 {
+    (tables_in_all(spec) as u32).max(plan.len() as u32)
+}
+
+/// An account as the operator sees it.
+pub(crate) fn bot_account(v: OperatorView) -> pb::BotAccount {
+    let a = v.listed.account;
+    let name = a.name.to_string();
+    pb::BotAccount {
+        account_id: a.account_id.to_string(),
+        owner: a.owner,
+        created_ms: a.created_ms,
+        disabled: a.disabled,
+        removed: a.removed_ms > 0,
+        lobbies: v.lobbies,
+        tables_now: v.tables_now,
+        rating: v.listed.rating.map(|r| pb::LeaderboardEntry {
+            name: name.clone(),
+            rating: r.rating,
+            uncertainty: r.uncertainty,
+            lists: r.lists as u32,
+        }),
+        last_seen_ms: a.last_seen_ms,
+        max_tables: a.max_tables,
+        former_names: v.listed.former_names,
+        name,
+    }
+}
+
+/// An audit log entry.
+pub(crate) fn audit_entry(e: AuditEntry) -> pb::AuditEntry {
+    pb::AuditEntry {
+        at_ms: e.at_ms,
+        actor: e.actor,
+        peer: e.peer,
+        action: e.action,
+        target: e.target,
+        detail: e.detail,
     }
 }
 

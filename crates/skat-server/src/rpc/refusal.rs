@@ -15,6 +15,8 @@ use skat_proto::pb::{self, ErrorReason as R};
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 
+use skat_league::NameError;
+
 use crate::competition::CompetitionError;
 use crate::secret::NoRandomness;
 use crate::store::StoreError;
@@ -141,6 +143,14 @@ impl From<SlotError> for Refusal {
     }
 }
 
+impl From<NameError> for Refusal {
+    fn from(e: NameError) -> Refusal {
+        Refusal::new(Code::InvalidArgument, R::InvalidName, e.to_string())
+            .with("field", e.kind.field())
+            .with("rule", e.rule.as_str())
+    }
+}
+
 impl From<NoRandomness> for Refusal {
     fn from(_: NoRandomness) -> Refusal {
         Refusal::new(Code::Internal, R::Internal, "no randomness available")
@@ -169,10 +179,34 @@ impl From<CompetitionError> for Refusal {
             E::AdminRequired | E::NoAdminToken => {
                 Refusal::new(Code::PermissionDenied, R::AdminRequired, message)
             }
-            E::Name(_) | E::Quota | E::CasualSeats(_) | E::TooFewEntrants(_) | E::CasualNotCreatable => {
+            E::Name(e) => e.into(),
+            E::Owner(max) => Refusal::new(Code::InvalidArgument, R::InvalidName, message)
+                .with("field", "owner")
+                .with("rule", "length")
+                .with("max", max),
+            E::Quota | E::CasualSeats(_) | E::CasualNotCreatable => {
                 Refusal::new(Code::InvalidArgument, R::InvalidSettings, message)
             }
-            E::AccountExists(_) => Refusal::new(Code::AlreadyExists, R::AccountExists, message),
+            E::TooFewEntrants(seats) => Refusal::new(Code::InvalidArgument, R::InvalidTournament, message)
+                .with("field", "entrants")
+                .with("min", seats),
+            E::AccountExists { existing, .. } => {
+                Refusal::new(Code::AlreadyExists, R::AccountExists, message).with("existing", existing)
+            }
+            E::TournamentState { status, .. } => {
+                Refusal::new(Code::FailedPrecondition, R::TournamentState, message).with("status", status)
+            }
+            E::InvalidTournament { field, max, .. } => {
+                let r =
+                    Refusal::new(Code::InvalidArgument, R::InvalidTournament, message).with("field", field);
+                match max {
+                    Some(max) => r.with("max", max),
+                    None => r,
+                }
+            }
+            E::EntrantDisabled(name) => {
+                Refusal::new(Code::FailedPrecondition, R::EntrantDisabled, message).with("entrant", name)
+            }
             E::NoSuchAccount(name) => {
                 Refusal::new(Code::NotFound, R::UnknownEntrant, message).with("entrant", name)
             }

@@ -231,4 +231,16 @@ impl SkatService for SkatServer {
     async fn get_bot(&self, r: Request<pb::GetBotRequest>) -> Answer<pb::GetBotResponse> {
         competitions::get_bot(self, r).await.map(Response::new)
     }
+    async fn update_tournament(
+        &self,
+        r: Request<pb::UpdateTournamentRequest>,
+    ) -> Answer<pb::UpdateTournamentResponse> {
+        competitions::update_tournament(self, r).await.map(Response::new)
+    }
+    async fn list_bots(&self, r: Request<pb::ListBotsRequest>) -> Answer<pb::ListBotsResponse> {
+        competitions::list_bots(self, r).await.map(Response::new)
+    }
+    async fn list_audit_log(&self, r: Request<pb::ListAuditLogRequest>) -> Answer<pb::ListAuditLogResponse> {
+        competitions::list_audit_log(self, r).await.map(Response::new)
+    }
 }

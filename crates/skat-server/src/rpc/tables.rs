@@ -7,11 +7,14 @@
 //! | a seat token is resolved to its seat under the table's lock | the seat cannot change hands between the check and its use |
 //! | GetTable shows only what is durable ([`crate::table::TableHandle::settled`]) | nobody sees a change a crash could take back |
 //! | records: only deals whose end is published | the cards of a deal are public only once its end is durable |
+//! | table and player names follow the name policy (`skat_league::names`), refused rather than cleaned | what a table shows is what was asked for |
+//! | the admin token passes wherever the create token does, and its tables are in the audit log | the operator makes hand-made tables on a closed server |
 
 use std::time::{Instant, SystemTime};
 
 use skat_engine::MatchConfig;
 use skat_engine::matches::Seat;
+use skat_league::{NameKind, check_name};
 use skat_proto::pb;
 use skat_proto::pb::ErrorReason as R;
 use tonic::{Code, Request, Status};
@@ -23,6 +26,7 @@ use super::refusal::Refusal;
 use super::service::{SkatServer, record_table};
 use crate::secret::{SeatToken, random_u64, same_token};
 use crate::store::{Cursor, ListFilter};
+use crate::table::records::RecordContext;
 use crate::table::settings::{self, deals_or_standard};
 use crate::table::{Table, TableConfig, TableError, TableId};
 
@@ -30,11 +34,12 @@ use crate::table::{Table, TableConfig, TableError, TableId};
 pub(crate) const MAX_PAGE: usize = 1000;
 const DEFAULT_PAGE: usize = 100;
 
-/// CreateTable needs the create token when the server has one.
+/// CreateTable needs the create token (or the admin token) when the server has one.
 fn check_create_token(s: &SkatServer, metadata: &tonic::metadata::MetadataMap) -> Result<(), Status> {
     let Some(required) = &s.config.create_token else { return Ok(()) };
     match bearer(metadata)? {
         Some(t) if same_token(&t, required) => Ok(()),
+        Some(t) if s.config.admin_token.as_deref().is_some_and(|a| same_token(&t, a)) => Ok(()),
         Some(_) => Err(Refusal::new(
             Code::PermissionDenied,
             R::WrongServerToken,
@@ -59,6 +64,7 @@ pub(crate) async fn create(
     s.admit(request.metadata(), Access::Play).await?;
     check_create_token(s, request.metadata())?;
     let req = request.get_ref();
+    let name = optional_name(NameKind::Table, &req.name)?;
     let seats = settings::seats(req.seats)?;
     let deals = settings::deals(deals_or_standard(seats, req.deals), &s.config)?;
     let seed = match req.seed {
@@ -69,7 +75,7 @@ pub(crate) async fn create(
         settings::time_control(req.time_control.map(|t| (t.action_ms, t.deal_ms)), &s.config)?;
     let join_code = if req.private || s.config.private_tables { Some(SeatToken::generate()?) } else { None };
     let config = TableConfig {
-        name: req.name.chars().take(128).collect(),
+        name,
         game: MatchConfig { seats, deals, seed },
         action_ms,
         deal_ms,
@@ -109,6 +115,11 @@ pub(crate) async fn create(
     }
     s.metrics.tables.set(s.tables.len() as i64);
     tracing::info!(table = %id, seats, deals, private = join_code.is_some(), "table created");
+    // A table made with the admin token is an admin action: the audit log has it.
+    if let Ok(admin) = s.competitions.admin(bearer(request.metadata())?.as_deref(), ip) {
+        let detail = format!("{seats} seats, {deals} deals, private: {}", join_code.is_some());
+        s.competitions.audit(&admin, "create-table", &id.to_string(), detail).await;
+    }
     Ok(pb::CreateTableResponse {
         table_id: id.to_string(),
         seed,
@@ -116,6 +127,15 @@ pub(crate) async fn create(
         owner_address: s.config.node_id.as_deref().and_then(|n| s.config.peer_address(n)).unwrap_or_default(),
         join_code: join_code.as_ref().map(|c| c.reveal().to_string()).unwrap_or_default(),
     })
+}
+
+/// A name under the name policy (`skat_league::names`), or empty (a table without a
+/// name; a player named after its seat).
+fn optional_name(kind: NameKind, name: &str) -> Result<String, Status> {
+    if name.is_empty() {
+        return Ok(String::new());
+    }
+    check_name(kind, name).map_err(|e| Refusal::from(e).status())
 }
 
 /// `created_ms.table_id` of the last table of a page.
@@ -167,6 +187,7 @@ pub(crate) async fn join(
     s.admit(request.metadata(), Access::Play).await?;
     let req = request.get_ref();
     record_table(&req.table_id);
+    let name = optional_name(NameKind::Player, &req.name)?;
     let handle = s.table(&req.table_id)?;
     let seat = match req.seat {
         Some(n) => Some(Seat::try_from(n).map_err(|_| {
@@ -178,7 +199,7 @@ pub(crate) async fn join(
     let (seat, view) = handle
         .mutate(&s.journal, &s.metrics, |t| -> Result<_, TableError> {
             let now = Instant::now();
-            let seat = t.join(&req.name, seat, &req.join_code, token.hash(), now)?;
+            let seat = t.join(&name, seat, &req.join_code, token.hash(), now)?;
             Ok((seat, project::table_view(t, Some(seat), now)))
         })
         .await??;
@@ -239,6 +260,12 @@ pub(crate) async fn records(
             .into());
         }
     };
-    let records = handle.lock().records_until(handle.published(), json, &s.config.server_name);
+    // A JSON record names its tournament (one indexed lookup; none without a database).
+    let tournament_id = match (json, s.journal.store()) {
+        (true, Some(store)) => store.tournament_of_table(&r.table_id).await?.map(|t| t.to_string()),
+        _ => None,
+    };
+    let context = RecordContext { server: s.config.server_name.clone(), tournament_id };
+    let records = handle.lock().records_until(handle.published(), json, &context);
     Ok(pb::GetRecordsResponse { records })
 }

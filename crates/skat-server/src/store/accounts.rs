@@ -29,6 +29,45 @@ pub(crate) struct Account {
     pub(crate) max_tables: u32,
     /// Unix milliseconds.
     pub(crate) created_ms: u64,
+    /// Unix milliseconds it was removed (hidden from the public); 0: not removed.
+    pub(crate) removed_ms: u64,
+    /// Unix milliseconds a lobby of it last opened or closed; 0: never.
+    pub(crate) last_seen_ms: u64,
+}
+
+/// What creating an account or renaming one found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum NameClaim {
+    /// The name is the account's now.
+    Claimed,
+    /// An account has (or had) this name or a look-alike of it: here it is as stored.
+    Taken(String),
+}
+
+/// What the operator changes of an account (absent: unchanged).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct AccountChange<'a> {
+    /// Disabled or enabled (enabling also brings a removed account back).
+    pub(crate) disabled: Option<bool>,
+    /// A new bot token's hash.
+    pub(crate) token_hash: Option<&'a TokenHash>,
+    /// A new quota.
+    pub(crate) max_tables: Option<u32>,
+    /// Removed now (disabled and hidden), at this time.
+    pub(crate) removed_ms: Option<u64>,
+    /// A new owner contact.
+    pub(crate) owner: Option<&'a str>,
+}
+
+/// An account as the operator lists it.
+#[derive(Debug, Clone)]
+pub(crate) struct ListedAccount {
+    /// The account.
+    pub(crate) account: Account,
+    /// Its rating, once rated.
+    pub(crate) rating: Option<Rating>,
+    /// Its former names, oldest first.
+    pub(crate) former_names: Vec<String>,
 }
 
 /// A leaderboard row: an account's name and rating.
@@ -64,6 +103,8 @@ fn account_from(r: &AnyRow) -> Result<Account, sqlx::Error> {
         disabled: r.try_get::<i64, _>("disabled")? != 0,
         max_tables: u32::try_from(r.try_get::<i64, _>("max_tables")?).unwrap_or(1),
         created_ms: to_u64(r.try_get("created_ms")?),
+        removed_ms: to_u64(r.try_get("removed_ms")?),
+        last_seen_ms: to_u64(r.try_get("last_seen_ms")?),
     })
 }
 
@@ -75,7 +116,8 @@ pub(super) fn rating_from(r: &AnyRow) -> Result<Rating, sqlx::Error> {
     })
 }
 
-const ACCOUNT_COLUMNS: &str = "account_id, name, owner, token_hash, disabled, max_tables, created_ms";
+const ACCOUNT_COLUMNS: &str =
+    "account_id, name, owner, token_hash, disabled, max_tables, created_ms, removed_ms, last_seen_ms";
 
 /// Placeholders `$first,...` for `n` values.
 pub(super) fn placeholders(first: usize, n: usize) -> String {
@@ -83,13 +125,36 @@ pub(super) fn placeholders(first: usize, n: usize) -> String {
 }
 
 impl Store {
-    /// Adds an account; false when the name is taken.
-    pub(crate) async fn create_account(&self, a: &Account) -> Result<bool, StoreError> {
-        if self.account_by_name(a.name.as_str()).await?.is_some() {
-            return Ok(false);
+    /// Adds an account with its name's key, in one transaction; `Taken` when an account
+    /// has or had this name or a look-alike. Each transaction here writes first: SQLite
+    /// then takes its write lock (waiting its busy timeout) before it reads, instead of
+    /// failing to upgrade a read snapshot another connection's commit made stale.
+    pub(crate) async fn create_account(&self, a: &Account) -> Result<NameClaim, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let claimed = sqlx::query(
+            "INSERT INTO skat_account_names (name_key, account_id, name, since_ms, until_ms) VALUES ($1,$2,$3,$4,0) \
+             ON CONFLICT (name_key) DO NOTHING",
+        )
+        .bind(a.name.key())
+        .bind(a.account_id.as_str())
+        .bind(a.name.as_str())
+        .bind(to_i64(a.created_ms))
+        .execute(&mut *tx)
+        .await?;
+        if claimed.rows_affected() == 0 {
+            let holder = Store::name_holder(&mut tx, &a.name.key()).await?;
+            return Ok(NameClaim::Taken(holder.map_or_else(|| a.name.to_string(), |h| h.1)));
         }
-        let done = sqlx::query(&format!(
-            "INSERT INTO skat_accounts ({ACCOUNT_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7) ON CONFLICT (name) DO NOTHING"
+        // An account from before names had keys may hold the very name.
+        let taken = sqlx::query("SELECT name FROM skat_accounts WHERE name = $1")
+            .bind(a.name.as_str())
+            .fetch_optional(&mut *tx)
+            .await?;
+        if let Some(row) = taken {
+            return Ok(NameClaim::Taken(row.try_get("name")?));
+        }
+        sqlx::query(&format!(
+            "INSERT INTO skat_accounts ({ACCOUNT_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)"
         ))
         .bind(a.account_id.as_str())
         .bind(a.name.as_str())
@@ -98,9 +163,173 @@ impl Store {
         .bind(i64::from(a.disabled))
         .bind(i64::from(a.max_tables))
         .bind(to_i64(a.created_ms))
-        .execute(&self.pool)
+        .bind(to_i64(a.removed_ms))
+        .bind(to_i64(a.last_seen_ms))
+        .execute(&mut *tx)
         .await?;
-        Ok(done.rows_affected() == 1)
+        tx.commit().await?;
+        Ok(NameClaim::Claimed)
+    }
+
+    /// Who holds a name key: (account id, the name as stored).
+    async fn name_holder(
+        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+        key: &str,
+    ) -> Result<Option<(String, String)>, StoreError> {
+        let row = sqlx::query("SELECT account_id, name FROM skat_account_names WHERE name_key = $1")
+            .bind(key)
+            .fetch_optional(&mut **tx)
+            .await?;
+        Ok(row.map(|r| Ok::<_, sqlx::Error>((r.try_get("account_id")?, r.try_get("name")?))).transpose()?)
+    }
+
+    async fn insert_name(
+        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+        account: &AccountId,
+        name: &BotName,
+        since_ms: u64,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO skat_account_names (name_key, account_id, name, since_ms, until_ms) VALUES ($1,$2,$3,$4,0)",
+        )
+        .bind(name.key())
+        .bind(account.as_str())
+        .bind(name.as_str())
+        .bind(to_i64(since_ms))
+        .execute(&mut **tx)
+        .await?;
+        Ok(())
+    }
+
+    /// Gives an account a new name, keeping the old one reserved for it (a former name);
+    /// `Taken` when another account has or had the new name or a look-alike.
+    pub(crate) async fn rename_account(
+        &self,
+        account: &AccountId,
+        name: &BotName,
+        at_ms: u64,
+    ) -> Result<NameClaim, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        // The write first (see create_account): the current name becomes a former one.
+        sqlx::query("UPDATE skat_account_names SET until_ms = $1 WHERE account_id = $2 AND until_ms = 0")
+            .bind(to_i64(at_ms))
+            .bind(account.as_str())
+            .execute(&mut *tx)
+            .await?;
+        match Store::name_holder(&mut tx, &name.key()).await? {
+            Some((holder, stored)) if holder != account.as_str() => return Ok(NameClaim::Taken(stored)),
+            Some(_) => {
+                // Its own name or a former one (a change of case, or back to an old name).
+                sqlx::query("UPDATE skat_account_names SET name = $1, until_ms = 0 WHERE name_key = $2")
+                    .bind(name.as_str())
+                    .bind(name.key())
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            None => Store::insert_name(&mut tx, account, name, at_ms).await?,
+        }
+        sqlx::query("UPDATE skat_accounts SET name = $1 WHERE account_id = $2")
+            .bind(name.as_str())
+            .bind(account.as_str())
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(NameClaim::Claimed)
+    }
+
+    /// Writes the name rows of accounts made before names had keys (the key is computed
+    /// here, not in SQL). Two old accounts whose names are one by key keep their names;
+    /// the later one's is not reserved, and the operator is told.
+    pub(super) async fn reserve_names(&self) -> Result<(), StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {ACCOUNT_COLUMNS} FROM skat_accounts a WHERE NOT EXISTS \
+             (SELECT 1 FROM skat_account_names n WHERE n.account_id = a.account_id) ORDER BY created_ms"
+        ))
+        .fetch_all(&self.pool)
+        .await?;
+        for row in &rows {
+            let a = account_from(row)?;
+            // ON CONFLICT: replicas starting together may both write the row.
+            let written = sqlx::query(
+                "INSERT INTO skat_account_names (name_key, account_id, name, since_ms, until_ms) \
+                 VALUES ($1,$2,$3,$4,0) ON CONFLICT (name_key) DO NOTHING",
+            )
+            .bind(a.name.key())
+            .bind(a.account_id.as_str())
+            .bind(a.name.as_str())
+            .bind(to_i64(a.created_ms))
+            .execute(&self.pool)
+            .await?;
+            if written.rows_affected() == 0 {
+                let holder =
+                    sqlx::query("SELECT account_id, name FROM skat_account_names WHERE name_key = $1")
+                        .bind(a.name.key())
+                        .fetch_optional(&self.pool)
+                        .await?;
+                if let Some(h) = holder
+                    && h.try_get::<String, _>("account_id")? != a.account_id.as_str()
+                {
+                    let like: String = h.try_get("name")?;
+                    tracing::warn!(account = %a.account_id, name = %a.name, like = %like,
+                        "an older account's name looks like another's; rename one (skat admin rename)");
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Marks that a lobby of this account opened or closed now.
+    pub(crate) async fn touch_account(&self, account: &AccountId, at_ms: u64) -> Result<(), StoreError> {
+        sqlx::query("UPDATE skat_accounts SET last_seen_ms = $1 WHERE account_id = $2")
+            .bind(to_i64(at_ms))
+            .bind(account.as_str())
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Accounts whose name or owner contains `query` (case-insensitive), by name.
+    pub(crate) async fn list_accounts(
+        &self,
+        query: &str,
+        include_removed: bool,
+        offset: u64,
+        limit: u64,
+    ) -> Result<Vec<ListedAccount>, StoreError> {
+        // LIKE's wildcards in the query are matched as themselves.
+        let escaped: String = query
+            .to_lowercase()
+            .chars()
+            .flat_map(|c| if matches!(c, '%' | '_' | '\\') { vec!['\\', c] } else { vec![c] })
+            .collect();
+        let pattern = format!("%{escaped}%");
+        let sql = format!(
+            "SELECT {ACCOUNT_COLUMNS} FROM skat_accounts WHERE (LOWER(name) LIKE $1 ESCAPE '\\' OR LOWER(owner) LIKE $1 ESCAPE '\\') \
+             AND (removed_ms = 0 OR $2 = 1) ORDER BY name LIMIT $3 OFFSET $4"
+        );
+        let rows = sqlx::query(&sql)
+            .bind(pattern)
+            .bind(i64::from(include_removed))
+            .bind(to_i64(limit))
+            .bind(to_i64(offset))
+            .fetch_all(&self.pool)
+            .await?;
+        let mut out = Vec::new();
+        for row in &rows {
+            let account = account_from(row)?;
+            let former = sqlx::query(
+                "SELECT name FROM skat_account_names WHERE account_id = $1 AND until_ms > 0 ORDER BY since_ms",
+            )
+            .bind(account.account_id.as_str())
+            .fetch_all(&self.pool)
+            .await?
+            .iter()
+            .map(|r| r.try_get::<String, _>("name"))
+            .collect::<Result<_, _>>()?;
+            let rating = self.rating_of(&account.account_id).await?;
+            out.push(ListedAccount { account, rating, former_names: former });
+        }
+        Ok(out)
     }
 
     /// The account whose bot token has this hash.
@@ -113,10 +342,18 @@ impl Store {
         Ok(row.as_ref().map(account_from).transpose()?)
     }
 
-    /// The account with this name.
+    /// The account with this name: as stored, else the one whose current name is the
+    /// same by key (`heur-a` finds `HEUR-A`).
     pub(crate) async fn account_by_name(&self, name: &str) -> Result<Option<Account>, StoreError> {
         let sql = format!("SELECT {ACCOUNT_COLUMNS} FROM skat_accounts WHERE name = $1");
-        let row = sqlx::query(&sql).bind(name).fetch_optional(&self.pool).await?;
+        if let Some(row) = sqlx::query(&sql).bind(name).fetch_optional(&self.pool).await? {
+            return Ok(Some(account_from(&row)?));
+        }
+        let sql = format!(
+            "SELECT {ACCOUNT_COLUMNS} FROM skat_accounts WHERE account_id = \
+             (SELECT account_id FROM skat_account_names WHERE name_key = $1 AND until_ms = 0)"
+        );
+        let row = sqlx::query(&sql).bind(skat_league::name_key(name)).fetch_optional(&self.pool).await?;
         Ok(row.as_ref().map(account_from).transpose()?)
     }
 
@@ -147,26 +384,31 @@ impl Store {
         Ok(out)
     }
 
-    /// Disables or enables an account, gives it a new token hash or a new quota; false
-    /// when no such account.
+    /// Changes an account as the operator asked (see [`AccountChange`]).
     pub(crate) async fn update_account(
         &self,
-        name: &str,
-        disabled: Option<bool>,
-        token_hash: Option<&TokenHash>,
-        max_tables: Option<u32>,
-    ) -> Result<bool, StoreError> {
-        let Some(a) = self.account_by_name(name).await? else { return Ok(false) };
+        a: &Account,
+        change: &AccountChange<'_>,
+    ) -> Result<(), StoreError> {
+        let disabled = change.removed_ms.is_some() || change.disabled.unwrap_or(a.disabled);
+        let removed_ms = match (change.removed_ms, change.disabled) {
+            (Some(at), _) => at,
+            (None, Some(false)) => 0,
+            (None, _) => a.removed_ms,
+        };
         sqlx::query(
-            "UPDATE skat_accounts SET disabled = $1, token_hash = $2, max_tables = $3 WHERE account_id = $4",
+            "UPDATE skat_accounts SET disabled = $1, token_hash = $2, max_tables = $3, removed_ms = $4, owner = $5 \
+             WHERE account_id = $6",
         )
-        .bind(i64::from(disabled.unwrap_or(a.disabled)))
-        .bind(token_hash.unwrap_or(&a.token_hash).to_string())
-        .bind(i64::from(max_tables.unwrap_or(a.max_tables)))
+        .bind(i64::from(disabled))
+        .bind(change.token_hash.unwrap_or(&a.token_hash).to_string())
+        .bind(i64::from(change.max_tables.unwrap_or(a.max_tables)))
+        .bind(to_i64(removed_ms))
+        .bind(change.owner.unwrap_or(&a.owner))
         .bind(a.account_id.as_str())
         .execute(&self.pool)
         .await?;
-        Ok(true)
+        Ok(())
     }
 
     /// The current rating of this account (absent: not rated yet).
@@ -182,7 +424,7 @@ impl Store {
     pub(crate) async fn leaderboard(&self, offset: u64, limit: u64) -> Result<Vec<RatedAccount>, StoreError> {
         let rows = sqlx::query(
             "SELECT a.name, r.rating, r.uncertainty, r.lists FROM skat_ratings r \
-             JOIN skat_accounts a ON a.account_id = r.account_id \
+             JOIN skat_accounts a ON a.account_id = r.account_id WHERE a.removed_ms = 0 \
              ORDER BY (r.rating - 3 * r.uncertainty) DESC, a.name LIMIT $1 OFFSET $2",
         )
         .bind(to_i64(limit))

@@ -6,12 +6,14 @@
 //! |---|---|---|---|
 //! | `skat_entries` | every input a table accepted, in order, with a checksum | by its owner, before the call is answered | [`tables`] |
 //! | `skat_tables` | one summary per table (status, seats, names, deals) for listings | at creation, joins, leaves, deal ends, the end | [`tables`] |
-//! | `skat_accounts`, `skat_tournaments`, `skat_tournament_tables`, `skat_ratings`, `skat_rating_history` | bot accounts, tournaments and their plans, ratings | by the competitions | [`accounts`], [`tournaments`] |
+//! | `skat_accounts`, `skat_account_names`, `skat_tournaments`, `skat_tournament_tables`, `skat_ratings`, `skat_rating_history` | bot accounts and every name they had, tournaments and their plans, ratings | by the competitions | [`accounts`], [`tournaments`] |
+//! | `skat_audit` | what was done with the admin token | by the competitions, with the change | [`audit`] |
 //!
 //! The schema is created and upgraded by sqlx's migrator when the server starts (on
 //! PostgreSQL under its advisory lock, so replicas starting together do not race).
 
 pub(crate) mod accounts;
+pub(crate) mod audit;
 pub(crate) mod tables;
 pub(crate) mod tournaments;
 
@@ -88,6 +90,13 @@ impl<'s> MigrationSource<'s> for Schema {
                     Cow::Borrowed(include_str!("../../migrations/0004_table_scores.sql")),
                     false,
                 ),
+                Migration::new(
+                    5,
+                    Cow::Borrowed("operator"),
+                    MigrationType::Simple,
+                    Cow::Borrowed(include_str!("../../migrations/0005_operator.sql")),
+                    false,
+                ),
             ])
         })
     }
@@ -149,7 +158,9 @@ impl Store {
             .connect(url)
             .await?;
         Migrator::new(Schema).await?.run(&pool).await?;
-        Ok(Store { pool, backend })
+        let store = Store { pool, backend };
+        store.reserve_names().await?;
+        Ok(store)
     }
 
     /// Which database this is.

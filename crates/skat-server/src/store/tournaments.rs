@@ -41,6 +41,8 @@ pub(crate) struct TournamentRow {
     pub(crate) tables: u64,
     /// Tables finished.
     pub(crate) finished: u64,
+    /// Tables abandoned (the tournament was cancelled).
+    pub(crate) abandoned: u64,
 }
 
 /// A finished list of an account.
@@ -220,7 +222,7 @@ impl Store {
         now_ms: u64,
     ) -> Result<Vec<TournamentId>, StoreError> {
         let rows = sqlx::query(
-            "SELECT tournament_id FROM skat_tournaments WHERE status = 'running' \
+            "SELECT tournament_id FROM skat_tournaments WHERE status IN ('running', 'paused') \
              AND (lease_until_ms < $1 OR lease_holder = $2) ORDER BY created_ms",
         )
         .bind(to_i64(now_ms))
@@ -245,7 +247,7 @@ impl Store {
     ) -> Result<bool, StoreError> {
         let done = sqlx::query(
             "UPDATE skat_tournaments SET lease_holder = $1, lease_until_ms = $2 WHERE tournament_id = $3 \
-             AND status = 'running' AND (lease_holder = $1 OR lease_until_ms < $4)",
+             AND status IN ('running', 'paused') AND (lease_holder = $1 OR lease_until_ms < $4)",
         )
         .bind(holder)
         .bind(to_i64(until_ms))
@@ -267,6 +269,20 @@ impl Store {
         Ok(rows.iter().map(playing_from).collect::<Result<_, _>>()?)
     }
 
+    /// The tournament a table was played for, if any.
+    pub(crate) async fn tournament_of_table(
+        &self,
+        table_id: &str,
+    ) -> Result<Option<TournamentId>, StoreError> {
+        let row = sqlx::query("SELECT tournament_id FROM skat_tournament_tables WHERE table_id = $1")
+            .bind(table_id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.map(|r| r.try_get::<String, _>("tournament_id")?.parse().map_err(decode_err))
+            .transpose()
+            .map_err(StoreError::from)
+    }
+
     /// Tournaments, newest first.
     pub(crate) async fn list_tournaments(
         &self,
@@ -278,7 +294,9 @@ impl Store {
             "SELECT tournament_id, owner, name, spec, status, created_ms, finished_ms, \
              (SELECT COUNT(*) FROM skat_tournament_tables p WHERE p.tournament_id = t.tournament_id) AS planned, \
              (SELECT COUNT(*) FROM skat_tournament_tables p WHERE p.tournament_id = t.tournament_id \
-              AND p.status = 'finished') AS done \
+              AND p.status = 'finished') AS done, \
+             (SELECT COUNT(*) FROM skat_tournament_tables p WHERE p.tournament_id = t.tournament_id \
+              AND p.status = 'abandoned') AS abandoned \
              FROM skat_tournaments t WHERE casual <= $1 ORDER BY created_ms DESC, tournament_id LIMIT $2 OFFSET $3",
         )
         .bind(i64::from(include_casual))
@@ -292,6 +310,7 @@ impl Store {
                     tournament: tournament_from(r)?,
                     tables: to_u64(r.try_get("planned")?),
                     finished: to_u64(r.try_get("done")?),
+                    abandoned: to_u64(r.try_get("abandoned")?),
                 })
             })
             .collect()
@@ -350,10 +369,11 @@ impl Store {
         Ok(())
     }
 
-    /// Marks a tournament finished.
+    /// Marks a tournament finished (unless it was cancelled meanwhile).
     pub(crate) async fn finish_tournament(&self, id: &TournamentId, at_ms: u64) -> Result<(), StoreError> {
         sqlx::query(
-            "UPDATE skat_tournaments SET status = 'finished', finished_ms = $1 WHERE tournament_id = $2",
+            "UPDATE skat_tournaments SET status = 'finished', finished_ms = $1 WHERE tournament_id = $2 \
+             AND status IN ('running', 'paused')",
         )
         .bind(to_i64(at_ms))
         .bind(id.as_str())
@@ -385,9 +405,11 @@ impl Store {
         // The write first: SQLite then takes its write lock (waiting its busy timeout)
         // before the reads, instead of failing to upgrade a read snapshot another
         // connection's commit made stale.
-        sqlx::query(
+        // Only a table still being played: one the tournament's cancellation abandoned
+        // keeps that status and rates nobody.
+        let updated = sqlx::query(
             "UPDATE skat_tournament_tables SET table_id = $1, status = 'finished', result = $2, finished_ms = $3 \
-             WHERE tournament_id = $4 AND n = $5",
+             WHERE tournament_id = $4 AND n = $5 AND status = 'playing'",
         )
         .bind(table_id)
         .bind(serde_json::to_string(result).unwrap_or_default())
@@ -396,6 +418,9 @@ impl Store {
         .bind(to_i64(n))
         .execute(&mut *tx)
         .await?;
+        if updated.rows_affected() == 0 {
+            return Ok(());
+        }
         let mut current = Vec::new();
         for r in result {
             let row =
@@ -432,5 +457,81 @@ impl Store {
         }
         tx.commit().await?;
         Ok(())
+    }
+}
+
+/// The operator's changes: pause, resume, cancel, a new start time.
+impl Store {
+    /// Pauses or resumes a tournament that is not over; false when it is over (or gone).
+    pub(crate) async fn set_paused(&self, id: &TournamentId, paused: bool) -> Result<bool, StoreError> {
+        let status = if paused { TournamentStatus::Paused } else { TournamentStatus::Running };
+        let done = sqlx::query(
+            "UPDATE skat_tournaments SET status = $1 WHERE tournament_id = $2 AND status IN ('running', 'paused')",
+        )
+        .bind(status.as_str())
+        .bind(id.as_str())
+        .execute(&self.pool)
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Cancels a tournament that is not over, and abandons its unfinished tables, in one
+    /// transaction; false when it is over (or gone).
+    pub(crate) async fn cancel_tournament(&self, id: &TournamentId, at_ms: u64) -> Result<bool, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let done = sqlx::query(
+            "UPDATE skat_tournaments SET status = 'cancelled', finished_ms = $1 WHERE tournament_id = $2 \
+             AND status IN ('running', 'paused')",
+        )
+        .bind(to_i64(at_ms))
+        .bind(id.as_str())
+        .execute(&mut *tx)
+        .await?;
+        if done.rows_affected() != 1 {
+            return Ok(false);
+        }
+        sqlx::query(
+            "UPDATE skat_tournament_tables SET status = 'abandoned', finished_ms = $1 WHERE tournament_id = $2 \
+             AND status IN ('pending', 'playing')",
+        )
+        .bind(to_i64(at_ms))
+        .bind(id.as_str())
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// Stores a tournament's settings again (a new start time); false when it is over.
+    pub(crate) async fn update_spec(
+        &self,
+        id: &TournamentId,
+        spec: &TournamentSpec,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query(
+            "UPDATE skat_tournaments SET spec = $1 WHERE tournament_id = $2 AND status IN ('running', 'paused')",
+        )
+        .bind(serde_json::to_string(spec).unwrap_or_default())
+        .bind(id.as_str())
+        .execute(&self.pool)
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// A tournament's status and start time now (absent: no such tournament): what the
+    /// operator may change while its scheduler runs.
+    pub(crate) async fn tournament_state(
+        &self,
+        id: &TournamentId,
+    ) -> Result<Option<(TournamentStatus, u64)>, StoreError> {
+        let row = sqlx::query("SELECT status, spec FROM skat_tournaments WHERE tournament_id = $1")
+            .bind(id.as_str())
+            .fetch_optional(&self.pool)
+            .await?;
+        let Some(r) = row else { return Ok(None) };
+        let status: TournamentStatus = r.try_get::<String, _>("status")?.parse().map_err(decode_err)?;
+        let spec: TournamentSpec =
+            serde_json::from_str(&r.try_get::<String, _>("spec")?).map_err(decode_err)?;
+        Ok(Some((status, spec.start_ms)))
     }
 }

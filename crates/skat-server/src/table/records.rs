@@ -8,14 +8,50 @@ use skat_engine::iss::{self, RecordMeta};
 
 use super::{Table, TableEvent};
 
+/// Where a record was played, beyond the table itself: what a JSON record carries so
+/// that a line read on its own says whose it is.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecordContext {
+    /// The server's name (`skat serve --server-name`).
+    pub server: String,
+    /// The tournament the table belongs to, if any.
+    pub tournament_id: Option<String>,
+}
+
 impl Table {
     /// The finished deals as ISS records or JSON lines.
     pub fn records(&self, json: bool, server_name: &str) -> Vec<String> {
-        self.records_until(self.seq(), json, server_name)
+        let context = RecordContext { server: server_name.to_string(), tournament_id: None };
+        self.records_until(self.seq(), json, &context)
+    }
+
+    /// A JSON record: the engine's record with its context beside it (`table_id`,
+    /// `tournament_id`, `server`, the players' names by seat and by position, the time
+    /// the deal ended). The engine's fields keep their names and meaning.
+    fn json_record(&self, i: usize, r: &skat_engine::record::DealRecord, context: &RecordContext) -> String {
+        let names = self.names();
+        let mut value = serde_json::to_value(r).unwrap_or_default();
+        if let Some(object) = value.as_object_mut() {
+            let ended = self.deal_end_times.get(i).copied();
+            object.insert("table_id".into(), self.id.to_string().into());
+            object.insert("tournament_id".into(), context.tournament_id.clone().into());
+            object.insert("server".into(), context.server.clone().into());
+            object.insert("table_name".into(), self.config.name.clone().into());
+            object.insert("seat_names".into(), names.clone().into());
+            let by_position: Vec<String> = r.seats.iter().map(|s| names[usize::from(*s)].clone()).collect();
+            object.insert("position_names".into(), by_position.into());
+            object.insert("ended_ms".into(), ended.map(super::unix_ms).into());
+            object.insert(
+                "ended_at".into(),
+                ended.map(|t| humantime::format_rfc3339_seconds(t).to_string()).into(),
+            );
+        }
+        value.to_string()
     }
 
     /// The records of the deals that ended at or before `seq` (the published ones).
-    pub fn records_until(&self, seq: u64, json: bool, server_name: &str) -> Vec<String> {
+    pub fn records_until(&self, seq: u64, json: bool, context: &RecordContext) -> Vec<String> {
+        let server_name = context.server.as_str();
         let names = self.names();
         let upto = usize::try_from(seq).unwrap_or(usize::MAX).min(self.log.len());
         let ended = self.log[..upto]
@@ -29,7 +65,7 @@ impl Table {
             .enumerate()
             .map(|(i, r)| {
                 if json {
-                    return serde_json::to_string(r).unwrap_or_default();
+                    return self.json_record(i, r, context);
                 }
                 let date = self.deal_end_times.get(i).map_or_else(String::new, |t| {
                     // RFC 3339 `2026-11-29T22:05:36Z` to ISS `2026-11-29/22:05:36/UTC`.

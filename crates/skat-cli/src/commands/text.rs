@@ -1,0 +1,83 @@
+//! What the commands' output shares: lines that end quietly when the reader has gone,
+//! columns aligned by display width (an emoji or a CJK character is two columns wide, a
+//! combining mark none: `unicode-width` knows), and times as dates.
+
+use std::time::{Duration, UNIX_EPOCH};
+
+use unicode_width::UnicodeWidthStr as _;
+
+/// `text` cut to `width` columns and padded with spaces to exactly `width` (left
+/// aligned). A cut text ends in `…`.
+pub fn cell(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut used = 0;
+    if text.width() > width {
+        for c in text.chars() {
+            let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+            if used + w + 1 > width {
+                break;
+            }
+            out.push(c);
+            used += w;
+        }
+        out.push('…');
+        used += 1;
+    } else {
+        out.push_str(text);
+        used = text.width();
+    }
+    out.push_str(&" ".repeat(width.saturating_sub(used)));
+    out
+}
+
+/// Writes a line to standard output; a reader that has gone ends the process quietly
+/// with success (see `outln!`). Another write error is reported on standard error.
+pub fn print_line(args: std::fmt::Arguments<'_>) {
+    write_out(args, true);
+}
+
+/// Writes text to standard output (see [`print_line`]).
+pub fn print_text(args: std::fmt::Arguments<'_>) {
+    write_out(args, false);
+}
+
+fn write_out(args: std::fmt::Arguments<'_>, newline: bool) {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    let written = out.write_fmt(args).and_then(|()| if newline { out.write_all(b"\n") } else { Ok(()) });
+    match written {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        Err(e) => eprintln!("skat: cannot write to standard output: {e}"),
+    }
+}
+
+/// Unix milliseconds as a UTC date and time (`2026-12-02 14:03:09Z`); `-` for 0.
+pub fn date(ms: u64) -> String {
+    if ms == 0 {
+        return "-".to_string();
+    }
+    let t = UNIX_EPOCH + Duration::from_millis(ms);
+    humantime::format_rfc3339_seconds(t).to_string().replacen('T', " ", 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_are_aligned_by_display_width() {
+        assert_eq!(cell("heur", 6), "heur  ");
+        // Two columns per emoji and CJK character.
+        assert_eq!(cell("bot 🤖", 8).width(), 8);
+        assert_eq!(cell("山田", 6), "山田  ");
+        assert_eq!(cell("a-very-long-name", 6), "a-ver…");
+        assert_eq!(cell("🤖🤖🤖🤖", 5).width(), 5);
+    }
+
+    #[test]
+    fn dates_are_utc() {
+        assert_eq!(date(0), "-");
+        assert_eq!(date(1_764_684_189_000), "2025-12-02 14:03:09Z");
+    }
+}

@@ -1,0 +1,270 @@
+//! A season as its operator runs it, from the command line and the contract: a closed
+//! server (`--registration admin --anonymous spectate`), names that cannot impersonate,
+//! accounts listed, renamed and removed, tournaments refused when they cannot be
+//! honoured, scheduled, moved, paused, resumed and cancelled (surviving a restart), the
+//! audit log of all of it, records that say whose they are, hand-made tables on the
+//! closed server, and commands that end quietly when their reader goes.
+
+use std::io::Read as _;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use skat_proto::pb;
+use skat_proto::pb::ErrorReason as R;
+use skat_proto::pb::skat_service_client::SkatServiceClient;
+use skat_sdk::client::with_token;
+use tonic::transport::Channel;
+
+mod common;
+
+use common::{Kill, client, create_tournament, free_port, get_tournament, lobby_bot, register, skat};
+
+const ADMIN: &str = "operator-secret";
+
+fn serve(port: u16, metrics: u16, dir: &std::path::Path) -> Kill {
+    Kill(
+        skat()
+            .args(["serve", "--addr", &format!("127.0.0.1:{port}")])
+            .args(["--metrics-addr", &format!("127.0.0.1:{metrics}"), "--web-addr", "off"])
+            .args(["--admin-token", ADMIN, "--registration", "admin", "--anonymous", "spectate"])
+            .args(["--action-timeout", "400ms", "--deal-clock", "0s"])
+            .args(["--data-dir", &dir.display().to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    )
+}
+
+/// `skat <args> --server ... --admin-token ...`: its output, or its error output.
+fn cli(port: u16, args: &[&str]) -> Result<String, String> {
+    let out = skat()
+        .args(args)
+        .args(["--server", &format!("127.0.0.1:{port}"), "--admin-token", ADMIN])
+        .output()
+        .unwrap();
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).to_string())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).to_string())
+    }
+}
+
+fn reason(status: &tonic::Status) -> Option<R> {
+    skat_proto::convert::status_reason(status)
+}
+
+fn metadata(status: &tonic::Status, key: &str) -> Option<String> {
+    use tonic_types::StatusExt as _;
+    status.get_error_details().error_info().and_then(|i| i.metadata.get(key).cloned())
+}
+
+async fn status_of(c: &mut SkatServiceClient<Channel>, id: &str) -> pb::TournamentStatus {
+    pb::TournamentStatus::try_from(get_tournament(c, id).await.status).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_operator_runs_a_season() {
+    let dir = std::env::temp_dir().join(format!("skat-operator-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (port, metrics) = (free_port(), free_port());
+    let mut server = serve(port, metrics, &dir);
+    let mut c = client(port).await;
+
+    // Names: refused, never cleaned; unique by case and by look-alike.
+    let ada = register(port, "heur-a", Some(ADMIN)).unwrap();
+    let taken = register(port, "HEUR-A", Some(ADMIN)).unwrap_err();
+    assert!(taken.contains("ACCOUNT_EXISTS") && taken.contains("heur-a"), "{taken}");
+    for (name, rule) in [
+        ("\u{202E}gnp.exe", "bidi"),
+        ("new\nline", "control"),
+        ("tab\there", "control"),
+        ("heur-\u{0430}", "mixed-script"),
+        ("zero\u{200B}width", "format"),
+        (" lead", "whitespace"),
+    ] {
+        let refused = c
+            .register_bot(with_token(
+                pb::RegisterBotRequest { name: name.into(), owner: String::new() },
+                ADMIN,
+            ))
+            .await
+            .unwrap_err();
+        assert_eq!(reason(&refused), Some(R::InvalidName), "{name:?}");
+        assert_eq!(metadata(&refused, "rule").as_deref(), Some(rule), "{name:?}");
+    }
+    let bea = register(port, "bea", Some(ADMIN)).unwrap();
+    let cy = register(port, "cy 🤖", Some(ADMIN)).unwrap();
+    let _dee = register(port, "dee", Some(ADMIN)).unwrap();
+    cli(port, &["admin", "set-owner", "--name", "bea", "--owner", "bea@example.org"]).unwrap();
+    // The owner contact is the operator's: the public's view has none.
+    let public = c.get_bot(pb::GetBotRequest { name: "bea".into() }).await.unwrap().into_inner();
+    assert!(!format!("{public:?}").contains("example.org"));
+
+    // Tournaments the server cannot honour are refused with the reason.
+    let swiss50 = pb::CreateTournamentRequest {
+        name: "too many rounds".into(),
+        entrants: vec!["heur-a".into(), "bea".into(), "cy 🤖".into()],
+        format: pb::TournamentFormat::Swiss as i32,
+        rounds: 50,
+        ..Default::default()
+    };
+    let refused = c.create_tournament(with_token(swiss50, ADMIN)).await.unwrap_err();
+    assert_eq!(reason(&refused), Some(R::InvalidTournament));
+    assert_eq!(metadata(&refused, "max").as_deref(), Some("1"), "three entrants make one group");
+    let far = cli(port, &["tournament", "create", "--entrants", "heur-a,bea,cy 🤖", "--start-in", "1000d"]);
+    assert!(far.unwrap_err().contains("INVALID_TOURNAMENT"));
+    cli(port, &["admin", "disable-bot", "--name", "dee"]).unwrap();
+    let disabled = cli(port, &["tournament", "create", "--entrants", "heur-a,bea,dee"]).unwrap_err();
+    assert!(disabled.contains("ENTRANT_DISABLED") && disabled.contains("dee"), "{disabled}");
+
+    // A tournament announced for later: scheduled, shown with its start, moved to now.
+    let id = create_tournament(
+        port,
+        &["--name", "season 1", "--entrants", "heur-a,bea,cy 🤖", "--deals", "2", "--start-in", "1h"],
+    );
+    assert_eq!(status_of(&mut c, &id).await, pb::TournamentStatus::Scheduled);
+    let listed = cli(port, &["tournament", "list"]).unwrap();
+    assert!(listed.contains("scheduled") && listed.contains("0/3"), "{listed}");
+    let bots =
+        [lobby_bot(port, "heuristic", &ada), lobby_bot(port, "random", &bea), lobby_bot(port, "random", &cy)];
+    // Paused before it starts, then started now: nothing is seated while paused.
+    cli(port, &["tournament", "pause", &id]).unwrap();
+    cli(port, &["tournament", "reschedule", &id, "--start-in", "0s"]).unwrap();
+    assert_eq!(status_of(&mut c, &id).await, pb::TournamentStatus::Paused);
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert!(
+        get_tournament(&mut c, &id).await.tables.iter().all(|t| t.status == "pending"),
+        "paused: no seat"
+    );
+    // Who is online: the three lobbies, with their owner contact for the operator.
+    let online = cli(port, &["admin", "online"]).unwrap();
+    assert!(online.contains("heur-a") && online.contains("bea@example.org"), "{online}");
+    assert!(online.lines().any(|l| l.starts_with("cy 🤖") && l.contains("online")), "{online}");
+    let gauges = reqwest_metrics(metrics).await;
+    assert!(gauges.contains("skat_account_lobbies{account=\"heur-a\"} 1"), "{gauges}");
+
+    cli(port, &["tournament", "resume", &id]).unwrap();
+    // Once a table is seated, the start cannot move.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while get_tournament(&mut c, &id).await.tables.iter().all(|t| t.status == "pending") {
+        assert!(Instant::now() < deadline, "resumed, yet nothing was seated");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let moved = cli(port, &["tournament", "reschedule", &id, "--start-in", "1h"]).unwrap_err();
+    assert!(moved.contains("TOURNAMENT_STATE"), "{moved}");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let t = loop {
+        let t = get_tournament(&mut c, &id).await;
+        if t.finished {
+            break t;
+        }
+        assert!(Instant::now() < deadline, "the tournament did not finish: {t:?}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!((t.tables_finished, t.tables_in_all), (3, 3));
+    let shown = cli(port, &["tournament", "show", &id]).unwrap();
+    assert!(shown.contains("status   finished") && shown.contains("tables   3/3 played"), "{shown}");
+
+    // Records say whose they are, one file per table.
+    let out = dir.join("records");
+    cli(port, &["tournament", "records", &id, "--format", "json", "--out", &out.display().to_string()])
+        .unwrap();
+    let files: Vec<_> = std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(files.len(), 3);
+    let line = std::fs::read_to_string(&files[0]).unwrap();
+    let record: serde_json::Value = serde_json::from_str(line.lines().next().unwrap()).unwrap();
+    assert_eq!(record["tournament_id"], id.as_str());
+    assert!(record["table_id"].as_str().is_some_and(|t| t.starts_with('t')));
+    assert!(record["seat_names"].as_array().unwrap().iter().any(|n| n == "cy 🤖"), "{record}");
+    assert!(record["ended_at"].as_str().is_some_and(|t| t.ends_with('Z')));
+
+    // Rename: records keep the name the table was played under; the old name stays
+    // reserved for the account.
+    cli(port, &["admin", "rename", "--name", "heur-a", "--to", "heuristic-a"]).unwrap();
+    let old = c.get_bot(pb::GetBotRequest { name: "heur-a".into() }).await.unwrap_err();
+    assert_eq!(reason(&old), Some(R::BotNotFound));
+    assert!(register(port, "Heur-A", Some(ADMIN)).unwrap_err().contains("ACCOUNT_EXISTS"), "a former name");
+    let table = &t.tables[0].table_id;
+    let records = c
+        .get_records(pb::GetRecordsRequest { table_id: table.clone(), format: pb::RecordFormat::Iss as i32 })
+        .await
+        .unwrap()
+        .into_inner()
+        .records;
+    assert!(records[0].contains("heur-a") && !records[0].contains("heuristic-a"), "{}", records[0]);
+    let listed = cli(port, &["admin", "list", "--search", "heur"]).unwrap();
+    assert!(listed.contains("heuristic-a") && listed.contains("heur-a"), "former names: {listed}");
+
+    // Remove: hidden from the public, listed for the operator.
+    cli(port, &["admin", "remove", "--name", "bea"]).unwrap();
+    let board = c.get_leaderboard(pb::GetLeaderboardRequest::default()).await.unwrap().into_inner();
+    assert!(board.entries.iter().all(|e| e.name != "bea") && board.entries.len() == 2, "{board:?}");
+    assert_eq!(
+        reason(&c.get_bot(pb::GetBotRequest { name: "bea".into() }).await.unwrap_err()),
+        Some(R::BotNotFound)
+    );
+    assert!(!cli(port, &["admin", "list"]).unwrap().contains("bea@example.org"));
+    assert!(cli(port, &["admin", "list", "--removed"]).unwrap().contains("removed"));
+    cli(port, &["admin", "enable-bot", "--name", "bea"]).unwrap();
+    cli(port, &["admin", "enable-bot", "--name", "dee"]).unwrap();
+    drop(bots);
+
+    // Cancel: the unfinished tables are abandoned, the standings so far stay, and it all
+    // survives a restart.
+    let second = create_tournament(port, &["--name", "season 2", "--entrants", "heuristic-a,bea,cy 🤖,dee"]);
+    cli(port, &["tournament", "cancel", &second]).unwrap();
+    let again = cli(port, &["tournament", "pause", &second]).unwrap_err();
+    assert!(again.contains("TOURNAMENT_STATE"), "{again}");
+    drop(server);
+    server = serve(port, metrics, &dir);
+    let mut c = client(port).await;
+    let cancelled = get_tournament(&mut c, &second).await;
+    assert_eq!(pb::TournamentStatus::try_from(cancelled.status), Ok(pb::TournamentStatus::Cancelled));
+    assert!(cancelled.finished && cancelled.tables_abandoned == 12, "{cancelled:?}");
+    assert!(cancelled.tables.iter().all(|t| t.status == "abandoned"));
+    assert_eq!(status_of(&mut c, &id).await, pb::TournamentStatus::Finished);
+
+    // Every admin action is in the audit log, with the client's address.
+    let log = cli(port, &["admin", "log"]).unwrap();
+    for action in ["register-bot", "update-bot", "create-tournament", "update-tournament"] {
+        assert!(log.contains(action), "{action}: {log}");
+    }
+    assert!(log.contains("127.0.0.1") && log.contains("renamed `heur-a` to `heuristic-a`"), "{log}");
+    assert!(!log.contains(ADMIN) && !log.contains(&ada), "no token in the audit log");
+    let about = cli(port, &["admin", "log", "--target", &second]).unwrap();
+    assert!(about.contains("cancelled; 12 unfinished tables abandoned"), "{about}");
+
+    // A hand-made table on the closed server, with the admin token: seats taken.
+    let made = cli(port, &["table", "create", "--take-seats", "--name", "exhibition"]).unwrap();
+    assert_eq!(made.lines().filter(|l| l.contains(" token ")).count(), 3, "{made}");
+    let long = cli(port, &["table", "create", "--name", &"x".repeat(4800)]).unwrap_err();
+    assert!(long.contains("INVALID_NAME"), "{long}");
+
+    // A reader that stops early ends the command quietly.
+    let mut child = skat()
+        .args(["tournament", "show", &id, "--server", &format!("127.0.0.1:{port}")])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    assert!(status.success() && !err.contains("panicked"), "{status:?}: {err}");
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The metrics page.
+async fn reqwest_metrics(port: u16) -> String {
+    // The gauges are refreshed every 5 s.
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    stream.write_all(b"GET /metrics HTTP/1.0\r\nHost: x\r\n\r\n").await.unwrap();
+    let mut body = String::new();
+    stream.read_to_string(&mut body).await.unwrap();
+    body
+}

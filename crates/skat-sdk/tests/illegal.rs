@@ -1,0 +1,138 @@
+//! A bot that makes illegal bids keeps its seat: the SDK logs `illegal action refused`
+//! with the decision, the legal set and the reason, and plays the fallback (or resigns,
+//! or stops, as `OnIllegal` says).
+
+mod common;
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+use skat_engine::{Bid, Card, Contract};
+use skat_proto::pb;
+use skat_sdk::client::connect;
+use skat_sdk::play::{OnIllegal, PlayOptions, play};
+use skat_sdk::{Bot, Knowledge, SeatClient};
+
+/// Always says 18, even when the bid is already higher (an illegal bid), then plays
+/// the first legal choices.
+struct EighteenForever;
+
+impl Bot for EighteenForever {
+    async fn bid(&mut self, _k: &Knowledge) -> Option<Bid> {
+        Some(Bid::MIN)
+    }
+    async fn answer(&mut self, _k: &Knowledge, _bid: Bid) -> bool {
+        true
+    }
+    async fn take_skat(&mut self, _k: &Knowledge) -> bool {
+        true
+    }
+    async fn discard(&mut self, k: &Knowledge) -> [Card; 2] {
+        let mut it = k.legal.discard_from.iter();
+        [it.next().unwrap(), it.next().unwrap()]
+    }
+    async fn declare(&mut self, k: &Knowledge) -> Contract {
+        k.legal.contracts[0]
+    }
+    async fn play(&mut self, k: &Knowledge) -> Card {
+        k.legal.cards.first().unwrap()
+    }
+}
+
+/// The log lines written while playing, as text.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn illegal_bids_are_logged_and_replaced_and_the_seat_plays_on() {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt().with_ansi(false).with_writer(move || writer.clone()).finish();
+    // Global: the seats play on the runtime's other threads (the only subscriber set in
+    // this test binary).
+    tracing::subscriber::set_global_default(subscriber).unwrap();
+
+    let (server, _stop) = common::server().await;
+    let url = format!("http://{}", server.addr);
+    let mut c = connect(&url).await.unwrap();
+    let table = c
+        .create_table(pb::CreateTableRequest { seats: 3, deals: 6, seed: Some(3), ..Default::default() })
+        .await
+        .unwrap()
+        .into_inner()
+        .table_id;
+    let mut tasks = Vec::new();
+    for seat in 0..3u32 {
+        let (sc, _) = SeatClient::join(&url, &table, &format!("eighteen{seat}"), Some(seat)).await.unwrap();
+        tasks.push(tokio::spawn(async move { play(sc, &mut EighteenForever, PlayOptions::default()).await }));
+    }
+    for t in tasks {
+        let finished = t.await.unwrap().expect("the seat plays its list to the end");
+        assert!(
+            finished.standings.iter().all(|s| s.penalties == 0),
+            "no seat timed out: {:?}",
+            finished.standings
+        );
+    }
+    let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    // (The other test of this binary logs its stops here too.)
+    let line = log
+        .lines()
+        .find(|l| l.contains("illegal action refused") && l.contains("(fallback)"))
+        .expect("a warning");
+    assert!(line.contains("WARN"), "{line}");
+    assert!(line.contains("decision=bid 18") && line.contains("legal=bid 20..264 | pass"), "{line}");
+    assert!(line.contains("reason=NOT_LEGAL") && line.contains("then=playing pass (fallback)"), "{line}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_illegal_stop_gives_the_seat_up_with_an_error() {
+    let (server, _stop) = common::server().await;
+    let url = format!("http://{}", server.addr);
+    let mut c = connect(&url).await.unwrap();
+    let table = c
+        .create_table(pb::CreateTableRequest { seats: 3, deals: 6, seed: Some(3), ..Default::default() })
+        .await
+        .unwrap()
+        .into_inner()
+        .table_id;
+    let mut tasks = Vec::new();
+    for seat in 0..3u32 {
+        let (sc, _) = SeatClient::join(&url, &table, &format!("stop{seat}"), Some(seat)).await.unwrap();
+        let options = PlayOptions { on_illegal: OnIllegal::Stop, ..PlayOptions::default() };
+        tasks.push(tokio::spawn(async move { play(sc, &mut EighteenForever, options).await }));
+    }
+    // The first seat to bid illegally stops with the error (the table then waits for it:
+    // this server has no clocks, so the other seats are ended here).
+    let (first, _, rest) = futures_select_all(tasks).await;
+    let e = first.unwrap().expect_err("the seat stopped");
+    assert!(e.to_string().contains("illegal action bid 18 refused"), "{e}");
+    for t in rest {
+        t.abort();
+    }
+    assert_eq!("resign".parse::<OnIllegal>(), Ok(OnIllegal::Resign));
+    assert!("ignore".parse::<OnIllegal>().is_err());
+}
+
+/// The first of `tasks` to end, its index, and the others.
+async fn futures_select_all<T: Send + 'static>(
+    mut tasks: Vec<tokio::task::JoinHandle<T>>,
+) -> (Result<T, tokio::task::JoinError>, usize, Vec<tokio::task::JoinHandle<T>>) {
+    loop {
+        if let Some(i) = tasks.iter().position(|t| t.is_finished()) {
+            let done = tasks.remove(i);
+            return (done.await, i, tasks);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}

@@ -1,0 +1,73 @@
+//! The audit log's SQL (`skat_audit`): one row per thing done with the admin token.
+//! Written by the competitions after the change itself succeeded; read newest first.
+
+use sqlx::Row as _;
+
+use super::{Store, StoreError, to_i64, to_u64};
+
+/// One thing done with the admin token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct AuditEntry {
+    /// Unix milliseconds.
+    pub(crate) at_ms: u64,
+    /// Who (`admin`).
+    pub(crate) actor: String,
+    /// The client's address.
+    pub(crate) peer: String,
+    /// What (`update-bot`, ...).
+    pub(crate) action: String,
+    /// On what (an account name, a tournament id).
+    pub(crate) target: String,
+    /// The change in words (never a token).
+    pub(crate) detail: String,
+}
+
+impl Store {
+    /// Adds an entry under a fresh random id.
+    pub(crate) async fn audit(&self, entry_id: &str, e: &AuditEntry) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO skat_audit (entry_id, at_ms, actor, peer, action, target, detail) VALUES ($1,$2,$3,$4,$5,$6,$7)",
+        )
+        .bind(entry_id)
+        .bind(to_i64(e.at_ms))
+        .bind(e.actor.as_str())
+        .bind(e.peer.as_str())
+        .bind(e.action.as_str())
+        .bind(e.target.as_str())
+        .bind(e.detail.as_str())
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// A page of entries, newest first; only those about `target` when it is not empty.
+    pub(crate) async fn audit_log(
+        &self,
+        target: &str,
+        offset: u64,
+        limit: u64,
+    ) -> Result<Vec<AuditEntry>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT at_ms, actor, peer, action, target, detail FROM skat_audit WHERE ($1 = '' OR target = $1) \
+             ORDER BY at_ms DESC, entry_id LIMIT $2 OFFSET $3",
+        )
+        .bind(target)
+        .bind(to_i64(limit))
+        .bind(to_i64(offset))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(AuditEntry {
+                    at_ms: to_u64(r.try_get("at_ms")?),
+                    actor: r.try_get("actor")?,
+                    peer: r.try_get("peer")?,
+                    action: r.try_get("action")?,
+                    target: r.try_get("target")?,
+                    detail: r.try_get("detail")?,
+                })
+            })
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(StoreError::from)
+    }
+}

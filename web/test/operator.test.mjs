@@ -1,0 +1,121 @@
+// The operator's page in a real headless Chromium: the admin token typed into the page
+// (kept in session storage only), accounts with their owner contact, who is online, a
+// tournament paused, resumed and cancelled from its buttons, the audit log showing it;
+// and, on plain HTTP beyond this machine, the page refuses to send the token.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import puppeteer from "puppeteer-core";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, "../..");
+const skat = process.env.SKAT_BIN || path.join(repo, "target/debug/skat");
+const chromium = process.env.CHROMIUM || ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find(existsSync);
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => { const p = s.address().port; s.close(() => resolve(p)); });
+  });
+}
+
+async function until(what, f, ms = 60000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await f();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out: ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function cli(grpc, ...args) {
+  const r = spawnSync(skat, [...args, "--server", `127.0.0.1:${grpc}`, "--admin-token", "op"], { encoding: "utf8" });
+  assert.equal(r.status, 0, `skat ${args.join(" ")}: ${r.stderr}`);
+  return r.stdout;
+}
+
+test("the operator's page in a real browser", { timeout: 180000 }, async () => {
+  assert.ok(chromium, "Chromium is installed (scripts/test-all installs the Debian package)");
+  const [grpcPort, webPort] = [await freePort(), await freePort()];
+  const data = mkdtempSync(path.join(os.tmpdir(), "skat-operator-page-"));
+  const server = spawn(skat, ["serve", "--addr", `127.0.0.1:${grpcPort}`, "--web-addr", `127.0.0.1:${webPort}`,
+    "--metrics-addr", "off", "--admin-token", "op", "--registration", "admin", "--data-dir", data], { stdio: ["ignore", "pipe", "inherit"] });
+  let printed = "";
+  server.stdout.on("data", (d) => { printed += d; });
+  const procs = [server];
+  // skat.test resolves to this machine, but is not "this machine" to the page: plain
+  // HTTP there must not carry the token.
+  const browser = await puppeteer.launch({ executablePath: chromium, headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--host-resolver-rules=MAP skat.test 127.0.0.1"] });
+  try {
+    await until("the server is up", () => printed.includes(`http://127.0.0.1:${webPort}/`));
+    const tokens = {};
+    for (const [name, owner] of [["ada", "ada@example.org"], ["bea", "bea@example.org"], ["cy", ""]]) {
+      const out = cli(grpcPort, "admin", "register-bot", "--name", name, "--owner", owner);
+      tokens[name] = out.split("\n").find((l) => l.startsWith("bot token ")).slice("bot token ".length);
+    }
+    const bot = spawn(skat, ["bot", "--server", `127.0.0.1:${grpcPort}`, "--bot-token", tokens.ada], { stdio: "ignore" });
+    procs.push(bot);
+    const created = cli(grpcPort, "tournament", "create", "--name", "spring cup", "--entrants", "ada,bea,cy", "--start-in", "2h");
+    const tid = created.split(/\s+/)[1];
+
+    const page = await browser.newPage();
+    page.on("dialog", (d) => void d.accept());
+    const base = `http://127.0.0.1:${webPort}/`;
+    await page.goto(base + "#/operator", { waitUntil: "load" });
+    await page.waitForSelector("#token-form");
+    assert.equal(await page.$("#insecure"), null, "no warning on this machine");
+    // A wrong token is refused and forgotten.
+    await page.type("#admin-token", "wrong");
+    await page.click("#token-form button[type=submit]");
+    await page.waitForSelector("#refused");
+    assert.equal(await page.evaluate(() => sessionStorage.getItem("skat-admin-token")), null);
+    await page.click("#try-again");
+    await page.waitForSelector("#token-form");
+    await page.type("#admin-token", "op");
+    await page.click("#token-form button[type=submit]");
+    await page.waitForSelector("#accounts table");
+    const stored = await page.evaluate(() => [sessionStorage.getItem("skat-admin-token"), localStorage.length, location.href]);
+    assert.deepEqual(stored.slice(0, 2), ["op", 0], "the token in session storage only");
+    assert.ok(!stored[2].includes("op@") && !stored[2].includes("token"), stored[2]);
+    const accounts = await page.$eval("#accounts", (e) => e.textContent);
+    assert.match(accounts, /ada@example\.org/);
+    assert.match(accounts, /bea/);
+    await until("ada is online", async () => {
+      await page.reload({ waitUntil: "load" });
+      await page.waitForSelector("#online");
+      return /ada/.test(await page.$eval("#online", (e) => e.textContent));
+    });
+    const status = () => page.$eval(`#op-tournaments [data-status]`, (e) => e.getAttribute("data-status"));
+    assert.equal(await status(), "scheduled");
+    for (const [button, after] of [["pause", "paused"], ["resume", "scheduled"], ["cancel", "cancelled"]]) {
+      await page.click(`button[data-action=${button}][data-tournament=${tid}]`);
+      await until(`${button} shows ${after}`, async () => (await page.$("#op-tournaments [data-status]")) && (await status()) === after);
+    }
+    const audit = await page.$eval("#audit", (e) => e.textContent);
+    assert.match(audit, /update-tournament/);
+    assert.match(audit, /cancelled/);
+    assert.match(audit, /127\.0\.0\.1/);
+    // The public tournament list shows the status and the start too.
+    await page.goto(base + "#/tournaments", { waitUntil: "load" });
+    await page.waitForSelector("table");
+    assert.match(await page.$eval("table", (e) => e.textContent), /cancelled/);
+    await page.click("#sign-out").catch(() => undefined);
+
+    // Plain HTTP beyond this machine: a warning, and no way to send the token.
+    const remote = await browser.newPage();
+    await remote.goto(`http://skat.test:${webPort}/#/operator`, { waitUntil: "load" });
+    await remote.waitForSelector("#insecure");
+    assert.ok(await remote.$eval("#token-form button[type=submit]", (b) => b.disabled), "sign-in is disabled");
+  } finally {
+    await browser.close();
+    for (const p of procs) p.kill();
+    rmSync(data, { recursive: true, force: true });
+  }
+});

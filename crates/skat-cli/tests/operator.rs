@@ -144,15 +144,42 @@ async fn an_operator_runs_a_season() {
     let gauges = reqwest_metrics(metrics).await;
     assert!(gauges.contains("skat_account_lobbies{account=\"heur-a\"} 1"), "{gauges}");
 
+    // One table at a time for bea (every table seats her), so that a table can finish
+    // while the other rotations of its list wait.
+    cli(port, &["admin", "set-quota", "--name", "bea", "--max-tables", "1"]).unwrap();
     cli(port, &["tournament", "resume", &id]).unwrap();
-    // Once a table is seated, the start cannot move.
     let deadline = Instant::now() + Duration::from_secs(30);
-    while get_tournament(&mut c, &id).await.tables.iter().all(|t| t.status == "pending") {
+    let first = loop {
+        let t = get_tournament(&mut c, &id).await;
+        if let Some(x) = t.tables.iter().find(|x| x.status != "pending") {
+            break x.table_id.clone();
+        }
         assert!(Instant::now() < deadline, "resumed, yet nothing was seated");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    cli(port, &["tournament", "pause", &id]).unwrap();
+    // Once a table is seated, the start cannot move.
     let moved = cli(port, &["tournament", "reschedule", &id, "--start-in", "1h"]).unwrap_err();
     assert!(moved.contains("TOURNAMENT_STATE"), "{moved}");
+    // Duplicate's secrets: the first rotation's table, even finished, shows nothing to
+    // spectators while the other rotations of its list wait.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while get_tournament(&mut c, &id).await.tables.iter().find(|x| x.table_id == first).unwrap().status
+        != "finished"
+    {
+        assert!(Instant::now() < deadline, "the first table did not finish while paused");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let pending = get_tournament(&mut c, &id).await.tables.iter().filter(|x| x.status == "pending").count();
+    assert_eq!(pending, 2, "paused: the other rotations wait");
+    let embargoed = |r: Result<_, tonic::Status>| reason(&r.map(|_: ()| ()).unwrap_err());
+    let records = pb::GetRecordsRequest { table_id: first.clone(), format: pb::RecordFormat::Json as i32 };
+    assert_eq!(embargoed(c.get_records(records.clone()).await.map(|_| ())), Some(R::Embargoed));
+    let view = pb::GetTableRequest { table_id: first.clone() };
+    assert_eq!(embargoed(c.get_table(view.clone()).await.map(|_| ())), Some(R::Embargoed));
+    let watch = pb::WatchTableRequest { table_id: first.clone(), after_seq: None };
+    assert_eq!(embargoed(c.watch_table(watch).await.map(|_| ())), Some(R::Embargoed));
+    cli(port, &["tournament", "resume", &id]).unwrap();
     let deadline = Instant::now() + Duration::from_secs(120);
     let t = loop {
         let t = get_tournament(&mut c, &id).await;
@@ -163,6 +190,8 @@ async fn an_operator_runs_a_season() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     };
     assert_eq!((t.tables_finished, t.tables_in_all), (3, 3));
+    // The list is over: its tables are open to everybody.
+    assert!(c.get_records(records).await.is_ok() && c.get_table(view).await.is_ok());
     let shown = cli(port, &["tournament", "show", &id]).unwrap();
     assert!(shown.contains("status   finished") && shown.contains("tables   3/3 played"), "{shown}");
 

@@ -64,13 +64,7 @@ async fn illegal_bids_are_logged_and_replaced_and_the_seat_plays_on() {
 
     let (server, _stop) = common::server().await;
     let url = format!("http://{}", server.addr);
-    let mut c = connect(&url).await.unwrap();
-    let table = c
-        .create_table(pb::CreateTableRequest { seats: 3, deals: 6, seed: Some(3), ..Default::default() })
-        .await
-        .unwrap()
-        .into_inner()
-        .table_id;
+    let table = six_deals(&url).await;
     let mut tasks = Vec::new();
     for seat in 0..3u32 {
         let (sc, _) = SeatClient::join(&url, &table, &format!("eighteen{seat}"), Some(seat)).await.unwrap();
@@ -99,13 +93,7 @@ async fn illegal_bids_are_logged_and_replaced_and_the_seat_plays_on() {
 async fn on_illegal_stop_gives_the_seat_up_with_an_error() {
     let (server, _stop) = common::server().await;
     let url = format!("http://{}", server.addr);
-    let mut c = connect(&url).await.unwrap();
-    let table = c
-        .create_table(pb::CreateTableRequest { seats: 3, deals: 6, seed: Some(3), ..Default::default() })
-        .await
-        .unwrap()
-        .into_inner()
-        .table_id;
+    let table = six_deals(&url).await;
     let mut tasks = Vec::new();
     for seat in 0..3u32 {
         let (sc, _) = SeatClient::join(&url, &table, &format!("stop{seat}"), Some(seat)).await.unwrap();
@@ -122,6 +110,13 @@ async fn on_illegal_stop_gives_the_seat_up_with_an_error() {
     }
     assert_eq!("resign".parse::<OnIllegal>(), Ok(OnIllegal::Resign));
     assert!("ignore".parse::<OnIllegal>().is_err());
+}
+
+/// A table of three seats and six deals on the server at `url`.
+async fn six_deals(url: &str) -> String {
+    let mut c = connect(url).await.unwrap();
+    let request = pb::CreateTableRequest { seats: 3, deals: 6, seed: Some(3), ..Default::default() };
+    c.create_table(request).await.unwrap().into_inner().table_id
 }
 
 /// The first of `tasks` to end, its index, and the others.

@@ -24,6 +24,7 @@ fn played(seed: u64) -> Table {
         deal_ms: 0,
         join_code: None,
         max_joins: 64,
+        tournament: false,
     };
     let id = TableId::new(None, seed + 1);
     let mut t = Table::new(id, config, now, SystemTime::now()).expect("valid");

@@ -46,6 +46,7 @@ fn table(deals: u32, seed: u64, action_ms: u64, max_joins: usize, now: Instant) 
         deal_ms: 0,
         join_code: None,
         max_joins,
+        tournament: false,
     };
     Table::new(TableId::new(None, seed), config, now, std::time::SystemTime::now()).expect("valid config")
 }

@@ -24,7 +24,7 @@ use tonic_types::StatusExt as _;
 /// needs a failing database (skat-cli/tests/durability.rs makes one fail); the account
 /// and tournament reasons need a database (skat-cli/tests/competition.rs and
 /// skat-cli/tests/operator.rs).
-const UNREACHABLE: [R; 14] = [
+const UNREACHABLE: [R; 15] = [
     R::Unspecified,
     R::Internal,
     R::DealOver,
@@ -39,6 +39,7 @@ const UNREACHABLE: [R; 14] = [
     R::TournamentState,
     R::InvalidTournament,
     R::EntrantDisabled,
+    R::Embargoed,
 ];
 
 struct Cases {

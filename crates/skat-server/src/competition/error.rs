@@ -59,6 +59,11 @@ pub(crate) enum CompetitionError {
         /// Why, in words.
         message: String,
     },
+    /// A spectator's read of a tournament table whose list is still being played.
+    #[error(
+        "this tournament table is shown to spectators once every table of its list (the same deals in other seat rotations) has finished"
+    )]
+    Embargoed,
     /// An entrant whose account is disabled or removed.
     #[error("`{0}` is disabled: enable it first (skat admin enable)")]
     EntrantDisabled(String),

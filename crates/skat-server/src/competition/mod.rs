@@ -13,6 +13,7 @@
 //! | absence | a seat whose bot never comes forfeits on time like any seat: the list goes on | the table's clock |
 //! | tokens after a restart | the server keeps no seat token: a seat handed out again gets a new one (a journaled `Rekeyed` input), and the old one stops working | [`lobby`] |
 //! | fairness | each meeting of entrants plays the same deals in every seat rotation (duplicate) | `skat-league` |
+//! | duplicate's secrets | spectators of a tournament table wait until every rotation of its list has finished | [`embargo`] |
 //! | ratings | after every finished list, Weng-Lin over the list's placements by Seeger-Fabian | [`results`], `skat-league` |
 //! | what callers read | tournaments, standings, bots, the leaderboard as plain structs (the rpc room turns them into protobuf) | [`views`] |
 //! | the operator | the admin token checked once per call ([`admin::Admin`]), every admin action in the audit log, accounts with owner, lobbies and tables now | [`admin`] |
@@ -26,6 +27,7 @@ pub(crate) mod accounts;
 pub(crate) mod admin;
 pub(crate) mod casual;
 pub(crate) mod control;
+pub(crate) mod embargo;
 pub(crate) mod error;
 pub(crate) mod lobby;
 pub(crate) mod results;
@@ -61,6 +63,8 @@ pub(crate) struct Competitions {
     schedulers: scheduler::Running,
     /// Which result watchers run here; one rating update at a time.
     results: results::Watchers,
+    /// Tournament tables whose spectators no longer wait.
+    embargo: embargo::Embargo,
 }
 
 /// A seat at a table: the key of a seat handed to an account.
@@ -95,6 +99,7 @@ impl Competitions {
             casual: casual::CasualQueue::default(),
             schedulers: scheduler::Running::default(),
             results: results::Watchers::default(),
+            embargo: embargo::Embargo::default(),
         })
     }
 

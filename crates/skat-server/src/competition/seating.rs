@@ -67,6 +67,7 @@ impl Competitions {
             deal_ms: t.spec.deal_ms,
             join_code: Some(code.hash()),
             max_joins: self.config.max_joins_per_table,
+            tournament: true,
         };
         let id = TableId::new(self.config.node_id.as_deref(), random_u64()?);
         let table =

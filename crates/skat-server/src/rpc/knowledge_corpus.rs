@@ -291,6 +291,7 @@ fn play(case: &mut Case) -> Played {
         deal_ms: 0,
         join_code: None,
         max_joins: 64,
+        tournament: false,
     };
     let wall = UNIX_EPOCH + Duration::from_secs(1_800_000_000);
     let mut t = Table::new(TableId::new(None, case.seed), config, t0, wall).expect("a table");

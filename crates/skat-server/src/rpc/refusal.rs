@@ -204,6 +204,7 @@ impl From<CompetitionError> for Refusal {
                     None => r,
                 }
             }
+            E::Embargoed => Refusal::new(Code::FailedPrecondition, R::Embargoed, message),
             E::EntrantDisabled(name) => {
                 Refusal::new(Code::FailedPrecondition, R::EntrantDisabled, message).with("entrant", name)
             }

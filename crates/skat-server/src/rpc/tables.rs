@@ -7,6 +7,7 @@
 //! | a seat token is resolved to its seat under the table's lock | the seat cannot change hands between the check and its use |
 //! | GetTable shows only what is durable ([`crate::table::TableHandle::settled`]) | nobody sees a change a crash could take back |
 //! | records: only deals whose end is published | the cards of a deal are public only once its end is durable |
+//! | a tournament table's spectators and records wait for its list's other rotations (`competition::embargo`) | duplicate deals the same cards at every rotation |
 //! | table and player names follow the name policy (`skat_league::names`), refused rather than cleaned | what a table shows is what was asked for |
 //! | the admin token passes wherever the create token does, and its tables are in the audit log | the operator makes hand-made tables on a closed server |
 
@@ -81,6 +82,7 @@ pub(crate) async fn create(
         deal_ms,
         join_code: join_code.as_ref().map(SeatToken::hash),
         max_joins: s.config.max_joins_per_table,
+        tournament: false,
     };
     let id = TableId::new(s.config.node_id.as_deref(), random_u64()?);
     // The service reads the clocks; the table only ever uses the times it is given.
@@ -234,6 +236,10 @@ pub(crate) async fn get(
     s.admit(request.metadata(), Access::Watch).await?;
     let handle = s.readable(&request.get_ref().table_id, false).await?;
     let token = bearer(request.metadata())?;
+    if token.is_none() {
+        let marked = handle.lock().config.marked_for_embargo();
+        s.competitions.check_embargo(&request.get_ref().table_id, marked).await?;
+    }
     let t = handle.settled().await;
     let viewer = token.map(|token| seat_in(&t, &token)).transpose()?;
     Ok(pb::GetTableResponse { table: Some(project::table_view(&t, viewer, Instant::now())) })
@@ -248,6 +254,8 @@ pub(crate) async fn records(
     s.admit(request.metadata(), Access::Read).await?;
     let r = request.get_ref();
     let handle = s.readable(&r.table_id, true).await?;
+    let marked = handle.lock().config.marked_for_embargo();
+    s.competitions.check_embargo(&r.table_id, marked).await?;
     let json = match pb::RecordFormat::try_from(r.format) {
         Ok(pb::RecordFormat::Json) => true,
         Ok(_) => false,

@@ -269,6 +269,21 @@ impl Store {
         Ok(rows.iter().map(playing_from).collect::<Result<_, _>>()?)
     }
 
+    /// Whether a tournament table shares its cards with a table not yet finished (the
+    /// other rotations of its list: the same tournament and seed). False for a table of no
+    /// tournament.
+    pub(crate) async fn under_embargo(&self, table_id: &str) -> Result<bool, StoreError> {
+        let row = sqlx::query(
+            "SELECT COUNT(*) AS open FROM skat_tournament_tables t JOIN skat_tournament_tables s \
+             ON s.tournament_id = t.tournament_id AND s.seed = t.seed \
+             WHERE t.table_id = $1 AND s.status IN ('pending', 'playing')",
+        )
+        .bind(table_id)
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(row.try_get::<i64, _>("open")? > 0)
+    }
+
     /// The tournament a table was played for, if any.
     pub(crate) async fn tournament_of_table(
         &self,

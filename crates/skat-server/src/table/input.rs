@@ -28,6 +28,18 @@ pub struct TableConfig {
     pub join_code: Option<TokenHash>,
     /// Most joins in the table's life (each join or leave is logged).
     pub max_joins: usize,
+    /// A tournament's table: other tables are dealt the same cards (its list's other seat
+    /// rotations), so spectators wait for the embargo (`competition::embargo`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tournament: bool,
+}
+
+impl TableConfig {
+    /// Whether spectators may have to wait for an embargo: a tournament table, or a
+    /// private one (tournament tables made before the mark are private).
+    pub fn marked_for_embargo(&self) -> bool {
+        self.tournament || self.join_code.is_some()
+    }
 }
 
 /// A change to a table, as the journal keeps it: replayed in order through the same

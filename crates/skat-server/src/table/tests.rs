@@ -16,6 +16,7 @@ fn table(now: Instant) -> Table {
         deal_ms: 0,
         join_code: None,
         max_joins: 1000,
+        tournament: false,
     };
     Table::new(TableId::new(None, 1), config, now, UNIX_EPOCH + Duration::from_secs(1_800_000_000)).unwrap()
 }

@@ -9,6 +9,7 @@
 #![warn(missing_docs)]
 
 pub mod run;
+pub mod sprt;
 pub mod standings;
 
 use std::path::PathBuf;

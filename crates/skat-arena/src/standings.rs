@@ -170,15 +170,7 @@ fn paired(config: &ArenaConfig, outcomes: &[TableOutcome], sf_tables: &[Vec<i64>
     let mut out = Vec::new();
     for a in 0..n {
         for b in a + 1..n {
-            let mut per_list: std::collections::BTreeMap<u32, (f64, usize)> = Default::default();
-            for (i, t) in outcomes.iter().enumerate() {
-                let d = (sf_tables[a][i] - sf_tables[b][i]) as f64;
-                let e = per_list.entry(t.plan.list).or_default();
-                e.0 += d;
-                e.1 += 1;
-            }
-            let xs: Vec<f64> = per_list.values().map(|(sum, k)| sum / *k as f64).collect();
-            let summary = Summary::of(&xs);
+            let summary = Summary::of(&list_differences(outcomes, sf_tables, a, b));
             out.push(PairedDifference {
                 a: config.label(a),
                 b: config.label(b),
@@ -189,6 +181,37 @@ fn paired(config: &ArenaConfig, outcomes: &[TableOutcome], sf_tables: &[Vec<i64>
         }
     }
     out
+}
+
+/// Per list (in list order), the mean over its tables of entry `a`'s Seeger-Fabian points
+/// less entry `b`'s: the paired observations a sequential test reads.
+pub fn paired_per_list(config: &ArenaConfig, outcomes: &[TableOutcome], a: usize, b: usize) -> Vec<f64> {
+    let seats = config.entries.len() as u8;
+    let mut sf_tables: Vec<Vec<i64>> = vec![Vec::new(); config.entries.len()];
+    for t in outcomes {
+        let mut table_sf = vec![0i64; config.entries.len()];
+        for r in &t.records {
+            let sf = seeger_fabian_by_seat(r, seats);
+            for (seat, points) in sf.iter().enumerate().take(config.entries.len()) {
+                table_sf[t.plan.seating[seat]] += i64::from(*points);
+            }
+        }
+        for (e, points) in table_sf.into_iter().enumerate() {
+            sf_tables[e].push(points);
+        }
+    }
+    list_differences(outcomes, &sf_tables, a, b)
+}
+
+fn list_differences(outcomes: &[TableOutcome], sf_tables: &[Vec<i64>], a: usize, b: usize) -> Vec<f64> {
+    let mut per_list: std::collections::BTreeMap<u32, (f64, usize)> = Default::default();
+    for (i, t) in outcomes.iter().enumerate() {
+        let d = (sf_tables[a][i] - sf_tables[b][i]) as f64;
+        let e = per_list.entry(t.plan.list).or_default();
+        e.0 += d;
+        e.1 += 1;
+    }
+    per_list.values().map(|(sum, k)| sum / *k as f64).collect()
 }
 
 impl Standings {

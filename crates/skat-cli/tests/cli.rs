@@ -335,3 +335,27 @@ fn the_bot_guide_lists_the_whole_bid_ladder() {
         text.split(',').map(|v| v.trim().trim_end_matches('.').parse().expect("a number")).collect();
     assert_eq!(listed, skat_engine::bid::LADDER.to_vec());
 }
+
+/// `skat arena --sprt`: heuristic against random accepts H1 at the first lists it may
+/// decide on; random against random accepts H0.
+#[test]
+fn arena_sprt_decides_a_real_pairing_both_ways() {
+    let sprt = |bots: &str, d1: &str| -> serde_json::Value {
+        let out = skat()
+            .args(["arena", "--in-process", "--no-records", "--json", "--sprt", "--bots", bots])
+            .args(["--d0", "0", "--d1", d1, "--seed", "9"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let better = sprt("heuristic,random,random", "20");
+    assert_eq!(better["verdict"], "h1", "{better}");
+    assert!(better["state"]["lists"].as_u64().unwrap() <= 20, "a handful of lists: {better}");
+    let bounds = better["bounds"].as_array().unwrap();
+    assert!(better["llr"].as_f64().unwrap() >= bounds[1].as_f64().unwrap());
+    let same = sprt("random,random,random", "150");
+    assert_eq!(same["verdict"], "h0", "{same}");
+    assert!(same["llr"].as_f64().unwrap() <= same["bounds"][0].as_f64().unwrap());
+    assert!(same["standings"]["bots"].as_array().unwrap().len() == 3);
+}

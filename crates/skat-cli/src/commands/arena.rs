@@ -5,7 +5,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use skat_arena::run::{OpenSeat, run};
-use skat_arena::{ArenaConfig, Entry, Mode};
+use skat_arena::sprt::{Sprt, SprtState, Verdict};
+use skat_arena::standings::{Standings, compute, paired_per_list};
+use skat_arena::{ArenaConfig, Entry, Mode, TableOutcome};
 
 use super::CmdResult;
 
@@ -61,6 +63,27 @@ pub struct Args {
     /// Print the standings as CSV.
     #[arg(long)]
     csv: bool,
+    /// A sequential test of the first bot (new) against the second (old) on paired
+    /// duplicate lists: lists are played until H0 (new − old ≤ --d0 Seeger-Fabian per
+    /// list) or H1 (≥ --d1) is accepted at --alpha and --beta, or --max-lists are played.
+    /// `--lists` is then ignored. See docs/arena.md for choosing d0 and d1.
+    #[arg(long, conflicts_with = "csv")]
+    sprt: bool,
+    /// SPRT: the difference (new − old, Seeger-Fabian per list) that is no improvement.
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+    d0: f64,
+    /// SPRT: the difference worth detecting.
+    #[arg(long, default_value_t = 20.0, allow_negative_numbers = true)]
+    d1: f64,
+    /// SPRT: the chance of accepting H1 when H0 holds.
+    #[arg(long, default_value_t = 0.05)]
+    alpha: f64,
+    /// SPRT: the chance of accepting H0 when H1 holds.
+    #[arg(long, default_value_t = 0.05)]
+    beta: f64,
+    /// SPRT: stop undecided after this many lists.
+    #[arg(long, default_value_t = 2000)]
+    max_lists: u32,
 }
 
 pub fn run_cmd(args: Args) -> CmdResult {
@@ -122,6 +145,19 @@ pub fn run_cmd(args: Args) -> CmdResult {
     });
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let started = std::time::Instant::now();
+    if args.sprt {
+        let test = Sprt::new(args.d0, args.d1, args.alpha, args.beta)?;
+        let result = runtime.block_on(sequential(config, test, args.max_lists, on_open))?;
+        let secs = started.elapsed().as_secs_f64();
+        eprintln!("arena: {} lists in {secs:.2} s", result.state.lists);
+        if args.json {
+            outln!("{}", serde_json::to_string_pretty(&result)?);
+        } else {
+            out!("{}", result.standings.to_text());
+            outln!("\n{}", result.summary());
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let (outcomes, standings) = runtime.block_on(run(&config, on_open))?;
     let secs = started.elapsed().as_secs_f64();
     let deals: usize = outcomes.iter().map(|o| o.records.len()).sum();
@@ -137,4 +173,102 @@ pub fn run_cmd(args: Args) -> CmdResult {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// How a sequential test ended.
+#[derive(Debug, serde::Serialize)]
+struct SequentialResult {
+    /// The test.
+    sprt: Sprt,
+    /// H0, H1, or none when --max-lists ran out first.
+    verdict: Option<Verdict>,
+    /// The lists played and the sums the test read.
+    state: SprtState,
+    /// The log-likelihood ratio at the end.
+    llr: f64,
+    /// Wald's bounds: accept H0 at or below the first, H1 at or above the second.
+    bounds: (f64, f64),
+    /// The standings over every list played.
+    standings: Standings,
+}
+
+impl SequentialResult {
+    fn summary(&self) -> String {
+        let (lo, hi) = self.bounds;
+        let verdict = match self.verdict {
+            Some(Verdict::H1) => format!("H1 accepted: new is better by at least {} per list", self.sprt.d1),
+            Some(Verdict::H0) => format!("H0 accepted: new is better by at most {} per list", self.sprt.d0),
+            None => "undecided: --max-lists ran out".to_string(),
+        };
+        format!(
+            "SPRT new − old (Seeger-Fabian per list): {verdict}\n  {} lists, mean difference {:+.1}, LLR {:+.2} in [{lo:.2}, {hi:.2}], alpha {}, beta {}",
+            self.state.lists,
+            self.state.mean(),
+            self.llr,
+            self.sprt.alpha,
+            self.sprt.beta
+        )
+    }
+}
+
+/// Plays lists in batches (as many at once as --parallel allows) until the test decides.
+async fn sequential(
+    config: ArenaConfig,
+    test: Sprt,
+    max_lists: u32,
+    on_open: Arc<dyn Fn(&OpenSeat) + Send + Sync>,
+) -> Result<SequentialResult, Box<dyn std::error::Error>> {
+    let rotations = if config.duplicate { config.entries.len() } else { 1 };
+    let batch = (config.parallel / rotations).max(1) as u32;
+    let mut state = SprtState::default();
+    let mut all: Vec<TableOutcome> = Vec::new();
+    let mut played = 0u32;
+    let verdict = loop {
+        let lists = batch.min(max_lists - played);
+        if lists == 0 {
+            break None;
+        }
+        let round = ArenaConfig {
+            lists,
+            seed: config.seed.wrapping_add(u64::from(played)),
+            records_dir: None,
+            progress: false,
+            ..config.clone()
+        };
+        let (mut outcomes, _) = run(&round, Arc::clone(&on_open)).await?;
+        let mut decided = None;
+        for d in paired_per_list(&round, &outcomes, 0, 1) {
+            state.push(d);
+            if let Some(v) = test.verdict(&state) {
+                decided = Some(v);
+                break;
+            }
+        }
+        for o in &mut outcomes {
+            o.plan.list += played;
+        }
+        all.extend(outcomes);
+        played += lists;
+        let (lo, hi) = test.bounds();
+        eprintln!(
+            "sprt: {} lists, mean {:+.1}, LLR {:+.2} in [{lo:.2}, {hi:.2}]",
+            state.lists,
+            state.mean(),
+            test.llr(&state)
+        );
+        if decided.is_some() {
+            break decided;
+        }
+    };
+    // The lists a batch played past the decision stay out of the test (it stopped at the
+    // first list that decided) but in the standings.
+    let full = ArenaConfig { lists: played, ..config };
+    Ok(SequentialResult {
+        sprt: test,
+        verdict,
+        llr: test.llr(&state),
+        bounds: test.bounds(),
+        state,
+        standings: compute(&full, &all),
+    })
 }

@@ -124,6 +124,13 @@ async fn an_operator_runs_a_season() {
         &["--name", "season 1", "--entrants", "heur-a,bea,cy 🤖", "--deals", "2", "--start-in", "1h"],
     );
     assert_eq!(status_of(&mut c, &id).await, pb::TournamentStatus::Scheduled);
+    // Its deals are committed now and revealed at the end.
+    let announced = get_tournament(&mut c, &id).await;
+    let committed = announced.deals_commitment.clone();
+    assert_eq!(committed.len(), 64);
+    assert!(announced.deals_secret.is_empty(), "the secret stays hidden while it runs");
+    let early = cli(port, &["tournament", "verify", &id]).unwrap_err();
+    assert!(early.contains("revealed when the tournament is over"), "{early}");
     let listed = cli(port, &["tournament", "list"]).unwrap();
     assert!(listed.contains("scheduled") && listed.contains("0/3"), "{listed}");
     let bots =
@@ -190,6 +197,10 @@ async fn an_operator_runs_a_season() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     };
     assert_eq!((t.tables_finished, t.tables_in_all), (3, 3));
+    // Every deal came from the committed secret.
+    let verified = cli(port, &["tournament", "verify", &id, "--commitment", &committed]).unwrap();
+    assert!(verified.contains("verified: 3 tables, 6 deals"), "{verified}");
+    assert!(cli(port, &["tournament", "verify", &id, "--commitment", &"0".repeat(64)]).is_err());
     // The list is over: its tables are open to everybody.
     assert!(c.get_records(records).await.is_ok() && c.get_table(view).await.is_ok());
     let shown = cli(port, &["tournament", "show", &id]).unwrap();
@@ -246,6 +257,9 @@ async fn an_operator_runs_a_season() {
     let again = cli(port, &["tournament", "pause", &second]).unwrap_err();
     assert!(again.contains("TOURNAMENT_STATE"), "{again}");
     drop(server);
+    // An operator who swaps the secret afterwards is caught: it no longer matches.
+    let secret = get_secret(&dir, &id).await;
+    tamper(&dir, &id, &secret, &"f".repeat(64)).await;
     server = serve(port, metrics, &dir);
     let mut c = client(port).await;
     let cancelled = get_tournament(&mut c, &second).await;
@@ -253,6 +267,8 @@ async fn an_operator_runs_a_season() {
     assert!(cancelled.finished && cancelled.tables_abandoned == 12, "{cancelled:?}");
     assert!(cancelled.tables.iter().all(|t| t.status == "abandoned"));
     assert_eq!(status_of(&mut c, &id).await, pb::TournamentStatus::Finished);
+    let tampered = cli(port, &["tournament", "verify", &id, "--commitment", &committed]).unwrap_err();
+    assert!(tampered.contains("does not match"), "{tampered}");
 
     // Every admin action is in the audit log, with the client's address.
     let log = cli(port, &["admin", "log"]).unwrap();
@@ -284,6 +300,39 @@ async fn an_operator_runs_a_season() {
     assert!(status.success() && !err.contains("panicked"), "{status:?}: {err}");
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+async fn database(dir: &std::path::Path) -> sqlx::AnyPool {
+    sqlx::any::install_default_drivers();
+    let url = format!("sqlite://{}", dir.join("skat.db").display());
+    sqlx::AnyPool::connect(&url).await.unwrap()
+}
+
+/// The secret a tournament's deals come from, as the database holds it.
+async fn get_secret(dir: &std::path::Path, id: &str) -> String {
+    use sqlx::Row as _;
+    let pool = database(dir).await;
+    let row = sqlx::query("SELECT spec FROM skat_tournaments WHERE tournament_id = $1")
+        .bind(id)
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    let spec: serde_json::Value = serde_json::from_str(&row.get::<String, _>("spec")).unwrap();
+    spec["secret"].as_str().unwrap().to_string()
+}
+
+/// Replaces a tournament's secret in the database (what a dishonest operator would do).
+async fn tamper(dir: &std::path::Path, id: &str, secret: &str, other: &str) {
+    let pool = database(dir).await;
+    let done =
+        sqlx::query("UPDATE skat_tournaments SET spec = REPLACE(spec, $1, $2) WHERE tournament_id = $3")
+            .bind(secret)
+            .bind(other)
+            .bind(id)
+            .execute(&pool)
+            .await
+            .unwrap();
+    assert_eq!(done.rows_affected(), 1);
 }
 
 /// The metrics page.

@@ -10,11 +10,13 @@
 //! | ids, names, a tournament's settings, a planned table and its status | [`model`] |
 //! | the name policy: what a name may hold, when two names are one | [`names`] |
 //! | round robin, Swiss pairing, seat rotations (duplicate) | [`plan`] |
+//! | deals fixed in advance: list seeds from a secret, its commitment | [`deals`] |
 //! | per-entrant totals, mean and Student-t interval, meetings | [`standings`] |
 //! | Weng-Lin rating updates from a list's placements | [`rating`] |
 
 #![warn(missing_docs)]
 
+pub mod deals;
 pub mod model;
 pub mod names;
 pub mod plan;

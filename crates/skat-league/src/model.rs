@@ -175,12 +175,30 @@ pub struct TournamentSpec {
     /// Unix milliseconds before which no table is seated.
     #[serde(default)]
     pub start_ms: u64,
+    /// The secret the lists' seeds come from ([`crate::deals`]); empty for a tournament
+    /// made before secrets (its seeds are `seed + meeting * lists + list`). Never shown
+    /// before the tournament is over.
+    #[serde(default)]
+    pub secret: String,
+    /// The commitment to `secret` published at creation (kept apart, so that a changed
+    /// secret no longer matches it).
+    #[serde(default)]
+    pub commitment: String,
 }
 
 impl TournamentSpec {
     /// Lists per meeting, at least one.
     pub fn lists_per_meeting(&self) -> u32 {
         self.lists.max(1)
+    }
+
+    /// The seed of list `list` of meeting `meeting`.
+    pub fn list_seed(&self, meeting: u64, list: u64) -> u64 {
+        if self.secret.is_empty() {
+            self.seed.wrapping_add(meeting * u64::from(self.lists_per_meeting()) + list)
+        } else {
+            crate::deals::list_seed(&self.secret, meeting, list)
+        }
     }
 
     /// Seats per table, at least one (a guard for arithmetic; specs have 3 or 4).

@@ -5,7 +5,7 @@
 //! | every list is played in every seat rotation on the same deals (duplicate) | each entrant gets each hand: the luck of the cards cancels out |
 //! | round robin: every group of `seats` entrants meets once | everybody meets everybody in every combination |
 //! | Swiss: rounds of groups by standing, avoiding rematches, sit-outs rotating | many entrants, few tables: the best meet the best |
-//! | the deals of list `k` of meeting `m` follow from `seed + m * lists + k` | a tournament's deals are fixed by its seed alone |
+//! | the deals of list `k` of meeting `m` follow from the tournament's secret (`TournamentSpec::list_seed`, [`crate::deals`]) | a tournament's deals are fixed, and provably so, by its secret alone |
 
 use std::collections::{HashMap, HashSet};
 
@@ -49,7 +49,7 @@ fn meeting(spec: &TournamentSpec, meeting: u64, group: &[&AccountId], first_inde
     let lists = u64::from(spec.lists_per_meeting());
     let mut out = Vec::new();
     for list in 0..lists {
-        let seed = spec.seed.wrapping_add(meeting * lists + list);
+        let seed = spec.list_seed(meeting, list);
         for rotation in rotations(group.len()) {
             let seating = rotation.iter().map(|e| group[*e].clone()).collect();
             out.push(PlannedTable::pending(first_index + out.len() as u64, seating, seed));
@@ -227,6 +227,8 @@ mod tests {
             format,
             rounds,
             start_ms: 0,
+            secret: String::new(),
+            commitment: String::new(),
         }
     }
 

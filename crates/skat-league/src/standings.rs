@@ -198,6 +198,8 @@ mod tests {
             format: Format::RoundRobin,
             rounds: 0,
             start_ms: 0,
+            secret: String::new(),
+            commitment: String::new(),
         };
         let mut plan = crate::plan::round_robin(&spec);
         assert_eq!(plan.len(), 3);

@@ -117,6 +117,19 @@ enum TournamentCommand {
         #[command(flatten)]
         conn: Conn,
     },
+    /// Check, once a tournament is over, that every deal it played came from the secret
+    /// it committed to when it was created: the secret matches the commitment (and the
+    /// one you kept, with --commitment), and each record's seed and cards follow from it.
+    Verify {
+        /// The tournament id.
+        id: String,
+        /// The commitment `create` printed (or the page showed) when the tournament was
+        /// announced: what the server says now is checked against it.
+        #[arg(long)]
+        commitment: Option<String>,
+        #[command(flatten)]
+        conn: Conn,
+    },
     /// Show a tournament: status, start, tables planned and played, standings, meetings.
     Show {
         /// The tournament id.
@@ -231,6 +244,7 @@ pub fn tournament(args: TournamentArgs) -> CmdResult {
                 }
                 Ok(ExitCode::SUCCESS)
             }
+            TournamentCommand::Verify { id, commitment, conn } => verify(&conn, id, commitment).await,
             TournamentCommand::Cancel(a) => control(a, pb::TournamentAction::Cancel, None).await,
             TournamentCommand::Pause(a) => control(a, pb::TournamentAction::Pause, None).await,
             TournamentCommand::Resume(a) => control(a, pb::TournamentAction::Resume, None).await,
@@ -360,6 +374,78 @@ fn status_name(s: i32) -> &'static str {
 
 fn unix_ms(t: SystemTime) -> u64 {
     t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+/// `skat tournament verify` (see its help).
+async fn verify(conn: &Conn, id: String, kept: Option<String>) -> CmdResult {
+    use skat_league::deals::{commitment, list_seed};
+    let (mut client, t) = fetch(conn, id).await?;
+    if t.deals_secret.is_empty() {
+        return Err(if t.deals_commitment.is_empty() {
+            "this tournament was made before deals were committed: nothing to verify".into()
+        } else {
+            "the secret is revealed when the tournament is over: verify then".into()
+        });
+    }
+    let secret = &t.deals_secret;
+    if commitment(secret) != t.deals_commitment {
+        return Err(format!(
+            "the revealed secret does not match the tournament's commitment {}",
+            t.deals_commitment
+        )
+        .into());
+    }
+    if let Some(kept) = &kept
+        && kept.trim() != t.deals_commitment
+    {
+        return Err(format!(
+            "the commitment the server shows ({}) is not the one you kept ({kept})",
+            t.deals_commitment
+        )
+        .into());
+    }
+    let lists = t.meetings.first().map_or(1, |m| (m.tables / t.seats.max(1)).max(1));
+    let seeds: std::collections::HashSet<u64> = (0..t.meetings.len() as u64)
+        .flat_map(|m| (0..u64::from(lists)).map(move |k| list_seed(secret, m, k)))
+        .collect();
+    let (mut tables, mut deals) = (0, 0);
+    for table in t.tables.iter().filter(|x| x.status == "finished") {
+        let records = client
+            .get_records(conn.request(pb::GetRecordsRequest {
+                table_id: table.table_id.clone(),
+                format: pb::RecordFormat::Json as i32,
+            }))
+            .await
+            .map_err(SdkError::from)?
+            .into_inner()
+            .records;
+        for line in records {
+            let r: skat_engine::DealRecord = serde_json::from_str(&line)?;
+            let seed =
+                r.seed.ok_or_else(|| format!("table {}: a record without its seed", table.table_id))?;
+            if !seeds.contains(&seed) {
+                return Err(format!(
+                    "table {} deal {}: seed {seed} does not come from the secret",
+                    table.table_id, r.number
+                )
+                .into());
+            }
+            if r.dealt != skat_engine::Dealt::seeded(seed, u64::from(r.number)) {
+                return Err(format!(
+                    "table {} deal {}: the cards are not the seed's",
+                    table.table_id, r.number
+                )
+                .into());
+            }
+            deals += 1;
+        }
+        tables += 1;
+    }
+    outln!(
+        "verified: {tables} tables, {deals} deals dealt from the secret committed as {}",
+        t.deals_commitment
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 /// UpdateTournament, and what the tournament is after it.

@@ -98,6 +98,8 @@ impl Competitions {
                 format: Format::Casual,
                 rounds: 0,
                 start_ms: 0,
+                secret: String::new(),
+                commitment: String::new(),
             };
             if let Err(e) = me.start_tournament("casual".into(), spec).await {
                 tracing::warn!(error = %e, "could not start a casual meeting");

@@ -93,7 +93,7 @@ impl Competitions {
         entrant_names: &[String],
         mut spec: TournamentSpec,
         admin: &Admin,
-    ) -> Result<(TournamentId, usize, usize), CompetitionError> {
+    ) -> Result<(TournamentId, usize, usize, String), CompetitionError> {
         let store = self.store()?;
         // No name (an older client): the tournament is called `tournament`.
         let name = check_name(NameKind::Tournament, if name.is_empty() { "tournament" } else { name })?;
@@ -130,18 +130,30 @@ impl Competitions {
             spec.rounds,
             spec.start_ms
         );
-        let (id, first) = self.start_tournament(name, spec).await?;
+        let (id, first, commitment) = self.start_tournament(name, spec).await?;
+        let detail = format!("{detail}, deals committed {commitment}");
         self.audit(admin, "create-tournament", id.as_str(), detail).await;
-        Ok((id, first, in_all))
+        Ok((id, first, in_all, commitment))
     }
 
     /// Stores a tournament with its first plan, takes its lease and starts its scheduler.
+    /// Its deals come from `spec.secret` (drawn here when empty); returns the id, the
+    /// tables of the first plan and the commitment to the secret.
     pub(super) async fn start_tournament(
         self: &Arc<Self>,
         name: String,
-        spec: TournamentSpec,
-    ) -> Result<(TournamentId, usize), CompetitionError> {
+        mut spec: TournamentSpec,
+    ) -> Result<(TournamentId, usize, String), CompetitionError> {
         let store = self.store()?;
+        if spec.secret.is_empty() {
+            let mut bytes = [0u8; 32];
+            for chunk in bytes.chunks_mut(8) {
+                chunk.copy_from_slice(&random_u64()?.to_le_bytes());
+            }
+            spec.secret = skat_league::deals::secret_of_bytes(&bytes);
+        }
+        spec.commitment = skat_league::deals::commitment(&spec.secret);
+        let commitment = spec.commitment.clone();
         let plan = first_plan(&spec);
         let id = TournamentId::from_random(random_u64()?);
         let now = unix_ms(SystemTime::now());
@@ -159,7 +171,7 @@ impl Competitions {
         let me = Arc::clone(self);
         let tid = id.clone();
         tokio::spawn(async move { me.run(tid).await });
-        Ok((id, plan.len()))
+        Ok((id, plan.len(), commitment))
     }
 
     /// From now on, runs the scheduler of every running tournament whose lease is free

@@ -187,9 +187,11 @@ pub(crate) async fn create_tournament(
             .into());
         }
     };
-    let seed = match r.seed {
-        Some(seed) => seed,
-        None => random_u64()?,
+    // An operator's seed makes the deals reproducible (and known to the operator); else
+    // they come from a secret nobody knows until the end.
+    let (seed, secret) = match r.seed {
+        Some(seed) => (seed, skat_league::deals::secret_of_seed(seed)),
+        None => (random_u64()?, String::new()),
     };
     let spec = TournamentSpec {
         entrants: Vec::new(),
@@ -203,12 +205,16 @@ pub(crate) async fn create_tournament(
         format,
         rounds: r.rounds,
         start_ms: r.start_ms,
+        secret,
+        commitment: String::new(),
     };
-    let (id, tables, in_all) = s.competitions.create_tournament(&r.name, &r.entrants, spec, &admin).await?;
+    let (id, tables, in_all, commitment) =
+        s.competitions.create_tournament(&r.name, &r.entrants, spec, &admin).await?;
     Ok(pb::CreateTournamentResponse {
         tournament_id: id.to_string(),
         tables: tables as u32,
         tables_in_all: in_all as u32,
+        deals_commitment: commitment,
     })
 }
 

@@ -76,6 +76,17 @@ pub(crate) struct NewRating {
     pub(crate) rating: Rating,
 }
 
+/// A seed as the database's signed BIGINT holds it: the same 64 bits (a seed is any
+/// u64; clamping it, as a count would be, made every seed at or above 2^63 one seed).
+fn seed_to_db(seed: u64) -> i64 {
+    i64::from_le_bytes(seed.to_le_bytes())
+}
+
+/// A seed read back ([`seed_to_db`]'s inverse).
+fn seed_from_db(stored: i64) -> u64 {
+    u64::from_le_bytes(stored.to_le_bytes())
+}
+
 fn decode_err(e: impl std::fmt::Display) -> sqlx::Error {
     sqlx::Error::Decode(e.to_string().into())
 }
@@ -87,7 +98,7 @@ fn planned_from(r: &AnyRow) -> Result<PlannedTable, sqlx::Error> {
     Ok(PlannedTable {
         index: to_u64(r.try_get("n")?),
         seating: serde_json::from_str(&seating).map_err(decode_err)?,
-        seed: to_u64(r.try_get("seed")?),
+        seed: seed_from_db(r.try_get("seed")?),
         table_id: r.try_get("table_id")?,
         status: status.parse().map_err(decode_err)?,
         result: serde_json::from_str(&result).map_err(decode_err)?,
@@ -179,7 +190,7 @@ impl Store {
             .bind(tournament_id.as_str())
             .bind(to_i64(p.index))
             .bind(serde_json::to_string(&p.seating).unwrap_or_default())
-            .bind(to_i64(p.seed))
+            .bind(seed_to_db(p.seed))
             .bind(p.table_id.as_str())
             .bind(p.status.as_str())
             .bind(serde_json::to_string(&p.result).unwrap_or_default())
@@ -548,5 +559,18 @@ impl Store {
         let spec: TournamentSpec =
             serde_json::from_str(&r.try_get::<String, _>("spec")?).map_err(decode_err)?;
         Ok(Some((status, spec.start_ms)))
+    }
+}
+
+#[cfg(test)]
+mod seed_tests {
+    use super::{seed_from_db, seed_to_db};
+
+    #[test]
+    fn every_seed_survives_the_database() {
+        for seed in [0, 1, u64::MAX, 1 << 63, (1 << 63) - 1, 0xdead_beef_dead_beef] {
+            assert_eq!(seed_from_db(seed_to_db(seed)), seed);
+        }
+        assert_ne!(seed_to_db(u64::MAX), seed_to_db(1 << 63));
     }
 }

@@ -130,7 +130,8 @@ async function liveView(tableId: string) {
   };
 
   const render = () => {
-    if (!view) return;
+    // A reply that arrives after the reader left for another view draws nothing.
+    if (!view || abort.signal.aborted) return;
     const seq = Number(view.seq);
     const now = Date.now();
     while (waiting.length && waiting[0].seq <= seq) {
@@ -369,6 +370,8 @@ function tournamentStatus(s: TournamentStatus): string {
 
 async function tournamentView(id: string) {
   const t = (await api.getTournament({ tournamentId: id })).tournament!;
+  // A refresh that returns after the reader moved on draws nothing.
+  if (decodeURIComponent(location.hash) !== `#/tournament/${id}`) return;
   const standings = table(["#", "entrant", ["lists", "num"], ["SF total", "num"], ["SF mean", "num"], ["±95%", "num"], ["won/declared", "num"], ["penalties", "num"]],
     t.standings.map((s, i) => [i + 1, link(`#/bot/${encodeURIComponent(s.name)}`, s.name), s.lists, Number(s.seegerFabian), s.mean.toFixed(1), s.ci95.toFixed(1), `${s.won}/${s.declared}`, s.penalties]));
   const meetings = table(["round", "meeting", "tables"], t.meetings.map((m) => [

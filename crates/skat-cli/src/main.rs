@@ -37,6 +37,8 @@ struct Cli {
 enum Command {
     /// Replay game records through the engine and print each result as one JSON line.
     Replay(commands::replay::Args),
+    /// Judge the card play of finished deals with all cards open (the double-dummy solver): per card the best value and the loss, per player the mean loss.
+    Analyze(commands::analyze::Args),
     /// Play complete deals between uniformly random legal players and write the records.
     Selfplay(commands::selfplay::Args),
     /// Measure how many complete random deals per second the engine plays on one thread.
@@ -71,6 +73,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Replay(args) => commands::replay::run(args),
+        Command::Analyze(args) => commands::analyze::run(args),
         Command::Selfplay(args) => commands::selfplay::run(args),
         Command::Bench(args) => commands::bench::run(args),
         Command::Serve(args) => commands::serve::run(*args),

@@ -359,3 +359,27 @@ fn arena_sprt_decides_a_real_pairing_both_ways() {
     assert!(same["llr"].as_f64().unwrap() <= same["bounds"][0].as_f64().unwrap());
     assert!(same["standings"]["bots"].as_array().unwrap().len() == 3);
 }
+
+/// `skat analyze`: real ISS records judged with all cards open: one line per record, the
+/// last a summary per player; some card of these humans' and bots' games loses points.
+#[test]
+fn analyze_judges_real_records_card_by_card() {
+    let text = std::fs::read_to_string(RECORDS).unwrap();
+    let some: Vec<&str> = text.lines().filter(|l| l.starts_with("(;")).take(12).collect();
+    let dir = std::env::temp_dir().join(format!("skat-analyze-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("some.sgf");
+    std::fs::write(&file, some.join("\n")).unwrap();
+    let out = skat().args(["analyze", file.to_str().unwrap()]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<serde_json::Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), some.len() + 1);
+    let cards: Vec<&serde_json::Value> =
+        lines.iter().filter_map(|l| l["cards"].as_array()).flatten().collect();
+    assert!(!cards.is_empty());
+    assert!(cards.iter().all(|c| c["choices"].as_u64().unwrap() > 1), "a forced card is not judged");
+    assert!(cards.iter().any(|c| c["loss"].as_u64().unwrap() > 0), "somebody lost points with cards open");
+    assert!(lines.last().unwrap()["summary"].as_object().is_some_and(|s| !s.is_empty()));
+    let _ = std::fs::remove_dir_all(&dir);
+}

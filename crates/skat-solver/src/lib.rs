@@ -16,6 +16,7 @@
 //! crate adds no rule of its own. Tests compare it with a plain minimax on thousands of
 //! endgames.
 
+pub mod analysis;
 mod layout;
 mod order;
 mod table;

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod admin;
+pub mod analyze;
 pub mod arena;
 pub mod backup;
 pub mod bench;

@@ -79,7 +79,7 @@ pub fn analyze(
     let mut skat = dealt.skat;
     for m in moves {
         match m.action {
-            Action::PickUpSkat => hands[usize::from(declarer)] = hands[usize::from(declarer)] | dealt.skat,
+            Action::PickUpSkat => hands[usize::from(declarer)] |= dealt.skat,
             Action::Discard { cards } => {
                 hands[usize::from(declarer)] = hands[usize::from(declarer)] - cards;
                 skat = cards;
@@ -168,7 +168,7 @@ mod tests {
         let mut skat = r.dealt.skat;
         for m in &r.moves {
             match m.action {
-                Action::PickUpSkat => hands[declarer] = hands[declarer] | r.dealt.skat,
+                Action::PickUpSkat => hands[declarer] |= r.dealt.skat,
                 Action::Discard { cards } => {
                     hands[declarer] = hands[declarer] - cards;
                     skat = cards;

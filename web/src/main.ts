@@ -261,7 +261,7 @@ function dealtDom(e: DealEnded, names: string[], tableId: string): HTMLElement {
 // ---- replay ---------------------------------------------------------------------------
 
 interface RecordMove { position: string; action: string; value?: number; card?: string; cards?: string[]; contract?: { game: string; announcement?: string } }
-interface DealRecord { number: number; seats: number[]; dealt: { hands: string[][]; skat: string[] }; moves: RecordMove[]; outcome: Record<string, unknown> }
+interface DealRecord { number: number; seats: number[]; dealt: { hands: string[][]; skat: string[] }; moves: RecordMove[]; outcome: Record<string, unknown>; comments?: { move: number; seat: number; text: string }[] }
 
 async function replayView(tableId: string, deal: number) {
   const [records, t] = await Promise.all([
@@ -310,7 +310,12 @@ async function replayView(tableId: string, deal: number) {
   const render = () => {
     const s = state(step);
     const moves = h("ol", { class: "moves", "aria-label": "Moves" },
-      ...rec.moves.map((m, i) => h("li", { "aria-current": i === step - 1 ? "step" : undefined }, describe(m))));
+      ...rec.moves.map((m, i) => {
+        // A player's comment on the move: hidden by the server while the deal was in play.
+        const note = (rec.comments ?? []).find((c) => c.move === i);
+        return h("li", { "aria-current": i === step - 1 ? "step" : undefined }, describe(m),
+          note ? h("q", { class: "comment", "data-move": i }, note.text) : "");
+      }));
     const hands = h("div", { class: "hands" }, ...s.hands.map((cards, i) =>
       h("div", {}, h("div", {}, `${names[rec.seats[i]] ?? ""} (${POSITIONS[i + 1]})`),
         h("div", { class: "cards small" }, ...sortHand(cards.map(cardFromCode)).map((c) => cardSvg(c, "replay", rec.number))))));

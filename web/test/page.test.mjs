@@ -51,6 +51,7 @@ test("the spectator page in a real browser", { timeout: 240000 }, async () => {
     await page.goto(base + demo.href, { waitUntil: "load" });
     await page.waitForSelector("#table");
     let checks = 0;
+    const noCommentInDom = async () => assert.equal(await page.$$eval("q.comment", (q) => q.length), 0, "no comment during the deal");
     const noHandInDom = async () => {
       const seen = await page.evaluate(() => {
         const t = document.querySelector("#table");
@@ -92,6 +93,7 @@ test("the spectator page in a real browser", { timeout: 240000 }, async () => {
     });
     const replay = await until("a played deal finished", async () => {
       await noHandInDom();
+      await noCommentInDom();
       return await played();
     }, 180000);
     await page.screenshot({ path: path.join(shots, "3-after-a-deal.png"), fullPage: true });
@@ -100,6 +102,10 @@ test("the spectator page in a real browser", { timeout: 240000 }, async () => {
     await page.waitForSelector("#next, .error, h1 + p", { timeout: 30000 });
     await page.screenshot({ path: path.join(shots, "4-replay-start.png"), fullPage: true });
     const moves = await page.$$eval(".moves li", (li) => li.length);
+    // The declarer's comment (the demo's heuristic players say why they declared) shows
+    // beside its move once the deal is over; the random player says nothing.
+    const comments = await page.$$eval(".moves q.comment", (q) => q.map((e) => e.textContent));
+    assert.ok(comments.every((c) => /^declared on \d jacks/.test(c)), `comments: ${comments}`);
     assert.ok(moves > 3, "the deal has its moves");
     assert.equal(await page.$eval("#step", (e) => e.textContent), `move 0 of ${moves}`);
     let trickCardsSeen = 0;

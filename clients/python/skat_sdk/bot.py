@@ -43,6 +43,12 @@ class Bot:
         """Your card, one of ``k.legal.cards``."""
         return k.legal.cards[0]
 
+    def comment(self, k: Knowledge) -> Optional[str]:
+        """A comment on the decision just made (at most 280 characters), sent with it and
+        shown to everybody once the deal has ended (the replay, the records): why the bot
+        did what it did. None (the default): no comment."""
+        return None
+
 
 def decide(bot: Bot, k: Knowledge):
     """Asks the bot the decision ``k.legal`` calls for; returns the request to send as

@@ -199,8 +199,10 @@ def _act(seat: Seat, bot: Bot, k: Knowledge, seq: int, on_illegal: str = "fallba
     choice = decide(bot, k)
     if choice is None:
         return 0
+    comment = bot.comment(k) if hasattr(bot, "comment") else None
     try:
-        seat.send(choice[0], choice[1], seq)
+        fields = dict(choice[1], comment=comment) if comment else choice[1]
+        seat.send(choice[0], fields, seq)
         return 1
     except grpc.RpcError as e:
         why = errors.reason(e)

@@ -143,3 +143,31 @@ def test_a_seat_that_stops_on_an_illegal_bid_still_ends_the_lobby(server, caplog
             b.kill()
     assert played == []
     assert "then=stopping this seat" in caplog.text and "seat stopped: table=" in caplog.text, caplog.text
+
+
+class Commenting(skat_sdk.Bot):
+    """Bids what it may (so that a game is played) and comments on every card."""
+
+    def bid(self, k):
+        return k.legal.bid_from
+
+    def comment(self, k):
+        return f"py-note {k.legal.cards[0]}" if k.legal.cards else None
+
+
+def test_a_bots_comments_reach_the_record_after_the_deal(server):
+    addr, stub = server
+    table = stub.CreateTable(pb.CreateTableRequest(seats=3, deals=1, seed=3),
+                             metadata=(("authorization", "Bearer op"),)).table_id
+    seats = [skat_sdk.Seat.join(addr, table, f"py{i}", i) for i in range(3)]
+    threads = [threading.Thread(target=skat_sdk.play, args=(s, Commenting())) for s in seats]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    import json
+    record = json.loads(stub.GetRecords(pb.GetRecordsRequest(table_id=table, format=pb.RECORD_FORMAT_JSON)).records[0])
+    texts = [c["text"] for c in record["comments"]]
+    assert texts and all(t.startswith("py-note ") for t in texts), record.get("comments")
+    for c in record["comments"]:
+        assert record["moves"][c["move"]]["action"] == "play"

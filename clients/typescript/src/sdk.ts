@@ -37,13 +37,18 @@ export class Bot {
   play(k: Knowledge): Card {
     return k.legal.cards[0];
   }
+  /** A comment on the decision just made (at most 280 characters), sent with it and shown
+   * to everybody once the deal has ended (the replay, the records). null: none. */
+  comment(_k: Knowledge): string | null {
+    return null;
+  }
 }
 
 /** The six decisions as an object: `bot({ play(k) { ... } })` types `k` as
  * {@link Knowledge} without annotations (a subclass's override does not infer its
  * parameter types). Decisions left out take the first legal choice. */
 export type Decisions = {
-  [D in "bid" | "answer" | "takeSkat" | "discard" | "declare" | "play"]: Bot[D];
+  [D in "bid" | "answer" | "takeSkat" | "discard" | "declare" | "play" | "comment"]: Bot[D];
 };
 
 /** A {@link Bot} from some of its decisions (see {@link Decisions}). */
@@ -236,9 +241,9 @@ export class Seat {
     return view;
   }
 
-  /** Sends a choice, decided on the table at `expectedSeq`. */
-  async send(choice: Choice, expectedSeq: bigint): Promise<void> {
-    const base = { tableId: this.tableId, expectedSeq };
+  /** Sends a choice, decided on the table at `expectedSeq`, with an optional comment. */
+  async send(choice: Choice, expectedSeq: bigint, comment = ""): Promise<void> {
+    const base = { tableId: this.tableId, expectedSeq, comment };
     const auth = bearer(this.token);
     switch (choice.rpc) {
       case "bid":
@@ -293,9 +298,10 @@ export async function play(seat: Seat, bot: Bot, options: PlayOptions = {}): Pro
     if (options.beforeDecision) await options.beforeDecision(k, seat, seq);
     const choice = decide(bot, k);
     if (!choice) return;
+    const comment = bot.comment(k) ?? "";
     let other: Choice;
     try {
-      await seat.send(choice, seq);
+      await seat.send(choice, seq, comment);
       decisions++;
       return;
     } catch (e) {

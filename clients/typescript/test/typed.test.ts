@@ -13,8 +13,10 @@ test("bot({...}) types its decisions", () => {
   const k = new Knowledge(0);
   k.legal = { ...NO_LEGAL, cards: [Card.SA, Card.D7, Card.HT] };
   assert.equal(lowest.play(k), Card.D7);
-  // Decisions left out take the first legal choice.
+  // Decisions left out take the first legal choice, and say nothing.
   assert.equal(lowest.bid(k), null);
+  assert.equal(lowest.comment(k), null);
+  assert.equal(bot({ comment: () => "because" }).comment(k), "because");
 });
 
 test("the fallback and the log words", () => {

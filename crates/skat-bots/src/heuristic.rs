@@ -153,6 +153,20 @@ fn worth(game: GameType, c: Card) -> i32 {
 }
 
 impl Bot for HeuristicBot {
+    /// Says why it declared: what it held (shown after the deal, in the replay).
+    fn comment(&mut self, k: &Knowledge) -> Option<String> {
+        if k.legal.contracts.is_empty() {
+            return None;
+        }
+        let cards = k.hand | k.discards;
+        let jacks = cards.iter().filter(|c| c.rank() == skat_engine::Rank::Jack).count();
+        Some(format!(
+            "declared on {jacks} jacks and {} card points among my {} cards",
+            cards.points(),
+            cards.len()
+        ))
+    }
+
     async fn bid(&mut self, k: &Knowledge) -> Option<Bid> {
         let plan = best_game(k.hand, me(k) == Position::Forehand);
         self.plan = plan;

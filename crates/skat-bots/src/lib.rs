@@ -121,4 +121,11 @@ impl Bot for Strategy {
     async fn play(&mut self, k: &Knowledge) -> Card {
         delegate!(self, b => b.play(k))
     }
+    fn comment(&mut self, k: &Knowledge) -> Option<String> {
+        match self {
+            Strategy::Random(b) => b.comment(k),
+            Strategy::Heuristic(b) => b.comment(k),
+            Strategy::Pimc(b) => b.comment(k),
+        }
+    }
 }

@@ -28,6 +28,12 @@ pub trait Bot: Send {
     fn declare(&mut self, k: &Knowledge) -> impl Future<Output = Contract> + Send;
     /// One of `k.legal.cards`.
     fn play(&mut self, k: &Knowledge) -> impl Future<Output = Card> + Send;
+    /// A comment on the decision just made (at most 280 characters), sent with it and
+    /// shown to everybody once the deal has ended (the replay, the records): why the bot
+    /// did what it did. None by default.
+    fn comment(&mut self, _k: &Knowledge) -> Option<String> {
+        None
+    }
 }
 
 /// Asks `bot` for the decision `k` calls for and returns it as a legal action (`None`

@@ -359,6 +359,18 @@ impl SeatClient {
     /// Sends an action; returns the sequence number of the accepted event. With
     /// `expected_seq`, a stale decision is refused with ABORTED instead of applied.
     pub async fn act(&mut self, action: Action, expected_seq: Option<u64>) -> Result<u64, Status> {
+        self.act_commented(action, expected_seq, None).await
+    }
+
+    /// [`SeatClient::act`] with a comment on the action (at most 280 characters), which
+    /// the server shows to nobody until the deal has ended.
+    pub async fn act_commented(
+        &mut self,
+        action: Action,
+        expected_seq: Option<u64>,
+        comment: Option<&str>,
+    ) -> Result<u64, Status> {
+        let comment = comment.unwrap_or_default().to_string();
         let t = self.table_id.clone();
         let token = self.token.clone();
         let c = &mut self.client;
@@ -369,21 +381,23 @@ impl SeatClient {
                     call: pb::BidCall::Say as i32,
                     value: value.value().into(),
                     expected_seq,
+                    comment,
                 };
                 c.bid(with_token(req, &token)).await?.into_inner().seq
             }
             Action::Hold | Action::Pass => {
                 let call = if action == Action::Hold { pb::BidCall::Hold } else { pb::BidCall::Pass };
-                let req = pb::BidRequest { table_id: t, call: call as i32, value: 0, expected_seq };
+                let req = pb::BidRequest { table_id: t, call: call as i32, value: 0, expected_seq, comment };
                 c.bid(with_token(req, &token)).await?.into_inner().seq
             }
             Action::PickUpSkat | Action::PlayHand => {
-                let req =
-                    pb::TakeSkatRequest { table_id: t, pick_up: action == Action::PickUpSkat, expected_seq };
+                let pick_up = action == Action::PickUpSkat;
+                let req = pb::TakeSkatRequest { table_id: t, pick_up, expected_seq, comment };
                 c.take_skat(with_token(req, &token)).await?.into_inner().seq
             }
             Action::Discard { cards } => {
-                let req = pb::DiscardRequest { table_id: t, cards: convert::cards(cards), expected_seq };
+                let req =
+                    pb::DiscardRequest { table_id: t, cards: convert::cards(cards), expected_seq, comment };
                 c.discard(with_token(req, &token)).await?.into_inner().seq
             }
             Action::Declare { contract } => {
@@ -393,21 +407,23 @@ impl SeatClient {
                     game: p.game,
                     announcement: p.announcement,
                     expected_seq,
+                    comment,
                 };
                 c.declare(with_token(req, &token)).await?.into_inner().seq
             }
             Action::Play { card } => {
-                let req = pb::PlayCardRequest { table_id: t, card: convert::card(card), expected_seq };
+                let req =
+                    pb::PlayCardRequest { table_id: t, card: convert::card(card), expected_seq, comment };
                 c.play_card(with_token(req, &token)).await?.into_inner().seq
             }
             Action::Claim => {
-                c.claim(with_token(pb::ClaimRequest { table_id: t, expected_seq }, &token))
+                c.claim(with_token(pb::ClaimRequest { table_id: t, expected_seq, comment }, &token))
                     .await?
                     .into_inner()
                     .seq
             }
             Action::Resign => {
-                c.resign(with_token(pb::ResignRequest { table_id: t, expected_seq }, &token))
+                c.resign(with_token(pb::ResignRequest { table_id: t, expected_seq, comment }, &token))
                     .await?
                     .into_inner()
                     .seq

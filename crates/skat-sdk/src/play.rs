@@ -237,7 +237,8 @@ async fn act_on<B: Bot>(
 ) -> Result<bool, SdkError> {
     let Some(wanted) = ask(bot, k).await else { return Ok(false) };
     let action = if k.legal.allows(wanted) { wanted } else { instead(k, wanted, "NOT_LEGAL", on_illegal)? };
-    let refused = match seat.act(action, Some(seq)).await {
+    let comment = bot.comment(k).filter(|c| !c.is_empty());
+    let refused = match seat.act_commented(action, Some(seq), comment.as_deref()).await {
         Ok(_) => return Ok(true),
         Err(s) if moved_on(&s) => {
             tracing::debug!(code = ?s.code(), message = s.message(), "action not taken: the table moved on");

@@ -158,7 +158,11 @@ impl Hostile {
         let e = self
             .client
             .claim(authed(
-                pb::ClaimRequest { table_id: "t000000000000".into(), expected_seq: None },
+                pb::ClaimRequest {
+                    table_id: "t000000000000".into(),
+                    expected_seq: None,
+                    comment: String::new(),
+                },
                 &self.tokens[mover].clone(),
             ))
             .await
@@ -169,7 +173,12 @@ impl Hostile {
         let e = self
             .client
             .play_card(authed(
-                pb::PlayCardRequest { table_id: t.clone(), card: bad, expected_seq: Some(seq) },
+                pb::PlayCardRequest {
+                    table_id: t.clone(),
+                    card: bad,
+                    expected_seq: Some(seq),
+                    comment: String::new(),
+                },
                 &self.tokens[mover].clone(),
             ))
             .await
@@ -178,7 +187,12 @@ impl Hostile {
         let e = self
             .client
             .discard(authed(
-                pb::DiscardRequest { table_id: t.clone(), cards: vec![1, 1], expected_seq: Some(seq) },
+                pb::DiscardRequest {
+                    table_id: t.clone(),
+                    cards: vec![1, 1],
+                    expected_seq: Some(seq),
+                    comment: String::new(),
+                },
                 &self.tokens[mover].clone(),
             ))
             .await
@@ -192,6 +206,7 @@ impl Hostile {
                     game: 0,
                     announcement: bad,
                     expected_seq: Some(seq),
+                    comment: String::new(),
                 },
                 &self.tokens[mover].clone(),
             ))
@@ -233,7 +248,7 @@ impl Hostile {
         let e = self
             .client
             .resign(authed(
-                pb::ResignRequest { table_id: huge, expected_seq: None },
+                pb::ResignRequest { table_id: huge, expected_seq: None, comment: String::new() },
                 &self.tokens[mover].clone(),
             ))
             .await

@@ -227,10 +227,27 @@ async fn every_refusal_carries_its_reason() {
     }
     cases.check(
         client
-            .play_card(req!(pb::PlayCardRequest { table_id: table.clone(), card: 99, expected_seq: None }))
+            .play_card(req!(pb::PlayCardRequest {
+                table_id: table.clone(),
+                card: 99,
+                expected_seq: None,
+                comment: String::new()
+            }))
             .await,
         Code::InvalidArgument,
         R::InvalidCard,
+    );
+    cases.check(
+        client
+            .play_card(req!(pb::PlayCardRequest {
+                table_id: table.clone(),
+                card: 1,
+                expected_seq: None,
+                comment: "x".repeat(281)
+            }))
+            .await,
+        Code::InvalidArgument,
+        R::InvalidComment,
     );
     cases.check(
         client
@@ -238,6 +255,7 @@ async fn every_refusal_carries_its_reason() {
                 table_id: table.clone(),
                 cards: vec![3, 3],
                 expected_seq: None,
+                comment: String::new()
             }))
             .await,
         Code::InvalidArgument,
@@ -245,21 +263,38 @@ async fn every_refusal_carries_its_reason() {
     );
     cases.check(
         client
-            .discard(req!(pb::DiscardRequest { table_id: table.clone(), cards: vec![3], expected_seq: None }))
+            .discard(req!(pb::DiscardRequest {
+                table_id: table.clone(),
+                cards: vec![3],
+                expected_seq: None,
+                comment: String::new()
+            }))
             .await,
         Code::InvalidArgument,
         R::InvalidDiscard,
     );
     cases.check(
         client
-            .bid(req!(pb::BidRequest { table_id: table.clone(), call: 1, value: 19, expected_seq: None }))
+            .bid(req!(pb::BidRequest {
+                table_id: table.clone(),
+                call: 1,
+                value: 19,
+                expected_seq: None,
+                comment: String::new()
+            }))
             .await,
         Code::InvalidArgument,
         R::InvalidBid,
     );
     cases.check(
         client
-            .bid(req!(pb::BidRequest { table_id: table.clone(), call: 9, value: 0, expected_seq: None }))
+            .bid(req!(pb::BidRequest {
+                table_id: table.clone(),
+                call: 9,
+                value: 0,
+                expected_seq: None,
+                comment: String::new()
+            }))
             .await,
         Code::InvalidArgument,
         R::InvalidCall,
@@ -271,6 +306,7 @@ async fn every_refusal_carries_its_reason() {
                 game: 0,
                 announcement: 0,
                 expected_seq: None,
+                comment: String::new()
             }))
             .await,
         Code::InvalidArgument,
@@ -283,6 +319,7 @@ async fn every_refusal_carries_its_reason() {
                 game: 1,
                 announcement: 77,
                 expected_seq: None,
+                comment: String::new()
             }))
             .await,
         Code::InvalidArgument,
@@ -349,7 +386,12 @@ async fn every_refusal_carries_its_reason() {
     let before = view(&mut client, &table, Some(&tokens[f])).await;
     let picked = client
         .take_skat(authed(
-            pb::TakeSkatRequest { table_id: table.clone(), pick_up: true, expected_seq: None },
+            pb::TakeSkatRequest {
+                table_id: table.clone(),
+                pick_up: true,
+                expected_seq: None,
+                comment: String::new(),
+            },
             &tokens[f],
         ))
         .await

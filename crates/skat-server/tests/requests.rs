@@ -62,6 +62,7 @@ async fn bad_requests_get_the_right_code_and_change_nothing() {
             call: pb::BidCall::Pass as i32,
             value: 0,
             expected_seq: None,
+            comment: String::new(),
         })
         .await
         .unwrap_err();
@@ -92,6 +93,7 @@ async fn bad_requests_get_the_right_code_and_change_nothing() {
                 call: pb::BidCall::Say as i32,
                 value: 19,
                 expected_seq: None,
+                comment: String::new(),
             },
             &s.tokens[mover],
         ))
@@ -100,7 +102,13 @@ async fn bad_requests_get_the_right_code_and_change_nothing() {
     assert_eq!(e.code(), Code::InvalidArgument);
     let e = client
         .bid(authed(
-            pb::BidRequest { table_id: t.clone(), call: 0, value: 0, expected_seq: None },
+            pb::BidRequest {
+                table_id: t.clone(),
+                call: 0,
+                value: 0,
+                expected_seq: None,
+                comment: String::new(),
+            },
             &s.tokens[mover],
         ))
         .await
@@ -108,7 +116,7 @@ async fn bad_requests_get_the_right_code_and_change_nothing() {
     assert_eq!(e.code(), Code::InvalidArgument);
     let e = client
         .play_card(authed(
-            pb::PlayCardRequest { table_id: t.clone(), card: 99, expected_seq: None },
+            pb::PlayCardRequest { table_id: t.clone(), card: 99, expected_seq: None, comment: String::new() },
             &s.tokens[mover],
         ))
         .await
@@ -116,7 +124,12 @@ async fn bad_requests_get_the_right_code_and_change_nothing() {
     assert_eq!(e.code(), Code::InvalidArgument);
     let e = client
         .discard(authed(
-            pb::DiscardRequest { table_id: t.clone(), cards: vec![1, 1], expected_seq: None },
+            pb::DiscardRequest {
+                table_id: t.clone(),
+                cards: vec![1, 1],
+                expected_seq: None,
+                comment: String::new(),
+            },
             &s.tokens[mover],
         ))
         .await
@@ -124,7 +137,13 @@ async fn bad_requests_get_the_right_code_and_change_nothing() {
     assert_eq!(e.code(), Code::InvalidArgument);
     let e = client
         .declare(authed(
-            pb::DeclareRequest { table_id: t.clone(), game: 0, announcement: 0, expected_seq: None },
+            pb::DeclareRequest {
+                table_id: t.clone(),
+                game: 0,
+                announcement: 0,
+                expected_seq: None,
+                comment: String::new(),
+            },
             &s.tokens[mover],
         ))
         .await

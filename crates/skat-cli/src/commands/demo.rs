@@ -49,6 +49,9 @@ impl Bot for Paced {
         tokio::time::sleep(self.delay).await;
         self.inner.play(k).await
     }
+    fn comment(&mut self, k: &Knowledge) -> Option<String> {
+        self.inner.comment(k)
+    }
 }
 
 const PLAYERS: [(&str, &str); 3] = [("Anna", "heuristic"), ("Bernd", "heuristic"), ("Chris", "random")];
@@ -207,6 +210,13 @@ pub async fn print_table(
         let line = describe(&e, &names, seats, trick_before, spectator.tricks.len(), deals);
         if !line.is_empty() {
             outln!("{line}");
+        }
+        // The players' comments, which the server shows once the deal has ended.
+        if let Kind::DealEnded(d) = &kind {
+            for c in &d.comments {
+                let who = names.get(c.seat as usize).map_or("?", String::as_str);
+                outln!("  ({who}, move {}: \"{}\")", c.move_index + 1, c.text);
+            }
         }
     }
     Ok(())

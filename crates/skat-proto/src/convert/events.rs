@@ -140,6 +140,8 @@ pub fn event(e: &EventView, names: &[String]) -> pb::event::Kind {
                 result: Some(deal_result(outcome, *seats, seeger_fabian)),
                 dealt: Some(dealt(d, *discards)),
                 position_seats: seats.iter().map(|s| u32::from(*s)).collect(),
+                // The engine keeps no comments: the server adds its table's.
+                comments: Vec::new(),
             })
         }
         EventView::MatchEnded { standings } => Kind::MatchEnded(pb::MatchEnded {

@@ -11,8 +11,9 @@ use skat_engine::Action;
 use skat_engine::matches::Seat;
 use skat_proto::convert;
 use skat_proto::pb;
+use skat_proto::pb::ErrorReason as R;
 use tonic::metadata::MetadataMap;
-use tonic::{Request, Status};
+use tonic::{Code, Request, Status};
 
 use super::access::{bearer, no_token, seat_in};
 use super::refusal::Refusal;
@@ -26,17 +27,18 @@ async fn act<T>(
     table_id: &str,
     metadata: &MetadataMap,
     action: Result<Action, convert::ConvertError>,
-    expected_seq: Option<u64>,
+    (expected_seq, comment): (Option<u64>, &str),
     then: impl FnOnce(&Table, Seat) -> T,
 ) -> Result<(u64, T), Status> {
     record_table(table_id);
+    let comment = check_comment(comment)?;
     let handle = s.table(table_id)?;
     let token = bearer(metadata)?.ok_or_else(no_token)?;
     let (seat, action, seq, extra) = handle
         .mutate(&s.journal, &s.metrics, |t| -> Result<_, Status> {
             let seat = seat_in(t, &token)?;
             let action = action.map_err(Refusal::from)?;
-            let seq = t.act(seat, action, expected_seq, Instant::now())?;
+            let seq = t.act_commented(seat, action, comment, expected_seq, Instant::now())?;
             Ok((seat, action, seq, then(t, seat)))
         })
         .await??;
@@ -45,11 +47,37 @@ async fn act<T>(
     Ok((seq, extra))
 }
 
+/// The most characters of an action's comment.
+pub(crate) const MAX_COMMENT_CHARS: usize = 280;
+
+/// An action's comment: none when empty; refused when too long or holding control or
+/// bidi characters (it is shown to people, after the deal).
+fn check_comment(text: &str) -> Result<Option<String>, Status> {
+    if text.is_empty() {
+        return Ok(None);
+    }
+    let bad = text.chars().any(|c| {
+        c.is_control()
+            || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    });
+    if bad || text.chars().count() > MAX_COMMENT_CHARS {
+        return Err(Refusal::new(
+            Code::InvalidArgument,
+            R::InvalidComment,
+            format!("a comment has at most {MAX_COMMENT_CHARS} characters and no control or bidi characters"),
+        )
+        .with("max", MAX_COMMENT_CHARS)
+        .status());
+    }
+    Ok(Some(text.to_string()))
+}
+
 /// Bid: say a value, hold, or pass.
 pub(crate) async fn bid(s: &SkatServer, request: Request<pb::BidRequest>) -> Result<pb::BidResponse, Status> {
     let r = request.get_ref();
     let action = convert::bid_action(r.call, r.value);
-    let (seq, ()) = act(s, &r.table_id, request.metadata(), action, r.expected_seq, |_, _| ()).await?;
+    let (seq, ()) =
+        act(s, &r.table_id, request.metadata(), action, (r.expected_seq, &r.comment), |_, _| ()).await?;
     Ok(pb::BidResponse { seq })
 }
 
@@ -61,10 +89,11 @@ pub(crate) async fn take_skat(
     let r = request.get_ref();
     let action = Ok(if r.pick_up { Action::PickUpSkat } else { Action::PlayHand });
     // The skat the declarer just picked up, read in the same critical section.
-    let (seq, skat) = act(s, &r.table_id, request.metadata(), action, r.expected_seq, |t, seat| {
-        if r.pick_up { convert::cards(t.skat_picked_up_by(seat)) } else { Vec::new() }
-    })
-    .await?;
+    let (seq, skat) =
+        act(s, &r.table_id, request.metadata(), action, (r.expected_seq, &r.comment), |t, seat| {
+            if r.pick_up { convert::cards(t.skat_picked_up_by(seat)) } else { Vec::new() }
+        })
+        .await?;
     Ok(pb::TakeSkatResponse { seq, skat })
 }
 
@@ -75,7 +104,8 @@ pub(crate) async fn discard(
 ) -> Result<pb::DiscardResponse, Status> {
     let r = request.get_ref();
     let action = convert::discard_action(&r.cards);
-    let (seq, ()) = act(s, &r.table_id, request.metadata(), action, r.expected_seq, |_, _| ()).await?;
+    let (seq, ()) =
+        act(s, &r.table_id, request.metadata(), action, (r.expected_seq, &r.comment), |_, _| ()).await?;
     Ok(pb::DiscardResponse { seq })
 }
 
@@ -86,7 +116,8 @@ pub(crate) async fn declare(
 ) -> Result<pb::DeclareResponse, Status> {
     let r = request.get_ref();
     let action = convert::declare_action(r.game, r.announcement);
-    let (seq, ()) = act(s, &r.table_id, request.metadata(), action, r.expected_seq, |_, _| ()).await?;
+    let (seq, ()) =
+        act(s, &r.table_id, request.metadata(), action, (r.expected_seq, &r.comment), |_, _| ()).await?;
     Ok(pb::DeclareResponse { seq })
 }
 
@@ -97,7 +128,8 @@ pub(crate) async fn play_card(
 ) -> Result<pb::PlayCardResponse, Status> {
     let r = request.get_ref();
     let action = convert::play_action(r.card);
-    let (seq, ()) = act(s, &r.table_id, request.metadata(), action, r.expected_seq, |_, _| ()).await?;
+    let (seq, ()) =
+        act(s, &r.table_id, request.metadata(), action, (r.expected_seq, &r.comment), |_, _| ()).await?;
     Ok(pb::PlayCardResponse { seq })
 }
 
@@ -108,7 +140,8 @@ pub(crate) async fn resign(
 ) -> Result<pb::ResignResponse, Status> {
     let r = request.get_ref();
     let (seq, ()) =
-        act(s, &r.table_id, request.metadata(), Ok(Action::Resign), r.expected_seq, |_, _| ()).await?;
+        act(s, &r.table_id, request.metadata(), Ok(Action::Resign), (r.expected_seq, &r.comment), |_, _| ())
+            .await?;
     Ok(pb::ResignResponse { seq })
 }
 
@@ -119,6 +152,7 @@ pub(crate) async fn claim(
 ) -> Result<pb::ClaimResponse, Status> {
     let r = request.get_ref();
     let (seq, ()) =
-        act(s, &r.table_id, request.metadata(), Ok(Action::Claim), r.expected_seq, |_, _| ()).await?;
+        act(s, &r.table_id, request.metadata(), Ok(Action::Claim), (r.expected_seq, &r.comment), |_, _| ())
+            .await?;
     Ok(pb::ClaimResponse { seq })
 }

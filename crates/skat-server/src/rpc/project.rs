@@ -57,7 +57,21 @@ pub(crate) fn events_after(
                 TableEvent::SeatLeft { seat } => {
                     pb::event::Kind::SeatLeft(pb::SeatLeft { seat: u32::from(*seat) })
                 }
-                TableEvent::Game(g) => convert::event(&g.seen_by(viewer), &names),
+                TableEvent::Game(g) => {
+                    let mut kind = convert::event(&g.seen_by(viewer), &names);
+                    // The comments on a deal's actions come out with its end, to everybody.
+                    if let pb::event::Kind::DealEnded(d) = &mut kind {
+                        d.comments = t
+                            .comments_of(d.deal)
+                            .map(|c| pb::MoveComment {
+                                move_index: c.index,
+                                seat: u32::from(c.seat),
+                                text: c.text.clone(),
+                            })
+                            .collect();
+                    }
+                    kind
+                }
             };
             let seat_to_move = e.turn.as_ref().map(|(seat, _, _)| u32::from(*seat));
             let legal = match (&e.turn, viewer) {

@@ -72,6 +72,9 @@ pub enum Input {
         seat: Seat,
         /// What it did.
         action: Action,
+        /// Its comment on the action (shown once the deal has ended).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        comment: Option<String>,
     },
     /// The seat to move ran out of time.
     TimedOut,

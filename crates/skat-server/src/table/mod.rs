@@ -166,6 +166,8 @@ pub struct Table {
     /// What listings last showed of this table (kept by the journal, which rewrites the
     /// table's listing row only when this changes).
     pub(crate) listed: Option<Listing>,
+    /// The seats' comments on their actions, in order (bounded: one per action).
+    pub(crate) comments: Vec<records::Comment>,
 }
 
 /// Milliseconds since the Unix epoch (0 before it).
@@ -206,6 +208,7 @@ impl Table {
             created_ms: unix_ms(wall),
             finished_ms: None,
             listed: None,
+            comments: Vec::new(),
         })
     }
 
@@ -237,7 +240,9 @@ impl Table {
                     table.seat_player(&name, Some(seat), token, when).is_ok()
                 }
                 Input::Left { seat } => table.leave(seat, when).is_ok(),
-                Input::Acted { seat, action } => table.act(seat, action, None, when).is_ok(),
+                Input::Acted { seat, action, comment } => {
+                    table.act_commented(seat, action, comment, None, when).is_ok()
+                }
                 Input::Rekeyed { seat, token } => table.rekey(seat, token, when).is_ok(),
                 Input::TimedOut => match table.turn {
                     Some(t) => table.on_deadline(t.id, when).is_some(),

@@ -8,6 +8,19 @@ use skat_engine::iss::{self, RecordMeta};
 
 use super::{Table, TableEvent};
 
+/// A seat's comment on one of its actions: hidden while its deal is in play.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Comment {
+    /// The deal (from 0).
+    pub deal: u32,
+    /// The action's index among the deal's moves.
+    pub index: u32,
+    /// Who.
+    pub seat: skat_engine::matches::Seat,
+    /// The text.
+    pub text: String,
+}
+
 /// Where a record was played, beyond the table itself: what a JSON record carries so
 /// that a line read on its own says whose it is.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -41,12 +54,24 @@ impl Table {
             let by_position: Vec<String> = r.seats.iter().map(|s| names[usize::from(*s)].clone()).collect();
             object.insert("position_names".into(), by_position.into());
             object.insert("ended_ms".into(), ended.map(super::unix_ms).into());
+            let comments: Vec<serde_json::Value> = self
+                .comments_of(r.number)
+                .map(|c| serde_json::json!({ "move": c.index, "seat": u32::from(c.seat), "text": c.text }))
+                .collect();
+            if !comments.is_empty() {
+                object.insert("comments".into(), comments.into());
+            }
             object.insert(
                 "ended_at".into(),
                 ended.map(|t| humantime::format_rfc3339_seconds(t).to_string()).into(),
             );
         }
         value.to_string()
+    }
+
+    /// The comments on the actions of deal `deal` (to be shown only once it has ended).
+    pub(crate) fn comments_of(&self, deal: u32) -> impl Iterator<Item = &Comment> {
+        self.comments.iter().filter(move |c| c.deal == deal)
     }
 
     /// The records of the deals that ended at or before `seq` (the published ones).

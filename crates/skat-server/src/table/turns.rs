@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use skat_engine::matches::Seat;
 use skat_engine::{Action, ForfeitReason, GameEvent};
 
+use super::records::Comment;
 use super::{Input, OutOfTurn, Table, TableError, TableEvent, Turn, unix_ms};
 
 impl Table {
@@ -60,12 +61,31 @@ impl Table {
         expected_seq: Option<u64>,
         now: Instant,
     ) -> Result<u64, TableError> {
+        self.act_commented(seat, action, None, expected_seq, now)
+    }
+
+    /// [`Table::act`] with the seat's comment on the action, kept with the deal and shown
+    /// once the deal has ended.
+    pub fn act_commented(
+        &mut self,
+        seat: Seat,
+        action: Action,
+        comment: Option<String>,
+        expected_seq: Option<u64>,
+        now: Instant,
+    ) -> Result<u64, TableError> {
         self.check_seq(expected_seq)?;
         if !self.started {
             return Err(TableError::Waiting);
         }
+        // Where the action lands in its deal's record, read before it is applied (the
+        // deal may end with it).
+        let (deal, index) = (self.game.deal_number(), self.game.moves().len());
         let seq = self.apply(seat, action, now)?;
-        self.record(Input::Acted { seat, action }, now);
+        if let Some(text) = &comment {
+            self.comments.push(Comment { deal, index: index as u32, seat, text: text.clone() });
+        }
+        self.record(Input::Acted { seat, action, comment }, now);
         self.last_activity = now;
         self.settle(now, Some(seat));
         Ok(seq)

@@ -27,4 +27,4 @@ pub use model::{
     AccountId, BotName, Format, PlannedTable, SeatResult, TableStatus, TournamentId, TournamentSpec,
     TournamentStatus,
 };
-pub use names::{NameError, NameKind, NameRule, check_name, name_key};
+pub use names::{NameError, NameKind, NameRule, check_name, is_bidi_control, name_key};

@@ -146,7 +146,10 @@ impl fmt::Display for NameKind {
     }
 }
 
-fn is_bidi_control(c: char) -> bool {
+/// Whether `c` is a bidirectional control (U+202A-202E, U+2066-2069, U+200E, U+200F,
+/// U+061C): text that holds one can read backwards. Refused in names, owner contacts and
+/// comments alike.
+pub fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 

@@ -5,7 +5,6 @@
 //! and what they cannot say: `skat_solver::analysis` and docs/arena.md.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -44,38 +43,26 @@ pub fn run(args: Args) -> CmdResult {
     let mut solver = Solver::new();
     let mut players: BTreeMap<String, (Tally, Tally)> = BTreeMap::new();
     let mut failed = 0;
-    for path in &args.files {
-        let reader: Box<dyn BufRead> = if path.as_os_str() == "-" {
-            Box::new(BufReader::new(std::io::stdin()))
-        } else {
-            let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            Box::new(BufReader::new(file))
-        };
-        for (n, line) in reader.lines().enumerate() {
-            let line = line.map_err(|e| format!("{}: {e}", path.display()))?;
-            if line.trim().is_empty() {
-                continue;
+    super::text::each_line(&args.files, |line, location| {
+        match read(line) {
+            Ok((record, id, names)) => {
+                let judged = analyze(&record.dealt, &record.moves, &record.outcome, &mut solver);
+                let value = match &judged {
+                    Some(a) => {
+                        tally(&mut players, a, &names);
+                        deal_json(a, &record, &id, &names)
+                    }
+                    None => json!({ "id": id, "analysed": false, "why": "no card play to judge" }),
+                };
+                outln!("{value}");
             }
-            let location = format!("{}:{}", path.display(), n + 1);
-            match read(&line) {
-                Ok((record, id, names)) => {
-                    let judged = analyze(&record.dealt, &record.moves, &record.outcome, &mut solver);
-                    let value = match &judged {
-                        Some(a) => {
-                            tally(&mut players, a, &names);
-                            deal_json(a, &record, &id, &names)
-                        }
-                        None => json!({ "id": id, "analysed": false, "why": "no card play to judge" }),
-                    };
-                    outln!("{value}");
-                }
-                Err(e) => {
-                    failed += 1;
-                    outln!("{}", json!({ "location": location, "error": e }));
-                }
+            Err(e) => {
+                failed += 1;
+                outln!("{}", json!({ "location": location, "error": e }));
             }
         }
-    }
+        Ok(())
+    })?;
     let summary: BTreeMap<&String, Value> = players
         .iter()
         .map(|(name, (declarer, defender))| {

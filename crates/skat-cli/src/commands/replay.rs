@@ -1,6 +1,6 @@
 //! `skat replay`: re-score ISS records with the engine.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -32,25 +32,14 @@ pub fn run(args: Args) -> CmdResult {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut failed = 0usize;
-    for path in &args.files {
-        let reader: Box<dyn BufRead> = if path.as_os_str() == "-" {
-            Box::new(BufReader::new(std::io::stdin()))
-        } else {
-            let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            Box::new(BufReader::new(file))
-        };
-        for (n, line) in reader.lines().enumerate() {
-            let line = line.map_err(|e| format!("{}: {e}", path.display()))?;
-            if line.trim().is_empty() {
-                continue;
-            }
-            let value = replay_line(&line, &format!("{}:{}", path.display(), n + 1));
-            if value.get("error").is_some() {
-                failed += 1;
-            }
-            writeln!(out, "{value}")?;
+    super::text::each_line(&args.files, |line, location| {
+        let value = replay_line(line, location);
+        if value.get("error").is_some() {
+            failed += 1;
         }
-    }
+        writeln!(out, "{value}")?;
+        Ok(())
+    })?;
     Ok(if failed > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }
 

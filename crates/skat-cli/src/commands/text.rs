@@ -52,6 +52,30 @@ fn write_out(args: std::fmt::Arguments<'_>, newline: bool) {
     }
 }
 
+/// Calls `each` with every non-empty line of `files` (`-`: standard input) and where it
+/// stands (`file:line`); a file that cannot be read ends it with the reason.
+pub fn each_line(
+    files: &[std::path::PathBuf],
+    mut each: impl FnMut(&str, &str) -> Result<(), Box<dyn std::error::Error>>,
+) -> Result<(), Box<dyn std::error::Error>> {
+    use std::io::BufRead as _;
+    for path in files {
+        let reader: Box<dyn std::io::BufRead> = if path.as_os_str() == "-" {
+            Box::new(std::io::BufReader::new(std::io::stdin()))
+        } else {
+            let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            Box::new(std::io::BufReader::new(file))
+        };
+        for (n, line) in reader.lines().enumerate() {
+            let line = line.map_err(|e| format!("{}: {e}", path.display()))?;
+            if !line.trim().is_empty() {
+                each(&line, &format!("{}:{}", path.display(), n + 1))?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Unix milliseconds as a UTC date and time (`2026-12-02 14:03:09Z`); `-` for 0.
 pub fn date(ms: u64) -> String {
     if ms == 0 {

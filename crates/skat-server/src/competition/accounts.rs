@@ -72,9 +72,7 @@ impl BotChange {
 /// An owner contact: at most [`MAX_OWNER_CHARS`] characters, no control or bidi
 /// characters (it is shown to the operator, in a terminal and the page).
 fn check_owner(owner: &str) -> Result<String, CompetitionError> {
-    let bad = owner.chars().find(|c| {
-        c.is_control() || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
-    });
+    let bad = owner.chars().find(|c| c.is_control() || skat_league::is_bidi_control(*c));
     if owner.chars().count() > MAX_OWNER_CHARS || bad.is_some() {
         return Err(CompetitionError::Owner(MAX_OWNER_CHARS));
     }

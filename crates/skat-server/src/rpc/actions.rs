@@ -56,10 +56,7 @@ fn check_comment(text: &str) -> Result<Option<String>, Status> {
     if text.is_empty() {
         return Ok(None);
     }
-    let bad = text.chars().any(|c| {
-        c.is_control()
-            || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
-    });
+    let bad = text.chars().any(|c| c.is_control() || skat_league::is_bidi_control(c));
     if bad || text.chars().count() > MAX_COMMENT_CHARS {
         return Err(Refusal::new(
             Code::InvalidArgument,

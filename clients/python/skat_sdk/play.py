@@ -211,9 +211,14 @@ def _act(seat: Seat, bot: Bot, k: Knowledge, seq: int, on_illegal: str = "fallba
             return 0
         if e.code() not in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDITION):
             raise
-        other = _instead(k, choice, why or e.code().name, on_illegal)
-        if other == choice:
-            raise
+        if why == "INVALID_COMMENT":
+            # The comment, not the action, was refused: the action goes again without it.
+            log.warning("comment refused (%s); sending the action without it", e.details())
+            other = choice
+        else:
+            other = _instead(k, choice, why or e.code().name, on_illegal)
+            if other == choice:
+                raise
     try:
         seat.send(other[0], other[1], seq)
     except grpc.RpcError as e:

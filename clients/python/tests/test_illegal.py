@@ -171,3 +171,27 @@ def test_a_bots_comments_reach_the_record_after_the_deal(server):
     assert texts and all(t.startswith("py-note ") for t in texts), record.get("comments")
     for c in record["comments"]:
         assert record["moves"][c["move"]]["action"] == "play"
+
+
+class Verbose(Commenting):
+    """Comments too long for the server on every card."""
+
+    def comment(self, k):
+        return "y" * 300 if k.legal.cards else None
+
+
+def test_a_refused_comment_costs_the_comment_not_the_action(server, caplog):
+    addr, stub = server
+    table = stub.CreateTable(pb.CreateTableRequest(seats=3, deals=1, seed=3),
+                             metadata=(("authorization", "Bearer op"),)).table_id
+    caplog.set_level(logging.WARNING, logger="skat_sdk")
+    seats = [skat_sdk.Seat.join(addr, table, f"v{i}", i) for i in range(3)]
+    results = []
+    threads = [threading.Thread(target=lambda s=s: results.append(skat_sdk.play(s, Verbose()))) for s in seats]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert len(results) == 3, "every seat played its list to the end"
+    assert all(s.penalties == 0 for s in results[0].standings)
+    assert "comment refused" in caplog.text

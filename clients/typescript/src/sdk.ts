@@ -309,8 +309,14 @@ export async function play(seat: Seat, bot: Bot, options: PlayOptions = {}): Pro
       if (MOVED_ON.has(why ?? "") || (e instanceof ConnectError && e.code === Code.Aborted)) return;
       const illegal = e instanceof ConnectError && [Code.InvalidArgument, Code.FailedPrecondition].includes(e.code);
       if (!illegal) throw e;
-      other = instead(k, choice, why ?? Code[(e as ConnectError).code], options.onIllegal ?? "fallback");
-      if (describe(other) === describe(choice)) throw e;
+      if (why === "INVALID_COMMENT") {
+        // The comment, not the action, was refused: the action goes again without it.
+        logger().warn(`comment refused (${(e as ConnectError).rawMessage}); sending the action without it`);
+        other = choice;
+      } else {
+        other = instead(k, choice, why ?? Code[(e as ConnectError).code], options.onIllegal ?? "fallback");
+        if (describe(other) === describe(choice)) throw e;
+      }
     }
     try {
       await seat.send(other, seq);

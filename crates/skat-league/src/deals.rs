@@ -14,7 +14,43 @@
 //! random; an operator who gives a seed chooses the deals before the start (and knows
 //! them): for a competition, leave the seed out.
 
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+
+/// The secret a tournament's deals come from (hex). Its `Debug` shows nothing, so that no
+/// log line or error can carry it while the tournament runs; [`DealSecret::reveal`] is the
+/// one way to read it. Empty for a tournament made before secrets.
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct DealSecret(String);
+
+impl DealSecret {
+    /// The secret for an operator's seed (reproducible deals).
+    pub fn of_seed(seed: u64) -> DealSecret {
+        DealSecret(secret_of_seed(seed))
+    }
+
+    /// A secret from 32 random bytes.
+    pub fn of_bytes(bytes: &[u8; 32]) -> DealSecret {
+        DealSecret(secret_of_bytes(bytes))
+    }
+
+    /// Whether there is none (a tournament made before secrets).
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The secret itself: to derive seeds, or to publish once the tournament is over.
+    pub fn reveal(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for DealSecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_empty() { "DealSecret(none)" } else { "DealSecret(hidden)" })
+    }
+}
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
@@ -49,6 +85,13 @@ mod tests {
 
     const PINNED_COMMITMENT: &str = "91c7327a3957fba3ff177b68b8bba412fefdc0997f18f496aed730f3491c9199";
     const PINNED_SEED: u64 = 310_646_896_189_627_603;
+
+    #[test]
+    fn the_secret_never_shows_in_debug() {
+        let s = DealSecret::of_seed(7);
+        assert!(!format!("{s:?}").contains(s.reveal()));
+        assert_eq!(s.reveal(), secret_of_seed(7));
+    }
 
     #[test]
     fn seeds_and_commitments_are_fixed_by_the_secret_alone() {

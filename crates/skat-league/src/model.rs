@@ -179,7 +179,7 @@ pub struct TournamentSpec {
     /// made before secrets (its seeds are `seed + meeting * lists + list`). Never shown
     /// before the tournament is over.
     #[serde(default)]
-    pub secret: String,
+    pub secret: crate::deals::DealSecret,
     /// The commitment to `secret` published at creation (kept apart, so that a changed
     /// secret no longer matches it).
     #[serde(default)]
@@ -197,7 +197,7 @@ impl TournamentSpec {
         if self.secret.is_empty() {
             self.seed.wrapping_add(meeting * u64::from(self.lists_per_meeting()) + list)
         } else {
-            crate::deals::list_seed(&self.secret, meeting, list)
+            crate::deals::list_seed(self.secret.reveal(), meeting, list)
         }
     }
 

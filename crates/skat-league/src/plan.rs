@@ -227,7 +227,7 @@ mod tests {
             format,
             rounds,
             start_ms: 0,
-            secret: String::new(),
+            secret: Default::default(),
             commitment: String::new(),
         }
     }

@@ -198,7 +198,7 @@ mod tests {
             format: Format::RoundRobin,
             rounds: 0,
             start_ms: 0,
-            secret: String::new(),
+            secret: Default::default(),
             commitment: String::new(),
         };
         let mut plan = crate::plan::round_robin(&spec);

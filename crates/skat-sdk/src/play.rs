@@ -247,6 +247,16 @@ async fn act_on<B: Bot>(
         Err(s) if illegal(&s) => s,
         Err(s) => return Err(s.into()),
     };
+    // The comment, not the action, was refused (too long, control characters): the
+    // action goes again without it.
+    if skat_proto::convert::status_reason(&refused) == Some(skat_proto::pb::ErrorReason::InvalidComment) {
+        tracing::warn!(message = refused.message(), "comment refused; sending the action without it");
+        return match seat.act(action, Some(seq)).await {
+            Ok(_) => Ok(true),
+            Err(s) if moved_on(&s) => Ok(true),
+            Err(s) => Err(s.into()),
+        };
+    }
     let reason = skat_proto::convert::status_reason(&refused).map_or_else(
         || format!("{:?}", refused.code()),
         |r| r.as_str_name().trim_start_matches("ERROR_REASON_").to_string(),

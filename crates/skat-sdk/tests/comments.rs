@@ -117,3 +117,53 @@ async fn comments_are_hidden_during_the_deal_and_shown_after_it() {
         assert!(c["text"].as_str().unwrap().ends_with(m["card"].as_str().unwrap()), "{c} at {m}");
     }
 }
+
+/// Comments on every card, each too long for the server.
+struct Verbose;
+
+impl Bot for Verbose {
+    async fn bid(&mut self, k: &Knowledge) -> Option<Bid> {
+        k.legal.bid_from
+    }
+    async fn answer(&mut self, _k: &Knowledge, _bid: Bid) -> bool {
+        false
+    }
+    async fn take_skat(&mut self, _k: &Knowledge) -> bool {
+        true
+    }
+    async fn discard(&mut self, k: &Knowledge) -> [Card; 2] {
+        let mut it = k.legal.discard_from.iter();
+        [it.next().unwrap(), it.next().unwrap()]
+    }
+    async fn declare(&mut self, k: &Knowledge) -> Contract {
+        k.legal.contracts[0]
+    }
+    async fn play(&mut self, k: &Knowledge) -> Card {
+        k.legal.cards.first().unwrap()
+    }
+    fn comment(&mut self, _k: &Knowledge) -> Option<String> {
+        Some("y".repeat(300))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_comment_costs_the_comment_not_the_action() {
+    let (server, _stop) = common::server().await;
+    let url = format!("http://{}", server.addr);
+    let mut c = connect(&url).await.unwrap();
+    let table = c
+        .create_table(pb::CreateTableRequest { seats: 3, deals: 2, seed: Some(5), ..Default::default() })
+        .await
+        .unwrap()
+        .into_inner()
+        .table_id;
+    let mut tasks = Vec::new();
+    for seat in 0..3u32 {
+        let sc = SeatClient::join(&url, &table, &format!("verbose{seat}"), Some(seat)).await.unwrap().0;
+        tasks.push(tokio::spawn(async move { play(sc, &mut Verbose, PlayOptions::default()).await }));
+    }
+    for t in tasks {
+        let finished = t.await.unwrap().expect("the list is played to its end");
+        assert!(finished.standings.iter().all(|s| s.penalties == 0), "{:?}", finished.standings);
+    }
+}

@@ -101,17 +101,11 @@ impl Competitions {
         let store = self.store()?;
         let limit = if limit == 0 { 100 } else { limit.min(1000) };
         let query: String = query.chars().take(64).collect();
-        let listed = if online_only {
-            // The online ones are few and known here: list them all, then page.
-            let all = store.list_accounts(&query, include_removed, 0, u64::MAX >> 1).await?;
-            all.into_iter()
-                .filter(|l| self.lobbies.count(&l.account.account_id) > 0)
-                .skip(offset as usize)
-                .take(limit as usize)
-                .collect()
-        } else {
-            store.list_accounts(&query, include_removed, u64::from(offset), u64::from(limit)).await?
-        };
+        // Online: the accounts with a lobby open here, known without the database.
+        let online: Option<Vec<AccountId>> =
+            online_only.then(|| self.lobbies.open_counts().into_keys().collect());
+        let page = (u64::from(offset), u64::from(limit));
+        let listed = store.list_accounts(&query, include_removed, online.as_deref(), page).await?;
         let seated = self.seated_counts().await?;
         Ok(listed
             .into_iter()
@@ -129,12 +123,12 @@ impl Competitions {
     /// One account as the operator sees it (after a change).
     pub(crate) async fn operator_view(&self, account: Account) -> Result<OperatorView, CompetitionError> {
         let store = self.store()?;
-        let listed = store
-            .list_accounts(account.name.as_str(), true, 0, 1000)
-            .await?
-            .into_iter()
-            .find(|l| l.account.account_id == account.account_id)
-            .unwrap_or(ListedAccount { account, rating: None, former_names: Vec::new() });
+        let id = [account.account_id.clone()];
+        let listed = store.list_accounts("", true, Some(&id), (0, 1)).await?.pop().unwrap_or(ListedAccount {
+            account,
+            rating: None,
+            former_names: Vec::new(),
+        });
         let seated = self.seated_counts().await?;
         let id = &listed.account.account_id;
         Ok(OperatorView {
@@ -199,8 +193,10 @@ pub(crate) struct Seen {
 impl Seen {
     fn touch(&self) {
         let Some(store) = self.store.clone() else { return };
+        // Dropped while the runtime shuts down: nothing is spawned any more.
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
         let id = self.account.account_id.clone();
-        tokio::spawn(async move {
+        runtime.spawn(async move {
             if let Err(e) = store.touch_account(&id, unix_ms(SystemTime::now())).await {
                 tracing::warn!(error = %e, "could not note when an account was last seen");
             }

@@ -98,7 +98,7 @@ impl Competitions {
                 format: Format::Casual,
                 rounds: 0,
                 start_ms: 0,
-                secret: String::new(),
+                secret: Default::default(),
                 commitment: String::new(),
             };
             if let Err(e) = me.start_tournament("casual".into(), spec).await {

@@ -150,9 +150,9 @@ impl Competitions {
             for chunk in bytes.chunks_mut(8) {
                 chunk.copy_from_slice(&random_u64()?.to_le_bytes());
             }
-            spec.secret = skat_league::deals::secret_of_bytes(&bytes);
+            spec.secret = skat_league::deals::DealSecret::of_bytes(&bytes);
         }
-        spec.commitment = skat_league::deals::commitment(&spec.secret);
+        spec.commitment = skat_league::deals::commitment(spec.secret.reveal());
         let commitment = spec.commitment.clone();
         let plan = first_plan(&spec);
         let id = TournamentId::from_random(random_u64()?);

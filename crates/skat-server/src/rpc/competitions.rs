@@ -190,8 +190,8 @@ pub(crate) async fn create_tournament(
     // An operator's seed makes the deals reproducible (and known to the operator); else
     // they come from a secret nobody knows until the end.
     let (seed, secret) = match r.seed {
-        Some(seed) => (seed, skat_league::deals::secret_of_seed(seed)),
-        None => (random_u64()?, String::new()),
+        Some(seed) => (seed, skat_league::deals::DealSecret::of_seed(seed)),
+        None => (random_u64()?, Default::default()),
     };
     let spec = TournamentSpec {
         entrants: Vec::new(),

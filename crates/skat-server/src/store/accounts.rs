@@ -289,12 +289,14 @@ impl Store {
     }
 
     /// Accounts whose name or owner contains `query` (case-insensitive), by name.
+    /// With `only`, just those accounts (the online ones, one after a change): at most
+    /// 500 of them are looked at.
     pub(crate) async fn list_accounts(
         &self,
         query: &str,
         include_removed: bool,
-        offset: u64,
-        limit: u64,
+        only: Option<&[AccountId]>,
+        (offset, limit): (u64, u64),
     ) -> Result<Vec<ListedAccount>, StoreError> {
         // LIKE's wildcards in the query are matched as themselves.
         let escaped: String = query
@@ -303,17 +305,27 @@ impl Store {
             .flat_map(|c| if matches!(c, '%' | '_' | '\\') { vec!['\\', c] } else { vec![c] })
             .collect();
         let pattern = format!("%{escaped}%");
+        let only = only.map(|ids| &ids[..ids.len().min(500)]);
+        let restrict = only.map_or(String::new(), |ids| {
+            if ids.is_empty() {
+                " AND 1 = 0".to_string()
+            } else {
+                format!(" AND account_id IN ({})", placeholders(5, ids.len()))
+            }
+        });
         let sql = format!(
             "SELECT {ACCOUNT_COLUMNS} FROM skat_accounts WHERE (LOWER(name) LIKE $1 ESCAPE '\\' OR LOWER(owner) LIKE $1 ESCAPE '\\') \
-             AND (removed_ms = 0 OR $2 = 1) ORDER BY name LIMIT $3 OFFSET $4"
+             AND (removed_ms = 0 OR $2 = 1){restrict} ORDER BY name LIMIT $3 OFFSET $4"
         );
-        let rows = sqlx::query(&sql)
+        let mut q = sqlx::query(&sql)
             .bind(pattern)
             .bind(i64::from(include_removed))
             .bind(to_i64(limit))
-            .bind(to_i64(offset))
-            .fetch_all(&self.pool)
-            .await?;
+            .bind(to_i64(offset));
+        for id in only.unwrap_or_default() {
+            q = q.bind(id.as_str());
+        }
+        let rows = q.fetch_all(&self.pool).await?;
         let mut out = Vec::new();
         for row in &rows {
             let account = account_from(row)?;

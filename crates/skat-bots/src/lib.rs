@@ -12,9 +12,11 @@
 
 #![warn(missing_docs)]
 
+pub mod analysis;
 pub mod evidence;
 pub mod hand_model;
 pub mod heuristic;
+pub mod judge;
 pub mod pimc;
 pub mod random;
 

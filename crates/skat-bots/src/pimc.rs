@@ -249,8 +249,9 @@ fn tally(
     (wins, solved)
 }
 
-/// What a seat knows about where the unseen cards are.
-struct Facts {
+/// What a seat knows about where the unseen cards are (also the analysis' worlds:
+/// [`crate::judge`]).
+pub(crate) struct Facts {
     game: GameType,
     declarer: Position,
     /// Known hands (mine; the declarer's when open).
@@ -274,7 +275,7 @@ struct Facts {
 }
 
 impl Facts {
-    fn of(k: &Knowledge, me: Position, declarer: Position, game: GameType) -> Facts {
+    pub(crate) fn of(k: &Knowledge, me: Position, declarer: Position, game: GameType) -> Facts {
         let mut seen = k.hand;
         let mut void = [CardSet::EMPTY; 3];
         let mut declarer_points = 0u8;
@@ -332,7 +333,7 @@ impl Facts {
     /// `samples` worlds drawn in proportion to how well they fit the auction: many are
     /// drawn, each weighed, and `samples` kept by weighted sampling without replacement
     /// (each world's key is `u^(1/weight)` for a uniform `u`; the largest keys are kept).
-    fn weighted_worlds(
+    pub(crate) fn weighted_worlds(
         &self,
         auction: &Auction,
         samples: u32,

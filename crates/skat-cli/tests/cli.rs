@@ -360,8 +360,9 @@ fn arena_sprt_decides_a_real_pairing_both_ways() {
     assert!(same["standings"]["bots"].as_array().unwrap().len() == 3);
 }
 
-/// `skat analyze`: real ISS records judged with all cards open: one line per record, the
-/// last a summary per player; some card of these humans' and bots' games loses points.
+/// `skat analyze`: real ISS records judged with all cards open and on what each player
+/// knew: one line per record, the last a summary per player; some card of these humans'
+/// and bots' games loses points.
 #[test]
 fn analyze_judges_real_records_card_by_card() {
     let text = std::fs::read_to_string(RECORDS).unwrap();
@@ -370,7 +371,7 @@ fn analyze_judges_real_records_card_by_card() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("some.sgf");
     std::fs::write(&file, some.join("\n")).unwrap();
-    let out = skat().args(["analyze", file.to_str().unwrap()]).output().unwrap();
+    let out = skat().args(["analyze", "--worlds", "6", file.to_str().unwrap()]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let lines: Vec<serde_json::Value> =
         String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
@@ -380,6 +381,16 @@ fn analyze_judges_real_records_card_by_card() {
     assert!(!cards.is_empty());
     assert!(cards.iter().all(|c| c["choices"].as_u64().unwrap() > 1), "a forced card is not judged");
     assert!(cards.iter().any(|c| c["loss"].as_u64().unwrap() > 0), "somebody lost points with cards open");
+    // On what each player knew: every card with a choice judged over at most 6 worlds; a
+    // mark only where the loss's interval lies above zero; some of these are marked.
+    for c in &cards {
+        let worlds = c["known"]["worlds"].as_u64().unwrap();
+        assert!((1..=6).contains(&worlds), "{c}");
+        if c["mark"] != "" {
+            assert!(c["known"]["interval"][0].as_f64().unwrap() > 0.0, "{c}");
+        }
+    }
+    assert!(cards.iter().any(|c| c["mark"] != ""), "no card marked");
     assert!(lines.last().unwrap()["summary"].as_object().is_some_and(|s| !s.is_empty()));
     let _ = std::fs::remove_dir_all(&dir);
 }

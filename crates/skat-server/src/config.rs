@@ -217,6 +217,8 @@ pub struct ServerConfig {
     /// Address of any replica from its node name: `{node}` is replaced, e.g.
     /// `{node}.skat-headless.skat.svc.cluster.local:50051` with a headless Service.
     pub peer_address_template: Option<String>,
+    /// AnalyzeTable's workers, queue and effort.
+    pub analysis: crate::analysis::AnalysisConfig,
 }
 
 impl ServerConfig {
@@ -270,6 +272,7 @@ impl Default for ServerConfig {
             casual_deals: 0,
             peers: Vec::new(),
             peer_address_template: None,
+            analysis: crate::analysis::AnalysisConfig::default(),
         }
     }
 }

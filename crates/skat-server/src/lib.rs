@@ -23,6 +23,7 @@
 
 #![warn(missing_docs)]
 
+pub(crate) mod analysis;
 pub(crate) mod competition;
 mod config;
 pub(crate) mod journal;
@@ -39,6 +40,7 @@ use std::sync::Arc;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+pub use analysis::AnalysisConfig;
 pub use config::{Anonymous, Database, ForwardedHeader, ServerConfig, TlsFiles};
 pub use journal::recovery::Recovered;
 pub use metrics::Metrics;

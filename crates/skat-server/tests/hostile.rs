@@ -236,7 +236,7 @@ impl Hostile {
             .unwrap_err();
         self.expect("a taken seat", Err(e), &[Code::ResourceExhausted], CardSet::EMPTY);
         // Malformed bytes to a random RPC, with a real token.
-        const METHODS: [&str; 22] = skat_server::METHODS;
+        const METHODS: [&str; skat_server::METHODS.len()] = skat_server::METHODS;
         let method = METHODS[self.rng.below(METHODS.len())];
         let garbage: Vec<u8> = (0..1 + self.rng.below(24)).map(|_| self.rng.below(256) as u8).collect();
         let mut body = vec![0x0a, 0x40]; // a string field that claims 64 bytes...

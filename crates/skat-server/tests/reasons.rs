@@ -522,6 +522,28 @@ async fn every_refusal_carries_its_reason() {
         R::TableFinished,
     );
 
+    // Analysis: only of a finished table, and only while the queue has room (a server
+    // without analysis workers has none).
+    let (playing, _) = seated(&mut client, 3, 1, 5).await;
+    cases.check(
+        client.analyze_table(pb::AnalyzeTableRequest { table_id: playing }).await,
+        Code::FailedPrecondition,
+        R::TableInPlay,
+    );
+    let idle = TestServer::start(ServerConfig {
+        analysis: skat_server::AnalysisConfig { workers: 0, ..Default::default() },
+        ..config()
+    })
+    .await;
+    let mut ic = idle.client().await;
+    let (done, done_tokens) = seated(&mut ic, 3, 1, 6).await;
+    play_to_end(&mut ic, &done, &done_tokens, 6).await;
+    cases.check(
+        ic.analyze_table(pb::AnalyzeTableRequest { table_id: done }).await,
+        Code::ResourceExhausted,
+        R::AnalysisBusy,
+    );
+
     // A table that expires under its watcher; a server token; another replica's table;
     // shutdown.
     let mut other = TestServer::start(ServerConfig {

@@ -1,18 +1,22 @@
 //! `skat analyze`: a finished deal's card play judged with all cards open (the
-//! double-dummy solver): per card the best value and the value of the card played, the
-//! loss, whether it changed the result; per deal the curve of the declarer's value; per
-//! player the mean loss per decision as declarer and as defender. What the figures mean,
-//! and what they cannot say: `skat_solver::analysis` and docs/arena.md.
+//! double-dummy solver) and on what each player knew (worlds sampled from its seat's
+//! knowledge, as PIMC does): per card the best value and the value of the card played,
+//! the loss, whether it changed the result, a mark; per deal the curve of the declarer's
+//! value; per player the mean loss per decision as declarer and as defender. The JSON is
+//! `skat_bots::analysis`'s, the same as the server's `AnalyzeTable`; what the figures mean
+//! and what they cannot say: docs/analysis.md.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use serde_json::{Value, json};
+use skat_bots::analysis::Report;
+use skat_bots::judge::JudgeConfig;
 use skat_engine::DealRecord;
 use skat_engine::iss::{self, IssRecord};
-use skat_solver::Solver;
-use skat_solver::analysis::{DealAnalysis, analyze};
+
+use skat_proto::pb;
+use skat_sdk::SdkError;
 
 use super::CmdResult;
 
@@ -20,42 +24,37 @@ use super::CmdResult;
 pub struct Args {
     /// Files of records, one per line: ISS records, or the JSON records of GetRecords and
     /// `skat tournament records --format json` (`-` for standard input).
-    #[arg(required = true)]
+    #[arg(required_unless_present = "table", conflicts_with = "table")]
     files: Vec<PathBuf>,
-}
-
-/// A player's decisions, as declarer or as defender.
-#[derive(Debug, Default)]
-struct Tally {
-    decisions: u32,
-    loss: u64,
-    flips: u32,
-}
-
-impl Tally {
-    fn json(&self) -> Value {
-        let mean = if self.decisions == 0 { 0.0 } else { self.loss as f64 / f64::from(self.decisions) };
-        json!({ "decisions": self.decisions, "mean_loss": mean, "flips": self.flips })
-    }
+    /// Instead of files: a finished table's analysis made by the server (AnalyzeTable,
+    /// with the server's worlds and nodes), waited for while it is queued or running.
+    #[arg(long)]
+    table: Option<String>,
+    #[command(flatten)]
+    server: super::conn::ServerArgs,
+    /// Worlds drawn per card for the verdict on what its player knew (each solved for
+    /// every legal card; 0: cards open only, about 16 times faster).
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(0..=256))]
+    worlds: u32,
+    /// Solver nodes per card for that verdict, over all its worlds (10-17 M a second on
+    /// one core): a bound on the time of the hardest cards.
+    #[arg(long, default_value_t = 4_000_000, value_parser = clap::value_parser!(u64).range(10_000..=1_000_000_000))]
+    nodes: u64,
+    /// The worlds' seed: the same seed, the same verdicts.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
 }
 
 pub fn run(args: Args) -> CmdResult {
-    let mut solver = Solver::new();
-    let mut players: BTreeMap<String, (Tally, Tally)> = BTreeMap::new();
+    if let Some(table) = &args.table {
+        return super::conn::runtime()?.block_on(from_server(&args, table));
+    }
+    let config = JudgeConfig { worlds: args.worlds, max_nodes: args.nodes, seed: args.seed };
+    let mut report = Report::new(config);
     let mut failed = 0;
     super::text::each_line(&args.files, |line, location| {
         match read(line) {
-            Ok((record, id, names)) => {
-                let judged = analyze(&record.dealt, &record.moves, &record.outcome, &mut solver);
-                let value = match &judged {
-                    Some(a) => {
-                        tally(&mut players, a, &names);
-                        deal_json(a, &record, &id, &names)
-                    }
-                    None => json!({ "id": id, "analysed": false, "why": "no card play to judge" }),
-                };
-                outln!("{value}");
-            }
+            Ok((record, id, names)) => outln!("{}", report.deal(&record, &id, &names)),
             Err(e) => {
                 failed += 1;
                 outln!("{}", json!({ "location": location, "error": e }));
@@ -63,14 +62,37 @@ pub fn run(args: Args) -> CmdResult {
         }
         Ok(())
     })?;
-    let summary: BTreeMap<&String, Value> = players
-        .iter()
-        .map(|(name, (declarer, defender))| {
-            (name, json!({ "declarer": declarer.json(), "defender": defender.json() }))
-        })
-        .collect();
-    outln!("{}", json!({ "summary": summary }));
+    outln!("{}", report.summary());
     Ok(if failed > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}
+
+/// The server's analysis of `table`: asked again every second while it is queued or
+/// running; the same lines as from files.
+async fn from_server(args: &Args, table: &str) -> CmdResult {
+    let mut client = args.server.connect(None).await?;
+    let mut said = None;
+    loop {
+        let request = pb::AnalyzeTableRequest { table_id: table.to_string() };
+        let r = client.analyze_table(request).await.map_err(SdkError::from)?.into_inner();
+        let state = pb::AnalysisState::try_from(r.state).unwrap_or(pb::AnalysisState::Unspecified);
+        if state == pb::AnalysisState::Ready {
+            for deal in &r.deals {
+                outln!("{deal}");
+            }
+            outln!("{}", r.summary);
+            eprintln!("analysed in {} ms with {} worlds per card", r.took_ms, r.worlds);
+            return Ok(ExitCode::SUCCESS);
+        }
+        let now = match state {
+            pb::AnalysisState::Queued => format!("queued, {} tables ahead", r.ahead),
+            _ => "running".to_string(),
+        };
+        if said.as_ref() != Some(&now) {
+            eprintln!("{table}: {now}");
+            said = Some(now);
+        }
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    }
 }
 
 /// A record from an ISS or JSON line, its id and the players' names by position.
@@ -100,45 +122,4 @@ fn read(line: &str) -> Result<(DealRecord, String, [String; 3]), String> {
         outcome: replay.outcome,
     };
     Ok((record, parsed.id().to_string(), [name(0), name(1), name(2)]))
-}
-
-fn tally(players: &mut BTreeMap<String, (Tally, Tally)>, a: &DealAnalysis, names: &[String; 3]) {
-    for v in &a.cards {
-        let entry = players.entry(names[usize::from(v.position)].clone()).or_default();
-        let t = if v.declarer { &mut entry.0 } else { &mut entry.1 };
-        t.decisions += 1;
-        t.loss += u64::from(v.loss);
-        t.flips += u32::from(v.flips);
-    }
-}
-
-fn deal_json(a: &DealAnalysis, record: &DealRecord, id: &str, names: &[String; 3]) -> Value {
-    let cards: Vec<Value> = a
-        .cards
-        .iter()
-        .map(|v| {
-            json!({
-                "move": v.index,
-                "player": names[usize::from(v.position)],
-                "role": if v.declarer { "declarer" } else { "defender" },
-                "card": v.card.to_string(),
-                "best": v.best.to_string(),
-                "value": v.value,
-                "best_value": v.best_value,
-                "loss": v.loss,
-                "flips": v.flips,
-                "choices": v.choices,
-            })
-        })
-        .collect();
-    json!({
-        "id": id,
-        "number": record.number,
-        "game": format!("{:?}", a.game).to_lowercase(),
-        "declarer": names[usize::from(a.declarer)],
-        "value": if a.game.is_null() { "null: 1 the declarer wins, 0 loses" } else { "the declarer's card points with every hand open" },
-        "start": a.start,
-        "curve": a.curve,
-        "cards": cards,
-    })
 }

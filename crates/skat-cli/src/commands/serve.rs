@@ -171,6 +171,21 @@ pub struct Args {
     /// matched as they arrive; 0: the standard 36 or 48).
     #[arg(long, env = "SKAT_CASUAL_DEALS", default_value_t = 0)]
     pub casual_deals: u32,
+    /// Tables analysed at once for AnalyzeTable, one core each (0: AnalyzeTable is
+    /// refused). Analysis runs beside play on the blocking pool.
+    #[arg(long, env = "SKAT_ANALYSIS_WORKERS", default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=64))]
+    pub analysis_workers: u32,
+    /// Tables waiting for analysis at most (more are refused with ANALYSIS_BUSY).
+    #[arg(long, env = "SKAT_ANALYSIS_QUEUE", default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub analysis_queue: u32,
+    /// Worlds per card for the verdict on what the player knew (0: cards open only,
+    /// about 16 times less work). docs/analysis.md.
+    #[arg(long, env = "SKAT_ANALYSIS_WORLDS", default_value_t = 16, value_parser = clap::value_parser!(u32).range(0..=256))]
+    pub analysis_worlds: u32,
+    /// Solver nodes per card over all its worlds (10-17 M a second on one core): bounds
+    /// the time of the hardest cards.
+    #[arg(long, env = "SKAT_ANALYSIS_NODES", default_value_t = 4_000_000, value_parser = clap::value_parser!(u64).range(10_000..=1_000_000_000))]
+    pub analysis_nodes: u64,
     /// Also play a live demo: three built-in bots play a list at one table, printed here
     /// as it happens, and an open table waits for your bots (on plain text: not with TLS).
     #[arg(long, conflicts_with = "tls_cert")]
@@ -258,6 +273,12 @@ impl Args {
             account_max_tables: self.account_max_tables,
             account_max_lobbies: self.account_max_lobbies,
             casual_deals: self.casual_deals.min(self.max_deals),
+            analysis: skat_server::AnalysisConfig {
+                workers: self.analysis_workers as usize,
+                queue: self.analysis_queue as usize,
+                worlds: self.analysis_worlds,
+                nodes: self.analysis_nodes,
+            },
             peers: self
                 .peers
                 .iter()

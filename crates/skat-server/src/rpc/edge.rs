@@ -39,7 +39,7 @@ use crate::metrics::Metrics;
 
 /// The methods of `skat.v1.SkatService` (metrics are kept for these; anything else
 /// counts as `other`).
-pub const METHODS: [&str; 22] = [
+pub const METHODS: [&str; 26] = [
     "CreateTable",
     "ListTables",
     "JoinTable",
@@ -62,6 +62,10 @@ pub const METHODS: [&str; 22] = [
     "UpdateBot",
     "ListTournaments",
     "GetBot",
+    "UpdateTournament",
+    "ListBots",
+    "ListAuditLog",
+    "AnalyzeTable",
 ];
 
 fn method_of(path: &str) -> &'static str {

@@ -1,7 +1,7 @@
 //! The `skat.v1.SkatService` implementation: the state every handler shares, finding a
 //! table (or the replica that owns it), and the trait impl that hands each RPC to its
 //! group: [`super::tables`], [`super::actions`], [`super::watch`],
-//! [`super::competitions`]. Handlers authenticate, convert with
+//! [`super::competitions`], [`super::analysis`]. Handlers authenticate, convert with
 //! [`skat_proto::convert`], call the domain, and map its errors with `?`
 //! ([`super::refusal`]). No Skat rule lives in this room.
 
@@ -15,7 +15,8 @@ use tonic::{Code, Request, Response, Status};
 
 use super::limits::Clients;
 use super::refusal::Refusal;
-use super::{actions, competitions, tables, watch as watching};
+use super::{actions, analysis, competitions, tables, watch as watching};
+use crate::analysis::Analyst;
 use crate::competition::Competitions;
 use crate::config::ServerConfig;
 use crate::journal::{Journal, recovery};
@@ -32,6 +33,7 @@ pub(crate) struct SkatServer {
     pub(crate) shutdown: watch::Receiver<bool>,
     pub(crate) journal: Journal,
     pub(crate) competitions: Arc<Competitions>,
+    pub(crate) analyst: Arc<Analyst>,
 }
 
 /// The trailer that carries the address of the replica owning a table.
@@ -65,9 +67,11 @@ impl SkatServer {
         journal: Journal,
         competitions: Arc<Competitions>,
     ) -> Self {
+        let analyst = Analyst::start(config.analysis, journal.store().cloned());
         SkatServer {
             tables,
             clients: Arc::new(Clients::default()),
+            analyst,
             config,
             metrics,
             shutdown,
@@ -242,5 +246,8 @@ impl SkatService for SkatServer {
     }
     async fn list_audit_log(&self, r: Request<pb::ListAuditLogRequest>) -> Answer<pb::ListAuditLogResponse> {
         competitions::list_audit_log(self, r).await.map(Response::new)
+    }
+    async fn analyze_table(&self, r: Request<pb::AnalyzeTableRequest>) -> Answer<pb::AnalyzeTableResponse> {
+        analysis::analyze(self, r).await.map(Response::new)
     }
 }

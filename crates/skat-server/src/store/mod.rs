@@ -8,11 +8,13 @@
 //! | `skat_tables` | one summary per table (status, seats, names, deals) for listings | at creation, joins, leaves, deal ends, the end | [`tables`] |
 //! | `skat_accounts`, `skat_account_names`, `skat_tournaments`, `skat_tournament_tables`, `skat_ratings`, `skat_rating_history` | bot accounts and every name they had, tournaments and their plans, ratings | by the competitions | [`accounts`], [`tournaments`] |
 //! | `skat_audit` | what was done with the admin token | by the competitions, with the change | [`audit`] |
+//! | `skat_analyses` | finished tables' analyses (AnalyzeTable's cache) | by the analysis workers; deleted with their table | [`analyses`] |
 //!
 //! The schema is created and upgraded by sqlx's migrator when the server starts (on
 //! PostgreSQL under its advisory lock, so replicas starting together do not race).
 
 pub(crate) mod accounts;
+pub(crate) mod analyses;
 pub(crate) mod audit;
 pub(crate) mod tables;
 pub(crate) mod tournaments;
@@ -48,6 +50,9 @@ pub enum StoreError {
     /// The `--database` setting names no database this server can use.
     #[error("{0}")]
     Setting(String),
+    /// A stored value is not what the server writes there.
+    #[error("a stored value is not what was written: {0}")]
+    Corrupt(String),
 }
 
 /// The embedded schema, for sqlx's migrator.
@@ -95,6 +100,13 @@ impl<'s> MigrationSource<'s> for Schema {
                     Cow::Borrowed("operator"),
                     MigrationType::Simple,
                     Cow::Borrowed(include_str!("../../migrations/0005_operator.sql")),
+                    false,
+                ),
+                Migration::new(
+                    6,
+                    Cow::Borrowed("analyses"),
+                    MigrationType::Simple,
+                    Cow::Borrowed(include_str!("../../migrations/0006_analyses.sql")),
                     false,
                 ),
             ])

@@ -359,6 +359,10 @@ impl Store {
             .bind(to_i64(before_ms))
             .execute(&mut *tx)
             .await?;
+        sqlx::query(&format!("DELETE FROM skat_analyses WHERE table_id IN ({ended})"))
+            .bind(to_i64(before_ms))
+            .execute(&mut *tx)
+            .await?;
         let done = sqlx::query(
             "DELETE FROM skat_tables WHERE status IN ('finished', 'abandoned') AND finished_ms < $1",
         )

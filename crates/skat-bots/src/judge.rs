@@ -1,0 +1,280 @@
+//! What the player knew: a finished deal's cards judged over worlds consistent with the
+//! knowledge of the seat that played them, so that a card that was right on what the
+//! player could know is not marked as a blunder because the cards lay otherwise.
+//!
+//! For every card with a choice, the seat's knowledge at that moment is rebuilt from the
+//! engine's own view ([`skat_engine::Deal::view`], the `SeatView` its stream gave it), the
+//! unseen cards are dealt as the PIMC bot deals them ([`crate::pimc`]: its hand, every
+//! card played, the voids shown, the skat and discards when it saw them, an open hand,
+//! weighed by the auction), and each world is solved for every legal card. Per card:
+//!
+//! | figure | what | what it cannot say |
+//! |---|---|---|
+//! | `mean` | the declarer's expected final card points after the card, over the worlds (null: the declarer's winning chance) | the worlds are double-dummy: everyone plays perfectly with every hand open from then on, which flatters defenders and guessing games alike |
+//! | `best`, `best_mean` | the card with the best mean for the player's side, and its mean | another card within the interval is as good as far as the sample can tell |
+//! | `loss` | the mean over worlds of (best card's value − played card's value) for the side (≥ 0) | a loss from a sample: see `interval` |
+//! | `interval` | 95% interval of `loss` from the per-world differences (normal approximation) | worlds are weighed by the auction's evidence, not by how real players bid |
+//! | `win_best`, `win` | how often the declarer wins after the best card and after the card played (null: the same as the mean) | schneider and announcements are not judged |
+//!
+//! A card is *marked* only when the interval lies above zero: `mistake` for an expected
+//! loss of at least [`MISTAKE`] card points (or 10% winning chance), `blunder` for at
+//! least [`BLUNDER`] points or 30% winning chance. The unique legal card is never judged.
+//! The bidding, the skat and the declaration are not judged: an honest verdict would need a
+//! model of the whole game's value over hands, not a solver of card play.
+
+use rand_chacha::ChaCha8Rng;
+use rand_core::SeedableRng;
+use skat_engine::record::Move;
+use skat_engine::seat_view::DealFrame;
+use skat_engine::{Action, Card, Deal, Dealt, GameType, Seat, SeatView};
+use skat_solver::Solver;
+
+use crate::evidence::Auction;
+use crate::pimc::Facts;
+
+/// The expected loss (card points) from which a card is a mistake.
+pub const MISTAKE: f64 = 5.0;
+/// The expected loss (card points) from which a card is a blunder.
+pub const BLUNDER: f64 = 15.0;
+
+/// How much work a card's verdict may take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JudgeConfig {
+    /// Worlds drawn per card (each solved for every legal card).
+    pub worlds: u32,
+    /// Solver nodes per card, over all its worlds (10-17 M per second on one core): the
+    /// worlds solved within it are the ones counted.
+    pub max_nodes: u64,
+    /// The seed of the worlds (the same seed, the same verdicts).
+    pub seed: u64,
+}
+
+impl Default for JudgeConfig {
+    fn default() -> JudgeConfig {
+        JudgeConfig { worlds: 16, max_nodes: 4_000_000, seed: 0 }
+    }
+}
+
+/// How bad a card was on what its player knew.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Mark {
+    /// Not worse than the best card, as far as the sample tells.
+    None,
+    /// An expected loss of at least [`MISTAKE`] points or 10% winning chance.
+    Mistake,
+    /// An expected loss of at least [`BLUNDER`] points or 30% winning chance.
+    Blunder,
+}
+
+impl Mark {
+    /// The mark's name in reports (`""` for none).
+    pub fn name(self) -> &'static str {
+        match self {
+            Mark::None => "",
+            Mark::Mistake => "mistake",
+            Mark::Blunder => "blunder",
+        }
+    }
+}
+
+/// One card judged on what its player knew.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KnownVerdict {
+    /// The move's index in the record.
+    pub index: usize,
+    /// Worlds solved.
+    pub worlds: u32,
+    /// The card with the best mean for the player's side.
+    pub best: Card,
+    /// Its mean (the declarer's expected card points; null: winning chance).
+    pub best_mean: f64,
+    /// The mean after the card played.
+    pub mean: f64,
+    /// The expected loss for the player's side (≥ 0).
+    pub loss: f64,
+    /// Half the width of the loss's 95% interval.
+    pub half_width: f64,
+    /// The declarer's winning chance after the best card.
+    pub win_best: f64,
+    /// The declarer's winning chance after the card played.
+    pub win: f64,
+    /// The mark, from the loss and its interval.
+    pub mark: Mark,
+}
+
+/// Judges every card with a choice of a finished deal on what its player knew (cards the
+/// record does not let replay, or without a game, give no verdicts).
+pub fn judge_deal(dealt: &Dealt, moves: &[Move], config: JudgeConfig) -> Vec<KnownVerdict> {
+    let mut deal = Deal::new(*dealt);
+    let frame = DealFrame { number: 0, dealer: Seat::new(2), seats: [0, 1, 2].map(Seat::new) };
+    let mut verdicts = Vec::new();
+    for (index, m) in moves.iter().enumerate() {
+        if let Action::Play { card } = m.action
+            && deal.playable_cards(m.position).len() > 1
+        {
+            let k = SeatView::from_view(
+                Some(Seat::new(m.position.index() as u8)),
+                frame,
+                deal.view(Some(m.position)),
+            );
+            let seed = config.seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            if let Some(v) = judge_card(&k, card, index, config, seed) {
+                verdicts.push(v);
+            }
+        }
+        if deal.apply(m.position, m.action).is_err() {
+            break;
+        }
+    }
+    verdicts
+}
+
+/// Judges `card` played with knowledge `k` (`None`: not a card decision with a choice, or
+/// no world within the budget).
+pub fn judge_card(
+    k: &SeatView,
+    card: Card,
+    index: usize,
+    config: JudgeConfig,
+    seed: u64,
+) -> Option<KnownVerdict> {
+    let legal = k.legal.cards;
+    if legal.len() < 2 || !legal.contains(card) {
+        return None;
+    }
+    let me = k.position()?;
+    let declarer = k.declarer?;
+    let game = k.contract?.game;
+    let is_declarer = me == declarer;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let worlds = Facts::of(k, me, declarer, game).weighted_worlds(&Auction::of(k), config.worlds, &mut rng);
+    // Per world, the value after every legal card (in `legal`'s order).
+    let cards: Vec<Card> = legal.into_iter().collect();
+    let mut values: Vec<Vec<u8>> = Vec::new();
+    let mut solver = Solver::with_node_limit(config.max_nodes);
+    for world in &worlds {
+        let row: Vec<u8> = cards.iter().map(|c| solver.solve(&world.play(*c))).collect();
+        if solver.aborted {
+            break;
+        }
+        values.push(row);
+    }
+    let n = values.len();
+    if n == 0 {
+        return None;
+    }
+    let mean = |i: usize| values.iter().map(|r| f64::from(r[i])).sum::<f64>() / n as f64;
+    let wins = |i: usize| values.iter().filter(|r| won(game, r[i])).count() as f64 / n as f64;
+    // The side's best card by mean: the declarer's highest, a defender's lowest.
+    let side = |x: f64| if is_declarer { x } else { -x };
+    let best = (0..cards.len()).max_by(|a, b| side(mean(*a)).total_cmp(&side(mean(*b))))?;
+    let played = cards.iter().position(|c| *c == card)?;
+    let losses: Vec<f64> = values.iter().map(|r| side(f64::from(r[best]) - f64::from(r[played]))).collect();
+    let loss = (losses.iter().sum::<f64>() / n as f64).max(0.0);
+    let half_width = if n < 2 {
+        f64::INFINITY
+    } else {
+        let var = losses.iter().map(|l| (l - loss).powi(2)).sum::<f64>() / (n - 1) as f64;
+        1.96 * (var / n as f64).sqrt()
+    };
+    let (win_best, win) = (wins(best), wins(played));
+    let chance = side(win_best - win);
+    let points = if game.is_null() { 0.0 } else { loss };
+    let mark = if loss - half_width <= 0.0 {
+        Mark::None
+    } else if points >= BLUNDER || chance >= 0.3 {
+        Mark::Blunder
+    } else if points >= MISTAKE || chance >= 0.1 {
+        Mark::Mistake
+    } else {
+        Mark::None
+    };
+    Some(KnownVerdict {
+        index,
+        worlds: n as u32,
+        best: cards[best],
+        best_mean: mean(best),
+        mean: mean(played),
+        loss,
+        half_width,
+        win_best,
+        win,
+        mark,
+    })
+}
+
+/// Whether a value is a win for the declarer.
+fn won(game: GameType, value: u8) -> bool {
+    if game.is_null() { value == 1 } else { value >= 61 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use skat_engine::{CardSet, Match, MatchConfig, Outcome};
+
+    /// A seeded deal played by a policy that blunders often (the lowest legal card).
+    fn played_deal(seed: u64) -> skat_engine::DealRecord {
+        let mut m = Match::new(MatchConfig { seats: 3, deals: 1, seed }).unwrap();
+        while !m.is_over() {
+            let seat = m.seat_to_move().unwrap();
+            let legal = m.view(Some(seat)).legal;
+            let action = if let Some(card) = legal.cards.first() {
+                Action::Play { card }
+            } else if let Some(b) = legal.bid_from {
+                Action::Bid { value: b }
+            } else if legal.pick_up_skat {
+                Action::PickUpSkat
+            } else if let (Some(a), Some(b)) = (legal.discard_from.nth(0), legal.discard_from.nth(1)) {
+                Action::Discard { cards: CardSet::single(a).with(b) }
+            } else if let Some(c) = legal.contracts.iter().find(|c| !c.game.is_null()) {
+                Action::Declare { contract: *c }
+            } else {
+                Action::Pass
+            };
+            m.apply(seat, action).unwrap();
+        }
+        m.records()[0].clone()
+    }
+
+    #[test]
+    fn only_cards_with_a_choice_are_judged_and_blunders_are_marked() {
+        let config = JudgeConfig { worlds: 12, ..JudgeConfig::default() };
+        let (mut judged, mut marked) = (0, 0);
+        for seed in 0..6 {
+            let r = played_deal(seed);
+            if !matches!(r.outcome, Outcome::Game(_)) {
+                continue;
+            }
+            let verdicts = judge_deal(&r.dealt, &r.moves, config);
+            // Replay: which moves had a single legal card.
+            let mut deal = Deal::new(r.dealt);
+            let mut forced = Vec::new();
+            for (i, m) in r.moves.iter().enumerate() {
+                if matches!(m.action, Action::Play { .. }) && deal.playable_cards(m.position).len() == 1 {
+                    forced.push(i);
+                }
+                deal.apply(m.position, m.action).unwrap();
+            }
+            for v in &verdicts {
+                assert!(!forced.contains(&v.index), "the unique legal card is never judged");
+                assert!(v.worlds > 0 && v.worlds <= config.worlds);
+                assert!(v.loss >= 0.0 && v.half_width >= 0.0);
+                if v.mark != Mark::None {
+                    assert!(v.loss > v.half_width, "a mark needs an interval above zero");
+                    assert_ne!(Some(v.best), played_card(&r.moves[v.index]), "the best card is no mistake");
+                }
+            }
+            judged += verdicts.len();
+            marked += verdicts.iter().filter(|v| v.mark != Mark::None).count();
+            assert_eq!(verdicts, judge_deal(&r.dealt, &r.moves, config), "the same seed, the same verdicts");
+        }
+        assert!(judged > 20, "{judged} cards judged");
+        // The lowest-card policy throws away tricks: some of that shows on what it knew.
+        assert!(marked > 0, "no card marked in {judged}");
+    }
+
+    fn played_card(m: &Move) -> Option<Card> {
+        if let Action::Play { card } = m.action { Some(card) } else { None }
+    }
+}

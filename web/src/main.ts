@@ -12,6 +12,7 @@
 // | `#/operator` | the operator's page, with the admin token (operator.ts) |
 import { api } from "./api";
 import { operatorView } from "./operator";
+import { follow, markOf, panel, type Analysis } from "./analysis";
 import { append, h, link, table, when } from "./dom";
 import { cardFromCode, cardSvg, sortHand } from "./cards";
 import {
@@ -276,6 +277,9 @@ async function replayView(tableId: string, deal: number) {
     return;
   }
   let step = 0;
+  // The table's analysis (asked for once the view is up; redrawn when it changes).
+  let analysis: Analysis | undefined;
+  const cardMoves = rec.moves.flatMap((m, i) => (m.action === "play" ? [i] : []));
   const pos = (p: string) => ["Forehand", "Middlehand", "Rearhand"].indexOf(p);
   const who = (p: string) => names[rec.seats[pos(p)]] ?? p;
   const describe = (m: RecordMove) => {
@@ -313,7 +317,8 @@ async function replayView(tableId: string, deal: number) {
       ...rec.moves.map((m, i) => {
         // A player's comment on the move: hidden by the server while the deal was in play.
         const note = (rec.comments ?? []).find((c) => c.move === i);
-        return h("li", { "aria-current": i === step - 1 ? "step" : undefined }, describe(m),
+        const judged = analysis?.state === "ready" ? analysis.deals[deal]?.cards?.find((c) => c.move === i) : undefined;
+        return h("li", { "aria-current": i === step - 1 ? "step" : undefined }, describe(m), " ", markOf(judged),
           note ? h("q", { class: "comment", "data-move": i }, note.text) : "");
       }));
     const hands = h("div", { class: "hands" }, ...s.hands.map((cards, i) =>
@@ -334,6 +339,7 @@ async function replayView(tableId: string, deal: number) {
       h("h2", {}, "Trick"), trick,
       h("h2", {}, `Hands (${s.done.length} tricks played)`), hands,
       h("h2", {}, "Moves"), moves,
+      panel(analysis, deal, cardMoves, cardMoves.filter((i) => i < step).length, [0, 1, 2].map((i) => names[rec.seats[i]] ?? "")),
       step === rec.moves.length ? h("p", { id: "outcome" }, `Result: ${JSON.stringify(rec.outcome.won) === "true" ? "declarer won" : "declarer lost or passed in"}, ${rec.outcome.value ?? 0} points game value`) : "");
     const go = (n: number) => { step = Math.max(0, Math.min(rec.moves.length, n)); render(); document.getElementById("step")?.focus(); };
     document.getElementById("first")!.onclick = () => go(0);
@@ -348,7 +354,8 @@ async function replayView(tableId: string, deal: number) {
   let keys = (_: KeyboardEvent) => {};
   const onKey = (e: KeyboardEvent) => keys(e);
   window.addEventListener("keydown", onKey);
-  leave = () => window.removeEventListener("keydown", onKey);
+  const stopAsking = follow(tableId, (a) => { analysis = a; render(); });
+  leave = () => { window.removeEventListener("keydown", onKey); stopAsking(); };
   render();
 }
 

@@ -107,6 +107,9 @@ test("the spectator page in a real browser", { timeout: 240000 }, async () => {
     const comments = await page.$$eval(".moves q.comment", (q) => q.map((e) => e.textContent));
     assert.ok(comments.every((c) => /^declared on \d jacks/.test(c)), `comments: ${comments}`);
     assert.ok(moves > 3, "the deal has its moves");
+    // The demo table is still in play: no analysis of any of its deals yet.
+    await page.waitForFunction(() => /still in play/.test(document.querySelector("#analysis-status")?.textContent ?? ""), { timeout: 30000 });
+    assert.equal(await page.$$eval(".moves .mark", (m) => m.length), 0, "no mark while the table plays");
     assert.equal(await page.$eval("#step", (e) => e.textContent), `move 0 of ${moves}`);
     let trickCardsSeen = 0;
     for (let i = 1; i <= moves; i++) {
@@ -149,6 +152,23 @@ test("the spectator page in a real browser", { timeout: 240000 }, async () => {
     const standings = await page.$$eval("table", (ts) => ts[0].querySelectorAll("tbody tr").length);
     assert.equal(standings, 3, "three entrants in the standings");
     await page.screenshot({ path: path.join(shots, "6-tournament.png"), fullPage: true });
+    // A finished table's replay carries its analysis: the curve with the current card,
+    // every player's accuracy, marks whose titles give both verdicts.
+    const finished = await page.$eval("a[href^='#/table/']", (a) => a.getAttribute("href").slice("#/table/".length));
+    let analysed = null;
+    for (const d of [0, 1]) {
+      await page.goto(base + `#/replay/${finished}/${d}`, { waitUntil: "load" });
+      await until("the table's analysis is ready", async () => (await page.$("#analysis h3")) !== null, 90000);
+      if (await page.$("#analysis-curve")) { analysed = d; break; }
+    }
+    assert.notEqual(analysed, null, "a deal of the table was played and analysed");
+    assert.ok((await page.$$eval("#analysis tbody tr", (r) => r.length)) >= 2, "accuracy of the declarer and a defender");
+    const titles = await page.$$eval(".moves .mark", (m) => m.map((e) => e.getAttribute("title")));
+    assert.ok(titles.every((t) => t.startsWith("With all cards open")), `marks: ${titles}`);
+    const before = await page.$eval("#analysis-now", (c) => c.getAttribute("cx"));
+    await page.click("#last");
+    assert.notEqual(await page.$eval("#analysis-now", (c) => c.getAttribute("cx")), before, "the curve follows the replay");
+    await page.screenshot({ path: path.join(shots, "6b-analysis.png"), fullPage: true });
     await page.goto(base + "#/leaderboard", { waitUntil: "load" });
     await page.waitForSelector("a[href='#/bot/Ada']");
     await page.screenshot({ path: path.join(shots, "7-leaderboard.png"), fullPage: true });

@@ -37,7 +37,7 @@ struct Cli {
 enum Command {
     /// Replay game records through the engine and print each result as one JSON line.
     Replay(commands::replay::Args),
-    /// Judge the card play of finished deals with all cards open (the double-dummy solver): per card the best value and the loss, per player the mean loss.
+    /// Judge every card of finished deals with all cards open and on what its player knew (records, or a server's finished table): per card the loss and a mark, per player the mean loss.
     Analyze(commands::analyze::Args),
     /// Play complete deals between uniformly random legal players and write the records.
     Selfplay(commands::selfplay::Args),
@@ -61,6 +61,12 @@ enum Command {
     Tournament(commands::tournament::TournamentArgs),
     /// The bots' ratings, best first.
     Leaderboard(commands::leaderboard::LeaderboardArgs),
+    /// Challenge other accounts (house bots, or any that accepts) to a duplicate meeting;
+    /// list, accept or decline challenges.
+    Challenge(commands::challenge::Args),
+    /// Host built-in opponents (house-random, house-heuristic, house-pimc) on a server,
+    /// with a CPU budget of their own (`skat serve --house-bots` does it in process).
+    HouseBots(commands::house::Args),
     /// Copy a running server's SQLite journal to a new file, consistently, and check it
     /// (tables, tournaments, accounts, ratings).
     Backup(commands::backup::Args),
@@ -85,6 +91,8 @@ fn main() -> ExitCode {
         Command::Admin(args) => commands::admin::admin(args),
         Command::Tournament(args) => commands::tournament::tournament(args),
         Command::Leaderboard(args) => commands::leaderboard::leaderboard(args),
+        Command::Challenge(args) => commands::challenge::run(args),
+        Command::HouseBots(args) => commands::house::run(args),
         Command::Certs(args) => commands::certs::run(args),
         Command::Backup(args) => commands::backup::run(args),
     };

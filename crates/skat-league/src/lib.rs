@@ -24,7 +24,7 @@ pub mod rating;
 pub mod standings;
 
 pub use model::{
-    AccountId, BotName, Format, PlannedTable, SeatResult, TableStatus, TournamentId, TournamentSpec,
-    TournamentStatus,
+    AccountId, BotName, ChallengeId, ChallengeState, ChallengeTerms, Format, PlannedTable, SeatResult,
+    TableStatus, TournamentId, TournamentSpec, TournamentStatus,
 };
 pub use names::{NameError, NameKind, NameRule, check_name, is_bidi_control, name_key};

@@ -96,6 +96,65 @@ id_type!(
     "a tournament id"
 );
 
+id_type!(
+    /// A challenge's id: `c` and 12 hex digits.
+    ChallengeId,
+    "c",
+    "a challenge id"
+);
+
+/// What a challenge proposes (stored as JSON, so field names are part of the database).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChallengeTerms {
+    /// 3 or 4 seats: the challenger and its opponents.
+    pub seats: u8,
+    /// Deals per list (0: the standard 36 or 48).
+    pub deals: u32,
+    /// Lists, each in every seat rotation.
+    pub lists: u32,
+    /// Milliseconds per action.
+    pub action_ms: u64,
+    /// Milliseconds per seat per deal.
+    pub deal_ms: u64,
+    /// Whether its lists count for the ratings.
+    pub rated: bool,
+}
+
+/// Where a challenge stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChallengeState {
+    /// Waiting for an answer of every opponent.
+    Pending,
+    /// Every opponent accepted.
+    Accepted,
+    /// An opponent declined.
+    Declined,
+    /// Not answered in time.
+    Expired,
+}
+
+impl ChallengeState {
+    /// As stored (`expired` is never stored: it is read from the expiry time).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChallengeState::Pending => "pending",
+            ChallengeState::Accepted => "accepted",
+            ChallengeState::Declined => "declined",
+            ChallengeState::Expired => "expired",
+        }
+    }
+
+    /// From the stored text, and whether a pending one expired by `now_ms`.
+    pub fn stored(text: &str, expires_ms: u64, now_ms: u64) -> ChallengeState {
+        match text {
+            "accepted" => ChallengeState::Accepted,
+            "declined" => ChallengeState::Declined,
+            _ if now_ms >= expires_ms => ChallengeState::Expired,
+            _ => ChallengeState::Pending,
+        }
+    }
+}
+
 /// A bot account's name: shown at tables, in standings and in records.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
@@ -145,6 +204,8 @@ pub enum Format {
     Swiss,
     /// One meeting from casual matchmaking.
     Casual,
+    /// One meeting from a challenge its opponents accepted.
+    Challenge,
 }
 
 /// A tournament's settings (stored as JSON, so field names are part of the database).
@@ -184,6 +245,9 @@ pub struct TournamentSpec {
     /// secret no longer matches it).
     #[serde(default)]
     pub commitment: String,
+    /// Its lists leave the ratings alone (a challenge made unrated).
+    #[serde(default)]
+    pub unrated: bool,
 }
 
 impl TournamentSpec {

@@ -229,6 +229,7 @@ mod tests {
             start_ms: 0,
             secret: Default::default(),
             commitment: String::new(),
+            unrated: false,
         }
     }
 

@@ -200,6 +200,7 @@ mod tests {
             start_ms: 0,
             secret: Default::default(),
             commitment: String::new(),
+            unrated: false,
         };
         let mut plan = crate::plan::round_robin(&spec);
         assert_eq!(plan.len(), 3);

@@ -3,7 +3,9 @@
 //! connected between them. When the lobby stream breaks (a restart, a drain) it
 //! reconnects; the server then hands out again every seat the account holds, with a new
 //! token if it restarted, and the seat's game goes on with that token. With
-//! `casual_seats` it also asks to be matched with other bots as they arrive.
+//! `casual_seats` it also asks to be matched with other bots as they arrive; with
+//! `accept_challenges` it is shown challenges and accepts those from the accounts listed
+//! (`*`: anybody), declining the others (`challenge accepted`, `challenge declined`).
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -36,7 +38,7 @@ impl LobbyResult {
 }
 
 /// What a bot asks of its lobby.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct LobbyOptions {
     /// Stop after this many tables have ended, however they ended (None: play for ever).
     pub lists: Option<usize>,
@@ -46,6 +48,30 @@ pub struct LobbyOptions {
     pub max_tables: u32,
     /// Casual play at tables of 3 or 4 seats (0: tournaments only).
     pub casual_seats: u32,
+    /// Challenges (Challenge): accept those from these accounts (`*`: from anybody) and
+    /// decline the others. Empty: the lobby is not shown challenges at all (they wait,
+    /// and expire, unless answered with [`answer_challenge`]).
+    pub accept_challenges: Vec<String>,
+}
+
+/// Whether `policy` (a [`LobbyOptions::accept_challenges`] list) accepts a challenge
+/// from `challenger`.
+pub fn accepts(policy: &[String], challenger: &str) -> bool {
+    policy.iter().any(|n| n == "*" || n == challenger)
+}
+
+/// Accepts or declines a challenge offered to the account of `bot_token`.
+pub async fn answer_challenge(
+    server: &ServerAddress,
+    bot_token: &str,
+    challenge_id: &str,
+    accept: bool,
+) -> Result<pb::ChallengeInfo, SdkError> {
+    server.check_secret("bot token")?;
+    let mut client = server.connect().await?;
+    let request = pb::AnswerChallengeRequest { challenge_id: challenge_id.to_string(), accept };
+    let answer = client.answer_challenge(with_token(request, bot_token)).await?.into_inner();
+    answer.challenge.ok_or_else(|| SdkError::Protocol("an answer without its challenge".into()))
 }
 
 /// A lobby connection's news: a seat (and the server whose lobby told it), or a refusal
@@ -58,6 +84,7 @@ fn keep_lobby(
     server: ServerAddress,
     bot_token: String,
     request: pb::LobbyRequest,
+    accept_challenges: Vec<String>,
     news: mpsc::Sender<LobbyNews>,
 ) -> JoinHandle<()> {
     tokio::spawn(async move {
@@ -98,6 +125,24 @@ fn keep_lobby(
                             return;
                         }
                     }
+                    Ok(pb::LobbyResponse { kind: Some(Kind::ChallengeOffered(c)) }) => {
+                        let accept = accepts(&accept_challenges, &c.challenger);
+                        // Answered beside the stream: a slow answer holds no seat back.
+                        let (server, token) = (server.clone(), bot_token.clone());
+                        tokio::spawn(async move {
+                            match answer_challenge(&server, &token, &c.challenge_id, accept).await {
+                                Ok(_) => tracing::info!(
+                                    challenge = %c.challenge_id,
+                                    challenger = %c.challenger,
+                                    "{}",
+                                    if accept { "challenge accepted" } else { "challenge declined" }
+                                ),
+                                Err(e) => {
+                                    tracing::warn!(challenge = %c.challenge_id, error = %e, "challenge not answered")
+                                }
+                            }
+                        });
+                    }
                     Ok(_) => {}
                     Err(e) => {
                         tracing::info!(server = %url, error = %e, "lobby reconnecting");
@@ -130,11 +175,19 @@ where
     home.check_secret("bot token")?;
     let url = home.url().to_string();
     let (news_tx, mut news) = mpsc::channel::<LobbyNews>(256);
-    let request = |casual_seats| pb::LobbyRequest { max_tables: options.max_tables, casual_seats };
+    let challenges = !options.accept_challenges.is_empty();
+    let request =
+        |casual_seats| pb::LobbyRequest { max_tables: options.max_tables, casual_seats, challenges };
     let mut lobbies: HashMap<String, JoinHandle<()>> = HashMap::new();
     lobbies.insert(
         url.clone(),
-        keep_lobby(home.clone(), bot_token.to_string(), request(options.casual_seats), news_tx.clone()),
+        keep_lobby(
+            home.clone(),
+            bot_token.to_string(),
+            request(options.casual_seats),
+            options.accept_challenges.clone(),
+            news_tx.clone(),
+        ),
     );
     let stop = |lobbies: &mut HashMap<String, JoinHandle<()>>, playing: &mut HashMap<String, Playing>| {
         for h in lobbies.values() {
@@ -213,7 +266,9 @@ where
             // A seat on another replica: its lobby there has the token.
             if let std::collections::hash_map::Entry::Vacant(e) = lobbies.entry(server.url().to_string()) {
                 tracing::info!(server = server.url(), table = %seat.table_id, "following a seat to its replica");
-                e.insert(keep_lobby(server, bot_token.to_string(), request(0), news_tx.clone()));
+                // Only seats there: the home lobby answers challenges.
+                let seats_only = pb::LobbyRequest { casual_seats: 0, challenges: false, ..request(0) };
+                e.insert(keep_lobby(server, bot_token.to_string(), seats_only, Vec::new(), news_tx.clone()));
             }
             continue;
         }

@@ -219,6 +219,8 @@ pub struct ServerConfig {
     pub peer_address_template: Option<String>,
     /// AnalyzeTable's workers, queue and effort.
     pub analysis: crate::analysis::AnalysisConfig,
+    /// Challenges one account may make per hour.
+    pub challenges_per_hour: usize,
 }
 
 impl ServerConfig {
@@ -273,6 +275,7 @@ impl Default for ServerConfig {
             peers: Vec::new(),
             peer_address_template: None,
             analysis: crate::analysis::AnalysisConfig::default(),
+            challenges_per_hour: 20,
         }
     }
 }

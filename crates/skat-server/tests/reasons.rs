@@ -23,8 +23,8 @@ use tonic_types::StatusExt as _;
 /// Not reachable from a client here (a server without a database): STORAGE_UNAVAILABLE
 /// needs a failing database (skat-cli/tests/durability.rs makes one fail); the account
 /// and tournament reasons need a database (skat-cli/tests/competition.rs and
-/// skat-cli/tests/operator.rs).
-const UNREACHABLE: [R; 15] = [
+/// skat-cli/tests/operator.rs), the challenge reasons too (skat-cli/tests/challenges.rs).
+const UNREACHABLE: [R; 17] = [
     R::Unspecified,
     R::Internal,
     R::DealOver,
@@ -40,6 +40,8 @@ const UNREACHABLE: [R; 15] = [
     R::InvalidTournament,
     R::EntrantDisabled,
     R::Embargoed,
+    R::ChallengeNotFound,
+    R::ChallengeState,
 ];
 
 struct Cases {

@@ -33,6 +33,10 @@ pub struct Args {
     /// other bots as they arrive, one duplicate list in every rotation, rated.
     #[arg(long, value_parser = clap::value_parser!(u32).range(3..=4))]
     casual: Option<u32>,
+    /// In lobby mode, accept challenges from these accounts (comma-separated; `*`:
+    /// anybody) and decline the others. Without it the bot is not shown challenges.
+    #[arg(long, value_delimiter = ',')]
+    accept_challenges: Vec<String>,
     /// A seat token handed out by `skat arena` (plays that seat instead of joining).
     #[arg(long)]
     token: Option<String>,
@@ -82,6 +86,7 @@ pub fn run(args: Args) -> CmdResult {
                 lists: args.lists,
                 max_tables: args.max_tables,
                 casual_seats: args.casual.unwrap_or(0),
+                accept_challenges: args.accept_challenges.clone(),
             },
         ))?;
         outln!("lobby: {} tables played, {} stopped", result.finished.len(), result.failed.len());

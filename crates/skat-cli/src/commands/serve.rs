@@ -171,6 +171,17 @@ pub struct Args {
     /// matched as they arrive; 0: the standard 36 or 48).
     #[arg(long, env = "SKAT_CASUAL_DEALS", default_value_t = 0)]
     pub casual_deals: u32,
+    /// Challenges one bot account may make per hour (Challenge).
+    #[arg(long, env = "SKAT_CHALLENGES_PER_HOUR", default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub challenges_per_hour: u32,
+    /// Host built-in opponents as bot accounts, always there, accepting every challenge:
+    /// comma-separated strategies (random, heuristic, pimc), each the account
+    /// `house-NAME`. Needs a database and --admin-token; plays over loopback in plain
+    /// text (with TLS run `skat house-bots --server https://...` beside the server).
+    #[arg(long, env = "SKAT_HOUSE_BOTS", value_delimiter = ',', conflicts_with = "tls_cert")]
+    pub house_bots: Vec<String>,
+    #[command(flatten)]
+    pub house_budget: super::house::Budget,
     /// Tables analysed at once for AnalyzeTable, one core each (0: AnalyzeTable is
     /// refused). Analysis runs beside play on the blocking pool.
     #[arg(long, env = "SKAT_ANALYSIS_WORKERS", default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=64))]
@@ -273,6 +284,7 @@ impl Args {
             account_max_tables: self.account_max_tables,
             account_max_lobbies: self.account_max_lobbies,
             casual_deals: self.casual_deals.min(self.max_deals),
+            challenges_per_hour: self.challenges_per_hour as usize,
             analysis: skat_server::AnalysisConfig {
                 workers: self.analysis_workers as usize,
                 queue: self.analysis_queue as usize,
@@ -352,6 +364,14 @@ pub fn run(args: Args) -> CmdResult {
     let _cleanup = temporary.clone().map(RemoveOnDrop);
     let data_dir = args.data_dir.clone().or(temporary).unwrap_or_else(|| PathBuf::from(DATA_DIR));
     let config = args.config(data_dir)?;
+    if !args.house_bots.is_empty() {
+        super::house::check(&args.house_bots)?;
+        if config.admin_token.is_none() || config.database == skat_server::Database::Memory {
+            return Err(
+                "--house-bots needs --admin-token and a database (their accounts are kept in it)".into()
+            );
+        }
+    }
     let database = config.database.describe();
     let tls = config.tls.is_some();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
@@ -387,6 +407,15 @@ pub fn run(args: Args) -> CmdResult {
                  Live demo: Anna and Bernd (heuristic) and Chris (random) play a list of 36 deals."
             ))
             .await?;
+        }
+        if !args.house_bots.is_empty() {
+            // Over loopback: the address the server listens on, as this machine reaches it.
+            let mut at = server.addr;
+            if at.ip().is_unspecified() {
+                at.set_ip(if at.is_ipv4() { [127, 0, 0, 1].into() } else { std::net::Ipv6Addr::LOCALHOST.into() });
+            }
+            let admin = args.admin_token.clone().unwrap_or_default();
+            super::house::spawn(skat_sdk::ServerAddress::new(&format!("http://{at}")), admin, args.house_bots.clone(), args.house_budget)?;
         }
         let journal_failed = server.journal_failed.clone();
         server.task.await??;

@@ -476,6 +476,7 @@ fn format_name(f: i32) -> &'static str {
     match pb::TournamentFormat::try_from(f) {
         Ok(pb::TournamentFormat::Swiss) => "swiss",
         Ok(pb::TournamentFormat::Casual) => "casual",
+        Ok(pb::TournamentFormat::Challenge) => "challenge",
         _ => "round-robin",
     }
 }

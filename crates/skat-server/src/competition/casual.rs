@@ -100,6 +100,7 @@ impl Competitions {
                 start_ms: 0,
                 secret: Default::default(),
                 commitment: String::new(),
+                unrated: false,
             };
             if let Err(e) = me.start_tournament("casual".into(), spec).await {
                 tracing::warn!(error = %e, "could not start a casual meeting");

@@ -94,9 +94,9 @@ impl Competitions {
         let not_found = || CompetitionError::TournamentNotFound(shown(id));
         let tid: TournamentId = id.parse().map_err(|_| not_found())?;
         let (t, plan) = store.tournament(&tid).await?.ok_or_else(not_found)?;
-        if t.spec.format == Format::Casual {
+        if matches!(t.spec.format, Format::Casual | Format::Challenge) {
             return Err(CompetitionError::TournamentState {
-                what: "casual meetings are not managed",
+                what: "casual meetings and challenges are not managed",
                 status: "casual",
             });
         }

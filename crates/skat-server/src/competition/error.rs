@@ -109,6 +109,15 @@ pub(crate) enum CompetitionError {
     /// A change could not be made durable.
     #[error(transparent)]
     Change(#[from] ChangeError),
+    /// No such challenge, or not one offered to this account.
+    #[error("no challenge `{0}` offered to this account")]
+    ChallengeNotFound(String),
+    /// The challenge cannot be answered any more.
+    #[error("the challenge is {0}: it cannot be answered now")]
+    ChallengeState(&'static str),
+    /// The account made as many challenges this hour as it may.
+    #[error("this account made {0} challenges in the last hour, as many as it may")]
+    ChallengeQuota(usize),
     /// The server holds its limit of tables.
     #[error("the server is full")]
     ServerFull {

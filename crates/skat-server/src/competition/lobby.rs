@@ -7,6 +7,7 @@
 //! | a lobby's channel has room for every seat held plus 64 | no seat handed out is dropped |
 //! | with replicas, a lobby also hears of its seats on other replicas (without a token; the bot asks there) | the owner hands out the token |
 //! | at most `--account-max-lobbies` open per account | one account cannot hold the server's streams |
+//! | challenges only to lobbies that ask for them (`LobbyRequest.challenges`) | an older bot sees no message it does not know |
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -39,14 +40,25 @@ pub(crate) struct SeatOffer {
     pub(crate) tournament_id: TournamentId,
 }
 
+/// What a lobby stream carries.
+#[derive(Debug, Clone)]
+pub(crate) enum LobbyNote {
+    /// A seat to play.
+    Seat(SeatOffer),
+    /// A challenge offered to the account (to lobbies that asked for them).
+    Challenge(Box<super::challenges::ChallengeView>),
+}
+
 /// An open lobby stream.
 #[derive(Debug)]
 struct Lobby {
-    tx: mpsc::Sender<SeatOffer>,
+    tx: mpsc::Sender<LobbyNote>,
     /// Most tables it asked for (0: no limit of its own).
     max_tables: u32,
     /// Casual seats it asked for (0: none).
     casual_seats: u32,
+    /// Whether it is shown challenges.
+    challenges: bool,
 }
 
 /// A seat handed to an account: where, and its token while this process has it.
@@ -150,7 +162,19 @@ impl Lobbies {
         if let Some(streams) = open.get_mut(account) {
             streams.retain(|l| !l.tx.is_closed());
             for l in streams.iter() {
-                let _ = l.tx.try_send(offer.clone());
+                let _ = l.tx.try_send(LobbyNote::Seat(offer.clone()));
+            }
+        }
+    }
+
+    /// Tells the lobbies of `account` that asked for challenges of one offered to it (a
+    /// full channel drops it: the bot finds it with ListChallenges).
+    pub(crate) fn offer_challenge(&self, account: &AccountId, challenge: &super::challenges::ChallengeView) {
+        let mut open = lock(&self.open);
+        if let Some(streams) = open.get_mut(account) {
+            streams.retain(|l| !l.tx.is_closed());
+            for l in streams.iter().filter(|l| l.challenges) {
+                let _ = l.tx.try_send(LobbyNote::Challenge(Box::new(challenge.clone())));
             }
         }
     }
@@ -167,13 +191,15 @@ impl Lobbies {
 
 impl Competitions {
     /// Opens an account's lobby: the seats it holds now, then every new one. With
-    /// `casual_seats` the account also queues for casual meetings.
+    /// `casual_seats` the account also queues for casual meetings; with `challenges` the
+    /// lobby is shown the challenges offered to it (those pending now, then new ones).
     pub(crate) async fn open_lobby(
         self: &Arc<Self>,
         account: &Account,
         max_tables: u32,
         casual_seats: u32,
-    ) -> Result<mpsc::Receiver<SeatOffer>, CompetitionError> {
+        challenges: bool,
+    ) -> Result<mpsc::Receiver<LobbyNote>, CompetitionError> {
         if !matches!(casual_seats, 0 | 3 | 4) {
             return Err(CompetitionError::CasualSeats(casual_seats));
         }
@@ -187,8 +213,12 @@ impl Competitions {
             }
         }
         let held = self.lobbies.held_by(&account.account_id);
-        // Room for every seat held now and the next ones: none is dropped.
-        let (tx, rx) = mpsc::channel(held.len() + 64);
+        let offered = if challenges { self.offered_to(account).await? } else { Vec::new() };
+        // Room for every seat held and challenge waiting now, and the next ones.
+        let (tx, rx) = mpsc::channel(held.len() + offered.len() + 64);
+        for c in offered {
+            let _ = tx.try_send(LobbyNote::Challenge(Box::new(c)));
+        }
         for (key, a) in held {
             let token = match a.token {
                 Some(t) => t,
@@ -197,7 +227,7 @@ impl Competitions {
                     None => continue,
                 },
             };
-            let _ = tx.try_send(self.offer(&key, &token, &a.tournament_id));
+            let _ = tx.try_send(LobbyNote::Seat(self.offer(&key, &token, &a.tournament_id)));
         }
         if self.config.node_id.is_some() {
             self.follow_remote_seats(&account.account_id, tx.clone());
@@ -206,6 +236,7 @@ impl Competitions {
             tx,
             max_tables,
             casual_seats,
+            challenges,
         });
         if casual_seats > 0 {
             self.queue_casual(&account.account_id, casual_seats);
@@ -217,7 +248,7 @@ impl Competitions {
     /// With replicas: tells a lobby of its account's seats at tables on other replicas
     /// (no token: this replica has none; the bot opens a lobby at the owner's address,
     /// which hands the seat out with its token).
-    fn follow_remote_seats(self: &Arc<Self>, account_id: &AccountId, tx: mpsc::Sender<SeatOffer>) {
+    fn follow_remote_seats(self: &Arc<Self>, account_id: &AccountId, tx: mpsc::Sender<LobbyNote>) {
         let me = Arc::clone(self);
         let account_id = account_id.clone();
         tokio::spawn(async move {
@@ -231,13 +262,13 @@ impl Competitions {
                         let Some(node) = id.foreign_node(me.config.node_id.as_deref()) else { continue };
                         for (seat, a) in p.planned.seating.iter().enumerate() {
                             if *a == account_id && told.insert((p.planned.table_id.clone(), seat)) {
-                                let _ = tx.try_send(SeatOffer {
+                                let _ = tx.try_send(LobbyNote::Seat(SeatOffer {
                                     table_id: p.planned.table_id.clone(),
                                     seat: seat as u32,
                                     seat_token: String::new(),
                                     owner_address: me.config.peer_address(node).unwrap_or_default(),
                                     tournament_id: p.tournament_id.clone(),
-                                });
+                                }));
                             }
                         }
                     }

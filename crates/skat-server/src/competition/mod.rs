@@ -9,7 +9,7 @@
 //! | quotas | tables at once per account (its `max_tables`, lowered by what its lobby asks for), lobbies per account; counted over every tournament and replica from the database | [`scheduler`], [`lobby`] |
 //! | one scheduler | a lease in the database (`take_lease`), renewed while it runs; a replica takes over a lease that ran out | [`scheduler`] |
 //! | results | recorded by the replica that hosts the table (its result watcher), so a scheduler on another replica only reads the plan | [`results`] |
-//! | formats | round robin (every group of entrants), Swiss (rounds of groups by standing), casual (one meeting of bots matched as they arrive) | `skat-league`, [`casual`] |
+//! | formats | round robin (every group of entrants), Swiss (rounds of groups by standing), casual (one meeting of bots matched as they arrive), challenge (one meeting its opponents accepted) | `skat-league`, [`casual`], [`challenges`] |
 //! | absence | a seat whose bot never comes forfeits on time like any seat: the list goes on | the table's clock |
 //! | tokens after a restart | the server keeps no seat token: a seat handed out again gets a new one (a journaled `Rekeyed` input), and the old one stops working | [`lobby`] |
 //! | fairness | each meeting of entrants plays the same deals in every seat rotation (duplicate) | `skat-league` |
@@ -26,6 +26,7 @@
 pub(crate) mod accounts;
 pub(crate) mod admin;
 pub(crate) mod casual;
+pub(crate) mod challenges;
 pub(crate) mod control;
 pub(crate) mod embargo;
 pub(crate) mod error;

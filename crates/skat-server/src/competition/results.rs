@@ -125,14 +125,19 @@ impl Competitions {
 }
 
 /// Records a finished list: its result, and its accounts' new ratings from its
-/// placements, in one transaction.
+/// placements (unless its tournament is unrated), in one transaction.
 async fn record(
     store: &Store,
     tournament: &TournamentId,
     p: &PlannedTable,
     result: &[SeatResult],
 ) -> Result<(), StoreError> {
+    // An unrated challenge's lists leave the ratings alone.
+    let rated = store.tournament_rated(tournament).await?;
     let rate = |current: &[Option<skat_league::rating::Rating>]| {
+        if !rated {
+            return Vec::new();
+        }
         let scores: Vec<i64> = result.iter().map(|r| r.seeger_fabian).collect();
         after_list(current, &scores)
             .into_iter()

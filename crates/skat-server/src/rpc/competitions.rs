@@ -19,6 +19,7 @@ use super::service::SkatServer;
 use crate::competition::accounts::BotChange;
 use crate::competition::admin::Admin;
 use crate::competition::control::TournamentAction;
+use crate::competition::lobby::LobbyNote;
 use crate::secret::random_u64;
 use crate::table::settings;
 
@@ -134,7 +135,7 @@ pub(crate) async fn lobby(s: &SkatServer, request: Request<pb::LobbyRequest>) ->
     let permit = s.open_stream(&request)?;
     let account = s.competitions.authenticate(token.as_deref()).await?;
     let r = request.get_ref();
-    let mut seats = s.competitions.open_lobby(&account, r.max_tables, r.casual_seats).await?;
+    let mut seats = s.competitions.open_lobby(&account, r.max_tables, r.casual_seats, r.challenges).await?;
     tracing::info!(account = %account.name, id = %account.account_id, "lobby opened");
     let (tx, rx) = tokio::sync::mpsc::channel(16);
     let mut shutdown = s.shutdown.clone();
@@ -145,9 +146,13 @@ pub(crate) async fn lobby(s: &SkatServer, request: Request<pb::LobbyRequest>) ->
         let _seen = seen;
         loop {
             tokio::select! {
-                seat = seats.recv() => {
-                    let Some(seat) = seat else { return };
-                    let event = pb::LobbyResponse { kind: Some(pb::lobby_response::Kind::SeatAssigned(project::seat_assigned(seat))) };
+                note = seats.recv() => {
+                    let Some(note) = note else { return };
+                    let kind = match note {
+                        LobbyNote::Seat(seat) => pb::lobby_response::Kind::SeatAssigned(project::seat_assigned(seat)),
+                        LobbyNote::Challenge(c) => pb::lobby_response::Kind::ChallengeOffered(project::challenge_info(&c)),
+                    };
+                    let event = pb::LobbyResponse { kind: Some(kind) };
                     if tx.send(Ok(event)).await.is_err() {
                         return;
                     }
@@ -207,6 +212,7 @@ pub(crate) async fn create_tournament(
         start_ms: r.start_ms,
         secret,
         commitment: String::new(),
+        unrated: false,
     };
     let (id, tables, in_all, commitment) =
         s.competitions.create_tournament(&r.name, &r.entrants, spec, &admin).await?;

@@ -39,7 +39,7 @@ use crate::metrics::Metrics;
 
 /// The methods of `skat.v1.SkatService` (metrics are kept for these; anything else
 /// counts as `other`).
-pub const METHODS: [&str; 26] = [
+pub const METHODS: [&str; 29] = [
     "CreateTable",
     "ListTables",
     "JoinTable",
@@ -66,6 +66,9 @@ pub const METHODS: [&str; 26] = [
     "ListBots",
     "ListAuditLog",
     "AnalyzeTable",
+    "Challenge",
+    "AnswerChallenge",
+    "ListChallenges",
 ];
 
 fn method_of(path: &str) -> &'static str {

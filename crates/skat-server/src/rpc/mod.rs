@@ -25,6 +25,7 @@
 pub(crate) mod access;
 pub(crate) mod actions;
 pub(crate) mod analysis;
+pub(crate) mod challenges;
 pub(crate) mod competitions;
 pub(crate) mod edge;
 #[cfg(test)]

@@ -11,15 +11,17 @@ use skat_engine::LegalActions;
 use skat_engine::matches::Seat;
 use skat_engine::seat_view::DealFrame;
 use skat_league::plan::tables_in_all;
-use skat_league::{Format, TableStatus, TournamentStatus};
+use skat_league::{ChallengeState, Format, TableStatus, TournamentStatus};
 use skat_proto::convert;
 use skat_proto::pb;
 
 use crate::competition::SeatOffer;
 use crate::competition::admin::OperatorView;
+use crate::competition::challenges::ChallengeView;
 use crate::competition::views::{BotDetails, TournamentDetails, TournamentListing};
 use crate::store::accounts::RatedAccount;
 use crate::store::audit::AuditEntry;
+use crate::store::challenges::Answer;
 use crate::store::{RowStatus, TableRow};
 use crate::table::{Status, Table, TableEvent, unix_ms};
 
@@ -173,6 +175,7 @@ pub(crate) fn format(f: Format) -> pb::TournamentFormat {
         Format::RoundRobin => pb::TournamentFormat::RoundRobin,
         Format::Swiss => pb::TournamentFormat::Swiss,
         Format::Casual => pb::TournamentFormat::Casual,
+        Format::Challenge => pb::TournamentFormat::Challenge,
     }
 }
 
@@ -184,6 +187,37 @@ pub(crate) fn seat_assigned(offer: SeatOffer) -> pb::SeatAssigned {
         seat_token: offer.seat_token,
         owner_address: offer.owner_address,
         tournament_id: offer.tournament_id.to_string(),
+    }
+}
+
+/// A challenge as the wire shows it.
+pub(crate) fn challenge_info(c: &ChallengeView) -> pb::ChallengeInfo {
+    let r = &c.row;
+    let state = match r.state {
+        ChallengeState::Pending => pb::ChallengeState::Pending,
+        ChallengeState::Accepted => pb::ChallengeState::Accepted,
+        ChallengeState::Declined => pb::ChallengeState::Declined,
+        ChallengeState::Expired => pb::ChallengeState::Expired,
+    };
+    pb::ChallengeInfo {
+        challenge_id: r.challenge_id.to_string(),
+        challenger: c.name(&r.challenger),
+        opponents: r.opponents.iter().map(|(a, _)| c.name(a)).collect(),
+        accepted: r
+            .opponents
+            .iter()
+            .filter(|(_, answer)| *answer == Answer::Accept)
+            .map(|(a, _)| c.name(a))
+            .collect(),
+        deals: r.terms.deals,
+        lists: r.terms.lists,
+        time_control: Some(pb::TimeControl { action_ms: r.terms.action_ms, deal_ms: r.terms.deal_ms }),
+        rated: r.terms.rated,
+        state: state.into(),
+        tournament_id: r.tournament_id.as_ref().map(ToString::to_string).unwrap_or_default(),
+        created_ms: r.created_ms,
+        expires_ms: r.expires_ms,
+        deals_commitment: c.commitment.clone(),
     }
 }
 

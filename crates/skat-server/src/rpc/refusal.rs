@@ -223,6 +223,11 @@ impl From<CompetitionError> for Refusal {
             E::Table(e) => e.into(),
             E::Change(e) => e.into(),
             E::ServerFull { max } => Refusal::limit("max-tables", max, message),
+            E::ChallengeNotFound(_) => Refusal::new(Code::NotFound, R::ChallengeNotFound, message),
+            E::ChallengeState(state) => {
+                Refusal::new(Code::FailedPrecondition, R::ChallengeState, message).with("state", state)
+            }
+            E::ChallengeQuota(most) => Refusal::limit("challenges-per-hour", most, message),
         }
     }
 }

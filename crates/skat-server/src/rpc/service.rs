@@ -1,7 +1,7 @@
 //! The `skat.v1.SkatService` implementation: the state every handler shares, finding a
 //! table (or the replica that owns it), and the trait impl that hands each RPC to its
 //! group: [`super::tables`], [`super::actions`], [`super::watch`],
-//! [`super::competitions`], [`super::analysis`]. Handlers authenticate, convert with
+//! [`super::competitions`], [`super::analysis`], [`super::challenges`]. Handlers authenticate, convert with
 //! [`skat_proto::convert`], call the domain, and map its errors with `?`
 //! ([`super::refusal`]). No Skat rule lives in this room.
 
@@ -15,7 +15,7 @@ use tonic::{Code, Request, Response, Status};
 
 use super::limits::Clients;
 use super::refusal::Refusal;
-use super::{actions, analysis, competitions, tables, watch as watching};
+use super::{actions, analysis, challenges, competitions, tables, watch as watching};
 use crate::analysis::Analyst;
 use crate::competition::Competitions;
 use crate::config::ServerConfig;
@@ -249,5 +249,20 @@ impl SkatService for SkatServer {
     }
     async fn analyze_table(&self, r: Request<pb::AnalyzeTableRequest>) -> Answer<pb::AnalyzeTableResponse> {
         analysis::analyze(self, r).await.map(Response::new)
+    }
+    async fn challenge(&self, r: Request<pb::ChallengeRequest>) -> Answer<pb::ChallengeResponse> {
+        challenges::challenge(self, r).await.map(Response::new)
+    }
+    async fn answer_challenge(
+        &self,
+        r: Request<pb::AnswerChallengeRequest>,
+    ) -> Answer<pb::AnswerChallengeResponse> {
+        challenges::answer(self, r).await.map(Response::new)
+    }
+    async fn list_challenges(
+        &self,
+        r: Request<pb::ListChallengesRequest>,
+    ) -> Answer<pb::ListChallengesResponse> {
+        challenges::list(self, r).await.map(Response::new)
     }
 }

@@ -8,6 +8,7 @@
 //! | `skat_tables` | one summary per table (status, seats, names, deals) for listings | at creation, joins, leaves, deal ends, the end | [`tables`] |
 //! | `skat_accounts`, `skat_account_names`, `skat_tournaments`, `skat_tournament_tables`, `skat_ratings`, `skat_rating_history` | bot accounts and every name they had, tournaments and their plans, ratings | by the competitions | [`accounts`], [`tournaments`] |
 //! | `skat_audit` | what was done with the admin token | by the competitions, with the change | [`audit`] |
+//! | `skat_challenges`, `skat_challenge_opponents` | challenges and each opponent's answer | by the competitions | [`challenges`] |
 //! | `skat_analyses` | finished tables' analyses (AnalyzeTable's cache) | by the analysis workers; deleted with their table | [`analyses`] |
 //!
 //! The schema is created and upgraded by sqlx's migrator when the server starts (on
@@ -16,6 +17,7 @@
 pub(crate) mod accounts;
 pub(crate) mod analyses;
 pub(crate) mod audit;
+pub(crate) mod challenges;
 pub(crate) mod tables;
 pub(crate) mod tournaments;
 
@@ -107,6 +109,13 @@ impl<'s> MigrationSource<'s> for Schema {
                     Cow::Borrowed("analyses"),
                     MigrationType::Simple,
                     Cow::Borrowed(include_str!("../../migrations/0006_analyses.sql")),
+                    false,
+                ),
+                Migration::new(
+                    7,
+                    Cow::Borrowed("challenges"),
+                    MigrationType::Simple,
+                    Cow::Borrowed(include_str!("../../migrations/0007_challenges.sql")),
                     false,
                 ),
             ])

@@ -145,7 +145,7 @@ impl Store {
         .bind(t.status.as_str())
         .bind(to_i64(t.created_ms))
         .bind(to_i64(t.finished_ms))
-        .bind(i64::from(t.spec.format == Format::Casual))
+        .bind(i64::from(matches!(t.spec.format, Format::Casual | Format::Challenge)))
         .bind(t.owner.as_str())
         .bind(to_i64(lease_until_ms))
         .execute(&mut *tx)

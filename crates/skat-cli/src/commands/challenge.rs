@@ -1,0 +1,192 @@
+//! `skat challenge make|list|accept|decline`: an account's challenges, with its bot token
+//! (the account's bot, in its lobby, answers offers with `skat bot --accept-challenges`).
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use skat_proto::pb;
+use skat_sdk::SdkError;
+use skat_sdk::client::with_token;
+
+use super::CmdResult;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Command {
+    /// Challenge accounts (a house bot, `house-heuristic`, or any that accepts) to a
+    /// duplicate meeting; waits for the answers and prints the meeting's tournament id.
+    Make(MakeArgs),
+    /// The account's challenges, made or offered, newest first.
+    List(ListArgs),
+    /// Accept a challenge offered to the account.
+    Accept(AnswerArgs),
+    /// Decline a challenge offered to the account.
+    Decline(AnswerArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct Token {
+    #[command(flatten)]
+    server: super::conn::ServerArgs,
+    /// The account's bot token.
+    #[arg(long, env = "SKAT_BOT_TOKEN", hide_env_values = true)]
+    bot_token: String,
+}
+
+#[derive(Debug, clap::Args)]
+struct MakeArgs {
+    #[command(flatten)]
+    token: Token,
+    /// The opponents' account names: 2 (a table of 3) or 3 (a table of 4).
+    #[arg(long, value_delimiter = ',', required = true)]
+    opponents: Vec<String>,
+    /// Deals per list (0: the standard 36 or 48).
+    #[arg(long, default_value_t = 0)]
+    deals: u32,
+    /// Lists, each in every seat rotation (1 to 10).
+    #[arg(long, default_value_t = 1)]
+    lists: u32,
+    /// Time per action (default: the server's).
+    #[arg(long, value_parser = humantime::parse_duration)]
+    action_timeout: Option<Duration>,
+    /// Clock per seat per deal (default: the server's).
+    #[arg(long, value_parser = humantime::parse_duration)]
+    deal_clock: Option<Duration>,
+    /// Count the meeting for the ratings.
+    #[arg(long)]
+    rated: bool,
+    /// Print the challenge and return at once instead of waiting for the answers.
+    #[arg(long)]
+    no_wait: bool,
+}
+
+#[derive(Debug, clap::Args)]
+struct ListArgs {
+    #[command(flatten)]
+    token: Token,
+    /// Only those waiting for answers.
+    #[arg(long)]
+    pending: bool,
+}
+
+#[derive(Debug, clap::Args)]
+struct AnswerArgs {
+    #[command(flatten)]
+    token: Token,
+    /// The challenge's id.
+    id: String,
+}
+
+pub fn run(args: Args) -> CmdResult {
+    super::conn::runtime()?.block_on(async {
+        match args.command {
+            Command::Make(a) => make(a).await,
+            Command::List(a) => list(a).await,
+            Command::Accept(a) => answer(a, true).await,
+            Command::Decline(a) => answer(a, false).await,
+        }
+    })
+}
+
+fn state(c: &pb::ChallengeInfo) -> &'static str {
+    match pb::ChallengeState::try_from(c.state) {
+        Ok(pb::ChallengeState::Pending) => "pending",
+        Ok(pb::ChallengeState::Accepted) => "accepted",
+        Ok(pb::ChallengeState::Declined) => "declined",
+        Ok(pb::ChallengeState::Expired) => "expired",
+        _ => "unknown",
+    }
+}
+
+fn line(c: &pb::ChallengeInfo) -> String {
+    format!(
+        "challenge {} by {} to {} · {} · accepted by [{}] · {} deals × {} lists{}{}",
+        c.challenge_id,
+        c.challenger,
+        c.opponents.join(", "),
+        state(c),
+        c.accepted.join(", "),
+        c.deals,
+        c.lists,
+        if c.rated { " · rated" } else { "" },
+        if c.tournament_id.is_empty() {
+            String::new()
+        } else {
+            format!(" · tournament {}", c.tournament_id)
+        },
+    )
+}
+
+async fn make(a: MakeArgs) -> CmdResult {
+    let mut client = a.token.server.connect(Some("bot token")).await?;
+    let ms = |d: Option<Duration>| d.map(|d| d.as_millis() as u64);
+    let time_control = match (ms(a.action_timeout), ms(a.deal_clock)) {
+        (None, None) => None,
+        (action, deal) => {
+            Some(pb::TimeControl { action_ms: action.unwrap_or(30_000), deal_ms: deal.unwrap_or(120_000) })
+        }
+    };
+    let request = pb::ChallengeRequest {
+        opponents: a.opponents.clone(),
+        deals: a.deals,
+        lists: a.lists,
+        time_control,
+        rated: a.rated,
+    };
+    let made = client.challenge(with_token(request, &a.token.bot_token)).await.map_err(SdkError::from)?;
+    let mut c = made.into_inner().challenge.ok_or("a response without its challenge")?;
+    outln!("{}", line(&c));
+    while !a.no_wait && state(&c) == "pending" {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let all = client
+            .list_challenges(with_token(
+                pb::ListChallengesRequest { pending_only: false },
+                &a.token.bot_token,
+            ))
+            .await
+            .map_err(SdkError::from)?
+            .into_inner()
+            .challenges;
+        if let Some(now) = all.into_iter().find(|x| x.challenge_id == c.challenge_id) {
+            if now.state != c.state {
+                outln!("{}", line(&now));
+            }
+            c = now;
+        }
+    }
+    if !c.tournament_id.is_empty() {
+        outln!("  deals committed: {}", c.deals_commitment);
+        outln!("  standings: skat tournament show {}", c.tournament_id);
+    }
+    Ok(if matches!(state(&c), "accepted" | "pending") { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+async fn list(a: ListArgs) -> CmdResult {
+    let mut client = a.token.server.connect(Some("bot token")).await?;
+    let request = pb::ListChallengesRequest { pending_only: a.pending };
+    let all = client
+        .list_challenges(with_token(request, &a.token.bot_token))
+        .await
+        .map_err(SdkError::from)?
+        .into_inner()
+        .challenges;
+    if all.is_empty() {
+        outln!("no challenges");
+    }
+    for c in &all {
+        outln!("{}", line(c));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn answer(a: AnswerArgs, accept: bool) -> CmdResult {
+    let c = skat_sdk::lobby::answer_challenge(&a.token.server.address(), &a.token.bot_token, &a.id, accept)
+        .await?;
+    outln!("{}", line(&c));
+    Ok(ExitCode::SUCCESS)
+}

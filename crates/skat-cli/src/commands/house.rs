@@ -1,0 +1,202 @@
+//! House bots: built-in opponents that are always there, as bot accounts named
+//! `house-STRATEGY`, played through their lobbies like any bot, accepting every challenge.
+//!
+//! | rule | why |
+//! |---|---|
+//! | each is an account the operator's token makes (RegisterBot) or takes back at every start (UpdateBot: enabled, a new token, its quota) | the token lives only in this process; a restart needs none stored |
+//! | they run on a runtime of their own (`--house-bot-threads`, default 1) | their thinking is bounded to that many cores and never takes a worker that serves play |
+//! | each plays at most `--house-bot-tables` tables at once | the account's quota, held by the server |
+//! | PIMC thinks within its node budget per decision (400,000 nodes, about 30 ms) | a house bot answers in time under any time control the server allows |
+//! | in `skat serve --house-bots` they reach the server over loopback in plain text; with TLS, run `skat house-bots --server https://...` beside it | the same code; tokens never cross a network in plain text |
+//!
+//! Their strength is measured in docs/BENCHMARKS.md (the arena's standings): `random` is
+//! the floor, `heuristic` a club player's rules, `pimc` the strongest built-in.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use skat_bots::Strategy;
+use skat_proto::pb;
+use skat_sdk::client::with_token;
+use skat_sdk::lobby::LobbyOptions;
+use skat_sdk::{SdkError, ServerAddress};
+
+use super::CmdResult;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    conn: super::conn::Conn,
+    /// The strategies to host, comma-separated: random, heuristic, pimc (or a pimc with
+    /// settings, `pimc:samples=48`). Each plays as the account `house-NAME`.
+    #[arg(long, value_delimiter = ',', required = true)]
+    bots: Vec<String>,
+    #[command(flatten)]
+    budget: Budget,
+}
+
+/// What the house bots may use.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct Budget {
+    /// Threads the house bots think on, all of them together (their CPU budget).
+    #[arg(long = "house-bot-threads", env = "SKAT_HOUSE_BOT_THREADS", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub threads: u32,
+    /// Tables each house bot plays at once.
+    #[arg(long = "house-bot-tables", env = "SKAT_HOUSE_BOT_TABLES", default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub tables: u32,
+}
+
+/// `skat house-bots`: hosts the bots against a server, until stopped.
+pub fn run(args: Args) -> CmdResult {
+    super::serve::init_tracing(super::serve::LogFormat::Text);
+    check(&args.bots)?;
+    let admin = args.conn.admin_token.clone().ok_or("house bots need the admin token (--admin-token)")?;
+    let runtime = runtime(args.budget)?;
+    runtime.block_on(host(args.conn.server.address(), admin, args.bots, args.budget))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The account name of a strategy (`pimc:samples=48` plays as `house-pimc`).
+pub fn account_name(strategy: &str) -> String {
+    format!("house-{}", strategy.split(':').next().unwrap_or(strategy))
+}
+
+/// Checks the strategies' names before anything connects.
+pub fn check(bots: &[String]) -> Result<(), String> {
+    if bots.is_empty() {
+        return Err("no house bots named".into());
+    }
+    for b in bots {
+        Strategy::parse(b, 0)?;
+    }
+    Ok(())
+}
+
+/// The house bots' own runtime: `threads` workers.
+pub fn runtime(budget: Budget) -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(budget.threads as usize)
+        .thread_name("house-bot")
+        .enable_all()
+        .build()
+}
+
+/// Starts the house bots on a thread and runtime of their own (`skat serve --house-bots`).
+pub fn spawn(
+    address: ServerAddress,
+    admin: String,
+    bots: Vec<String>,
+    budget: Budget,
+) -> std::io::Result<()> {
+    let runtime = runtime(budget)?;
+    std::thread::Builder::new().name("house-bots".into()).spawn(move || {
+        if let Err(e) = runtime.block_on(host(address, admin, bots, budget)) {
+            tracing::error!(error = %e, "house bots stopped");
+        }
+    })?;
+    Ok(())
+}
+
+/// Makes (or takes back) every house account and plays each through its lobby until the
+/// operator disables it or gives it a new token: a lobby that ends otherwise (the server
+/// restarting for long) starts again after a pause.
+pub async fn host(
+    address: ServerAddress,
+    admin: String,
+    bots: Vec<String>,
+    budget: Budget,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let mut tasks = Vec::new();
+    for (i, strategy) in bots.into_iter().enumerate() {
+        let name = account_name(&strategy);
+        let token = account(&address, &admin, &name, &strategy, budget.tables).await?;
+        tracing::info!(bot = %name, tables = budget.tables, "house bot ready");
+        let address = address.clone();
+        tasks.push(tokio::spawn(async move {
+            loop {
+                let strategy = strategy.clone();
+                let seed = 0x4853_u64 ^ i as u64;
+                let options = LobbyOptions {
+                    max_tables: budget.tables,
+                    accept_challenges: vec!["*".into()],
+                    ..LobbyOptions::default()
+                };
+                let make = move || {
+                    Strategy::by_name(&strategy, seed)
+                        .unwrap_or_else(|| Strategy::by_name("random", seed).expect("built in"))
+                };
+                match skat_sdk::lobby::run(&address, &token, make, options).await {
+                    Ok(_) => {}
+                    // Disabled or given a new token by the operator: this one is done.
+                    Err(e)
+                        if matches!(
+                            e.reason(),
+                            Some(pb::ErrorReason::AccountDisabled | pb::ErrorReason::BotTokenInvalid)
+                        ) =>
+                    {
+                        tracing::warn!(bot = %name, error = %e, "house bot stopped");
+                        return;
+                    }
+                    Err(e) => {
+                        tracing::warn!(bot = %name, error = %e, "house bot's lobby ended; again in 5 s")
+                    }
+                }
+                tokio::time::sleep(Duration::from_secs(5)).await;
+            }
+        }));
+    }
+    for t in tasks {
+        t.await?;
+    }
+    Ok(())
+}
+
+/// The house account `name`: registered now, or (when it exists) enabled again with a
+/// new token and its quota. Returns its bot token.
+async fn account(
+    address: &ServerAddress,
+    admin: &str,
+    name: &str,
+    strategy: &str,
+    tables: u32,
+) -> Result<String, SdkError> {
+    address.check_secret("admin token")?;
+    // The server may still be starting (skat serve --house-bots): a few tries.
+    let mut tries = 0;
+    let mut client = loop {
+        match address.connect().await {
+            Ok(c) => break c,
+            Err(e) if tries < 50 => {
+                tries += 1;
+                tracing::debug!(error = %e, "waiting for the server");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(e) => return Err(e),
+        }
+    };
+    let owner = format!("house bot ({strategy}), hosted by the server's operator");
+    let register = pb::RegisterBotRequest { name: name.to_string(), owner };
+    match client.register_bot(with_token(register, admin)).await {
+        Ok(r) => {
+            let token = r.into_inner().bot_token;
+            let quota = pb::UpdateBotRequest {
+                name: name.to_string(),
+                max_tables: Some(tables),
+                ..Default::default()
+            };
+            client.update_bot(with_token(quota, admin)).await?;
+            Ok(token)
+        }
+        Err(status) if SdkError::from(status.clone()).reason() == Some(pb::ErrorReason::AccountExists) => {
+            let again = pb::UpdateBotRequest {
+                name: name.to_string(),
+                disabled: Some(false),
+                rotate_token: true,
+                max_tables: Some(tables),
+                ..Default::default()
+            };
+            Ok(client.update_bot(with_token(again, admin)).await?.into_inner().bot_token)
+        }
+        Err(status) => Err(status.into()),
+    }
+}

@@ -1,0 +1,52 @@
+//! The challenge RPCs: Challenge, AnswerChallenge, ListChallenges, each with a bot token
+//! (the domain is `competition::challenges`).
+
+use skat_league::ChallengeTerms;
+use skat_proto::pb;
+use tonic::{Request, Status};
+
+use super::access::bearer;
+use super::project;
+use super::service::SkatServer;
+use crate::table::settings;
+
+/// Challenge: the challenger's bot token; the terms checked like a tournament's.
+pub(crate) async fn challenge(
+    s: &SkatServer,
+    request: Request<pb::ChallengeRequest>,
+) -> Result<pb::ChallengeResponse, Status> {
+    let token = bearer(request.metadata())?;
+    let account = s.competitions.authenticate(token.as_deref()).await?;
+    let r = request.get_ref();
+    // The table's size follows from the opponents (checked with them).
+    let seats = if r.opponents.len() == 3 { 4 } else { 3 };
+    let deals = settings::deals(r.deals, &s.config)?;
+    let (action_ms, deal_ms) =
+        settings::time_control(r.time_control.map(|t| (t.action_ms, t.deal_ms)), &s.config)?;
+    let terms = ChallengeTerms { seats, deals, lists: r.lists, action_ms, deal_ms, rated: r.rated };
+    let c = s.competitions.challenge(&account, &r.opponents, terms).await?;
+    Ok(pb::ChallengeResponse { challenge: Some(project::challenge_info(&c)) })
+}
+
+/// AnswerChallenge: an opponent's bot token.
+pub(crate) async fn answer(
+    s: &SkatServer,
+    request: Request<pb::AnswerChallengeRequest>,
+) -> Result<pb::AnswerChallengeResponse, Status> {
+    let token = bearer(request.metadata())?;
+    let account = s.competitions.authenticate(token.as_deref()).await?;
+    let r = request.get_ref();
+    let c = s.competitions.answer_challenge(&account, &r.challenge_id, r.accept).await?;
+    Ok(pb::AnswerChallengeResponse { challenge: Some(project::challenge_info(&c)) })
+}
+
+/// ListChallenges: the account's, newest first.
+pub(crate) async fn list(
+    s: &SkatServer,
+    request: Request<pb::ListChallengesRequest>,
+) -> Result<pb::ListChallengesResponse, Status> {
+    let token = bearer(request.metadata())?;
+    let account = s.competitions.authenticate(token.as_deref()).await?;
+    let all = s.competitions.challenges_of(&account, request.get_ref().pending_only).await?;
+    Ok(pb::ListChallengesResponse { challenges: all.iter().map(project::challenge_info).collect() })
+}

@@ -31,6 +31,11 @@ def main():
     p.add_argument("--table", help="table id (without it, --bot-token: play every seat the lobby gives)")
     p.add_argument("--bot-token", help="an account's bot token: lobby mode")
     p.add_argument("--lists", type=int, help="in lobby mode, stop after this many tables")
+    p.add_argument(
+        "--accept-challenges",
+        default="",
+        help="in lobby mode, accept challenges from these accounts (comma-separated; * for anybody) and decline the others",
+    )
     p.add_argument("--token", help="a seat token handed out elsewhere (skat arena, skat table create)")
     p.add_argument("--name", default="python-bot", help="the name shown at the table")
     p.add_argument("--seat", type=int, help="the seat to take when joining")
@@ -51,7 +56,11 @@ def main():
         if args.table is None:
             if not args.bot_token:
                 p.error("--table or --bot-token is needed")
-            played = lobby(server, args.bot_token, lambda: JackBot(args.seed), args.lists, on_illegal=args.on_illegal)
+            accept = [n for n in args.accept_challenges.split(",") if n]
+            played = lobby(
+                server, args.bot_token, lambda: JackBot(args.seed), args.lists,
+                on_illegal=args.on_illegal, accept_challenges=accept,
+            )
             print(f"lobby: {len(played)} tables played")
             return
         seat = Seat.with_token(server, args.table, args.token) if args.token else Seat.join(server, args.table, args.name, args.seat)

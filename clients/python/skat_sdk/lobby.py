@@ -7,7 +7,7 @@ seat token) and the game goes on."""
 import logging
 import threading
 import time
-from typing import Callable, List, Optional, Union
+from typing import Callable, List, Optional, Sequence, Union
 
 import grpc
 
@@ -22,6 +22,25 @@ from .play import Finished, Seat, play
 log = logging.getLogger("skat_sdk")
 
 
+def accepts(policy: Sequence[str], challenger: str) -> bool:
+    """Whether an ``accept_challenges`` list accepts a challenge from ``challenger``."""
+    return any(name == "*" or name == challenger for name in policy)
+
+
+def answer_challenge(server: Union[str, ServerAddress], bot_token: str, challenge_id: str, accept: bool):
+    """Accepts or declines a challenge offered to the account of ``bot_token``; returns the
+    challenge after the answer (a ``ChallengeInfo``)."""
+    address = server_address(server)
+    address.check_secret("bot token")
+    channel = address.channel()
+    try:
+        stub = rpc.SkatServiceStub(channel)
+        request = pb.AnswerChallengeRequest(challenge_id=challenge_id, accept=accept)
+        return stub.AnswerChallenge(request, metadata=(("authorization", f"Bearer {bot_token}"),)).challenge
+    finally:
+        channel.close()
+
+
 def lobby(
     server: Union[str, ServerAddress],
     bot_token: str,
@@ -30,6 +49,7 @@ def lobby(
     max_tables: int = 0,
     casual_seats: int = 0,
     on_illegal: str = "fallback",
+    accept_challenges: Sequence[str] = (),
 ) -> List[Finished]:
     """Plays every seat the lobby hands out until ``lists`` tables have ended (None: for
     ever), whatever happened at them (a table whose seat stopped on an error counts);
@@ -41,8 +61,11 @@ def lobby(
     (``lobby reconnecting``); a seat that stops on an error is a WARNING (``seat
     stopped``): the same words as the Rust and TypeScript SDKs. ``max_tables``: most tables at once (0: the
     account's quota). ``casual_seats`` (3 or 4): also be matched with other bots as they
-    arrive. A seat on another replica comes without its token; the bot then keeps a lobby
-    open at that replica too, which hands the seat out with its token.
+    arrive. ``accept_challenges``: the lobby is shown challenges (Challenge) and accepts
+    those from these account names (``"*"``: anybody), declining the others (``challenge
+    accepted``, ``challenge declined``); empty: no offers are shown (answer them with
+    :func:`answer_challenge`). A seat on another replica comes without its token; the bot
+    then keeps a lobby open at that replica too, which hands the seat out with its token.
 
     ``server``: an address string or a :class:`~skat_sdk.ServerAddress`; the bot token
     never travels in plain text beyond this machine unless allowed
@@ -103,6 +126,17 @@ def lobby(
         log.info("following a seat to the replica at %s", address)
         threading.Thread(target=keep, args=(home.at(address), 0, False), daemon=True).start()
 
+    def answer(server: ServerAddress, offer):
+        accept = accepts(accept_challenges, offer.challenger)
+        try:
+            answer_challenge(server, bot_token, offer.challenge_id, accept)
+            log.info(
+                "challenge %s: challenge=%s challenger=%s",
+                "accepted" if accept else "declined", offer.challenge_id, offer.challenger,
+            )
+        except grpc.RpcError as e:
+            log.warning("challenge not answered: challenge=%s error=%s", offer.challenge_id, errors.reason(e) or e.code())
+
     def keep(server: ServerAddress, casual: int, primary: bool):
         address = server.url
         failures = 0
@@ -110,7 +144,10 @@ def lobby(
             channel = server.channel()
             stub = rpc.SkatServiceStub(channel)
             try:
-                request = pb.LobbyRequest(max_tables=max_tables, casual_seats=casual)
+                # Challenges only at home: a followed replica's lobby is for its seats.
+                request = pb.LobbyRequest(
+                    max_tables=max_tables, casual_seats=casual, challenges=primary and bool(accept_challenges)
+                )
                 stream = stub.Lobby(request, metadata=(("authorization", f"Bearer {bot_token}"),))
                 with lock:
                     streams[address] = stream
@@ -119,6 +156,10 @@ def lobby(
                 log.info("lobby connected: server=%s", address)
                 for event in stream:
                     failures = 0
+                    if event.WhichOneof("kind") == "challenge_offered":
+                        # Answered beside the stream: a slow answer holds no seat back.
+                        threading.Thread(target=answer, args=(server, event.challenge_offered), daemon=True).start()
+                        continue
                     if event.WhichOneof("kind") != "seat_assigned":
                         continue
                     s = event.seat_assigned

@@ -1,6 +1,7 @@
 """End to end: the real `skat serve`, the Python bot and two Rust bots play a whole list."""
 
 import json
+import logging
 import os
 import pathlib
 import socket
@@ -281,6 +282,67 @@ def test_casual_play_matches_python_and_rust_bots(tmp_path):
         assert any(x.format == pb.TOURNAMENT_FORMAT_CASUAL and sorted(x.entrants) == ["h", "py", "r"] for x in listed)
         for p in rust:
             p.kill()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+# A TypeScript bot in lobby mode that accepts challenges from `h` only, for three tables.
+TS_CHALLENGED = """
+const sdk = require(process.argv[1]);
+class Jack extends sdk.Bot {}
+sdk.lobby(process.argv[2], process.argv[3], () => new Jack(), 3, { acceptChallenges: ["h"] })
+  .then((done) => { console.log(`done ${done.length}`); })
+  .catch((e) => { console.error(`failed ${e}`); process.exit(1); });
+"""
+
+
+def test_challenges_are_answered_from_a_list_in_python_and_typescript(tmp_path, caplog):
+    """Challenges reach the lobbies that ask for them: a Python bot and a TypeScript bot
+    accept a challenge from `h` (in their lists) and play its meeting; the Python bot
+    declines one from `ts` (not in its list); the house bot accepts anybody's."""
+    ts_dist = REPO / "clients" / "typescript" / "dist" / "src" / "index.js"
+    proc, addr, stub = db_server(tmp_path, "--admin-token", "op", "--house-bots", "random", "--action-timeout", "20s")
+    try:
+        md = (("authorization", "Bearer op"),)
+        tokens = {n: stub.RegisterBot(pb.RegisterBotRequest(name=n), metadata=md).bot_token for n in ("py", "ts", "h")}
+        bearer = lambda n: (("authorization", f"Bearer {tokens[n]}"),)  # noqa: E731
+        rust = subprocess.Popen([SKAT, "bot", "--strategy", "heuristic", "--server", addr, "--bot-token", tokens["h"]],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        result = {}
+        caplog.set_level(logging.INFO, logger="skat_sdk")
+        t = threading.Thread(target=lambda: result.setdefault(
+            "lists", skat_sdk.lobby(addr, tokens["py"], lambda: JackBot(2), lists=3, accept_challenges=["h"])))
+        t.start()
+        ts = subprocess.Popen(["node", "-e", TS_CHALLENGED, str(ts_dist), addr, tokens["ts"]],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(2)  # every lobby is open
+
+        def state(who, challenge_id, wanted):
+            deadline = time.time() + 60
+            while time.time() < deadline:
+                listed = stub.ListChallenges(pb.ListChallengesRequest(), metadata=bearer(who)).challenges
+                now = next(c for c in listed if c.challenge_id == challenge_id)
+                if now.state == wanted:
+                    return now
+                time.sleep(0.2)
+            raise AssertionError(f"challenge {challenge_id} never became {wanted}: {now}")
+
+        declined = stub.Challenge(pb.ChallengeRequest(opponents=["py", "house-random"], deals=2), metadata=bearer("ts"))
+        gone = state("ts", declined.challenge.challenge_id, pb.CHALLENGE_STATE_DECLINED)
+        assert list(gone.accepted) in ([], ["house-random"])
+        made = stub.Challenge(pb.ChallengeRequest(opponents=["py", "ts"], deals=2), metadata=bearer("h"))
+        accepted = state("h", made.challenge.challenge_id, pb.CHALLENGE_STATE_ACCEPTED)
+        assert sorted(accepted.accepted) == ["py", "ts"] and accepted.tournament_id
+        t.join(timeout=240)
+        assert not t.is_alive(), "the Python bot played the meeting's three tables"
+        assert len(result["lists"]) == 3
+        out, err = ts.communicate(timeout=240)
+        assert ts.returncode == 0 and "done 3" in out, (out, err)
+        words = [r.getMessage() for r in caplog.records]
+        assert any(w.startswith("challenge declined: ") and "challenger=ts" in w for w in words), words
+        assert any(w.startswith("challenge accepted: ") and "challenger=h" in w for w in words), words
+        rust.kill()
     finally:
         proc.terminate()
         proc.wait(timeout=10)

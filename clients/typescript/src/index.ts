@@ -66,5 +66,5 @@ export {
   serverUrl,
 } from "./client";
 export { type Json, type KnowledgeJson, knowledgeJson } from "./shared";
-export { type LobbyOptions, lobby } from "./lobby";
+export { type LobbyOptions, accepts, answerChallenge, lobby } from "./lobby";
 export * as pb from "./gen/skat/v1/skat_pb";

@@ -17,6 +17,28 @@ export interface LobbyOptions {
   casualSeats?: number;
   /** When the server refuses the bot's action as illegal (default `fallback`). */
   onIllegal?: OnIllegal;
+  /** Challenges (Challenge): accept those from these account names (`*`: anybody) and
+   * decline the others. Absent or empty: the lobby is not shown challenges (answer them
+   * with `answerChallenge`). */
+  acceptChallenges?: string[];
+}
+
+/** Whether an `acceptChallenges` list accepts a challenge from `challenger`. */
+export function accepts(policy: readonly string[], challenger: string): boolean {
+  return policy.some((n) => n === "*" || n === challenger);
+}
+
+/** Accepts or declines a challenge offered to the account of `botToken`; resolves with
+ * the challenge after the answer. */
+export async function answerChallenge(server: Server, botToken: string, challengeId: string, accept: boolean) {
+  const address = serverAddress(server);
+  address.checkSecret("bot token");
+  const conn = connect(address);
+  try {
+    return (await conn.client.answerChallenge({ challengeId, accept }, bearer(botToken))).challenge;
+  } finally {
+    conn.close();
+  }
 }
 
 /** Plays every seat the lobby hands out until `lists` tables have ended (forever
@@ -55,13 +77,24 @@ export async function lobby(
       aborts.add(abort);
       let outcome: "done" | "retry" = "retry";
       try {
+        const policy = options.acceptChallenges ?? [];
         const stream = conn.client.lobby(
-          { maxTables: options.maxTables ?? 0, casualSeats },
+          // Challenges only at home: a followed replica's lobby is for its seats.
+          { maxTables: options.maxTables ?? 0, casualSeats, challenges: primary && policy.length > 0 },
           // The server answers a lobby with its headers at once: connected.
           bearer(botToken, { signal: abort.signal, onHeader: () => logger().info(`lobby connected: server=${address.url}`) }),
         );
         for await (const event of stream) {
           failures = 0;
+          if (event.kind.case === "challengeOffered") {
+            const c = event.kind.value;
+            const accept = accepts(policy, c.challenger);
+            // Answered beside the stream: a slow answer holds no seat back.
+            answerChallenge(address, botToken, c.challengeId, accept)
+              .then(() => logger().info(`challenge ${accept ? "accepted" : "declined"}: challenge=${c.challengeId} challenger=${c.challenger}`))
+              .catch((e: unknown) => logger().warn(`challenge not answered: challenge=${c.challengeId} error=${reason(e) ?? String(e)}`));
+            continue;
+          }
           if (event.kind.case !== "seatAssigned") continue;
           const s = event.kind.value;
           const seatServer = s.ownerAddress ? address.at(s.ownerAddress) : address;

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // skat-ts-bot --server HOST:PORT|https://HOST --table ID [--token T | --name N] [--seat S]
-// skat-ts-bot --server HOST:PORT|https://HOST --bot-token T [--lists N] [--max-tables N] [--casual 3|4]
+// skat-ts-bot --server HOST:PORT|https://HOST --bot-token T [--lists N] [--max-tables N] [--casual 3|4] [--accept-challenges A,B|*]
 //   [--ca-file CA.pem] [--client-cert C.pem --client-key K.pem] [--insecure] [--on-illegal fallback|resign|stop]
 // The SDK's example bot (JackBot in strategy.ts).
 
@@ -36,14 +36,20 @@ async function main() {
   }
   if (!tableId && botToken) {
     const lists = arg("lists");
-    const options = { maxTables: Number(arg("max-tables") ?? 0), casualSeats: Number(arg("casual") ?? 0), onIllegal };
+    const accept = arg("accept-challenges");
+    const options = {
+      maxTables: Number(arg("max-tables") ?? 0),
+      casualSeats: Number(arg("casual") ?? 0),
+      onIllegal,
+      acceptChallenges: accept ? accept.split(",").filter((n) => n.length > 0) : [],
+    };
     const played = await lobby(server, botToken, () => new JackBot(), lists === undefined ? undefined : Number(lists), options);
     console.log(`lobby: ${played.length} tables played`);
     return;
   }
   if (!tableId) {
     console.error(
-      "usage: skat-ts-bot --server HOST:PORT|https://HOST [--ca-file CA.pem] [--insecure] [--on-illegal fallback|resign|stop] (--table ID [--token T | --name N] [--seat S] | --bot-token T [--lists N] [--max-tables N] [--casual 3|4])",
+      "usage: skat-ts-bot --server HOST:PORT|https://HOST [--ca-file CA.pem] [--insecure] [--on-illegal fallback|resign|stop] (--table ID [--token T | --name N] [--seat S] | --bot-token T [--lists N] [--max-tables N] [--casual 3|4] [--accept-challenges A,B|*])",
     );
     process.exit(2);
   }

@@ -13,11 +13,12 @@
 import { api } from "./api";
 import { operatorView } from "./operator";
 import { follow, markOf, panel, type Analysis } from "./analysis";
+import { verifyDeals } from "./verify";
 import { append, h, link, table, when } from "./dom";
 import { cardFromCode, cardSvg, sortHand } from "./cards";
 import {
   Announcement, BidCall, RecordFormat, GameType, Phase, Position, TableFilter, TableStatus, TournamentFormat, TournamentStatus,
-  type DealEnded, type TableView,
+  type DealEnded, type TableView, type Tournament,
 } from "./gen/skat/v1/skat_pb";
 
 const app = document.getElementById("app") as HTMLElement;
@@ -392,11 +393,28 @@ async function tournamentView(id: string) {
     i + 1, x.tableId ? link(`#/table/${encodeURIComponent(x.tableId)}`, x.tableId) : "", x.seating.join(", "), x.status]));
   show(t.name || id, h("h1", {}, t.name || id),
     h("p", { id: "tournament-status" }, `${(TournamentFormat[t.format] ?? "").toLowerCase().replace("_", " ")} · ${t.seats} seats${t.rounds ? ` · round ${t.round} of ${t.rounds}` : ""} · ${tournamentStatus(t.status) || (t.finished ? "finished" : "running")} · starts ${when(t.startMs)} · ${t.tablesFinished}/${Math.max(t.tablesInAll, t.tables.length)} tables played${t.tablesAbandoned ? `, ${t.tablesAbandoned} abandoned` : ""}`),
-    h("h2", {}, "Standings"), standings, h("h2", {}, "Head-to-head"), meetings, h("h2", {}, "Tables"), tables);
+    h("h2", {}, "Standings"), standings, h("h2", {}, "Head-to-head"), meetings, h("h2", {}, "Tables"), tables,
+    dealsCheck(t));
   if (!t.finished) {
     const timer = setInterval(() => void tournamentView(id).catch(() => undefined), 5000);
     leave = () => clearInterval(timer);
   }
+}
+
+/** The deals' commitment, and once the tournament is over a button that checks the deals
+ * played against it (verify.ts). */
+function dealsCheck(t: Tournament): HTMLElement | string {
+  if (!t.dealsCommitment) return "";
+  const result = h("span", { id: "deals-verified", "aria-live": "polite" });
+  const button = h("button", { id: "verify-deals", type: "button", disabled: !t.dealsSecret }, "verify the deals");
+  button.onclick = () => {
+    result.textContent = "checking…";
+    void verifyDeals(t).then((r) => { result.textContent = r.text; result.className = r.ok ? "" : "error"; },
+      (e) => { result.textContent = String((e as Error)?.message ?? e); result.className = "error"; });
+  };
+  return h("section", { "aria-label": "Deals" }, h("h2", {}, "Deals"),
+    h("p", {}, `Committed at creation: `, h("code", {}, t.dealsCommitment), t.dealsSecret ? "" : " (the secret is revealed when the tournament is over)"),
+    h("div", { class: "controls" }, button, result));
 }
 
 async function leaderboardView() {

@@ -151,6 +151,9 @@ test("the spectator page in a real browser", { timeout: 240000 }, async () => {
     }, 120000);
     const standings = await page.$$eval("table", (ts) => ts[0].querySelectorAll("tbody tr").length);
     assert.equal(standings, 3, "three entrants in the standings");
+    // The deals played are the ones committed at creation, checked in the browser.
+    await page.click("#verify-deals");
+    await page.waitForFunction(() => /^verified: the \d+ deals of 3 tables/.test(document.querySelector("#deals-verified")?.textContent ?? ""), { timeout: 30000 });
     await page.screenshot({ path: path.join(shots, "6-tournament.png"), fullPage: true });
     // A finished table's replay carries its analysis: the curve with the current card,
     // every player's accuracy, marks whose titles give both verdicts.

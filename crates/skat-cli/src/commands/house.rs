@@ -4,7 +4,7 @@
 //! | rule | why |
 //! |---|---|
 //! | each is an account the operator's token makes (RegisterBot) or takes back at every start (UpdateBot: enabled, a new token, its quota) | the token lives only in this process; a restart needs none stored |
-//! | they run on a runtime of their own (`--house-bot-threads`, default 1) | their thinking is bounded to that many cores and never takes a worker that serves play |
+//! | each runs on a runtime of its own (`--house-bot-threads` each, default 1) | its thinking is bounded to that many cores and never takes a worker that serves play or another house bot's |
 //! | each plays at most `--house-bot-tables` tables at once | the account's quota, held by the server |
 //! | PIMC thinks within its node budget per decision (400,000 nodes, about 30 ms) | a house bot answers in time under any time control the server allows |
 //! | in `skat serve --house-bots` they reach the server over loopback in plain text; with TLS, run `skat house-bots --server https://...` beside it | the same code; tokens never cross a network in plain text |
@@ -38,7 +38,7 @@ pub struct Args {
 /// What the house bots may use.
 #[derive(Debug, Clone, Copy, clap::Args)]
 pub struct Budget {
-    /// Threads the house bots think on, all of them together (their CPU budget).
+    /// Threads each house bot thinks on, on a runtime of its own (its CPU budget).
     #[arg(long = "house-bot-threads", env = "SKAT_HOUSE_BOT_THREADS", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub threads: u32,
     /// Tables each house bot plays at once.
@@ -51,8 +51,9 @@ pub fn run(args: Args) -> CmdResult {
     super::serve::init_tracing(super::serve::LogFormat::Text);
     check(&args.bots)?;
     let admin = args.conn.admin_token.clone().ok_or("house bots need the admin token (--admin-token)")?;
-    let runtime = runtime(args.budget)?;
-    runtime.block_on(host(args.conn.server.address(), admin, args.bots, args.budget))?;
+    for bot in spawn(args.conn.server.address(), admin, args.bots, args.budget)? {
+        let _ = bot.join();
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -72,83 +73,78 @@ pub fn check(bots: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// The house bots' own runtime: `threads` workers.
-pub fn runtime(budget: Budget) -> std::io::Result<tokio::runtime::Runtime> {
+/// A house bot's own runtime: `threads` workers.
+fn runtime(name: &str, budget: Budget) -> std::io::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(budget.threads as usize)
-        .thread_name("house-bot")
+        .thread_name(name)
         .enable_all()
         .build()
 }
 
-/// Starts the house bots on a thread and runtime of their own (`skat serve --house-bots`).
+/// Starts every house bot on a thread and runtime of its own (its CPU budget); the
+/// threads end when their bot stops (disabled, or given a new token, by the operator).
 pub fn spawn(
     address: ServerAddress,
     admin: String,
     bots: Vec<String>,
     budget: Budget,
-) -> std::io::Result<()> {
-    let runtime = runtime(budget)?;
-    std::thread::Builder::new().name("house-bots".into()).spawn(move || {
-        if let Err(e) = runtime.block_on(host(address, admin, bots, budget)) {
-            tracing::error!(error = %e, "house bots stopped");
-        }
-    })?;
-    Ok(())
-}
-
-/// Makes (or takes back) every house account and plays each through its lobby until the
-/// operator disables it or gives it a new token: a lobby that ends otherwise (the server
-/// restarting for long) starts again after a pause.
-pub async fn host(
-    address: ServerAddress,
-    admin: String,
-    bots: Vec<String>,
-    budget: Budget,
-) -> Result<(), Box<dyn std::error::Error>> {
-    let mut tasks = Vec::new();
+) -> std::io::Result<Vec<std::thread::JoinHandle<()>>> {
+    let mut threads = Vec::new();
     for (i, strategy) in bots.into_iter().enumerate() {
         let name = account_name(&strategy);
-        let token = account(&address, &admin, &name, &strategy, budget.tables).await?;
-        tracing::info!(bot = %name, tables = budget.tables, "house bot ready");
-        let address = address.clone();
-        tasks.push(tokio::spawn(async move {
-            loop {
-                let strategy = strategy.clone();
-                let seed = 0x4853_u64 ^ i as u64;
-                let options = LobbyOptions {
-                    max_tables: budget.tables,
-                    accept_challenges: vec!["*".into()],
-                    ..LobbyOptions::default()
-                };
-                let make = move || {
-                    Strategy::by_name(&strategy, seed)
-                        .unwrap_or_else(|| Strategy::by_name("random", seed).expect("built in"))
-                };
-                match skat_sdk::lobby::run(&address, &token, make, options).await {
-                    Ok(_) => {}
-                    // Disabled or given a new token by the operator: this one is done.
-                    Err(e)
-                        if matches!(
-                            e.reason(),
-                            Some(pb::ErrorReason::AccountDisabled | pb::ErrorReason::BotTokenInvalid)
-                        ) =>
-                    {
-                        tracing::warn!(bot = %name, error = %e, "house bot stopped");
-                        return;
-                    }
-                    Err(e) => {
-                        tracing::warn!(bot = %name, error = %e, "house bot's lobby ended; again in 5 s")
-                    }
-                }
-                tokio::time::sleep(Duration::from_secs(5)).await;
+        let runtime = runtime(&name, budget)?;
+        let (address, admin) = (address.clone(), admin.clone());
+        threads.push(std::thread::Builder::new().name(name.clone()).spawn(move || {
+            if let Err(e) = runtime.block_on(host(address, &admin, &strategy, i as u64, budget)) {
+                tracing::error!(bot = %name, error = %e, "house bot stopped");
             }
-        }));
+        })?);
     }
-    for t in tasks {
-        t.await?;
+    Ok(threads)
+}
+
+/// Makes (or takes back) a house account and plays it through its lobby until the
+/// operator disables it or gives it a new token: a lobby that ends otherwise (the server
+/// restarting for long) starts again after a pause.
+async fn host(
+    address: ServerAddress,
+    admin: &str,
+    strategy: &str,
+    i: u64,
+    budget: Budget,
+) -> Result<(), SdkError> {
+    let name = account_name(strategy);
+    let token = account(&address, admin, &name, strategy, budget.tables).await?;
+    tracing::info!(bot = %name, tables = budget.tables, threads = budget.threads, "house bot ready");
+    loop {
+        let strategy = strategy.to_string();
+        let seed = 0x4853_u64 ^ i;
+        let options = LobbyOptions {
+            max_tables: budget.tables,
+            accept_challenges: vec!["*".into()],
+            ..LobbyOptions::default()
+        };
+        let make = move || {
+            Strategy::by_name(&strategy, seed)
+                .unwrap_or_else(|| Strategy::by_name("random", seed).expect("built in"))
+        };
+        match skat_sdk::lobby::run(&address, &token, make, options).await {
+            Ok(_) => {}
+            // Disabled or given a new token by the operator: this one is done.
+            Err(e)
+                if matches!(
+                    e.reason(),
+                    Some(pb::ErrorReason::AccountDisabled | pb::ErrorReason::BotTokenInvalid)
+                ) =>
+            {
+                tracing::warn!(bot = %name, error = %e, "house bot stopped");
+                return Ok(());
+            }
+            Err(e) => tracing::warn!(bot = %name, error = %e, "house bot's lobby ended; again in 5 s"),
+        }
+        tokio::time::sleep(Duration::from_secs(5)).await;
     }
-    Ok(())
 }
 
 /// The house account `name`: registered now, or (when it exists) enabled again with a

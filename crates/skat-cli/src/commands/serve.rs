@@ -415,7 +415,8 @@ pub fn run(args: Args) -> CmdResult {
                 at.set_ip(if at.is_ipv4() { [127, 0, 0, 1].into() } else { std::net::Ipv6Addr::LOCALHOST.into() });
             }
             let admin = args.admin_token.clone().unwrap_or_default();
-            super::house::spawn(skat_sdk::ServerAddress::new(&format!("http://{at}")), admin, args.house_bots.clone(), args.house_budget)?;
+            let at = skat_sdk::ServerAddress::new(&format!("http://{at}"));
+            super::house::spawn(at, admin, args.house_bots.clone(), args.house_budget)?;
         }
         let journal_failed = server.journal_failed.clone();
         server.task.await??;

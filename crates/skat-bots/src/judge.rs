@@ -274,6 +274,55 @@ mod tests {
         assert!(marked > 0, "no card marked in {judged}");
     }
 
+    /// A known blunder: rearhand plays null holding every heart but ♥8 and ♥9 and the
+    /// lowest card of each other suit; the first trick is ♥8, ♥9 and it plays the ace
+    /// (taking the trick: lost in every world) where the seven wins in every world (nobody
+    /// else has a heart left, and it can duck everything else).
+    #[test]
+    fn the_ace_that_loses_a_null_game_is_a_blunder_on_what_the_player_knew() {
+        use skat_engine::{Bid, Contract, Position as P, record::Move as M};
+        let set = |s: &str| s.parse::<CardSet>().unwrap();
+        let dealt = Dealt::new(
+            [
+                set("H8.C8.CT.CK.S8.ST.SK.D9.DJ.DK"),
+                set("H9.C9.CQ.CA.S9.SQ.SA.DT.DQ.DA"),
+                set("H7.HT.HJ.HQ.HK.HA.C7.S7.D7.D8"),
+            ],
+            set("CJ.SJ"),
+        )
+        .unwrap();
+        let card = |c: &str| c.parse::<Card>().unwrap();
+        let moves = |ace: bool| {
+            vec![
+                M { position: P::Middlehand, action: Action::Pass },
+                M { position: P::Rearhand, action: Action::Bid { value: Bid::new(18).unwrap() } },
+                M { position: P::Forehand, action: Action::Pass },
+                M { position: P::Rearhand, action: Action::PickUpSkat },
+                M { position: P::Rearhand, action: Action::Discard { cards: set("CJ.SJ") } },
+                M {
+                    position: P::Rearhand,
+                    action: Action::Declare { contract: Contract::plain(GameType::Null) },
+                },
+                M { position: P::Forehand, action: Action::Play { card: card("H8") } },
+                M { position: P::Middlehand, action: Action::Play { card: card("H9") } },
+                M {
+                    position: P::Rearhand,
+                    action: Action::Play { card: card(if ace { "HA" } else { "H7" }) },
+                },
+            ]
+        };
+        let config = JudgeConfig { worlds: 16, ..JudgeConfig::default() };
+        let blunder = judge_deal(&dealt, &moves(true), config);
+        let ace = blunder.iter().find(|v| v.index == 8).expect("the ace was judged");
+        assert_eq!(ace.mark, Mark::Blunder, "{ace:?}");
+        assert_eq!(ace.best, card("H7"));
+        assert_eq!(ace.win, 0.0, "after the ace the declarer has lost in every world");
+        assert!(ace.win_best >= 0.3, "{ace:?}");
+        let seven = judge_deal(&dealt, &moves(false), config);
+        let safe = seven.iter().find(|v| v.index == 8).expect("the seven was judged");
+        assert_eq!(safe.mark, Mark::None, "{safe:?}");
+    }
+
     fn played_card(m: &Move) -> Option<Card> {
         if let Action::Play { card } = m.action { Some(card) } else { None }
     }

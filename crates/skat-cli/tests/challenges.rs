@@ -1,5 +1,6 @@
 //! House bots and challenges as a bot author meets them: `skat serve --house-bots` hosts
-//! `house-random` and `house-heuristic`, always online; an account challenges them with
+//! `house-random` and `house-heuristic`, always online; a person's table seats both at
+//! once (`CreateTable.bots`) and is played; an account challenges them with
 //! `skat challenge make` and the meeting is played, scored and recorded like a tournament
 //! (unrated unless asked); another account's bot accepts from its list
 //! (`--accept-challenges`) and declines the rest; an account whose bot asked for no offers
@@ -132,12 +133,71 @@ async fn challenges_against_house_bots_and_accounts() {
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
+    // A person's table against the house: both bots seated at once through their lobbies,
+    // a person (here `skat bot --table`) takes the last seat, and the list is played.
+    let made = c
+        .create_table(pb::CreateTableRequest {
+            deals: 2,
+            bots: vec!["house-random".into(), "house-heuristic".into()],
+            time_control: Some(pb::TimeControl { action_ms: 5000, deal_ms: 0 }),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let seated: Vec<String> =
+        made.table.unwrap().seat_info.into_iter().filter(|s| s.occupied).map(|s| s.name).collect();
+    assert_eq!(seated, ["house-random", "house-heuristic"]);
+    let _person = Kill(
+        skat()
+            .args([
+                "bot",
+                "--strategy",
+                "random",
+                "--server",
+                &format!("127.0.0.1:{port}"),
+                "--table",
+                &made.table_id,
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let start = Instant::now();
+    loop {
+        let t =
+            c.get_table(pb::GetTableRequest { table_id: made.table_id.clone() }).await.unwrap().into_inner();
+        if t.table.unwrap().status == pb::TableStatus::Finished as i32 {
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(60), "the person's table did not finish");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let records = c
+        .get_records(pb::GetRecordsRequest {
+            table_id: made.table_id.clone(),
+            format: pb::RecordFormat::Iss as i32,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .records;
+    assert_eq!(records.len(), 2);
+    let nobody = pb::CreateTableRequest { bots: vec!["nobody".into()], ..Default::default() };
+    assert_eq!(reason(&c.create_table(nobody).await.unwrap_err()), Some(R::UnknownEntrant));
+
     let me = register(port, "me", Some(ADMIN)).unwrap();
     let peer = register(port, "peer", Some(ADMIN)).unwrap();
     let shy = register(port, "shy", Some(ADMIN)).unwrap();
     let _me = lobby_bot(port, "heuristic", &me);
     let _peer = lobby_bot_with(port, "random", &peer, &["--accept-challenges", "me"]);
     let _shy = lobby_bot(port, "random", &shy);
+
+    // An account whose lobby did not offer itself to people's tables is not seated.
+    let unasked = pb::CreateTableRequest { bots: vec!["me".into()], ..Default::default() };
+    let refused = c.create_table(unasked).await.unwrap_err();
+    assert_eq!(reason(&refused), Some(R::BotUnavailable), "{refused:?}");
 
     // Terms that cannot be played are refused before anything is stored.
     let one = challenge(&mut c, &me, &["house-random"], false).await.unwrap_err();

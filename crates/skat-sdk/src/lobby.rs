@@ -52,6 +52,9 @@ pub struct LobbyOptions {
     /// decline the others. Empty: the lobby is not shown challenges at all (they wait,
     /// and expire, unless answered with [`answer_challenge`]).
     pub accept_challenges: Vec<String>,
+    /// Offer the account to people's tables: a person's CreateTable naming it seats it
+    /// (within its quota), and the seat comes through this lobby like any other.
+    pub open_tables: bool,
 }
 
 /// Whether `policy` (a [`LobbyOptions::accept_challenges`] list) accepts a challenge
@@ -176,8 +179,13 @@ where
     let url = home.url().to_string();
     let (news_tx, mut news) = mpsc::channel::<LobbyNews>(256);
     let challenges = !options.accept_challenges.is_empty();
-    let request =
-        |casual_seats| pb::LobbyRequest { max_tables: options.max_tables, casual_seats, challenges };
+    let open_tables = options.open_tables;
+    let request = |casual_seats| pb::LobbyRequest {
+        max_tables: options.max_tables,
+        casual_seats,
+        challenges,
+        open_tables,
+    };
     let mut lobbies: HashMap<String, JoinHandle<()>> = HashMap::new();
     lobbies.insert(
         url.clone(),
@@ -267,7 +275,8 @@ where
             if let std::collections::hash_map::Entry::Vacant(e) = lobbies.entry(server.url().to_string()) {
                 tracing::info!(server = server.url(), table = %seat.table_id, "following a seat to its replica");
                 // Only seats there: the home lobby answers challenges.
-                let seats_only = pb::LobbyRequest { casual_seats: 0, challenges: false, ..request(0) };
+                let seats_only =
+                    pb::LobbyRequest { casual_seats: 0, challenges: false, open_tables: false, ..request(0) };
                 e.insert(keep_lobby(server, bot_token.to_string(), seats_only, Vec::new(), news_tx.clone()));
             }
             continue;

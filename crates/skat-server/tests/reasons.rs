@@ -23,8 +23,9 @@ use tonic_types::StatusExt as _;
 /// Not reachable from a client here (a server without a database): STORAGE_UNAVAILABLE
 /// needs a failing database (skat-cli/tests/durability.rs makes one fail); the account
 /// and tournament reasons need a database (skat-cli/tests/competition.rs and
-/// skat-cli/tests/operator.rs), the challenge reasons too (skat-cli/tests/challenges.rs).
-const UNREACHABLE: [R; 17] = [
+/// skat-cli/tests/operator.rs), the challenge and people's-table reasons too
+/// (skat-cli/tests/challenges.rs).
+const UNREACHABLE: [R; 18] = [
     R::Unspecified,
     R::Internal,
     R::DealOver,
@@ -42,6 +43,7 @@ const UNREACHABLE: [R; 17] = [
     R::Embargoed,
     R::ChallengeNotFound,
     R::ChallengeState,
+    R::BotUnavailable,
 ];
 
 struct Cases {

@@ -37,6 +37,10 @@ pub struct Args {
     /// anybody) and decline the others. Without it the bot is not shown challenges.
     #[arg(long, value_delimiter = ',')]
     accept_challenges: Vec<String>,
+    /// In lobby mode, offer the account to people's tables: a table created with
+    /// `bots` naming it seats it (within its quota).
+    #[arg(long)]
+    open_tables: bool,
     /// A seat token handed out by `skat arena` (plays that seat instead of joining).
     #[arg(long)]
     token: Option<String>,
@@ -87,6 +91,7 @@ pub fn run(args: Args) -> CmdResult {
                 max_tables: args.max_tables,
                 casual_seats: args.casual.unwrap_or(0),
                 accept_challenges: args.accept_challenges.clone(),
+                open_tables: args.open_tables,
             },
         ))?;
         outln!("lobby: {} tables played, {} stopped", result.finished.len(), result.failed.len());

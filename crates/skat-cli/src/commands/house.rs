@@ -1,5 +1,6 @@
 //! House bots: built-in opponents that are always there, as bot accounts named
-//! `house-STRATEGY`, played through their lobbies like any bot, accepting every challenge.
+//! `house-STRATEGY`, played through their lobbies like any bot, accepting every challenge
+//! and every person's table that asks for them (`CreateTable.bots`).
 //!
 //! | rule | why |
 //! |---|---|
@@ -123,6 +124,7 @@ async fn host(
         let options = LobbyOptions {
             max_tables: budget.tables,
             accept_challenges: vec!["*".into()],
+            open_tables: true,
             ..LobbyOptions::default()
         };
         let make = move || {

@@ -50,6 +50,10 @@ struct CreateArgs {
     /// A private table: JoinTable needs the join code printed here.
     #[arg(long)]
     private: bool,
+    /// Seat these bot accounts now (comma-separated): house bots (`house-heuristic`) or
+    /// accounts whose lobby offers itself to people's tables (`skat bot --open-tables`).
+    #[arg(long, value_delimiter = ',')]
+    bots: Vec<String>,
     /// Take every seat now and print one seat token per seat (`--token` of `skat bot`,
     /// the Python and TypeScript SDKs' `play_with_token`).
     #[arg(long)]
@@ -103,6 +107,7 @@ async fn create(a: CreateArgs) -> CmdResult {
         seed: a.seed,
         time_control,
         private: a.private,
+        bots: a.bots.clone(),
     };
     let request = match &a.create_token {
         Some(t) => with_token(request, t),

@@ -118,6 +118,9 @@ pub(crate) enum CompetitionError {
     /// The account made as many challenges this hour as it may.
     #[error("this account made {0} challenges in the last hour, as many as it may")]
     ChallengeQuota(usize),
+    /// A bot that cannot be seated at a person's table now.
+    #[error("`{0}` does not play people's tables now (no lobby offering it, or at its quota of tables)")]
+    BotUnavailable(String),
     /// The server holds its limit of tables.
     #[error("the server is full")]
     ServerFull {

@@ -36,8 +36,8 @@ pub(crate) struct SeatOffer {
     pub(crate) seat_token: String,
     /// The replica that owns the table, when replicas run.
     pub(crate) owner_address: String,
-    /// The tournament.
-    pub(crate) tournament_id: TournamentId,
+    /// The tournament (none: a person's table that invited the bot).
+    pub(crate) tournament_id: Option<TournamentId>,
 }
 
 /// What a lobby stream carries.
@@ -59,13 +59,15 @@ struct Lobby {
     casual_seats: u32,
     /// Whether it is shown challenges.
     challenges: bool,
+    /// Whether people's tables may seat its account.
+    open_tables: bool,
 }
 
 /// A seat handed to an account: where, and its token while this process has it.
 #[derive(Debug, Clone)]
 struct Assignment {
     account_id: AccountId,
-    tournament_id: TournamentId,
+    tournament_id: Option<TournamentId>,
     token: Option<String>,
 }
 
@@ -83,7 +85,7 @@ impl Lobbies {
     pub(crate) fn hold_seats(
         &self,
         table: &TableId,
-        tournament_id: &TournamentId,
+        tournament_id: Option<&TournamentId>,
         seating: &[AccountId],
         tokens: Option<&[String]>,
     ) {
@@ -93,11 +95,24 @@ impl Lobbies {
                 SeatKey { table: table.clone(), seat: Seat::new(seat as u8) },
                 Assignment {
                     account_id: account.clone(),
-                    tournament_id: tournament_id.clone(),
+                    tournament_id: tournament_id.cloned(),
                     token: tokens.and_then(|t| t.get(seat).cloned()),
                 },
             );
         }
+    }
+
+    /// Notes one seat of a person's table as an account's (with its token).
+    pub(crate) fn hold_seat(&self, key: &SeatKey, account: &AccountId, token: &str) {
+        lock(&self.seats).insert(
+            key.clone(),
+            Assignment { account_id: account.clone(), tournament_id: None, token: Some(token.to_string()) },
+        );
+    }
+
+    /// Forgets one seat.
+    pub(crate) fn release_seat(&self, key: &SeatKey) {
+        lock(&self.seats).remove(key);
     }
 
     /// Forgets the seats of a finished table.
@@ -126,6 +141,13 @@ impl Lobbies {
         lock(&self.open)
             .get(account)
             .is_some_and(|open| open.iter().any(|l| !l.tx.is_closed() && l.casual_seats == seats))
+    }
+
+    /// Whether an account has an open lobby that offered it to people's tables.
+    pub(crate) fn open_for_tables(&self, account: &AccountId) -> bool {
+        lock(&self.open)
+            .get(account)
+            .is_some_and(|open| open.iter().any(|l| !l.tx.is_closed() && l.open_tables))
     }
 
     /// How many lobbies an account has open now.
@@ -199,6 +221,7 @@ impl Competitions {
         max_tables: u32,
         casual_seats: u32,
         challenges: bool,
+        open_tables: bool,
     ) -> Result<mpsc::Receiver<LobbyNote>, CompetitionError> {
         if !matches!(casual_seats, 0 | 3 | 4) {
             return Err(CompetitionError::CasualSeats(casual_seats));
@@ -227,7 +250,7 @@ impl Competitions {
                     None => continue,
                 },
             };
-            let _ = tx.try_send(LobbyNote::Seat(self.offer(&key, &token, &a.tournament_id)));
+            let _ = tx.try_send(LobbyNote::Seat(self.offer(&key, &token, a.tournament_id.as_ref())));
         }
         if self.config.node_id.is_some() {
             self.follow_remote_seats(&account.account_id, tx.clone());
@@ -237,6 +260,7 @@ impl Competitions {
             max_tables,
             casual_seats,
             challenges,
+            open_tables,
         });
         if casual_seats > 0 {
             self.queue_casual(&account.account_id, casual_seats);
@@ -267,7 +291,7 @@ impl Competitions {
                                     seat: seat as u32,
                                     seat_token: String::new(),
                                     owner_address: me.config.peer_address(node).unwrap_or_default(),
-                                    tournament_id: p.tournament_id.clone(),
+                                    tournament_id: Some(p.tournament_id.clone()),
                                 }));
                             }
                         }
@@ -281,7 +305,7 @@ impl Competitions {
         });
     }
 
-    fn offer(&self, key: &SeatKey, token: &str, tournament_id: &TournamentId) -> SeatOffer {
+    fn offer(&self, key: &SeatKey, token: &str, tournament_id: Option<&TournamentId>) -> SeatOffer {
         let owner_address =
             self.config.node_id.as_deref().and_then(|n| self.config.peer_address(n)).unwrap_or_default();
         SeatOffer {
@@ -289,7 +313,7 @@ impl Competitions {
             seat: u32::from(key.seat),
             seat_token: token.to_string(),
             owner_address,
-            tournament_id: tournament_id.clone(),
+            tournament_id: tournament_id.cloned(),
         }
     }
 
@@ -299,7 +323,7 @@ impl Competitions {
         account: &AccountId,
         key: &SeatKey,
         token: &str,
-        tournament_id: &TournamentId,
+        tournament_id: Option<&TournamentId>,
     ) {
         self.lobbies.notify(account, self.offer(key, token, tournament_id));
     }

@@ -18,6 +18,7 @@
 //! | what callers read | tournaments, standings, bots, the leaderboard as plain structs (the rpc room turns them into protobuf) | [`views`] |
 //! | the operator | the admin token checked once per call ([`admin::Admin`]), every admin action in the audit log, accounts with owner, lobbies and tables now | [`admin`] |
 //! | a tournament's life | cancel, pause, resume, a new start time; settings that cannot be honoured are refused | [`control`], [`scheduler`] |
+//! | a person's table: bots seated on request | [`people`] |
 //! | why a call is refused | [`CompetitionError`], mapped to the wire once in the rpc room | [`error`] |
 //!
 //! Rows live in the database (`store/accounts.rs`, `store/tournaments.rs`); a server
@@ -31,6 +32,7 @@ pub(crate) mod control;
 pub(crate) mod embargo;
 pub(crate) mod error;
 pub(crate) mod lobby;
+pub(crate) mod people;
 pub(crate) mod results;
 pub(crate) mod scheduler;
 pub(crate) mod seating;
@@ -119,7 +121,7 @@ impl Competitions {
                 continue;
             }
             if self.tables.get(&id).is_some() {
-                self.lobbies.hold_seats(&id, &playing.tournament_id, &playing.planned.seating, None);
+                self.lobbies.hold_seats(&id, Some(&playing.tournament_id), &playing.planned.seating, None);
             }
             self.watch_table(&playing.tournament_id, playing.planned);
         }

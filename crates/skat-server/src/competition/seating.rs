@@ -88,10 +88,10 @@ impl Competitions {
             })
             .await??;
         let tokens: Vec<String> = tokens.iter().map(|t| t.reveal().to_string()).collect();
-        self.lobbies.hold_seats(&id, &t.tournament_id, &p.seating, Some(&tokens));
+        self.lobbies.hold_seats(&id, Some(&t.tournament_id), &p.seating, Some(&tokens));
         for (seat, (account, token)) in p.seating.iter().zip(&tokens).enumerate() {
             let key = SeatKey { table: id.clone(), seat: Seat::new(seat as u8) };
-            self.hand_out(account, &key, token, &t.tournament_id);
+            self.hand_out(account, &key, token, Some(&t.tournament_id));
         }
         self.metrics.tables.set(self.tables.len() as i64);
         Ok(id.to_string())

@@ -135,7 +135,10 @@ pub(crate) async fn lobby(s: &SkatServer, request: Request<pb::LobbyRequest>) ->
     let permit = s.open_stream(&request)?;
     let account = s.competitions.authenticate(token.as_deref()).await?;
     let r = request.get_ref();
-    let mut seats = s.competitions.open_lobby(&account, r.max_tables, r.casual_seats, r.challenges).await?;
+    let mut seats = s
+        .competitions
+        .open_lobby(&account, r.max_tables, r.casual_seats, r.challenges, r.open_tables)
+        .await?;
     tracing::info!(account = %account.name, id = %account.account_id, "lobby opened");
     let (tx, rx) = tokio::sync::mpsc::channel(16);
     let mut shutdown = s.shutdown.clone();

@@ -186,7 +186,7 @@ pub(crate) fn seat_assigned(offer: SeatOffer) -> pb::SeatAssigned {
         seat: offer.seat,
         seat_token: offer.seat_token,
         owner_address: offer.owner_address,
-        tournament_id: offer.tournament_id.to_string(),
+        tournament_id: offer.tournament_id.map(|t| t.to_string()).unwrap_or_default(),
     }
 }
 

@@ -228,6 +228,9 @@ impl From<CompetitionError> for Refusal {
                 Refusal::new(Code::FailedPrecondition, R::ChallengeState, message).with("state", state)
             }
             E::ChallengeQuota(most) => Refusal::limit("challenges-per-hour", most, message),
+            E::BotUnavailable(name) => {
+                Refusal::new(Code::FailedPrecondition, R::BotUnavailable, message).with("bot", name)
+            }
         }
     }
 }

@@ -10,6 +10,7 @@
 //! | a tournament table's spectators and records wait for its list's other rotations (`competition::embargo`) | duplicate deals the same cards at every rotation |
 //! | table and player names follow the name policy (`skat_league::names`), refused rather than cleaned | what a table shows is what was asked for |
 //! | the admin token passes wherever the create token does, and its tables are in the audit log | the operator makes hand-made tables on a closed server |
+//! | `bots` are checked before the table exists and seated in one change after (`competition::people`) | a person's table against bots is complete or not made |
 
 use std::time::{Instant, SystemTime};
 
@@ -75,6 +76,17 @@ pub(crate) async fn create(
     let (action_ms, deal_ms) =
         settings::time_control(req.time_control.map(|t| (t.action_ms, t.deal_ms)), &s.config)?;
     let join_code = if req.private || s.config.private_tables { Some(SeatToken::generate()?) } else { None };
+    // Bots asked for are checked before the table exists: a refusal leaves nothing behind.
+    if req.bots.len() > usize::from(seats) {
+        return Err(Refusal::new(
+            Code::InvalidArgument,
+            R::InvalidSettings,
+            format!("{} bots do not fit at a table of {seats}", req.bots.len()),
+        )
+        .into());
+    }
+    let bots =
+        if req.bots.is_empty() { Vec::new() } else { s.competitions.bots_for_table(&req.bots).await? };
     let config = TableConfig {
         name,
         game: MatchConfig { seats, deals, seed },
@@ -88,7 +100,6 @@ pub(crate) async fn create(
     // The service reads the clocks; the table only ever uses the times it is given.
     let table =
         Table::new(id.clone(), config, Instant::now(), SystemTime::now()).map_err(TableError::from)?;
-    let view = project::table_view(&table, None, Instant::now());
     let limit = s.config.max_tables_per_client;
     let permit = s.clients.acquire(ip, Resource::Tables, limit).ok_or_else(|| {
         Refusal::limit(
@@ -116,7 +127,12 @@ pub(crate) async fn create(
         return Err(e.into());
     }
     s.metrics.tables.set(s.tables.len() as i64);
-    tracing::info!(table = %id, seats, deals, private = join_code.is_some(), "table created");
+    tracing::info!(table = %id, seats, deals, private = join_code.is_some(), bots = bots.len(), "table created");
+    if !bots.is_empty() {
+        let code = join_code.as_ref().map_or("", SeatToken::reveal);
+        s.competitions.seat_bots(&handle, &id, code, bots).await?;
+    }
+    let view = project::table_view(&*handle.settled().await, None, Instant::now());
     // A table made with the admin token is an admin action: the audit log has it.
     if let Ok(admin) = s.competitions.admin(bearer(request.metadata())?.as_deref(), ip) {
         let detail = format!("{seats} seats, {deals} deals, private: {}", join_code.is_some());

@@ -1,0 +1,96 @@
+//! People's tables: a table created with `bots` seats those bot accounts at once, through
+//! their lobbies, so that a person (the page, any client) plays a list against them.
+//!
+//! | rule | why |
+//! |---|---|
+//! | only accounts whose lobby offers itself to people's tables (`open_tables`), under their quota | a bot plays strangers' tables only when its author says so, and never more tables than it may |
+//! | every bot's seat taken in one change, with a fresh seat token each, handed to its lobby | as a tournament seats its entrants: one commit, tokens never stored |
+//! | the seats are released when the table ends | the account's count of tables at once stays true |
+//! | not a tournament: not rated, no standings beyond the table's | a person's game is play, not a competition result |
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use skat_engine::matches::Seat;
+use skat_league::AccountId;
+
+use super::error::shown;
+use super::{CompetitionError, Competitions, SeatKey};
+use crate::secret::SeatToken;
+use crate::table::{TableError, TableHandle, TableId};
+
+/// A bot account that can be seated at a person's table now.
+#[derive(Debug, Clone)]
+pub(crate) struct Invited {
+    account: AccountId,
+    name: String,
+}
+
+impl Competitions {
+    /// Checks that every named account exists and offers itself to people's tables now,
+    /// under its quota (before the table is made).
+    pub(crate) async fn bots_for_table(&self, names: &[String]) -> Result<Vec<Invited>, CompetitionError> {
+        let store = self.store()?;
+        let playing = self.lobbies.seat_counts();
+        let mut out: Vec<Invited> = Vec::new();
+        for n in names {
+            let a =
+                store.account_by_name(n).await?.ok_or_else(|| CompetitionError::UnknownEntrant(shown(n)))?;
+            let at = playing.get(&a.account_id).copied().unwrap_or(0);
+            let cap = match self.lobbies.cap(&a.account_id) {
+                0 => a.max_tables,
+                c => c.min(a.max_tables),
+            } as usize;
+            let twice = out.iter().filter(|i| i.account == a.account_id).count();
+            if a.disabled || !self.lobbies.open_for_tables(&a.account_id) || at + twice >= cap {
+                return Err(CompetitionError::BotUnavailable(a.name.to_string()));
+            }
+            out.push(Invited { account: a.account_id, name: a.name.to_string() });
+        }
+        Ok(out)
+    }
+
+    /// Seats the invited bots at the lowest free seats of a new table, in one change, and
+    /// hands each seat to its account's lobby; releases the seats when the table ends.
+    pub(crate) async fn seat_bots(
+        self: &Arc<Self>,
+        handle: &Arc<TableHandle>,
+        id: &TableId,
+        join_code: &str,
+        bots: Vec<Invited>,
+    ) -> Result<(), CompetitionError> {
+        let tokens = bots.iter().map(|_| SeatToken::generate()).collect::<Result<Vec<_>, _>>()?;
+        let seats = handle
+            .mutate(&self.journal, &self.metrics, |t| -> Result<Vec<Seat>, TableError> {
+                let mut seats = Vec::new();
+                for (bot, token) in bots.iter().zip(&tokens) {
+                    seats.push(t.join(&bot.name, None, join_code, token.hash(), Instant::now())?);
+                }
+                Ok(seats)
+            })
+            .await??;
+        let mut seating: Vec<AccountId> = Vec::new();
+        for (bot, (seat, token)) in bots.iter().zip(seats.iter().zip(&tokens)) {
+            let key = SeatKey { table: id.clone(), seat: *seat };
+            // Held one seat at a time: the seat numbers are the table's, not 0, 1, 2.
+            self.lobbies.hold_seat(&key, &bot.account, token.reveal());
+            self.hand_out(&bot.account, &key, token.reveal(), None);
+            seating.push(bot.account.clone());
+            tracing::info!(table = %id, seat = %seat, bot = %bot.name, "bot seated at a person's table");
+        }
+        let me = Arc::clone(self);
+        let (handle, id) = (Arc::clone(handle), id.clone());
+        tokio::spawn(async move {
+            let mut changes = handle.subscribe();
+            while !handle.lock().is_finished() && !handle.is_closed() {
+                if changes.changed().await.is_err() {
+                    break;
+                }
+            }
+            for seat in &seats {
+                me.lobbies.release_seat(&SeatKey { table: id.clone(), seat: *seat });
+            }
+        });
+        Ok(())
+    }
+}

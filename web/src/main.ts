@@ -4,16 +4,20 @@
 // | route | view |
 // |---|---|
 // | `#/` | tables, live and finished, filterable |
-// | `#/table/ID` | one table live: WatchTable is the doorbell, GetTable the state |
+// | `#/table/ID` | one table live: WatchTable is the doorbell, GetTable the state; at a seat this tab holds, the seat's view and decisions (seat.ts) |
+// | `#/play` | a person sits down against bots (play.ts) |
 // | `#/replay/ID/DEAL` | a finished deal, move by move, from its JSON record |
 // | `#/tournaments`, `#/tournament/ID` | tournaments, standings, head-to-head |
 // | `#/leaderboard` | ratings |
 // | `#/bot/NAME` | one bot: rating over time, recent lists |
 // | `#/operator` | the operator's page, with the admin token (operator.ts) |
+import { Code, ConnectError } from "@connectrpc/connect";
 import { api } from "./api";
 import { operatorView } from "./operator";
 import { follow, markOf, panel, type Analysis } from "./analysis";
 import { verifyDeals } from "./verify";
+import { playView } from "./play";
+import { authed, dropSeat, seatControls, seatOf, type SeatAuth } from "./seat";
 import { append, h, link, table, when } from "./dom";
 import { cardFromCode, cardSvg, sortHand } from "./cards";
 import {
@@ -46,6 +50,7 @@ async function route() {
       case "":
       case "tables": return await tablesView(parts[1] ?? "all");
       case "table": return await liveView(parts[1]);
+      case "play": return await playView(show);
       case "replay": return await replayView(parts[1], Number(parts[2] ?? 0));
       case "tournaments": return await tournamentsView(parts[1] === "casual");
       case "tournament": return await tournamentView(parts[1]);
@@ -109,6 +114,9 @@ async function refreshTables(filter: string) {
 
 async function liveView(tableId: string) {
   const abort = new AbortController();
+  // A seat this tab holds here (play.ts): the seat's view and decisions, else a spectator's.
+  let auth = seatOf(tableId);
+  const options = () => (auth ? authed(auth, abort.signal) : { signal: abort.signal });
   let view: TableView | undefined;
   let lastEnded: DealEnded | undefined;
   let fetching = false;
@@ -122,7 +130,15 @@ async function liveView(tableId: string) {
     try {
       do {
         again = false;
-        const r = await api.getTable({ tableId }, { signal: abort.signal });
+        const r = await api.getTable({ tableId }, options()).catch((e: unknown) => {
+          // The token no longer holds a seat here: go on as a spectator.
+          if (auth && e instanceof ConnectError && [Code.PermissionDenied, Code.Unauthenticated].includes(e.code)) {
+            dropSeat(tableId);
+            auth = undefined;
+            return api.getTable({ tableId }, options());
+          }
+          throw e;
+        });
         view = r.table;
         render();
       } while (again);
@@ -143,15 +159,26 @@ async function liveView(tableId: string) {
     }
     probe.renders++;
     const focusedId = document.activeElement?.id;
-    show(view.name || tableId, tableDom(view, lastEnded, tableId));
+    show(view.name || tableId, tableDom(view, lastEnded, tableId, auth, act));
     if (focusedId) document.getElementById(focusedId)?.focus();
+  };
+
+  // One decision of this tab's seat: a refusal is shown (a stale one, when the table
+  // moved on meanwhile, is not: the next view asks again).
+  const act = (send: () => Promise<unknown>) => {
+    for (const b of Array.from(app.querySelectorAll<HTMLButtonElement>("#my-seat button"))) b.disabled = true;
+    send().catch((e: unknown) => {
+      if (e instanceof ConnectError && e.code === Code.Aborted) return;
+      const out = document.getElementById("my-error");
+      if (out) out.textContent = e instanceof ConnectError ? e.rawMessage : String(e);
+    }).finally(() => void refresh());
   };
 
   show("Table", h("h1", {}, "Table"), h("p", {}, "Connecting…"));
   const watch = async () => {
     for (;;) {
       try {
-        for await (const m of api.watchTable({ tableId }, { signal: abort.signal })) {
+        for await (const m of api.watchTable({ tableId }, options())) {
           if (m.kind.case === "snapshot") {
             view = m.kind.value;
             render();
@@ -181,7 +208,8 @@ async function liveView(tableId: string) {
   leave = () => { abort.abort(); clearInterval(ticker); };
 }
 
-function tableDom(v: TableView, lastEnded: DealEnded | undefined, tableId: string): HTMLElement {
+function tableDom(v: TableView, lastEnded: DealEnded | undefined, tableId: string, auth: SeatAuth | undefined,
+  act: (send: () => Promise<unknown>) => void): HTMLElement {
   const d = v.deal;
   const dealNo = d ? d.number : -1;
   const names = v.seatInfo.map((s) => s.name || `seat ${s.seat}`);
@@ -218,7 +246,8 @@ function tableDom(v: TableView, lastEnded: DealEnded | undefined, tableId: strin
     } else if (d.bid) {
       append(felt, [h("div", {}, `Highest bid ${d.bid}`)]);
     }
-    if (d.skat.length) append(felt, [h("div", {}, h("strong", {}, "Skat: "), h("span", { class: "cards small" }, ...d.skat.map((c) => cardSvg(c, "skat", dealNo))))]);
+    if (d.skat.length) append(felt, [h("div", {}, h("strong", {}, d.skatPickedUp && d.discards.length ? "Skat (picked up): " : "Skat: "), h("span", { class: "cards small" }, ...d.skat.map((c) => cardSvg(c, "skat", dealNo))))]);
+    if (d.discards.length) append(felt, [h("div", {}, h("strong", {}, "Put away: "), h("span", { class: "cards small", id: "discards" }, ...d.discards.map((c) => cardSvg(c, "skat", dealNo))))]);
     if (d.openHand.length) append(felt, [h("div", {}, h("strong", {}, "Open hand: "), h("div", { class: "cards small", id: "open-hand" }, ...d.openHand.map((c) => cardSvg(c, "open", dealNo))))]);
     const trick = h("div", { class: "cards", id: "trick", "aria-live": "polite", "aria-label": "Current trick" });
     for (const [i, c] of (d.currentTrick?.cards ?? []).entries()) {
@@ -232,6 +261,9 @@ function tableDom(v: TableView, lastEnded: DealEnded | undefined, tableId: strin
     if (last) append(felt, [h("div", {}, h("strong", {}, "Last trick: "), h("span", { class: "cards small", id: "tricks" }, ...last.cards.map((c) => cardSvg(c, "taken", dealNo))), ` won by ${nameAt(last.winner)}`)]);
   }
   root.append(felt);
+  if (auth && d && d.positionSeats.includes(auth.seat) && v.status === TableStatus.PLAYING) {
+    root.append(seatControls(v, auth, tableId, act));
+  }
   if (lastEnded?.dealt) root.append(dealtDom(lastEnded, names, tableId));
   if (v.results.length) {
     const rows = v.results.map((r, i) => [

@@ -1,5 +1,5 @@
-//! `skat table create|list`: make a table for bots and say how to seat them; list the
-//! server's tables.
+//! `skat table create|list|records`: make a table for bots and say how to seat them; list
+//! the server's tables; print a table's records.
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -23,6 +23,19 @@ enum Command {
     Create(CreateArgs),
     /// List the server's tables, newest first.
     List(ListArgs),
+    /// Print a table's records of its finished deals, one per line (ISS or JSON).
+    Records(RecordsArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct RecordsArgs {
+    #[command(flatten)]
+    server: super::conn::ServerArgs,
+    /// The table.
+    id: String,
+    /// `iss` or `json`.
+    #[arg(long, default_value = "iss", value_parser = ["iss", "json"])]
+    format: String,
 }
 
 #[derive(Debug, clap::Args)]
@@ -84,8 +97,20 @@ pub fn run(args: Args) -> CmdResult {
         match args.command {
             Command::Create(a) => create(a).await,
             Command::List(a) => list(a).await,
+            Command::Records(a) => records(a).await,
         }
     })
+}
+
+async fn records(a: RecordsArgs) -> CmdResult {
+    let mut client = a.server.connect(None).await?;
+    let format = if a.format == "json" { pb::RecordFormat::Json } else { pb::RecordFormat::Iss };
+    let request = pb::GetRecordsRequest { table_id: a.id.clone(), format: format as i32 };
+    let records = client.get_records(request).await.map_err(SdkError::from)?.into_inner().records;
+    for r in records {
+        outln!("{r}");
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn ms(d: Option<Duration>) -> Option<u64> {

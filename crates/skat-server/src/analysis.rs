@@ -24,37 +24,12 @@ use skat_bots::judge::JudgeConfig;
 use skat_engine::DealRecord;
 use tokio::sync::Notify;
 
+use crate::config::AnalysisConfig;
 use crate::store::Store;
 use crate::store::analyses::StoredAnalysis;
 
 /// Analyses kept in memory when there is no database.
 pub(crate) const MEMORY_CACHE: usize = 64;
-
-/// How the server analyses (`skat serve --analysis-*`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct AnalysisConfig {
-    /// Tables analysed at once, one thread each (0: AnalyzeTable is refused).
-    pub workers: usize,
-    /// Tables waiting at most; more are refused with ANALYSIS_BUSY.
-    pub queue: usize,
-    /// Worlds per card for the verdict on what the player knew (0: cards open only).
-    pub worlds: u32,
-    /// Solver nodes per card over all its worlds.
-    pub nodes: u64,
-}
-
-impl Default for AnalysisConfig {
-    fn default() -> AnalysisConfig {
-        AnalysisConfig { workers: 1, queue: 16, worlds: 16, nodes: 4_000_000 }
-    }
-}
-
-impl AnalysisConfig {
-    /// What a cached analysis was made with: another setting computes anew.
-    pub(crate) fn settings(&self) -> String {
-        format!("v1 worlds={} nodes={}", self.worlds, self.nodes)
-    }
-}
 
 /// A table to analyse: its records and the players by position, per deal.
 #[derive(Debug)]

@@ -218,7 +218,7 @@ pub struct ServerConfig {
     /// `{node}.skat-headless.skat.svc.cluster.local:50051` with a headless Service.
     pub peer_address_template: Option<String>,
     /// AnalyzeTable's workers, queue and effort.
-    pub analysis: crate::analysis::AnalysisConfig,
+    pub analysis: AnalysisConfig,
     /// Challenges one account may make per hour.
     pub challenges_per_hour: usize,
 }
@@ -274,8 +274,34 @@ impl Default for ServerConfig {
             casual_deals: 0,
             peers: Vec::new(),
             peer_address_template: None,
-            analysis: crate::analysis::AnalysisConfig::default(),
+            analysis: AnalysisConfig::default(),
             challenges_per_hour: 20,
         }
+    }
+}
+
+/// How the server analyses (`skat serve --analysis-*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AnalysisConfig {
+    /// Tables analysed at once, one thread each (0: AnalyzeTable is refused).
+    pub workers: usize,
+    /// Tables waiting at most; more are refused with ANALYSIS_BUSY.
+    pub queue: usize,
+    /// Worlds per card for the verdict on what the player knew (0: cards open only).
+    pub worlds: u32,
+    /// Solver nodes per card over all its worlds.
+    pub nodes: u64,
+}
+
+impl Default for AnalysisConfig {
+    fn default() -> AnalysisConfig {
+        AnalysisConfig { workers: 1, queue: 16, worlds: 16, nodes: 4_000_000 }
+    }
+}
+
+impl AnalysisConfig {
+    /// What a cached analysis was made with: another setting computes anew.
+    pub(crate) fn settings(&self) -> String {
+        format!("v1 worlds={} nodes={}", self.worlds, self.nodes)
     }
 }

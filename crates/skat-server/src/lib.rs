@@ -40,8 +40,7 @@ use std::sync::Arc;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-pub use analysis::AnalysisConfig;
-pub use config::{Anonymous, Database, ForwardedHeader, ServerConfig, TlsFiles};
+pub use config::{AnalysisConfig, Anonymous, Database, ForwardedHeader, ServerConfig, TlsFiles};
 pub use journal::recovery::Recovered;
 pub use metrics::Metrics;
 pub use rpc::edge::METHODS;

@@ -6,7 +6,7 @@
 // | `#/` | tables, live and finished, filterable |
 // | `#/table/ID` | one table live: WatchTable is the doorbell, GetTable the state; at a seat this tab holds, the seat's view and decisions (seat.ts) |
 // | `#/play` | a person sits down against bots (play.ts) |
-// | `#/replay/ID/DEAL` | a finished deal, move by move, from its JSON record |
+// | `#/replay/ID/DEAL` | a finished deal (DEAL from 1, as everywhere), move by move, from its JSON record (replay.ts) |
 // | `#/tournaments`, `#/tournament/ID` | tournaments, standings, head-to-head |
 // | `#/leaderboard` | ratings |
 // | `#/bot/NAME` | one bot: rating over time, recent lists |
@@ -14,14 +14,14 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { api } from "./api";
 import { operatorView } from "./operator";
-import { follow, markOf, panel, type Analysis } from "./analysis";
+import { dealIndex, replayHref, replayView } from "./replay";
 import { verifyDeals } from "./verify";
 import { playView } from "./play";
-import { authed, dropSeat, seatControls, seatOf, type SeatAuth } from "./seat";
+import { authed, contractName, dropSeat, seatControls, seatOf as heldSeat, type SeatAuth } from "./seat";
 import { append, h, link, table, when } from "./dom";
-import { cardFromCode, cardSvg, sortHand } from "./cards";
+import { cardSvg, sortHand } from "./cards";
 import {
-  Announcement, BidCall, RecordFormat, GameType, Phase, Position, TableFilter, TableStatus, TournamentFormat, TournamentStatus,
+  Announcement, BidCall, GameType, Phase, Position, TableFilter, TableStatus, TournamentFormat, TournamentStatus,
   type DealEnded, type TableView, type Tournament,
 } from "./gen/skat/v1/skat_pb";
 
@@ -51,7 +51,7 @@ async function route() {
       case "tables": return await tablesView(parts[1] ?? "all");
       case "table": return await liveView(parts[1]);
       case "play": return await playView(show);
-      case "replay": return await replayView(parts[1], Number(parts[2] ?? 0));
+      case "replay": return await replayView(parts[1], dealIndex(parts[2]), show, (f) => { leave = f; });
       case "tournaments": return await tournamentsView(parts[1] === "casual");
       case "tournament": return await tournamentView(parts[1]);
       case "leaderboard": return await leaderboardView();
@@ -69,6 +69,8 @@ void route();
 // ---- names ----------------------------------------------------------------------------
 
 const POSITIONS = ["", "forehand", "middlehand", "rearhand"];
+/** Card points by rank, in the proto's rank order (7 8 9 Q K 10 A J). */
+const POINTS = [0, 0, 0, 3, 4, 10, 11, 2];
 function gameName(game: number, hand: boolean, announcement: number): string {
   const g = (GameType[game] ?? "").toLowerCase().replace("_", " ");
   const extra = [hand ? "hand" : "", announcement ? (Announcement[announcement] ?? "").toLowerCase() : ""].filter(Boolean);
@@ -91,7 +93,7 @@ async function tablesView(filter: string) {
     `${t.occupied}/${t.seats}`,
     `${t.dealsPlayed}/${t.deals}`,
     t.players.map((p, i) => (t.dealsPlayed > 0 && t.seegerFabian[i] !== undefined ? `${p} ${t.seegerFabian[i]}` : p)).join(" · "),
-    t.dealsPlayed > 0 ? link(`#/replay/${encodeURIComponent(t.tableId)}/0`, "replay") : "",
+    t.dealsPlayed > 0 ? link(replayHref(t.tableId, 0), "replay") : "",
   ]);
   show("Tables",
     h("h1", {}, "Tables"),
@@ -115,7 +117,7 @@ async function refreshTables(filter: string) {
 async function liveView(tableId: string) {
   const abort = new AbortController();
   // A seat this tab holds here (play.ts): the seat's view and decisions, else a spectator's.
-  let auth = seatOf(tableId);
+  let auth = heldSeat(tableId);
   const options = () => (auth ? authed(auth, abort.signal) : { signal: abort.signal });
   let view: TableView | undefined;
   let lastEnded: DealEnded | undefined;
@@ -220,18 +222,21 @@ function tableDom(v: TableView, lastEnded: DealEnded | undefined, tableId: strin
   append(root, [
     h("h1", {}, v.name || tableId),
     h("p", { class: "status" }, `${statusName(v.status)} · deal ${Math.min(v.dealsPlayed + (d && !d.result ? 1 : 0), v.deals)} of ${v.deals}`,
-      v.dealsPlayed > 0 ? " · " : "", v.dealsPlayed > 0 ? link(`#/replay/${encodeURIComponent(tableId)}/${v.dealsPlayed - 1}`, "replay the last deal") : ""),
+      v.dealsPlayed > 0 ? " · " : "", v.dealsPlayed > 0 ? link(replayHref(tableId, v.dealsPlayed - 1), "replay the last deal") : ""),
   ]);
   const felt = h("div", { class: "felt" });
   const seats = h("div", { class: "seats" });
-  for (const s of v.seatInfo) {
+  // As they sit in this deal: forehand, middlehand, rearhand (then the dealer sitting out).
+  const order = (seat: number) => { const p = d ? d.positionSeats.indexOf(seat) : -1; return p < 0 ? 9 + seat : p; };
+  for (const s of [...v.seatInfo].sort((a, b) => order(a.seat) - order(b.seat))) {
     const standing = v.standings.find((x) => x.seat === s.seat);
     const clock = v.clocks.find((c) => c.seat === s.seat);
     const position = d ? d.positionSeats.indexOf(s.seat) : -1;
     const moving = toMove === s.seat;
     append(seats, [h("div", { class: `seat${moving ? " to-move" : ""}`, "aria-current": moving ? "true" : undefined },
-      h("div", { class: "name" }, s.name || `seat ${s.seat}`, moving ? " ▸ to move" : ""),
-      h("div", { class: "muted" }, position >= 0 ? POSITIONS[position + 1] : "sits out", d && position >= 0 ? ` · ${d.handSizes[position] ?? 0} cards` : ""),
+      h("div", { class: "name" }, s.occupied ? s.name || `seat ${s.seat + 1}` : `open seat ${s.seat + 1}`, moving ? " ▸ to move" : ""),
+      h("div", { class: "muted" }, position >= 0 ? POSITIONS[position + 1] : "sits out",
+        d && position >= 0 ? ` · ${d.handSizes[position] ?? 0} ${d.handSizes[position] === 1 ? "card" : "cards"}` : ""),
       standing ? h("div", {}, `${standing.plain} points · SF ${standing.seegerFabian}`) : "",
       clock && v.timeControl?.dealMs ? h("div", { class: "muted" }, `deal clock ${(Number(clock.remainingMs) / 1000).toFixed(0)} s`) : "",
       moving && Number(v.deadlineUnixMs) ? h("div", {}, "to act: ", h("span", { "data-deadline": Number(v.deadlineUnixMs), role: "timer" }, "")) : "",
@@ -257,8 +262,20 @@ function tableDom(v: TableView, lastEnded: DealEnded | undefined, tableId: strin
     append(felt, [h("div", {}, h("strong", {}, "Trick: "), trick)]);
     const taken = [1, 2, 3].map((p) => `${nameAt(p)} ${d.tricks.filter((t) => t.winner === p).length}`);
     append(felt, [h("div", {}, h("strong", {}, "Tricks taken: "), taken.join(" · "))]);
-    const last = d.tricks[d.tricks.length - 1];
-    if (last) append(felt, [h("div", {}, h("strong", {}, "Last trick: "), h("span", { class: "cards small", id: "tricks" }, ...last.cards.map((c) => cardSvg(c, "taken", dealNo))), ` won by ${nameAt(last.winner)}`)]);
+    if (d.declarer && d.contract?.game) {
+      // Card points in the tricks so far (the skat counts for the declarer at the end).
+      const side = (mine: boolean) => d.tricks.filter((t) => (t.winner === d.declarer) === mine)
+        .reduce((sum, t) => sum + t.cards.reduce((a, c) => a + POINTS[(c - 1) % 8], 0), 0);
+      append(felt, [h("div", { id: "card-points" }, h("strong", {}, "Card points: "),
+        `${nameAt(d.declarer)} ${side(true)} · defenders ${side(false)} (61 wins; the skat counts for the declarer at the end)`)]);
+    }
+    if (d.tricks.length) {
+      // Every trick of the deal, who led and who took it.
+      const history = h("ol", { class: "tricks", id: "tricks", "aria-label": "Tricks played" }, ...d.tricks.map((t) =>
+        h("li", {}, ...t.cards.map((c, i) => h("span", { class: "trick-card inline" }, cardSvg(c, "taken", dealNo), nameAt(((t.leader - 1 + i) % 3) + 1))),
+          ` → ${nameAt(t.winner)}`)));
+      append(felt, [h("details", { open: d.tricks.length <= 3 }, h("summary", {}, `Tricks played (${d.tricks.length})`), history)]);
+    }
   }
   root.append(felt);
   if (auth && d && d.positionSeats.includes(auth.seat) && v.status === TableStatus.PLAYING) {
@@ -267,8 +284,8 @@ function tableDom(v: TableView, lastEnded: DealEnded | undefined, tableId: strin
   if (lastEnded?.dealt) root.append(dealtDom(lastEnded, names, tableId));
   if (v.results.length) {
     const rows = v.results.map((r, i) => [
-      link(`#/replay/${encodeURIComponent(tableId)}/${i}`, String(i + 1)),
-      r.passedIn ? "passed in" : `${names[r.declarerSeat] ?? ""} ${r.gameCode}`,
+      link(replayHref(tableId, i), String(i + 1)),
+      r.passedIn ? "passed in" : `${names[r.declarerSeat] ?? ""}: ${r.contract ? contractName(r.contract.game, r.contract.announcement, r.contract.hand) : r.gameCode}`,
       r.passedIn ? "" : r.won ? "won" : "lost",
       r.score,
     ]);
@@ -281,7 +298,7 @@ function dealtDom(e: DealEnded, names: string[], tableId: string): HTMLElement {
   const dealt = e.dealt!;
   const hands = [dealt.forehand, dealt.middlehand, dealt.rearhand];
   const box = h("section", { "aria-label": `Deal ${e.deal + 1} as dealt` },
-    h("h2", {}, `Deal ${e.deal + 1} as dealt `, link(`#/replay/${encodeURIComponent(tableId)}/${e.deal}`, "(replay it)")));
+    h("h2", {}, `Deal ${e.deal + 1} as dealt `, link(replayHref(tableId, e.deal), "(replay it)")));
   const grid = h("div", { class: "hands" });
   hands.forEach((cards, i) => {
     grid.append(h("div", {}, h("div", {}, `${names[e.positionSeats[i]] ?? POSITIONS[i + 1]} (${POSITIONS[i + 1]})`),
@@ -290,106 +307,6 @@ function dealtDom(e: DealEnded, names: string[], tableId: string): HTMLElement {
   grid.append(h("div", {}, h("div", {}, "skat"), h("div", { class: "cards small" }, ...dealt.skat.map((c) => cardSvg(c, "dealt", e.deal)))));
   box.append(grid);
   return box;
-}
-
-// ---- replay ---------------------------------------------------------------------------
-
-interface RecordMove { position: string; action: string; value?: number; card?: string; cards?: string[]; contract?: { game: string; announcement?: string } }
-interface DealRecord { number: number; seats: number[]; dealt: { hands: string[][]; skat: string[] }; moves: RecordMove[]; outcome: Record<string, unknown>; comments?: { move: number; seat: number; text: string }[] }
-
-async function replayView(tableId: string, deal: number) {
-  const [records, t] = await Promise.all([
-    api.getRecords({ tableId, format: RecordFormat.JSON }),
-    api.getTable({ tableId }),
-  ]);
-  const names = t.table?.seatInfo.map((s) => s.name) ?? [];
-  const list: DealRecord[] = records.records.map((r) => JSON.parse(r));
-  const rec = list[deal];
-  if (!rec) {
-    show("Replay", h("h1", {}, "Replay"), h("p", {}, `Deal ${deal + 1} of this table has not ended.`), link(`#/table/${encodeURIComponent(tableId)}`, "to the table"));
-    return;
-  }
-  let step = 0;
-  // The table's analysis (asked for once the view is up; redrawn when it changes).
-  let analysis: Analysis | undefined;
-  const cardMoves = rec.moves.flatMap((m, i) => (m.action === "play" ? [i] : []));
-  const pos = (p: string) => ["Forehand", "Middlehand", "Rearhand"].indexOf(p);
-  const who = (p: string) => names[rec.seats[pos(p)]] ?? p;
-  const describe = (m: RecordMove) => {
-    switch (m.action) {
-      case "bid": return `${who(m.position)} bids ${m.value}`;
-      case "hold": return `${who(m.position)} holds`;
-      case "pass": return `${who(m.position)} passes`;
-      case "pickup": case "pick_up": case "pick_up_skat": return `${who(m.position)} picks up the skat`;
-      case "play_hand": return `${who(m.position)} plays hand`;
-      case "discard": return `${who(m.position)} discards ${(m.cards ?? []).length} cards`;
-      case "declare": return `${who(m.position)} declares ${m.contract?.game ?? ""} ${m.contract?.announcement ?? ""}`.trim();
-      case "play": return `${who(m.position)} plays ${m.card}`;
-      default: return `${who(m.position)} ${m.action.replace(/_/g, " ")}`;
-    }
-  };
-  const state = (upto: number) => {
-    const hands = rec.dealt.hands.map((x) => [...x]);
-    let trick: { card: string; p: string }[] = [];
-    let done: string[][] = [];
-    for (const m of rec.moves.slice(0, upto)) {
-      const i = pos(m.position);
-      if (m.action.startsWith("pick")) hands[i].push(...rec.dealt.skat);
-      if (m.action === "discard") for (const c of m.cards ?? []) hands[i].splice(hands[i].indexOf(c), 1);
-      if (m.action === "play" && m.card) {
-        if (trick.length === 3) { done.push(trick.map((x) => x.card)); trick = []; }
-        hands[i].splice(hands[i].indexOf(m.card), 1);
-        trick.push({ card: m.card, p: m.position });
-      }
-    }
-    return { hands, trick, done };
-  };
-  const render = () => {
-    const s = state(step);
-    const moves = h("ol", { class: "moves", "aria-label": "Moves" },
-      ...rec.moves.map((m, i) => {
-        // A player's comment on the move: hidden by the server while the deal was in play.
-        const note = (rec.comments ?? []).find((c) => c.move === i);
-        const judged = analysis?.state === "ready" ? analysis.deals[deal]?.cards?.find((c) => c.move === i) : undefined;
-        return h("li", { "aria-current": i === step - 1 ? "step" : undefined }, describe(m), " ", markOf(judged),
-          note ? h("q", { class: "comment", "data-move": i }, note.text) : "");
-      }));
-    const hands = h("div", { class: "hands" }, ...s.hands.map((cards, i) =>
-      h("div", {}, h("div", {}, `${names[rec.seats[i]] ?? ""} (${POSITIONS[i + 1]})`),
-        h("div", { class: "cards small" }, ...sortHand(cards.map(cardFromCode)).map((c) => cardSvg(c, "replay", rec.number))))));
-    const trick = h("div", { class: "cards", id: "replay-trick", "aria-live": "polite" },
-      ...s.trick.map((x) => h("div", { class: "trick-card" }, cardSvg(cardFromCode(x.card), "replay", rec.number), who(x.p))));
-    show(`Replay deal ${deal + 1}`,
-      h("h1", {}, `Deal ${deal + 1} of `, link(`#/table/${encodeURIComponent(tableId)}`, t.table?.name || tableId)),
-      h("div", { class: "controls", role: "group", "aria-label": "Step" },
-        h("button", { id: "first", type: "button" }, "« start"),
-        h("button", { id: "prev", type: "button", "aria-keyshortcuts": "ArrowLeft" }, "◀ back"),
-        h("button", { id: "next", type: "button", "aria-keyshortcuts": "ArrowRight" }, "forward ▶"),
-        h("button", { id: "last", type: "button" }, "end »"),
-        h("span", { id: "step", "aria-live": "polite" }, `move ${step} of ${rec.moves.length}`),
-        deal > 0 ? link(`#/replay/${encodeURIComponent(tableId)}/${deal - 1}`, "previous deal") : "",
-        deal + 1 < list.length ? link(`#/replay/${encodeURIComponent(tableId)}/${deal + 1}`, "next deal") : ""),
-      h("h2", {}, "Trick"), trick,
-      h("h2", {}, `Hands (${s.done.length} tricks played)`), hands,
-      h("h2", {}, "Moves"), moves,
-      panel(analysis, deal, cardMoves, cardMoves.filter((i) => i < step).length, [0, 1, 2].map((i) => names[rec.seats[i]] ?? "")),
-      step === rec.moves.length ? h("p", { id: "outcome" }, `Result: ${JSON.stringify(rec.outcome.won) === "true" ? "declarer won" : "declarer lost or passed in"}, ${rec.outcome.value ?? 0} points game value`) : "");
-    const go = (n: number) => { step = Math.max(0, Math.min(rec.moves.length, n)); render(); document.getElementById("step")?.focus(); };
-    document.getElementById("first")!.onclick = () => go(0);
-    document.getElementById("prev")!.onclick = () => go(step - 1);
-    document.getElementById("next")!.onclick = () => go(step + 1);
-    document.getElementById("last")!.onclick = () => go(rec.moves.length);
-    keys = (e: KeyboardEvent) => {
-      if (e.key === "ArrowRight") go(step + 1);
-      if (e.key === "ArrowLeft") go(step - 1);
-    };
-  };
-  let keys = (_: KeyboardEvent) => {};
-  const onKey = (e: KeyboardEvent) => keys(e);
-  window.addEventListener("keydown", onKey);
-  const stopAsking = follow(tableId, (a) => { analysis = a; render(); });
-  leave = () => { window.removeEventListener("keydown", onKey); stopAsking(); };
-  render();
 }
 
 // ---- tournaments, ratings, bots -------------------------------------------------------

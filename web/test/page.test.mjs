@@ -159,7 +159,7 @@ test("the spectator page in a real browser", { timeout: 240000 }, async () => {
     // every player's accuracy, marks whose titles give both verdicts.
     const finished = await page.$eval("a[href^='#/table/']", (a) => a.getAttribute("href").slice("#/table/".length));
     let analysed = null;
-    for (const d of [0, 1]) {
+    for (const d of [1, 2]) {
       await page.goto(base + `#/replay/${finished}/${d}`, { waitUntil: "load" });
       await until("the table's analysis is ready", async () => (await page.$("#analysis h3")) !== null, 90000);
       if (await page.$("#analysis-curve")) { analysed = d; break; }

@@ -6,6 +6,7 @@
 // | `#/` | tables, live and finished, filterable |
 // | `#/table/ID` | one table live: WatchTable is the doorbell, GetTable the state; at a seat this tab holds, the seat's view and decisions (seat.ts) |
 // | `#/play` | a person sits down against bots (play.ts) |
+// | `#/tv` | follows a table being played, then the next |
 // | `#/replay/ID/DEAL` | a finished deal (DEAL from 1, as everywhere), move by move, from its JSON record (replay.ts) |
 // | `#/tournaments`, `#/tournament/ID` | tournaments, standings, head-to-head |
 // | `#/leaderboard` | ratings |
@@ -51,6 +52,7 @@ async function route() {
       case "tables": return await tablesView(parts[1] ?? "all");
       case "table": return await liveView(parts[1]);
       case "play": return await playView(show);
+      case "tv": return await tvView();
       case "replay": return await replayView(parts[1], dealIndex(parts[2]), show, (f) => { leave = f; });
       case "tournaments": return await tournamentsView(parts[1] === "casual");
       case "tournament": return await tournamentView(parts[1]);
@@ -114,7 +116,23 @@ async function refreshTables(filter: string) {
 
 // ---- one table, live ------------------------------------------------------------------
 
-async function liveView(tableId: string) {
+/** `#/tv`: follows a table being played (the newest with every seat taken) and moves on
+ * to the next a few seconds after it ends; with none, looks again every few seconds. */
+async function tvView() {
+  const r = await api.listTables({ filter: TableFilter.LIVE, pageSize: 100 });
+  const playing = r.tables.filter((t) => t.status === TableStatus.PLAYING)
+    .sort((a, b) => Number(b.occupied === b.seats) - Number(a.occupied === a.seats) || Number(b.createdUnixMs - a.createdUnixMs));
+  const again = () => { if (location.hash === "#/tv") void route(); };
+  if (!playing.length) {
+    show("TV", h("h1", {}, "TV"), h("p", { id: "tv-idle" }, "Nothing is being played now; looking again every 5 seconds."));
+    const timer = setTimeout(again, 5000);
+    leave = () => clearTimeout(timer);
+    return;
+  }
+  await liveView(playing[0].tableId, () => setTimeout(again, 5000));
+}
+
+async function liveView(tableId: string, onEnd?: () => void) {
   const abort = new AbortController();
   // A seat this tab holds here (play.ts): the seat's view and decisions, else a spectator's.
   let auth = heldSeat(tableId);
@@ -162,6 +180,10 @@ async function liveView(tableId: string) {
     probe.renders++;
     const focusedId = document.activeElement?.id;
     show(view.name || tableId, tableDom(view, lastEnded, tableId, auth, act));
+    if (onEnd) {
+      app.prepend(h("p", { class: "pill", id: "tv" }, "TV: following a table being played"));
+      if (view.status === TableStatus.FINISHED || view.status === TableStatus.ABANDONED) { onEnd(); onEnd = undefined; }
+    }
     if (focusedId) document.getElementById(focusedId)?.focus();
   };
 
@@ -200,6 +222,9 @@ async function liveView(tableId: string) {
     }
   };
   void watch();
+  // GetTable also says what the stream's snapshot does not (the tournament): once at the
+  // start, then after every event.
+  void refresh().catch(() => undefined);
   // The clocks count down between events.
   ticker = window.setInterval(() => {
     for (const el of Array.from(app.querySelectorAll<HTMLElement>("[data-deadline]"))) {
@@ -222,6 +247,7 @@ function tableDom(v: TableView, lastEnded: DealEnded | undefined, tableId: strin
   append(root, [
     h("h1", {}, v.name || tableId),
     h("p", { class: "status" }, `${statusName(v.status)} · deal ${Math.min(v.dealsPlayed + (d && !d.result ? 1 : 0), v.deals)} of ${v.deals}`,
+      v.tournamentId ? " · " : "", v.tournamentId ? link(`#/tournament/${encodeURIComponent(v.tournamentId)}`, v.tournamentName || v.tournamentId) : "",
       v.dealsPlayed > 0 ? " · " : "", v.dealsPlayed > 0 ? link(replayHref(tableId, v.dealsPlayed - 1), "replay the last deal") : ""),
   ]);
   const felt = h("div", { class: "felt" });
@@ -234,7 +260,8 @@ function tableDom(v: TableView, lastEnded: DealEnded | undefined, tableId: strin
     const position = d ? d.positionSeats.indexOf(s.seat) : -1;
     const moving = toMove === s.seat;
     append(seats, [h("div", { class: `seat${moving ? " to-move" : ""}`, "aria-current": moving ? "true" : undefined },
-      h("div", { class: "name" }, s.occupied ? s.name || `seat ${s.seat + 1}` : `open seat ${s.seat + 1}`, moving ? " ▸ to move" : ""),
+      // A tournament's players are accounts: their pages exist.
+      h("div", { class: "name" }, s.occupied ? (v.tournamentId ? link(`#/bot/${encodeURIComponent(s.name)}`, s.name) : s.name || `seat ${s.seat + 1}`) : `open seat ${s.seat + 1}`, moving ? " ▸ to move" : ""),
       h("div", { class: "muted" }, position >= 0 ? POSITIONS[position + 1] : "sits out",
         d && position >= 0 ? ` · ${d.handSizes[position] ?? 0} ${d.handSizes[position] === 1 ? "card" : "cards"}` : ""),
       standing ? h("div", {}, `${standing.plain} points · SF ${standing.seegerFabian}`) : "",
@@ -379,19 +406,21 @@ async function botView(name: string) {
   const state = b.disabled ? "disabled" : b.online ? "online" : "offline";
   show(b.name, h("h1", {}, b.name),
     h("p", {}, `${state} · ${b.rating ? `rating ${b.rating.rating.toFixed(2)} ± ${b.rating.uncertainty.toFixed(2)} after ${b.rating.lists} lists` : "not rated yet"} · plays at most ${b.maxTables} tables at once`),
-    h("h2", {}, "Rating over time"), ratingChart(b.history.map((p) => [p.rating, p.uncertainty])),
+    h("h2", {}, "Rating over time"), ratingChart(b.history.map((p) => [p.rating, p.uncertainty, Number(p.atMs)])),
     h("h2", {}, "Recent lists"),
     b.recent.length ? table(["table", "tournament", "seating and Seeger-Fabian"], b.recent.map((l) => [
-      link(`#/table/${encodeURIComponent(l.tableId)}`, l.tableId), link(`#/tournament/${encodeURIComponent(l.tournamentId)}`, l.tournamentId),
+      link(`#/table/${encodeURIComponent(l.tableId)}`, l.tableId), link(`#/tournament/${encodeURIComponent(l.tournamentId)}`, l.tournamentName || l.tournamentId),
       l.seating.map((n, i) => `${n} ${Number(l.seegerFabian[i] ?? 0)}`).join(" · ")])) : h("p", {}, "No finished lists yet."));
 }
 
-/** Rating (line) with its uncertainty (band), one point per rated list. */
-function ratingChart(points: [number, number][]): Element {
+/** Rating (line) with its uncertainty (band), one point per rated list, placed by the
+ * time it was rated (the axis below gives the first, middle and last dates). */
+function ratingChart(points: [number, number, number][]): Element {
   if (points.length === 0) return h("p", {}, "No rated lists yet.");
   const W = 700, H = 220, P = 30;
   const lo = Math.min(...points.map(([r, u]) => r - u)), hi = Math.max(...points.map(([r, u]) => r + u));
-  const x = (i: number) => P + (points.length === 1 ? 0 : (i * (W - 2 * P)) / (points.length - 1));
+  const t0 = points[0][2], t1 = points[points.length - 1][2];
+  const x = (i: number) => P + (t1 > t0 ? ((points[i][2] - t0) * (W - 2 * P)) / (t1 - t0) : points.length === 1 ? 0 : (i * (W - 2 * P)) / (points.length - 1));
   const y = (v: number) => H - P - ((v - lo) * (H - 2 * P)) / Math.max(1e-9, hi - lo);
   const ns = "http://www.w3.org/2000/svg";
   const svg = document.createElementNS(ns, "svg");
@@ -417,5 +446,16 @@ function ratingChart(points: [number, number][]): Element {
     return t;
   };
   svg.append(band, line, label(hi.toFixed(1), P - 8), label(lo.toFixed(1), H - 8));
+  // The time axis: dates (times, within one day) at its start, middle and end.
+  const day = t1 - t0 < 86_400_000;
+  const when = (ms: number) => new Date(ms).toLocaleString(undefined, day ? { hour: "2-digit", minute: "2-digit" } : { month: "short", day: "numeric" });
+  for (const [at, anchor, tx] of [[t0, "start", P], [(t0 + t1) / 2, "middle", W / 2], [t1, "end", W - P]] as [number, string, number][]) {
+    if (points.length === 1 && anchor !== "start") continue;
+    const t = label(when(at), H - 2);
+    t.setAttribute("x", String(tx));
+    t.setAttribute("text-anchor", anchor);
+    t.setAttribute("class", "axis");
+    svg.append(t);
+  }
   return svg;
 }

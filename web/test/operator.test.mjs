@@ -81,7 +81,8 @@ test("the operator's page in a real browser", { timeout: 180000 }, async () => {
     assert.match(audit, /127\.0\.0\.1/);
     // The public tournament list shows the status and the start too.
     await page.goto(base + "#/tournaments", { waitUntil: "load" });
-    await page.waitForSelector("table");
+    // The hash changes at once, the view when its data is in: wait for the view itself.
+    await page.waitForFunction(() => document.title.startsWith("Tournaments") && document.querySelector("table"));
     assert.match(await page.$eval("table", (e) => e.textContent), /cancelled/);
     await page.click("#sign-out").catch(() => undefined);
 

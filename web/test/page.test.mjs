@@ -178,7 +178,19 @@ test("the spectator page in a real browser", { timeout: 240000 }, async () => {
     await page.click("a[href='#/bot/Ada']");
     await page.waitForSelector("svg.chart");
     assert.match(await page.$eval("svg.chart", (s) => s.getAttribute("aria-label")), /Rating over 3 lists/);
+    assert.ok((await page.$$("svg.chart text.axis")).length >= 2, "the rating chart has a time axis");
+    assert.ok((await page.$$eval("a[href^='#/tournament/']", (as) => as.map((a) => a.textContent))).includes("browser cup"),
+      "recent lists name their tournament");
     await page.screenshot({ path: path.join(shots, "8-bot.png"), fullPage: true });
+
+    // A tournament's table names its tournament and links its players.
+    await page.goto(base + `#/table/${encodeURIComponent(finished)}`, { waitUntil: "load" });
+    await page.waitForSelector(`#table a[href="#/tournament/${tid}"]`);
+    assert.ok((await page.$$("#table a[href^='#/bot/']")).length >= 3, "the players link to their pages");
+    // TV follows the demo table, which is still being played.
+    await page.goto(base + "#/tv", { waitUntil: "load" });
+    await page.waitForSelector("#tv");
+    await page.waitForSelector("#table");
 
     // A phone screen: the live table fits its width.
     await page.setViewport({ width: 390, height: 844, isMobile: true });

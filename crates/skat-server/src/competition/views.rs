@@ -63,6 +63,8 @@ pub(crate) struct RecentList {
     pub(crate) table_id: String,
     /// Its tournament.
     pub(crate) tournament_id: String,
+    /// The tournament's name.
+    pub(crate) tournament_name: String,
     /// Names per seat.
     pub(crate) seating: Vec<String>,
 }
@@ -173,6 +175,7 @@ impl Competitions {
                 seating: l.seating.iter().map(|a| names.of(a)).collect(),
                 table_id: l.table_id,
                 tournament_id: l.tournament_id.to_string(),
+                tournament_name: l.tournament_name,
             })
             .collect();
         Ok(BotDetails { online: self.lobbies.is_open(&account.account_id), account, rating, history, recent })

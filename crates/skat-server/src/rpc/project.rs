@@ -142,6 +142,9 @@ pub(crate) fn table_view(t: &Table, viewer: Option<Seat>, now: Instant) -> pb::T
             .iter()
             .map(|r| convert::deal_result(&r.outcome, r.seats, &t.game.seeger_fabian_by_seat(r)))
             .collect(),
+        // GetTable fills these from the database.
+        tournament_id: String::new(),
+        tournament_name: String::new(),
     }
 }
 
@@ -389,6 +392,7 @@ pub(crate) fn bot(b: BotDetails) -> pb::Bot {
                 seeger_fabian: l.seeger_fabian,
                 table_id: l.table_id,
                 tournament_id: l.tournament_id,
+                tournament_name: l.tournament_name,
                 seating: l.seating,
             })
             .collect(),

@@ -256,9 +256,19 @@ pub(crate) async fn get(
         let marked = handle.lock().config.marked_for_embargo();
         s.competitions.check_embargo(&request.get_ref().table_id, marked).await?;
     }
+    let is_tournament = handle.lock().config.tournament;
+    let tournament = match (is_tournament, s.journal.store()) {
+        (true, Some(store)) => store.tournament_named_of_table(&request.get_ref().table_id).await?,
+        _ => None,
+    };
     let t = handle.settled().await;
     let viewer = token.map(|token| seat_in(&t, &token)).transpose()?;
-    Ok(pb::GetTableResponse { table: Some(project::table_view(&t, viewer, Instant::now())) })
+    let mut view = project::table_view(&t, viewer, Instant::now());
+    if let Some((id, name)) = tournament {
+        view.tournament_id = id.to_string();
+        view.tournament_name = name;
+    }
+    Ok(pb::GetTableResponse { table: Some(view) })
 }
 
 /// GetRecords: the finished deals (published ones) as ISS text or JSON lines.

@@ -50,6 +50,8 @@ pub(crate) struct TournamentRow {
 pub(crate) struct FinishedList {
     /// Its tournament.
     pub(crate) tournament_id: TournamentId,
+    /// The tournament's name.
+    pub(crate) tournament_name: String,
     /// Its table.
     pub(crate) table_id: String,
     /// The entrant in each seat.
@@ -309,6 +311,26 @@ impl Store {
             .map_err(StoreError::from)
     }
 
+    /// The tournament of a table with its name, if the table is a tournament's.
+    pub(crate) async fn tournament_named_of_table(
+        &self,
+        table_id: &str,
+    ) -> Result<Option<(TournamentId, String)>, StoreError> {
+        let row = sqlx::query(
+            "SELECT t.tournament_id AS tournament_id, u.name AS name FROM skat_tournament_tables t \
+             JOIN skat_tournaments u ON u.tournament_id = t.tournament_id WHERE t.table_id = $1",
+        )
+        .bind(table_id)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(|r| {
+            let id = r.try_get::<String, _>("tournament_id")?.parse().map_err(decode_err)?;
+            Ok::<_, sqlx::Error>((id, r.try_get::<String, _>("name")?))
+        })
+        .transpose()
+        .map_err(StoreError::from)
+    }
+
     /// Tournaments, newest first.
     pub(crate) async fn list_tournaments(
         &self,
@@ -350,8 +372,10 @@ impl Store {
     ) -> Result<Vec<FinishedList>, StoreError> {
         // Account ids are `a` and hex digits: safe inside a LIKE pattern.
         let rows = sqlx::query(
-            "SELECT tournament_id, n, seating, seed, table_id, status, result FROM skat_tournament_tables \
-             WHERE status = 'finished' AND seating LIKE $1 ORDER BY finished_ms DESC LIMIT $2",
+            "SELECT t.tournament_id AS tournament_id, t.n AS n, t.seating AS seating, t.seed AS seed, \
+             t.table_id AS table_id, t.status AS status, t.result AS result, u.name AS tournament_name \
+             FROM skat_tournament_tables t JOIN skat_tournaments u ON u.tournament_id = t.tournament_id \
+             WHERE t.status = 'finished' AND t.seating LIKE $1 ORDER BY t.finished_ms DESC LIMIT $2",
         )
         .bind(format!("%\"{account_id}\"%"))
         .bind(to_i64(limit))
@@ -362,6 +386,7 @@ impl Store {
                 let p = planned_from(r)?;
                 Ok(FinishedList {
                     tournament_id: r.try_get::<String, _>("tournament_id")?.parse().map_err(decode_err)?,
+                    tournament_name: r.try_get("tournament_name")?,
                     table_id: p.table_id,
                     seating: p.seating,
                     result: p.result,

@@ -5,6 +5,8 @@
 import { api } from "./api";
 import { h, table } from "./dom";
 import { AnalysisState } from "./gen/skat/v1/skat_pb";
+import { cardFromCode, cardName } from "./cards";
+import { gameWords, t } from "./i18n";
 
 /** One judged card of a deal (the fields the page shows). */
 export interface CardVerdict {
@@ -39,10 +41,10 @@ export function follow(tableId: string, update: (a: Analysis) => void): () => vo
         });
         return;
       }
-      update({ state: "waiting", text: r.state === AnalysisState.QUEUED ? `analysis queued (${r.ahead} tables ahead)…` : "analysis running…" });
+      update({ state: "waiting", text: r.state === AnalysisState.QUEUED ? t("an.queued", { n: r.ahead }) : t("an.running") });
       timer = setTimeout(() => void ask(), 2000);
     } catch (e) {
-      if (!stopped) update({ state: "unavailable", text: `no analysis: ${String((e as Error)?.message ?? e)}` });
+      if (!stopped) update({ state: "unavailable", text: t("an.none", { why: String((e as Error)?.message ?? e) }) });
     }
   };
   void ask();
@@ -54,8 +56,9 @@ export function follow(tableId: string, update: (a: Analysis) => void): () => vo
 export function markOf(verdict: CardVerdict | undefined): HTMLElement | "" {
   if (!verdict) return "";
   const k = verdict.known;
-  const knew = k ? ` On what the player knew (${k.worlds} worlds): ${k.mean} expected after it, ${k.best_mean} after ${k.best}; loss ${k.loss} (95% ${k.interval[0]} to ${k.interval[1]}).` : "";
-  const open = `With all cards open: ${verdict.value} after it, ${verdict.best_value} after ${verdict.best}.`;
+  const name = (code: string) => cardName(cardFromCode(code));
+  const knew = k ? t("an.knew", { worlds: k.worlds, mean: k.mean, bestMean: k.best_mean, card: name(k.best), loss: k.loss, lo: k.interval[0], hi: k.interval[1] }) : "";
+  const open = t("an.open", { value: verdict.value, best: verdict.best_value, card: name(verdict.best) });
   const title = `${open}${knew}`;
   if (verdict.mark === "blunder") return h("span", { class: "mark blunder", "data-move": verdict.move, title }, "??");
   if (verdict.mark === "mistake") return h("span", { class: "mark mistake", "data-move": verdict.move, title }, "?");
@@ -78,7 +81,7 @@ function curve(d: DealAnalysis, at: number, cards: number[]): Element {
     return e;
   };
   const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", id: "analysis-curve", role: "img",
-    "aria-label": `The declarer's ${isNull ? "result" : "card points"} with all cards open, before the first card and after each` });
+    "aria-label": t("an.curve", { what: isNull ? t("an.result") : t("an.points") }) });
   const win = isNull ? 1 : 61;
   svg.append(el("line", { x1: P, x2: W - P, y1: y(win), y2: y(win), stroke: "#c0392b", "stroke-dasharray": "4 4" }));
   const label = el("text", { x: 2, y: y(win) + 4, "font-size": 11, fill: "currentColor" });
@@ -98,7 +101,7 @@ function curve(d: DealAnalysis, at: number, cards: number[]): Element {
 /** The analysis section of a replay: `cards` are the move indexes of the deal's cards,
  * `played` how many have been played at the current step. */
 export function panel(a: Analysis | undefined, deal: number, cards: number[], played: number, players: string[]): HTMLElement {
-  const box = h("section", { id: "analysis", "aria-label": "Analysis" }, h("h2", {}, "Analysis"));
+  const box = h("section", { id: "analysis", "aria-label": t("an.title") }, h("h2", {}, t("an.title")));
   if (!a) return box;
   if (a.state !== "ready") {
     box.append(h("p", { class: "muted", id: "analysis-status", "aria-live": "polite" }, a.text));
@@ -106,19 +109,20 @@ export function panel(a: Analysis | undefined, deal: number, cards: number[], pl
   }
   const d = a.deals[deal];
   if (!d || !d.analysed) {
-    box.append(h("p", { class: "muted", id: "analysis-status" }, "No card play to judge in this deal."));
+    box.append(h("p", { class: "muted", id: "analysis-status" }, t("an.noPlay")));
   } else {
     box.append(
-      h("p", { class: "muted" }, `${d.declarer} declared ${d.game}. The line: the declarer's ${d.game === "null" ? "result (1 won)" : "card points"} with every hand open, after each card; dots: the same expected on what the player to move knew (${a.worlds} worlds), red where it was a mistake. Marks: ?? blunder, ? mistake (on what the player knew), ◆ changed the result with cards open only.`),
+      h("p", { class: "muted" }, t("an.about", { who: d.declarer ?? "", game: gameWords(d.game ?? "", false, ""), what: d.game === "null" ? t("an.result") : t("an.points"), worlds: a.worlds })),
       curve(d, played, cards));
   }
   const row = (name: string, role: "declarer" | "defender") => {
-    const t = a.summary[name]?.[role];
-    if (!t || t.decisions === 0) return null;
-    return [name, role, t.decisions, t.mean_loss ?? "", t.known_mean_loss ?? "", t.mistakes, t.blunders, t.flips];
+    const x = a.summary[name]?.[role];
+    if (!x || x.decisions === 0) return null;
+    return [name, t(role === "declarer" ? "an.declarer" : "an.defender"), x.decisions, x.mean_loss ?? "", x.known_mean_loss ?? "", x.mistakes, x.blunders, x.flips];
   };
   const rows = players.flatMap((n) => [row(n, "declarer"), row(n, "defender")]).filter((r) => r !== null) as (string | number)[][];
-  box.append(h("h3", {}, "Accuracy over this table"),
-    table(["player", "as", ["cards judged", "num"], ["mean loss, cards open", "num"], ["mean loss, on what it knew", "num"], ["mistakes", "num"], ["blunders", "num"], ["results flipped", "num"]], rows));
+  const num = (k: Parameters<typeof t>[0]): [string, string] => [t(k), "num"];
+  box.append(h("h3", {}, t("an.accuracy")),
+    table([t("an.player"), t("an.as"), num("an.judged"), num("an.lossOpen"), num("an.lossKnown"), num("an.mistakes"), num("an.blunders"), num("an.flipped")], rows));
   return box;
 }

@@ -1,16 +1,16 @@
 // Cards drawn as SVG, named for screen readers. Card numbers are the proto's: 1 + suit * 8
 // + rank, suits diamonds, hearts, spades, clubs; ranks 7 8 9 Q K T A J.
 import { Card } from "./gen/skat/v1/skat_pb";
+import { t } from "./i18n";
 
 const SUITS = ["♦", "♥", "♠", "♣"];
-const SUIT_NAMES = ["diamonds", "hearts", "spades", "clubs"];
 const RANKS = ["7", "8", "9", "Q", "K", "10", "A", "J"];
-const RANK_NAMES = ["seven", "eight", "nine", "queen", "king", "ten", "ace", "jack"];
 const SVG = "http://www.w3.org/2000/svg";
 
+/** A card's spoken name in the page's language: "jack of clubs", "Kreuz Bube". */
 export function cardName(card: number): string {
   const i = card - 1;
-  return `${RANK_NAMES[i % 8]} of ${SUIT_NAMES[Math.floor(i / 8)]}`;
+  return t("card", { rank: t(`rank.${i % 8}` as "rank.0"), suit: t(`suit.${Math.floor(i / 8)}` as "suit.0") });
 }
 
 /** The ISS code (e.g. `HQ`), from the record's text or the enum. */

@@ -16,6 +16,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { api } from "./api";
 import { operatorView } from "./operator";
 import { dealIndex, replayHref, replayView } from "./replay";
+import { count, gameWords, lang, localizeStatic, t } from "./i18n";
 import { verifyDeals } from "./verify";
 import { playView } from "./play";
 import { authed, contractName, dropSeat, seatControls, seatOf as heldSeat, type SeatAuth } from "./seat";
@@ -39,7 +40,7 @@ function show(title: string, ...content: (Node | string)[]) {
 }
 
 function failed(e: unknown) {
-  show("Error", h("h1", {}, "Something went wrong"), h("p", { class: "error", role: "alert" }, String((e as Error)?.message ?? e)));
+  show(t("error.title"), h("h1", {}, t("error.title")), h("p", { class: "error", role: "alert" }, String((e as Error)?.message ?? e)));
 }
 
 async function route() {
@@ -59,27 +60,28 @@ async function route() {
       case "leaderboard": return await leaderboardView();
       case "bot": return await botView(parts[1]);
       case "operator": return await operatorView(show, () => void route());
-      default: show("Not found", h("h1", {}, "Not found"), link("#/", "All tables"));
+      default: show(t("notfound"), h("h1", {}, t("notfound")), link("#/", t("notfound.back")));
     }
   } catch (e) {
     failed(e);
   }
 }
 window.addEventListener("hashchange", () => void route());
+localizeStatic(() => void route());
 void route();
 
 // ---- names ----------------------------------------------------------------------------
 
-const POSITIONS = ["", "forehand", "middlehand", "rearhand"];
+const POSITIONS = ["", "forehand", "middlehand", "rearhand"] as const;
+const positionName = (p: number) => (p >= 1 && p <= 3 ? t(POSITIONS[p] as "forehand") : "");
 /** Card points by rank, in the proto's rank order (7 8 9 Q K 10 A J). */
 const POINTS = [0, 0, 0, 3, 4, 10, 11, 2];
 function gameName(game: number, hand: boolean, announcement: number): string {
-  const g = (GameType[game] ?? "").toLowerCase().replace("_", " ");
-  const extra = [hand ? "hand" : "", announcement ? (Announcement[announcement] ?? "").toLowerCase() : ""].filter(Boolean);
-  return [g, ...extra].join(" ");
+  return gameWords(GameType[game] ?? "", hand, Announcement[announcement] ?? "");
 }
 function statusName(s: number): string {
-  return (TableStatus[s] ?? "").toLowerCase();
+  const key = `status.${(TableStatus[s] ?? "").toLowerCase()}`;
+  return ["status.waiting", "status.playing", "status.finished", "status.abandoned"].includes(key) ? t(key as "status.waiting") : "";
 }
 
 // ---- tables ---------------------------------------------------------------------------
@@ -88,20 +90,20 @@ async function tablesView(filter: string) {
   const filters: Record<string, TableFilter> = { all: TableFilter.UNSPECIFIED, live: TableFilter.LIVE, finished: TableFilter.FINISHED };
   const r = await api.listTables({ filter: filters[filter] ?? TableFilter.UNSPECIFIED, pageSize: 100 });
   const buttons = Object.keys(filters).map((f) =>
-    h("a", { href: `#/tables/${f}`, "aria-current": f === filter ? "page" : undefined, class: "pill" }, f));
-  const rows = r.tables.map((t) => [
-    link(`#/table/${encodeURIComponent(t.tableId)}`, t.name || t.tableId),
-    statusName(t.status),
-    `${t.occupied}/${t.seats}`,
-    `${t.dealsPlayed}/${t.deals}`,
-    t.players.map((p, i) => (t.dealsPlayed > 0 && t.seegerFabian[i] !== undefined ? `${p} ${t.seegerFabian[i]}` : p)).join(" · "),
-    t.dealsPlayed > 0 ? link(replayHref(t.tableId, 0), "replay") : "",
+    h("a", { href: `#/tables/${f}`, "aria-current": f === filter ? "page" : undefined, class: "pill" }, t(`filter.${f}` as "filter.all")));
+  const rows = r.tables.map((x) => [
+    link(`#/table/${encodeURIComponent(x.tableId)}`, x.name || x.tableId),
+    statusName(x.status),
+    `${x.occupied}/${x.seats}`,
+    `${x.dealsPlayed}/${x.deals}`,
+    x.players.map((p, i) => (x.dealsPlayed > 0 && x.seegerFabian[i] !== undefined ? `${p} ${x.seegerFabian[i]}` : p)).join(" · "),
+    x.dealsPlayed > 0 ? link(replayHref(x.tableId, 0), t("tables.replay")) : "",
   ]);
-  show("Tables",
-    h("h1", {}, "Tables"),
-    h("div", { class: "controls", role: "group", "aria-label": "Filter" }, ...buttons),
-    rows.length ? table(["table", "status", "seats", "deals", "players and Seeger-Fabian", ""], rows) : h("p", {}, "No tables yet."),
-    r.nextPageToken ? h("p", { class: "muted" }, "Showing the newest 100.") : "");
+  show(t("tables.title"),
+    h("h1", {}, t("tables.title")),
+    h("div", { class: "controls", role: "group", "aria-label": t("tables.filter") }, ...buttons),
+    rows.length ? table([t("col.table"), t("col.status"), t("col.seats"), t("col.deals"), t("col.players"), ""], rows) : h("p", {}, t("tables.none")),
+    r.nextPageToken ? h("p", { class: "muted" }, t("tables.newest")) : "");
   const timer = setInterval(() => { if (document.visibilityState === "visible") void refreshTables(filter); }, 3000);
   leave = () => clearInterval(timer);
 }
@@ -124,7 +126,7 @@ async function tvView() {
     .sort((a, b) => Number(b.occupied === b.seats) - Number(a.occupied === a.seats) || Number(b.createdUnixMs - a.createdUnixMs));
   const again = () => { if (location.hash === "#/tv") void route(); };
   if (!playing.length) {
-    show("TV", h("h1", {}, "TV"), h("p", { id: "tv-idle" }, "Nothing is being played now; looking again every 5 seconds."));
+    show(t("nav.tv"), h("h1", {}, t("nav.tv")), h("p", { id: "tv-idle" }, t("tv.idle")));
     const timer = setTimeout(again, 5000);
     leave = () => clearTimeout(timer);
     return;
@@ -138,6 +140,7 @@ async function liveView(tableId: string, onEnd?: () => void) {
   let auth = heldSeat(tableId);
   const options = () => (auth ? authed(auth, abort.signal) : { signal: abort.signal });
   let view: TableView | undefined;
+  let tournament: [string, string] | undefined;
   let lastEnded: DealEnded | undefined;
   let fetching = false;
   let again = false;
@@ -160,6 +163,7 @@ async function liveView(tableId: string, onEnd?: () => void) {
           throw e;
         });
         view = r.table;
+        if (view?.tournamentId) tournament = [view.tournamentId, view.tournamentName];
         render();
       } while (again);
     } finally {
@@ -170,6 +174,8 @@ async function liveView(tableId: string, onEnd?: () => void) {
   const render = () => {
     // A reply that arrives after the reader left for another view draws nothing.
     if (!view || abort.signal.aborted) return;
+    // A stream's snapshot does not say the tournament: GetTable did.
+    if (!view.tournamentId && tournament) [view.tournamentId, view.tournamentName] = tournament;
     const seq = Number(view.seq);
     const now = Date.now();
     while (waiting.length && waiting[0].seq <= seq) {
@@ -181,7 +187,7 @@ async function liveView(tableId: string, onEnd?: () => void) {
     const focusedId = document.activeElement?.id;
     show(view.name || tableId, tableDom(view, lastEnded, tableId, auth, act));
     if (onEnd) {
-      app.prepend(h("p", { class: "pill", id: "tv" }, "TV: following a table being played"));
+      app.prepend(h("p", { class: "pill", id: "tv" }, t("table.tv")));
       if (view.status === TableStatus.FINISHED || view.status === TableStatus.ABANDONED) { onEnd(); onEnd = undefined; }
     }
     if (focusedId) document.getElementById(focusedId)?.focus();
@@ -198,7 +204,7 @@ async function liveView(tableId: string, onEnd?: () => void) {
     }).finally(() => void refresh());
   };
 
-  show("Table", h("h1", {}, "Table"), h("p", {}, "Connecting…"));
+  show(t("col.table"), h("h1", {}, t("col.table")), h("p", {}, t("table.connecting")));
   const watch = async () => {
     for (;;) {
       try {
@@ -239,16 +245,16 @@ function tableDom(v: TableView, lastEnded: DealEnded | undefined, tableId: strin
   act: (send: () => Promise<unknown>) => void): HTMLElement {
   const d = v.deal;
   const dealNo = d ? d.number : -1;
-  const names = v.seatInfo.map((s) => s.name || `seat ${s.seat}`);
+  const names = v.seatInfo.map((s) => s.name || t("seat.open", { n: s.seat + 1 }));
   const seatOf = (p: Position) => (d ? d.positionSeats[p - 1] : undefined);
-  const nameAt = (p: Position) => { const s = seatOf(p); return s === undefined ? POSITIONS[p] : names[s]; };
+  const nameAt = (p: Position) => { const s = seatOf(p); return s === undefined ? positionName(p) : names[s]; };
   const toMove = d?.seatToMove;
   const root = h("section", { id: "table", "data-deal": dealNo, "data-phase": d ? Phase[d.phase] : "NONE", "data-seq": Number(v.seq), "aria-label": "Table" });
   append(root, [
     h("h1", {}, v.name || tableId),
-    h("p", { class: "status" }, `${statusName(v.status)} · deal ${Math.min(v.dealsPlayed + (d && !d.result ? 1 : 0), v.deals)} of ${v.deals}`,
+    h("p", { class: "status", "data-status": TableStatus[v.status] }, `${statusName(v.status)} · ${t("table.deal", { n: Math.min(v.dealsPlayed + (d && !d.result ? 1 : 0), v.deals), total: v.deals })}`,
       v.tournamentId ? " · " : "", v.tournamentId ? link(`#/tournament/${encodeURIComponent(v.tournamentId)}`, v.tournamentName || v.tournamentId) : "",
-      v.dealsPlayed > 0 ? " · " : "", v.dealsPlayed > 0 ? link(replayHref(tableId, v.dealsPlayed - 1), "replay the last deal") : ""),
+      v.dealsPlayed > 0 ? " · " : "", v.dealsPlayed > 0 ? link(replayHref(tableId, v.dealsPlayed - 1), t("table.replayLast")) : ""),
   ]);
   const felt = h("div", { class: "felt" });
   const seats = h("div", { class: "seats" });
@@ -261,47 +267,49 @@ function tableDom(v: TableView, lastEnded: DealEnded | undefined, tableId: strin
     const moving = toMove === s.seat;
     append(seats, [h("div", { class: `seat${moving ? " to-move" : ""}`, "aria-current": moving ? "true" : undefined },
       // A tournament's players are accounts: their pages exist.
-      h("div", { class: "name" }, s.occupied ? (v.tournamentId ? link(`#/bot/${encodeURIComponent(s.name)}`, s.name) : s.name || `seat ${s.seat + 1}`) : `open seat ${s.seat + 1}`, moving ? " ▸ to move" : ""),
-      h("div", { class: "muted" }, position >= 0 ? POSITIONS[position + 1] : "sits out",
-        d && position >= 0 ? ` · ${d.handSizes[position] ?? 0} ${d.handSizes[position] === 1 ? "card" : "cards"}` : ""),
-      standing ? h("div", {}, `${standing.plain} points · SF ${standing.seegerFabian}`) : "",
-      clock && v.timeControl?.dealMs ? h("div", { class: "muted" }, `deal clock ${(Number(clock.remainingMs) / 1000).toFixed(0)} s`) : "",
-      moving && Number(v.deadlineUnixMs) ? h("div", {}, "to act: ", h("span", { "data-deadline": Number(v.deadlineUnixMs), role: "timer" }, "")) : "",
+      h("div", { class: "name" }, s.name ? (v.tournamentId ? link(`#/bot/${encodeURIComponent(s.name)}`, s.name) : s.name) : t("seat.open", { n: s.seat + 1 }), moving ? t("seat.toMove") : ""),
+      h("div", { class: "muted" }, position >= 0 ? positionName(position + 1) : t("seat.sitsOut"),
+        d && position >= 0 ? ` · ${t("seat.cards", { n: d.handSizes[position] ?? 0, cards: count(d.handSizes[position] ?? 0, "one.card") })}` : ""),
+      standing ? h("div", {}, t("seat.points", { plain: standing.plain, sf: standing.seegerFabian })) : "",
+      clock && v.timeControl?.dealMs ? h("div", { class: "muted" }, t("seat.dealClock", { s: (Number(clock.remainingMs) / 1000).toFixed(0) })) : "",
+      moving && Number(v.deadlineUnixMs) ? h("div", {}, t("seat.toAct"), h("span", { "data-deadline": Number(v.deadlineUnixMs), role: "timer" }, "")) : "",
     )]);
   }
   felt.append(seats);
   if (d) {
-    const auction = d.auction.map((c) => `${nameAt(c.position)} ${BidCall[c.call]?.toLowerCase() ?? ""}${c.value ? " " + c.value : ""}`);
-    append(felt, [h("div", { class: "auction" }, h("strong", {}, "Bidding: "), auction.length ? auction.join(" · ") : "not started")]);
+    const call = (c: BidCall) => (c === BidCall.SAY ? t("call.say") : c === BidCall.HOLD ? t("call.hold") : c === BidCall.PASS ? t("call.pass") : "");
+    const auction = d.auction.map((c) => `${nameAt(c.position)} ${call(c.call)}${c.value ? " " + c.value : ""}`);
+    append(felt, [h("div", { class: "auction" }, h("strong", {}, t("table.bidding")), auction.length ? auction.join(" · ") : t("table.notStarted"))]);
     if (d.contract && d.contract.game) {
-      append(felt, [h("div", {}, h("strong", {}, "Game: "), `${nameAt(d.declarer)} plays ${gameName(d.contract.game, d.contract.hand, d.contract.announcement)} at ${d.bid}`)]);
+      append(felt, [h("div", {}, h("strong", {}, t("table.game")), t("table.plays", { who: nameAt(d.declarer), game: gameName(d.contract.game, d.contract.hand, d.contract.announcement), bid: d.bid }))]);
     } else if (d.bid) {
-      append(felt, [h("div", {}, `Highest bid ${d.bid}`)]);
+      append(felt, [h("div", {}, t("table.highest", { bid: d.bid }))]);
     }
-    if (d.skat.length) append(felt, [h("div", {}, h("strong", {}, d.skatPickedUp && d.discards.length ? "Skat (picked up): " : "Skat: "), h("span", { class: "cards small" }, ...d.skat.map((c) => cardSvg(c, "skat", dealNo))))]);
-    if (d.discards.length) append(felt, [h("div", {}, h("strong", {}, "Put away: "), h("span", { class: "cards small", id: "discards" }, ...d.discards.map((c) => cardSvg(c, "skat", dealNo))))]);
-    if (d.openHand.length) append(felt, [h("div", {}, h("strong", {}, "Open hand: "), h("div", { class: "cards small", id: "open-hand" }, ...d.openHand.map((c) => cardSvg(c, "open", dealNo))))]);
+    if (d.skat.length) append(felt, [h("div", {}, h("strong", {}, d.skatPickedUp && d.discards.length ? t("table.skatPicked") : t("table.skat")), h("span", { class: "cards small" }, ...d.skat.map((c) => cardSvg(c, "skat", dealNo))))]);
+    if (d.discards.length) append(felt, [h("div", {}, h("strong", {}, t("table.putAway")), h("span", { class: "cards small", id: "discards" }, ...d.discards.map((c) => cardSvg(c, "skat", dealNo))))]);
+    if (d.openHand.length) append(felt, [h("div", {}, h("strong", {}, t("table.openHand")), h("div", { class: "cards small", id: "open-hand" }, ...d.openHand.map((c) => cardSvg(c, "open", dealNo))))]);
     const trick = h("div", { class: "cards", id: "trick", "aria-live": "polite", "aria-label": "Current trick" });
     for (const [i, c] of (d.currentTrick?.cards ?? []).entries()) {
       const pos = d.currentTrick ? ((d.currentTrick.leader - 1 + i) % 3) + 1 : 0;
       trick.append(h("div", { class: "trick-card" }, cardSvg(c, "trick", dealNo), nameAt(pos)));
     }
-    append(felt, [h("div", {}, h("strong", {}, "Trick: "), trick)]);
-    const taken = [1, 2, 3].map((p) => `${nameAt(p)} ${d.tricks.filter((t) => t.winner === p).length}`);
-    append(felt, [h("div", {}, h("strong", {}, "Tricks taken: "), taken.join(" · "))]);
+    append(felt, [h("div", {}, h("strong", {}, t("table.trick")), trick)]);
+    const taken = [1, 2, 3].map((p) => `${nameAt(p)} ${d.tricks.filter((x) => x.winner === p).length}`);
+    append(felt, [h("div", {}, h("strong", {}, t("table.taken")), taken.join(" · "))]);
     if (d.declarer && d.contract?.game) {
       // Card points in the tricks so far (the skat counts for the declarer at the end).
-      const side = (mine: boolean) => d.tricks.filter((t) => (t.winner === d.declarer) === mine)
-        .reduce((sum, t) => sum + t.cards.reduce((a, c) => a + POINTS[(c - 1) % 8], 0), 0);
-      append(felt, [h("div", { id: "card-points" }, h("strong", {}, "Card points: "),
-        `${nameAt(d.declarer)} ${side(true)} · defenders ${side(false)} (61 wins; the skat counts for the declarer at the end)`)]);
+      const side = (mine: boolean) => d.tricks.filter((x) => (x.winner === d.declarer) === mine)
+        .reduce((sum, x) => sum + x.cards.reduce((a, c) => a + POINTS[(c - 1) % 8], 0), 0);
+      append(felt, [h("div", { id: "card-points" }, h("strong", {}, t("table.points")),
+        t("table.pointsLine", { who: nameAt(d.declarer), mine: side(true), theirs: side(false) }))]);
     }
     if (d.tricks.length) {
       // Every trick of the deal, who led and who took it.
-      const history = h("ol", { class: "tricks", id: "tricks", "aria-label": "Tricks played" }, ...d.tricks.map((t) =>
-        h("li", {}, ...t.cards.map((c, i) => h("span", { class: "trick-card inline" }, cardSvg(c, "taken", dealNo), nameAt(((t.leader - 1 + i) % 3) + 1))),
-          ` → ${nameAt(t.winner)}`)));
-      append(felt, [h("details", { open: d.tricks.length <= 3 }, h("summary", {}, `Tricks played (${d.tricks.length})`), history)]);
+      const played = t("table.tricksPlayed", { n: d.tricks.length });
+      const history = h("ol", { class: "tricks", id: "tricks", "aria-label": played }, ...d.tricks.map((x) =>
+        h("li", {}, ...x.cards.map((c, i) => h("span", { class: "trick-card inline" }, cardSvg(c, "taken", dealNo), nameAt(((x.leader - 1 + i) % 3) + 1))),
+          ` → ${nameAt(x.winner)}`)));
+      append(felt, [h("details", { open: d.tricks.length <= 3 }, h("summary", {}, played), history)]);
     }
   }
   root.append(felt);
@@ -312,11 +320,11 @@ function tableDom(v: TableView, lastEnded: DealEnded | undefined, tableId: strin
   if (v.results.length) {
     const rows = v.results.map((r, i) => [
       link(replayHref(tableId, i), String(i + 1)),
-      r.passedIn ? "passed in" : `${names[r.declarerSeat] ?? ""}: ${r.contract ? contractName(r.contract.game, r.contract.announcement, r.contract.hand) : r.gameCode}`,
-      r.passedIn ? "" : r.won ? "won" : "lost",
+      r.passedIn ? t("table.passedIn") : `${names[r.declarerSeat] ?? ""}: ${r.contract ? contractName(r.contract.game, r.contract.announcement, r.contract.hand) : r.gameCode}`,
+      r.passedIn ? "" : r.won ? t("table.won") : t("table.lost"),
       r.score,
     ]);
-    root.append(h("h2", {}, "Deals"), table(["deal", "game", "", ["score", "num"]], rows.reverse()));
+    root.append(h("h2", {}, t("table.dealsTitle")), table([t("col.deal"), t("col.game"), "", [t("col.score"), "num"]], rows.reverse()));
   }
   return root;
 }
@@ -324,14 +332,14 @@ function tableDom(v: TableView, lastEnded: DealEnded | undefined, tableId: strin
 function dealtDom(e: DealEnded, names: string[], tableId: string): HTMLElement {
   const dealt = e.dealt!;
   const hands = [dealt.forehand, dealt.middlehand, dealt.rearhand];
-  const box = h("section", { "aria-label": `Deal ${e.deal + 1} as dealt` },
-    h("h2", {}, `Deal ${e.deal + 1} as dealt `, link(replayHref(tableId, e.deal), "(replay it)")));
+  const box = h("section", { "aria-label": t("table.asDealt", { n: e.deal + 1 }).trim() },
+    h("h2", {}, t("table.asDealt", { n: e.deal + 1 }), link(replayHref(tableId, e.deal), t("table.replayIt"))));
   const grid = h("div", { class: "hands" });
   hands.forEach((cards, i) => {
-    grid.append(h("div", {}, h("div", {}, `${names[e.positionSeats[i]] ?? POSITIONS[i + 1]} (${POSITIONS[i + 1]})`),
+    grid.append(h("div", {}, h("div", {}, `${names[e.positionSeats[i]] ?? positionName(i + 1)} (${positionName(i + 1)})`),
       h("div", { class: "cards small" }, ...sortHand(cards).map((c) => cardSvg(c, "dealt", e.deal)))));
   });
-  grid.append(h("div", {}, h("div", {}, "skat"), h("div", { class: "cards small" }, ...dealt.skat.map((c) => cardSvg(c, "dealt", e.deal)))));
+  grid.append(h("div", {}, h("div", {}, t("dealt.skat")), h("div", { class: "cards small" }, ...dealt.skat.map((c) => cardSvg(c, "dealt", e.deal)))));
   box.append(grid);
   return box;
 }
@@ -340,38 +348,49 @@ function dealtDom(e: DealEnded, names: string[], tableId: string): HTMLElement {
 
 async function tournamentsView(casual: boolean) {
   const r = await api.listTournaments({ pageSize: 100, includeCasual: casual });
-  show("Tournaments", h("h1", {}, "Tournaments"),
-    h("div", { class: "controls" }, casual ? link("#/tournaments", "hide casual meetings") : link("#/tournaments/casual", "show casual meetings")),
-    r.tournaments.length ? table(["tournament", "format", "status", "start", "played", "entrants"], r.tournaments.map((t) => [
-      link(`#/tournament/${encodeURIComponent(t.tournamentId)}`, t.name || t.tournamentId),
-      (TournamentFormat[t.format] ?? "").toLowerCase().replace("_", " "),
-      tournamentStatus(t.status),
-      when(t.startMs || t.createdMs),
-      `${t.finishedTables}/${Math.max(t.tablesInAll, t.tables)}${t.tablesAbandoned ? ` (${t.tablesAbandoned} abandoned)` : ""}`,
-      t.entrants.join(", "),
-    ])) : h("p", {}, "No tournaments yet."));
+  show(t("tournaments.title"), h("h1", {}, t("tournaments.title")),
+    h("div", { class: "controls" }, casual ? link("#/tournaments", t("tournaments.hideCasual")) : link("#/tournaments/casual", t("tournaments.showCasual"))),
+    r.tournaments.length ? table([t("col.tournament"), t("col.format"), t("col.status"), t("col.start"), t("col.played"), t("col.entrants")], r.tournaments.map((x) => [
+      link(`#/tournament/${encodeURIComponent(x.tournamentId)}`, x.name || x.tournamentId),
+      formatName(x.format),
+      tournamentStatus(x.status),
+      when(x.startMs || x.createdMs),
+      `${x.finishedTables}/${Math.max(x.tablesInAll, x.tables)}${x.tablesAbandoned ? t("tournament.abandoned", { n: x.tablesAbandoned }) : ""}`,
+      x.entrants.join(", "),
+    ])) : h("p", {}, t("tournaments.none")));
 }
 
 /** A tournament's status in words (a server before the field: from `finished`). */
 function tournamentStatus(s: TournamentStatus): string {
-  return s === TournamentStatus.UNSPECIFIED ? "" : (TournamentStatus[s] ?? "").toLowerCase();
+  return s === TournamentStatus.UNSPECIFIED ? "" : t(`tstatus.${(TournamentStatus[s] ?? "").toLowerCase()}` as "tstatus.running");
+}
+
+/** A tournament's format in words. */
+function formatName(f: TournamentFormat): string {
+  const key = (TournamentFormat[f] ?? "").toLowerCase();
+  return key === "unspecified" ? t("format.round_robin") : t(`format.${key}` as "format.swiss");
 }
 
 async function tournamentView(id: string) {
-  const t = (await api.getTournament({ tournamentId: id })).tournament!;
+  const x = (await api.getTournament({ tournamentId: id })).tournament!;
   // A refresh that returns after the reader moved on draws nothing.
   if (decodeURIComponent(location.hash) !== `#/tournament/${id}`) return;
-  const standings = table(["#", "entrant", ["lists", "num"], ["SF total", "num"], ["SF mean", "num"], ["±95%", "num"], ["won/declared", "num"], ["penalties", "num"]],
-    t.standings.map((s, i) => [i + 1, link(`#/bot/${encodeURIComponent(s.name)}`, s.name), s.lists, Number(s.seegerFabian), s.mean.toFixed(1), s.ci95.toFixed(1), `${s.won}/${s.declared}`, s.penalties]));
-  const meetings = table(["round", "meeting", "tables"], t.meetings.map((m) => [
+  const num = (k: Parameters<typeof t>[0]): [string, string] => [t(k), "num"];
+  const standings = table([t("col.rank"), t("col.entrant"), num("col.lists"), num("col.sfTotal"), num("col.sfMean"), num("col.ci"), num("col.wonDeclared"), num("col.penalties")],
+    x.standings.map((s, i) => [i + 1, link(`#/bot/${encodeURIComponent(s.name)}`, s.name), s.lists, Number(s.seegerFabian), s.mean.toFixed(1), s.ci95.toFixed(1), `${s.won}/${s.declared}`, s.penalties]));
+  const meetings = table([t("col.round"), t("col.meeting"), t("tournament.tables")], x.meetings.map((m) => [
     m.round || "", m.entrants.map((n, i) => `${n} ${Number(m.seegerFabian[i] ?? 0)}`).join(" · "), `${m.finished}/${m.tables}`]));
-  const tables = table(["#", "table", "seating", "status"], t.tables.map((x, i) => [
-    i + 1, x.tableId ? link(`#/table/${encodeURIComponent(x.tableId)}`, x.tableId) : "", x.seating.join(", "), x.status]));
-  show(t.name || id, h("h1", {}, t.name || id),
-    h("p", { id: "tournament-status" }, `${(TournamentFormat[t.format] ?? "").toLowerCase().replace("_", " ")} · ${t.seats} seats${t.rounds ? ` · round ${t.round} of ${t.rounds}` : ""} · ${tournamentStatus(t.status) || (t.finished ? "finished" : "running")} · starts ${when(t.startMs)} · ${t.tablesFinished}/${Math.max(t.tablesInAll, t.tables.length)} tables played${t.tablesAbandoned ? `, ${t.tablesAbandoned} abandoned` : ""}`),
-    h("h2", {}, "Standings"), standings, h("h2", {}, "Head-to-head"), meetings, h("h2", {}, "Tables"), tables,
-    dealsCheck(t));
-  if (!t.finished) {
+  const tables = table([t("col.rank"), t("col.table"), t("col.seating"), t("col.status")], x.tables.map((y, i) => [
+    i + 1, y.tableId ? link(`#/table/${encodeURIComponent(y.tableId)}`, y.tableId) : "", y.seating.join(", "), y.status]));
+  show(x.name || id, h("h1", {}, x.name || id),
+    h("p", { id: "tournament-status" }, t("tournament.status", {
+      format: formatName(x.format), seats: x.seats, round: x.rounds ? t("tournament.round", { n: x.round, total: x.rounds }) : "",
+      status: tournamentStatus(x.status) || t(x.finished ? "tstatus.finished" : "tstatus.running"), start: when(x.startMs),
+      played: x.tablesFinished, all: Math.max(x.tablesInAll, x.tables.length), abandoned: x.tablesAbandoned ? t("tournament.abandoned", { n: x.tablesAbandoned }) : "",
+    })),
+    h("h2", {}, t("tournament.standings")), standings, h("h2", {}, t("tournament.h2h")), meetings, h("h2", {}, t("tournament.tables")), tables,
+    dealsCheck(x));
+  if (!x.finished) {
     const timer = setInterval(() => void tournamentView(id).catch(() => undefined), 5000);
     leave = () => clearInterval(timer);
   }
@@ -379,44 +398,45 @@ async function tournamentView(id: string) {
 
 /** The deals' commitment, and once the tournament is over a button that checks the deals
  * played against it (verify.ts). */
-function dealsCheck(t: Tournament): HTMLElement | string {
-  if (!t.dealsCommitment) return "";
+function dealsCheck(x: Tournament): HTMLElement | string {
+  if (!x.dealsCommitment) return "";
   const result = h("span", { id: "deals-verified", "aria-live": "polite" });
-  const button = h("button", { id: "verify-deals", type: "button", disabled: !t.dealsSecret }, "verify the deals");
+  const button = h("button", { id: "verify-deals", type: "button", disabled: !x.dealsSecret }, t("deals.verify"));
   button.onclick = () => {
-    result.textContent = "checking…";
-    void verifyDeals(t).then((r) => { result.textContent = r.text; result.className = r.ok ? "" : "error"; },
+    result.textContent = t("deals.checking");
+    void verifyDeals(x).then((r) => { result.textContent = r.text; result.className = r.ok ? "" : "error"; },
       (e) => { result.textContent = String((e as Error)?.message ?? e); result.className = "error"; });
   };
-  return h("section", { "aria-label": "Deals" }, h("h2", {}, "Deals"),
-    h("p", {}, `Committed at creation: `, h("code", {}, t.dealsCommitment), t.dealsSecret ? "" : " (the secret is revealed when the tournament is over)"),
+  return h("section", { "aria-label": t("deals.title") }, h("h2", {}, t("deals.title")),
+    h("p", {}, t("deals.committed"), h("code", {}, x.dealsCommitment), x.dealsSecret ? "" : t("deals.later")),
     h("div", { class: "controls" }, button, result));
 }
 
 async function leaderboardView() {
   const r = await api.getLeaderboard({ pageSize: 200 });
-  show("Leaderboard", h("h1", {}, "Leaderboard"),
-    h("p", { class: "muted" }, "Weng-Lin ratings after every rated list, ranked by rating − 3 × uncertainty."),
-    r.entries.length ? table(["#", "bot", ["rating", "num"], ["±", "num"], ["lists", "num"]], r.entries.map((e, i) => [
-      i + 1, link(`#/bot/${encodeURIComponent(e.name)}`, e.name), e.rating.toFixed(2), e.uncertainty.toFixed(2), e.lists])) : h("p", {}, "Nobody is rated yet."));
+  show(t("leaderboard.title"), h("h1", {}, t("leaderboard.title")),
+    h("p", { class: "muted" }, t("leaderboard.about")),
+    r.entries.length ? table([t("col.rank"), t("col.bot"), [t("col.rating"), "num"], [t("col.pm"), "num"], [t("col.lists"), "num"]], r.entries.map((e, i) => [
+      i + 1, link(`#/bot/${encodeURIComponent(e.name)}`, e.name), e.rating.toFixed(2), e.uncertainty.toFixed(2), e.lists])) : h("p", {}, t("leaderboard.none")));
 }
 
 async function botView(name: string) {
   const b = (await api.getBot({ name })).bot!;
-  const state = b.disabled ? "disabled" : b.online ? "online" : "offline";
+  const state = t(b.disabled ? "bot.disabled" : b.online ? "bot.online" : "bot.offline");
+  const rated = b.rating ? t("bot.rated", { r: b.rating.rating.toFixed(2), u: b.rating.uncertainty.toFixed(2), n: b.rating.lists }) : t("bot.unrated");
   show(b.name, h("h1", {}, b.name),
-    h("p", {}, `${state} · ${b.rating ? `rating ${b.rating.rating.toFixed(2)} ± ${b.rating.uncertainty.toFixed(2)} after ${b.rating.lists} lists` : "not rated yet"} · plays at most ${b.maxTables} tables at once`),
-    h("h2", {}, "Rating over time"), ratingChart(b.history.map((p) => [p.rating, p.uncertainty, Number(p.atMs)])),
-    h("h2", {}, "Recent lists"),
-    b.recent.length ? table(["table", "tournament", "seating and Seeger-Fabian"], b.recent.map((l) => [
+    h("p", {}, `${state} · ${rated} · ${t("bot.tables", { n: b.maxTables })}`),
+    h("h2", {}, t("bot.history")), ratingChart(b.history.map((p) => [p.rating, p.uncertainty, Number(p.atMs)])),
+    h("h2", {}, t("bot.recent")),
+    b.recent.length ? table([t("col.table"), t("col.tournament"), t("col.seatingSf")], b.recent.map((l) => [
       link(`#/table/${encodeURIComponent(l.tableId)}`, l.tableId), link(`#/tournament/${encodeURIComponent(l.tournamentId)}`, l.tournamentName || l.tournamentId),
-      l.seating.map((n, i) => `${n} ${Number(l.seegerFabian[i] ?? 0)}`).join(" · ")])) : h("p", {}, "No finished lists yet."));
+      l.seating.map((n, i) => `${n} ${Number(l.seegerFabian[i] ?? 0)}`).join(" · ")])) : h("p", {}, t("bot.noLists")));
 }
 
 /** Rating (line) with its uncertainty (band), one point per rated list, placed by the
  * time it was rated (the axis below gives the first, middle and last dates). */
 function ratingChart(points: [number, number, number][]): Element {
-  if (points.length === 0) return h("p", {}, "No rated lists yet.");
+  if (points.length === 0) return h("p", {}, t("chart.none"));
   const W = 700, H = 220, P = 30;
   const lo = Math.min(...points.map(([r, u]) => r - u)), hi = Math.max(...points.map(([r, u]) => r + u));
   const t0 = points[0][2], t1 = points[points.length - 1][2];
@@ -448,7 +468,7 @@ function ratingChart(points: [number, number, number][]): Element {
   svg.append(band, line, label(hi.toFixed(1), P - 8), label(lo.toFixed(1), H - 8));
   // The time axis: dates (times, within one day) at its start, middle and end.
   const day = t1 - t0 < 86_400_000;
-  const when = (ms: number) => new Date(ms).toLocaleString(undefined, day ? { hour: "2-digit", minute: "2-digit" } : { month: "short", day: "numeric" });
+  const when = (ms: number) => new Date(ms).toLocaleString(lang(), day ? { hour: "2-digit", minute: "2-digit" } : { month: "short", day: "numeric" });
   for (const [at, anchor, tx] of [[t0, "start", P], [(t0 + t1) / 2, "middle", W / 2], [t1, "end", W - P]] as [number, string, number][]) {
     if (points.length === 1 && anchor !== "start") continue;
     const t = label(when(at), H - 2);

@@ -10,6 +10,7 @@ import { ConnectError } from "@connectrpc/connect";
 import { api } from "./api";
 import { h } from "./dom";
 import { keepSeat } from "./seat";
+import { t } from "./i18n";
 
 /** The house bots a person may choose from, when online. */
 const HOUSE = ["house-random", "house-heuristic", "house-pimc"];
@@ -20,19 +21,19 @@ export async function playView(show: (title: string, ...content: (Node | string)
   const opponent = (i: number) => {
     const select = h("select", { id: `opponent-${i}`, name: `opponent-${i}` },
       ...online.map((n) => h("option", { value: n }, n)),
-      h("option", { value: "" }, "an open seat for another person"));
+      h("option", { value: "" }, t("play.openSeat")));
     (select as HTMLSelectElement).selectedIndex = Math.min(i, Math.max(0, online.length - 1));
-    return h("label", {}, `Opponent ${i + 1} `, select);
+    return h("label", {}, `${t("play.opponent", { n: i + 1 })} `, select);
   };
   const field = (id: string, label: string, value: string, attrs: Record<string, string>) =>
     h("label", {}, `${label} `, h("input", { id, name: id, value, ...attrs }));
   const error = h("p", { id: "play-error", role: "alert", class: "error" });
   const form = h("form", { id: "play-form", class: "stack" },
-    field("player-name", "Your name", "guest", { maxlength: "32", required: "" }),
+    field("player-name", t("play.name"), "guest", { maxlength: "32", required: "" }),
     opponent(0), opponent(1),
-    field("deals", "Deals", "6", { type: "number", min: "1", max: "36" }),
-    field("action-seconds", "Seconds per decision", "120", { type: "number", min: "10", max: "3600" }),
-    h("button", { type: "submit", id: "start" }, "Sit down"),
+    field("deals", t("play.deals"), "6", { type: "number", min: "1", max: "36" }),
+    field("action-seconds", t("play.seconds"), "120", { type: "number", min: "10", max: "3600" }),
+    h("button", { type: "submit", id: "start" }, t("play.start")),
     error);
   form.onsubmit = (e) => {
     e.preventDefault();
@@ -42,7 +43,7 @@ export async function playView(show: (title: string, ...content: (Node | string)
     void (async () => {
       try {
         const created = await api.createTable({
-          name: `${name} against ${bots.join(" and ") || "people"}`,
+          name: t("play.against", { name, who: bots.join(t("play.and")) || t("play.people") }),
           seats: 3,
           deals: Number(value("deals")) || 6,
           timeControl: { actionMs: BigInt(Math.round(Number(value("action-seconds")) * 1000)), dealMs: 0n },
@@ -56,9 +57,7 @@ export async function playView(show: (title: string, ...content: (Node | string)
       }
     })();
   };
-  show("Play", h("h1", {}, "Play a list against bots"),
-    h("p", {}, online.length
-      ? "Choose your opponents: the server's house bots, or an open seat another person can take from the table list."
-      : "No house bot is online on this server: leave seats open for other people (or for bots you start yourself)."),
+  show(t("nav.play"), h("h1", {}, t("play.title")),
+    h("p", {}, online.length ? t("play.intro") : t("play.noHouse")),
     form);
 }

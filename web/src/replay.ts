@@ -8,6 +8,7 @@ import { follow, markOf, panel, type Analysis } from "./analysis";
 import { cardFromCode, cardName, cardSvg, sortHand } from "./cards";
 import { h, link } from "./dom";
 import { RecordFormat } from "./gen/skat/v1/skat_pb";
+import { count, gameWords, t } from "./i18n";
 
 interface RecordMove { position: string; action: string; value?: number; card?: string; cards?: string[]; contract?: { game: string; announcement?: string } }
 interface DealRecord {
@@ -31,11 +32,9 @@ export function dealIndex(part: string | undefined): number {
 
 const codeName = (code?: string) => (code ? cardName(cardFromCode(code)) : "");
 
-/** A declaration in words: "grand hand schneider", "clubs". */
+/** A declaration in words: "grand schneider announced", "Kreuz". */
 function declared(c?: { game: string; announcement?: string }): string {
-  if (!c) return "";
-  const a = c.announcement && c.announcement !== "none" ? ` ${c.announcement.replace(/_/g, " ")}` : "";
-  return `${c.game.replace(/_/g, " ")}${a}`;
+  return c ? gameWords(c.game, false, c.announcement ?? "") : "";
 }
 
 export async function replayView(
@@ -44,13 +43,13 @@ export async function replayView(
   show: (title: string, ...content: (Node | string)[]) => void,
   setLeave: (f: () => void) => void,
 ) {
-  const [records, t] = await Promise.all([api.getRecords({ tableId, format: RecordFormat.JSON }), api.getTable({ tableId })]);
-  const names = t.table?.seatInfo.map((s) => s.name) ?? [];
+  const [records, got] = await Promise.all([api.getRecords({ tableId, format: RecordFormat.JSON }), api.getTable({ tableId })]);
+  const names = got.table?.seatInfo.map((s) => s.name) ?? [];
   const list: DealRecord[] = records.records.map((r) => JSON.parse(r));
   const rec = list[deal];
-  const tableLink = link(`#/table/${encodeURIComponent(tableId)}`, t.table?.name || tableId);
+  const tableLink = link(`#/table/${encodeURIComponent(tableId)}`, got.table?.name || tableId);
   if (!rec) {
-    show("Replay", h("h1", {}, "Replay"), h("p", {}, `Deal ${deal + 1} of this table has not ended.`), link(`#/table/${encodeURIComponent(tableId)}`, "to the table"));
+    show(t("replay.title", { n: deal + 1 }), h("h1", {}, t("replay.title", { n: deal + 1 })), h("p", {}, t("replay.notEnded", { n: deal + 1 })), link(`#/table/${encodeURIComponent(tableId)}`, t("replay.toTable")));
     return;
   }
   let step = 0;
@@ -61,14 +60,14 @@ export async function replayView(
   const discard = rec.moves.find((m) => m.action === "discard")?.cards ?? [];
   const describe = (m: RecordMove) => {
     switch (m.action) {
-      case "bid": return `${who(m.position)} says ${m.value}`;
-      case "hold": return `${who(m.position)} holds`;
-      case "pass": return `${who(m.position)} passes`;
-      case "pick_up_skat": return `${who(m.position)} picks up the skat`;
-      case "play_hand": return `${who(m.position)} plays hand`;
-      case "discard": return `${who(m.position)} puts away ${(m.cards ?? []).map(codeName).join(" and ")}`;
-      case "declare": return `${who(m.position)} declares ${declared(m.contract)}`;
-      case "play": return `${who(m.position)} plays the ${codeName(m.card)}`;
+      case "bid": return t("replay.says", { who: who(m.position), value: m.value ?? "" });
+      case "hold": return t("replay.holds", { who: who(m.position) });
+      case "pass": return t("replay.passes", { who: who(m.position) });
+      case "pick_up_skat": return t("replay.picksUp", { who: who(m.position) });
+      case "play_hand": return t("replay.playsHand", { who: who(m.position) });
+      case "discard": return t("replay.discards", { who: who(m.position), cards: (m.cards ?? []).map(codeName).join(t("play.and")) });
+      case "declare": return t("replay.declares", { who: who(m.position), game: declared(m.contract) });
+      case "play": return t("replay.playsCard", { who: who(m.position), card: codeName(m.card) });
       default: return `${who(m.position)} ${m.action.replace(/_/g, " ")}`;
     }
   };
@@ -93,9 +92,9 @@ export async function replayView(
     h("span", { class: "cards small" }, ...codes.map((c) => cardSvg(cardFromCode(c), where, rec.number)));
   const result = () => {
     const o = rec.outcome;
-    if (o.kind === "passed_in") return "Passed in: nobody played a game.";
-    if (o.kind !== "game") return "No game: a seat forfeited before the declaration.";
-    return `${who(o.declarer ?? "")} ${o.won ? "won" : "lost"} with ${o.declarer_points ?? 0} card points; game value ${o.value ?? 0}.`;
+    if (o.kind === "passed_in") return t("replay.passedIn");
+    if (o.kind !== "game") return t("replay.penalty");
+    return t("replay.result", { who: who(o.declarer ?? ""), outcome: t(o.won ? "table.won" : "table.lost"), points: o.declarer_points ?? 0, value: o.value ?? 0 });
   };
   const render = () => {
     const s = state(step);
@@ -108,25 +107,25 @@ export async function replayView(
           note ? h("q", { class: "comment", "data-move": i }, note.text) : "");
       }));
     const hands = h("div", { class: "hands" }, ...s.hands.map((held, i) =>
-      h("div", {}, h("div", {}, `${names[rec.seats[i]] ?? ""} (${POSITIONS[i].toLowerCase()})`),
+      h("div", {}, h("div", {}, `${names[rec.seats[i]] ?? ""} (${t(POSITIONS[i].toLowerCase() as "forehand")})`),
         h("div", { class: "cards small" }, ...sortHand(held.map(cardFromCode)).map((c) => cardSvg(c, "replay", rec.number))))));
     const trick = h("div", { class: "cards", id: "replay-trick", "aria-live": "polite" },
       ...s.trick.map((x) => h("div", { class: "trick-card" }, cardSvg(cardFromCode(x.card), "replay", rec.number), who(x.p))));
-    show(`Replay deal ${deal + 1}`,
-      h("h1", {}, `Deal ${deal + 1} of `, tableLink),
-      h("div", { class: "controls", role: "group", "aria-label": "Step" },
-        h("button", { id: "first", type: "button" }, "« start"),
-        h("button", { id: "prev", type: "button", "aria-keyshortcuts": "ArrowLeft" }, "◀ back"),
-        h("button", { id: "next", type: "button", "aria-keyshortcuts": "ArrowRight" }, "forward ▶"),
-        h("button", { id: "last", type: "button" }, "end »"),
-        h("span", { id: "step", "aria-live": "polite" }, `move ${step} of ${rec.moves.length}`),
-        deal > 0 ? link(replayHref(tableId, deal - 1), "previous deal") : "",
-        deal + 1 < list.length ? link(replayHref(tableId, deal + 1), "next deal") : ""),
-      h("p", { id: "replay-skat" }, h("strong", {}, "Skat: "), cards(rec.dealt.skat, "replay"),
-        discard.length ? h("strong", {}, " put away: ") : "", discard.length ? cards(discard, "replay") : ""),
-      h("h2", {}, "Trick"), trick,
-      h("h2", {}, `Hands (${s.played} ${s.played === 1 ? "trick" : "tricks"} played)`), hands,
-      h("h2", {}, "Moves"), moves,
+    show(t("replay.title", { n: deal + 1 }),
+      h("h1", {}, t("replay.heading", { n: deal + 1 }), tableLink),
+      h("div", { class: "controls", role: "group", "aria-label": t("replay.moves") },
+        h("button", { id: "first", type: "button" }, t("replay.start")),
+        h("button", { id: "prev", type: "button", "aria-keyshortcuts": "ArrowLeft" }, t("replay.back")),
+        h("button", { id: "next", type: "button", "aria-keyshortcuts": "ArrowRight" }, t("replay.forward")),
+        h("button", { id: "last", type: "button" }, t("replay.end")),
+        h("span", { id: "step", "aria-live": "polite", "data-step": step }, t("replay.step", { n: step, total: rec.moves.length })),
+        deal > 0 ? link(replayHref(tableId, deal - 1), t("replay.prev")) : "",
+        deal + 1 < list.length ? link(replayHref(tableId, deal + 1), t("replay.next")) : ""),
+      h("p", { id: "replay-skat" }, h("strong", {}, t("table.skat")), cards(rec.dealt.skat, "replay"),
+        discard.length ? h("strong", {}, t("replay.putAway")) : "", discard.length ? cards(discard, "replay") : ""),
+      h("h2", {}, t("replay.trick")), trick,
+      h("h2", {}, t("replay.hands", { n: s.played, tricks: count(s.played, "one.trick") })), hands,
+      h("h2", {}, t("replay.moves")), moves,
       panel(analysis, deal, cardMoves, cardMoves.filter((i) => i < step).length, [0, 1, 2].map((i) => names[rec.seats[i]] ?? "")),
       step === rec.moves.length ? h("p", { id: "outcome" }, result()) : "");
     const go = (n: number) => { step = Math.max(0, Math.min(rec.moves.length, n)); render(); document.getElementById("step")?.focus(); };

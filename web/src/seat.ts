@@ -7,6 +7,7 @@ import { api } from "./api";
 import { h } from "./dom";
 import { cardName, cardSvg, sortHand } from "./cards";
 import { Announcement, BidCall, GameType, type TableView } from "./gen/skat/v1/skat_pb";
+import { gameWords, t } from "./i18n";
 
 /** A seat this tab holds. */
 export interface SeatAuth { token: string; seat: number; name: string }
@@ -45,9 +46,7 @@ const LADDER = [18, 20, 22, 23, 24, 27, 30, 33, 35, 36, 40, 44, 45, 46, 48, 50, 
 
 /** A contract in words: "grand", "clubs hand schneider", "null ouvert". */
 export function contractName(game: GameType, announcement: Announcement, hand: boolean): string {
-  const g = (GameType[game] ?? "").toLowerCase().replace("_", " ");
-  const a = announcement ? (Announcement[announcement] ?? "").toLowerCase().replace("_", " ") : "";
-  return [g, hand ? "hand" : "", a].filter(Boolean).join(" ");
+  return gameWords(GameType[game] ?? "", hand, Announcement[announcement] ?? "");
 }
 
 /** Cards chosen to put away, by table and deal (kept across renders). */
@@ -56,7 +55,7 @@ const chosen = new Map<string, Set<number>>();
 /** The seat's hand and its decisions now. `act` sends one action and reports a refusal. */
 export function seatControls(v: TableView, auth: SeatAuth, tableId: string, act: (send: () => Promise<unknown>) => void): HTMLElement {
   const d = v.deal;
-  const box = h("section", { id: "my-seat", "aria-label": "Your seat" });
+  const box = h("section", { id: "my-seat", "aria-label": t("me.seat") });
   if (!d) return box;
   const legal = d.legal;
   const seq = v.seq;
@@ -66,7 +65,7 @@ export function seatControls(v: TableView, auth: SeatAuth, tableId: string, act:
   chosen.set(key, picked);
   const discarding = (legal?.discardFrom.length ?? 0) > 0;
   for (const c of [...picked]) if (!legal?.discardFrom.includes(c)) picked.delete(c);
-  const hand = h("div", { class: "cards hand", id: "my-hand", role: "group", "aria-label": "Your hand" });
+  const hand = h("div", { class: "cards hand", id: "my-hand", role: "group", "aria-label": t("me.hand", { name: auth.name }) });
   for (const c of sortHand(d.hand)) {
     const playable = legal?.cards.includes(c) ?? false;
     const choosable = discarding && (legal?.discardFrom.includes(c) ?? false);
@@ -74,7 +73,7 @@ export function seatControls(v: TableView, auth: SeatAuth, tableId: string, act:
       type: "button", class: "card-button", id: `card-${c}`, "data-card-button": c,
       disabled: !(playable || choosable),
       "aria-pressed": choosable ? String(picked.has(c)) : undefined,
-      "aria-label": playable ? `play ${cardName(c)}` : choosable ? `put away ${cardName(c)}` : cardName(c),
+      "aria-label": playable ? t("me.play", { card: cardName(c) }) : choosable ? t("me.putAway", { card: cardName(c) }) : cardName(c),
     }, cardSvg(c, "hand", dealNo));
     if (playable) b.onclick = () => act(() => api.playCard({ tableId, card: c, expectedSeq: seq }, authed(auth)));
     if (choosable) b.onclick = () => {
@@ -85,7 +84,7 @@ export function seatControls(v: TableView, auth: SeatAuth, tableId: string, act:
     };
     hand.append(b);
   }
-  const actions = h("div", { class: "controls", id: "my-actions", role: "group", "aria-label": "Your decision" });
+  const actions = h("div", { class: "controls", id: "my-actions", role: "group", "aria-label": t("me.decision") });
   const button = (id: string, text: string, send: () => Promise<unknown>, disabled = false) => {
     const b = h("button", { type: "button", id, disabled }, text);
     b.onclick = () => act(send);
@@ -93,28 +92,28 @@ export function seatControls(v: TableView, auth: SeatAuth, tableId: string, act:
   };
   if (legal?.minBid) {
     for (const value of LADDER.filter((x) => x >= legal.minBid).slice(0, 3)) {
-      button(`say-${value}`, `say ${value}`, () => api.bid({ tableId, call: BidCall.SAY, value, expectedSeq: seq }, authed(auth)));
+      button(`say-${value}`, t("me.say", { value }), () => api.bid({ tableId, call: BidCall.SAY, value, expectedSeq: seq }, authed(auth)));
     }
   }
-  if (legal?.hold) button("hold", "hold", () => api.bid({ tableId, call: BidCall.HOLD, expectedSeq: seq }, authed(auth)));
-  if (legal?.mayPass) button("pass", "pass", () => api.bid({ tableId, call: BidCall.PASS, expectedSeq: seq }, authed(auth)));
-  if (legal?.pickUpSkat) button("pick-up", "pick up the skat", () => api.takeSkat({ tableId, pickUp: true, expectedSeq: seq }, authed(auth)));
-  if (legal?.playHand) button("play-hand", "play hand", () => api.takeSkat({ tableId, pickUp: false, expectedSeq: seq }, authed(auth)));
+  if (legal?.hold) button("hold", t("me.hold"), () => api.bid({ tableId, call: BidCall.HOLD, expectedSeq: seq }, authed(auth)));
+  if (legal?.mayPass) button("pass", t("me.pass"), () => api.bid({ tableId, call: BidCall.PASS, expectedSeq: seq }, authed(auth)));
+  if (legal?.pickUpSkat) button("pick-up", t("me.pickUp"), () => api.takeSkat({ tableId, pickUp: true, expectedSeq: seq }, authed(auth)));
+  if (legal?.playHand) button("play-hand", t("me.playHand"), () => api.takeSkat({ tableId, pickUp: false, expectedSeq: seq }, authed(auth)));
   if (discarding) {
-    button("discard", "put the two chosen cards away",
+    button("discard", t("me.discard"),
       () => api.discard({ tableId, cards: [...picked], expectedSeq: seq }, authed(auth)), picked.size !== 2);
   }
   for (const [i, c] of (legal?.contracts ?? []).entries()) {
-    button(`declare-${i}`, `declare ${contractName(c.game, c.announcement, c.hand)}`,
+    button(`declare-${i}`, t("me.declare", { game: contractName(c.game, c.announcement, c.hand) }),
       () => api.declare({ tableId, game: c.game, announcement: c.announcement, expectedSeq: seq }, authed(auth)));
   }
-  if (legal?.claim) button("claim", "claim the rest", () => api.claim({ tableId, expectedSeq: seq }, authed(auth)));
-  if (legal?.resign) button("resign", "resign", () => api.resign({ tableId, expectedSeq: seq }, authed(auth)));
+  if (legal?.claim) button("claim", t("me.claim"), () => api.claim({ tableId, expectedSeq: seq }, authed(auth)));
+  if (legal?.resign) button("resign", t("me.resign"), () => api.resign({ tableId, expectedSeq: seq }, authed(auth)));
   const turn = actions.childElementCount || (legal?.cards.length ?? 0) > 0;
   box.append(
-    h("h2", {}, `Your hand, ${auth.name}`),
+    h("h2", {}, t("me.hand", { name: auth.name })),
     h("p", { id: "my-turn", "aria-live": "assertive", class: turn ? "your-turn" : "muted" },
-      turn ? (discarding ? "Your turn: choose two cards to put away." : (legal?.cards.length ?? 0) > 0 ? "Your turn: play a card." : "Your turn.") : "Waiting for the others."),
+      turn ? (discarding ? t("me.turnDiscard") : (legal?.cards.length ?? 0) > 0 ? t("me.turnCard") : t("me.turn")) : t("me.waiting")),
     hand, actions, h("p", { id: "my-error", role: "alert", class: "error" }));
   return box;
 }

@@ -5,6 +5,7 @@
 // `skat tournament verify`, which runs the engine.
 import { api } from "./api";
 import { RecordFormat, type Tournament } from "./gen/skat/v1/skat_pb";
+import { t as say } from "./i18n";
 
 async function sha256(text: string): Promise<Uint8Array> {
   return new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
@@ -24,11 +25,11 @@ async function listSeed(secret: string, meeting: number, list: number): Promise<
 /** What the check found, in words. */
 export async function verifyDeals(t: Tournament): Promise<{ ok: boolean; text: string }> {
   if (!t.dealsSecret) {
-    return { ok: false, text: t.dealsCommitment ? "the secret is revealed when the tournament is over" : "made before deals were committed: nothing to verify" };
+    return { ok: false, text: t.dealsCommitment ? say("deals.later").trim().replace(/^\(|\)$/g, "") : say("verify.old") };
   }
-  if (!crypto?.subtle) return { ok: false, text: "this page is not a secure context (https or this machine): use skat tournament verify" };
+  if (!crypto?.subtle) return { ok: false, text: say("verify.insecure") };
   if (hex(await sha256(`skat-deals-v1:${t.dealsSecret}`)) !== t.dealsCommitment) {
-    return { ok: false, text: `the revealed secret does not match the commitment ${t.dealsCommitment}` };
+    return { ok: false, text: say("verify.mismatch", { commitment: t.dealsCommitment }) };
   }
   const lists = Math.max(1, Math.floor((t.meetings[0]?.tables ?? t.seats) / Math.max(1, t.seats)));
   const seeds = new Set<string>();
@@ -42,10 +43,10 @@ export async function verifyDeals(t: Tournament): Promise<{ ok: boolean; text: s
     for (const line of r.records) {
       // Read as text: a seed is a 64-bit number, beyond what a JavaScript number holds.
       const seed = /"seed":\s*(\d+)/.exec(line)?.[1];
-      if (!seed) return { ok: false, text: `table ${table.tableId}: a record without its seed` };
-      if (!seeds.has(seed)) return { ok: false, text: `table ${table.tableId}: seed ${seed} does not come from the secret` };
+      if (!seed) return { ok: false, text: say("verify.noSeed", { table: table.tableId }) };
+      if (!seeds.has(seed)) return { ok: false, text: say("verify.badSeed", { table: table.tableId, seed }) };
       deals++;
     }
   }
-  return { ok: true, text: `verified: the ${deals} deals of ${finished.length} tables came from the secret committed at creation (${t.dealsCommitment.slice(0, 16)}…)` };
+  return { ok: true, text: say("verify.ok", { deals, tables: finished.length, commitment: t.dealsCommitment.slice(0, 16) }) };
 }

@@ -2,7 +2,8 @@
 // bots (`skat serve --house-bots random,heuristic`): `#/play` makes a table with both bots
 // and takes the last seat; the person bids, picks up or passes, puts two cards away,
 // declares and plays cards by clicking, the page is reloaded in the middle of the deal and
-// the seat goes on; a second table is played by keyboard alone at phone width. At every
+// the seat goes on; a second table is played by keyboard alone at phone width, in German
+// (the language switch: the seat's words and the cards' spoken names). At every
 // step no card of another seat is in the DOM: every card shown as the person's hand is,
 // by the records after the deal, in the person's hand as dealt (or the skat it picked up),
 // and no other card is shown but those the rules reveal (the trick, tricks taken, an open
@@ -66,8 +67,8 @@ test("a person plays the bots from the page", { timeout: 300000 }, async () => {
           if (where === "hand") seen.add(card);
           else assert.ok(PUBLIC.has(where), `a card shown as ${where}: ${card}`);
         }
-        const status = await page.$eval("#table", (t) => t.closest("main")?.querySelector(".status")?.textContent ?? "");
-        if (status.startsWith("finished")) break;
+        const status = await page.$eval("#table .status", (e) => e.getAttribute("data-status")).catch(() => "");
+        if (status === "FINISHED") break;
         // The person's move, if it is its turn: a card, two cards to put away, a bid
         // (once), hold, pick up, a contract; else pass.
         const choice = await page.evaluate((said) => {
@@ -78,9 +79,14 @@ test("a person plays the bots from the page", { timeout: 300000 }, async () => {
             if (pressed < 2) return enabled("#my-hand [aria-pressed=false]")[0];
             return "#discard";
           }
-          return enabled("#my-hand .card-button")[0] || (said < 12 && enabled("[id^=say-]")[0]) || enabled("#hold")[0] ||
+          return enabled("#my-hand .card-button")[0] || (said < 40 && enabled("[id^=say-]")[0]) || enabled("#hold")[0] ||
             enabled("#pick-up")[0] || enabled("[id^=declare-]")[0] || enabled("#pass")[0] || null;
         }, said);
+        // The seat's words are the page's language.
+        const turn = await page.$eval("#my-turn", (e) => e.textContent).catch(() => null);
+        if (turn) words.all.add(turn);
+        const spoken = await page.$$eval("#my-hand [data-card]", (els) => els.map((e) => e.getAttribute("aria-label")));
+        for (const label of spoken) words.all.add(label);
         if (choice) {
           if (process.env.SKAT_PLAY_TRACE) console.log(`${name}: ${choice}`);
           if (choice.startsWith("#say-")) said++;
@@ -107,16 +113,29 @@ test("a person plays the bots from the page", { timeout: 300000 }, async () => {
         }
       }
       assert.ok(steps > 10, `${name} made its decisions (${steps})`);
+      assert.ok(words[words.lang].some((w) => words.all.has(w)), `${name} saw its turn in ${words.lang}: ${[...words.all].slice(0, 5)}`);
       assert.ok(discarded, `${name} declared a game: it put two cards away`);
       return { tableId, seen };
     };
 
+    // Words each language must show at a seat (a turn, a card's spoken name).
+    const words = {
+      lang: "en",
+      all: new Set(),
+      en: ["Your turn: play a card.", "Your turn.", "Your turn: choose two cards to put away.", "Waiting for the others."],
+      de: ["Du bist dran: spiel eine Karte.", "Du bist dran.", "Du bist dran: wähle zwei Karten zum Drücken.", "Warte auf die anderen."],
+    };
     const click = async (sel) => page.click(sel);
     const first = await playTable("clicker", 1, click, 6);
     await page.screenshot({ path: path.join(shots, "12-played.png"), fullPage: true });
 
-    // By keyboard alone, at phone width.
+    // English by default (this browser prefers it): the seat's words.
+    assert.equal(await page.$eval("html", (e) => e.lang), "en");
+    // By keyboard alone, at phone width, in German (the switch, kept for the next visit).
     await page.setViewport({ width: 390, height: 844, isMobile: true });
+    await page.select("#lang", "de");
+    await page.waitForFunction(() => document.querySelector("a[href='#/play']")?.textContent === "Spielen");
+    words.lang = "de";
     const key = async (sel) => { await page.focus(sel); await page.keyboard.press("Enter"); };
     const second = await playTable("keys", 2, key, -1);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
@@ -139,6 +158,9 @@ test("a person plays the bots from the page", { timeout: 300000 }, async () => {
       assert.ok(played.seen.size >= 10, `${who} saw its hand`);
       for (const c of played.seen) assert.ok(mine.has(c), `${who} was shown ${c}, not its card`);
     }
+    // Cards were named in each language: "jack of clubs" in English, "Kreuz Bube" in German.
+    assert.ok([...words.all].some((w) => / of (clubs|spades|hearts|diamonds)$/.test(w)), "English card names");
+    assert.ok([...words.all].some((w) => /^(Kreuz|Pik|Herz|Karo) (Sieben|Acht|Neun|Zehn|Bube|Dame|König|Ass)$/.test(w)), "German card names");
   } finally {
     await browser.close();
     server.kill("SIGTERM");

@@ -25,7 +25,7 @@ const en = {
   "table.tricksPlayed": "Tricks played ({n})", "table.dealsTitle": "Deals", "col.deal": "deal", "col.game": "game", "col.score": "score",
   "table.passedIn": "passed in", "table.won": "won", "table.lost": "lost",
   "table.asDealt": "Deal {n} as dealt ", "table.replayIt": "(replay it)", "table.tv": "TV: following a table being played",
-  "tv.idle": "Nothing is being played now; looking again every 5 seconds.",
+  "tv.idle": "Nothing is being played now; looking again every 5 seconds.", "table.animate": "animate cards",
   "call.say": "say", "call.hold": "hold", "call.pass": "pass",
   // a person's seat
   "me.hand": "Your hand, {name}", "me.turn": "Your turn.", "me.turnCard": "Your turn: play a card.",
@@ -111,7 +111,7 @@ const de: Record<Id, string> = {
   "table.tricksPlayed": "Gespielte Stiche ({n})", "table.dealsTitle": "Spiele", "col.deal": "Spiel", "col.game": "Spielart", "col.score": "Wert",
   "table.passedIn": "eingepasst", "table.won": "gewonnen", "table.lost": "verloren",
   "table.asDealt": "Spiel {n}, wie gegeben ", "table.replayIt": "(nachspielen)", "table.tv": "TV: folgt einem laufenden Tisch",
-  "tv.idle": "Gerade wird nicht gespielt; alle 5 Sekunden wird neu geschaut.",
+  "tv.idle": "Gerade wird nicht gespielt; alle 5 Sekunden wird neu geschaut.", "table.animate": "Karten bewegen",
   "call.say": "sagt", "call.hold": "ja", "call.pass": "passe",
   "me.hand": "Deine Karten, {name}", "me.turn": "Du bist dran.", "me.turnCard": "Du bist dran: spiel eine Karte.",
   "me.turnDiscard": "Du bist dran: wähle zwei Karten zum Drücken.", "me.waiting": "Warte auf die anderen.",

@@ -257,15 +257,24 @@ function tableDom(v: TableView, lastEnded: DealEnded | undefined, tableId: strin
       v.dealsPlayed > 0 ? " · " : "", v.dealsPlayed > 0 ? link(replayHref(tableId, v.dealsPlayed - 1), t("table.replayLast")) : ""),
   ]);
   const felt = h("div", { class: "felt" });
-  const seats = h("div", { class: "seats" });
-  // As they sit in this deal: forehand, middlehand, rearhand (then the dealer sitting out).
+  // The seats around the trick: a spectator sees forehand left, middlehand at the top,
+  // rearhand right; a seated person sits at the bottom with the next to play on its
+  // left. The dealer who sits out (four seats) takes the place left over.
+  const seats = h("div", { class: "ring" });
   const order = (seat: number) => { const p = d ? d.positionSeats.indexOf(seat) : -1; return p < 0 ? 9 + seat : p; };
+  const mine = auth && d ? d.positionSeats.indexOf(auth.seat) : -1;
+  const place = (seat: number): string => {
+    const p = d ? d.positionSeats.indexOf(seat) : -1;
+    if (p < 0) return mine >= 0 ? "top" : d ? "bottom" : ["left", "top", "right", "bottom"][seat] ?? "bottom";
+    if (mine < 0) return ["left", "top", "right"][p];
+    return ["bottom", "left", "right"][(p - mine + 3) % 3];
+  };
   for (const s of [...v.seatInfo].sort((a, b) => order(a.seat) - order(b.seat))) {
     const standing = v.standings.find((x) => x.seat === s.seat);
     const clock = v.clocks.find((c) => c.seat === s.seat);
     const position = d ? d.positionSeats.indexOf(s.seat) : -1;
     const moving = toMove === s.seat;
-    append(seats, [h("div", { class: `seat${moving ? " to-move" : ""}`, "aria-current": moving ? "true" : undefined },
+    append(seats, [h("div", { class: `seat at-${place(s.seat)}${moving ? " to-move" : ""}`, "aria-current": moving ? "true" : undefined },
       // A tournament's players are accounts: their pages exist.
       h("div", { class: "name" }, s.name ? (v.tournamentId ? link(`#/bot/${encodeURIComponent(s.name)}`, s.name) : s.name) : t("seat.open", { n: s.seat + 1 }), moving ? t("seat.toMove") : ""),
       h("div", { class: "muted" }, position >= 0 ? positionName(position + 1) : t("seat.sitsOut"),
@@ -277,6 +286,7 @@ function tableDom(v: TableView, lastEnded: DealEnded | undefined, tableId: strin
   }
   felt.append(seats);
   if (d) {
+    felt.append(h("div", { class: "controls" }, animationSwitch()));
     const call = (c: BidCall) => (c === BidCall.SAY ? t("call.say") : c === BidCall.HOLD ? t("call.hold") : c === BidCall.PASS ? t("call.pass") : "");
     const auction = d.auction.map((c) => `${nameAt(c.position)} ${call(c.call)}${c.value ? " " + c.value : ""}`);
     append(felt, [h("div", { class: "auction" }, h("strong", {}, t("table.bidding")), auction.length ? auction.join(" · ") : t("table.notStarted"))]);
@@ -288,12 +298,15 @@ function tableDom(v: TableView, lastEnded: DealEnded | undefined, tableId: strin
     if (d.skat.length) append(felt, [h("div", {}, h("strong", {}, d.skatPickedUp && d.discards.length ? t("table.skatPicked") : t("table.skat")), h("span", { class: "cards small" }, ...d.skat.map((c) => cardSvg(c, "skat", dealNo))))]);
     if (d.discards.length) append(felt, [h("div", {}, h("strong", {}, t("table.putAway")), h("span", { class: "cards small", id: "discards" }, ...d.discards.map((c) => cardSvg(c, "skat", dealNo))))]);
     if (d.openHand.length) append(felt, [h("div", {}, h("strong", {}, t("table.openHand")), h("div", { class: "cards small", id: "open-hand" }, ...d.openHand.map((c) => cardSvg(c, "open", dealNo))))]);
-    const trick = h("div", { class: "cards", id: "trick", "aria-live": "polite", "aria-label": "Current trick" });
-    for (const [i, c] of (d.currentTrick?.cards ?? []).entries()) {
+    const trick = h("div", { class: "cards", id: "trick", "aria-live": "polite", "aria-label": t("table.trick").replace(":", "").trim() });
+    const cardsNow = d.currentTrick?.cards ?? [];
+    for (const [i, c] of cardsNow.entries()) {
       const pos = d.currentTrick ? ((d.currentTrick.leader - 1 + i) % 3) + 1 : 0;
-      trick.append(h("div", { class: "trick-card" }, cardSvg(c, "trick", dealNo), nameAt(pos)));
+      // The card just played slides in (not with the reader's reduced motion or the switch off).
+      const fresh = i === cardsNow.length - 1 && animate();
+      trick.append(h("div", { class: `trick-card${fresh ? " fresh" : ""}` }, cardSvg(c, "trick", dealNo), nameAt(pos)));
     }
-    append(felt, [h("div", {}, h("strong", {}, t("table.trick")), trick)]);
+    seats.append(h("div", { class: "at-trick" }, trick));
     const taken = [1, 2, 3].map((p) => `${nameAt(p)} ${d.tricks.filter((x) => x.winner === p).length}`);
     append(felt, [h("div", {}, h("strong", {}, t("table.taken")), taken.join(" · "))]);
     if (d.declarer && d.contract?.game) {
@@ -327,6 +340,22 @@ function tableDom(v: TableView, lastEnded: DealEnded | undefined, tableId: strin
     root.append(h("h2", {}, t("table.dealsTitle")), table([t("col.deal"), t("col.game"), "", [t("col.score"), "num"]], rows.reverse()));
   }
   return root;
+}
+
+/** Whether a card played slides into the trick: the reader's choice (kept), off when the
+ * system asks for reduced motion. */
+function animate(): boolean {
+  return localStorage.getItem("skat-animate") !== "off" && !matchMedia("(prefers-reduced-motion: reduce)").matches;
+}
+
+function animationSwitch(): HTMLElement {
+  const on = localStorage.getItem("skat-animate") !== "off";
+  const b = h("button", { type: "button", id: "animate", "aria-pressed": String(on) }, t("table.animate"));
+  b.onclick = () => {
+    localStorage.setItem("skat-animate", on ? "off" : "on");
+    b.setAttribute("aria-pressed", String(!on));
+  };
+  return b;
 }
 
 function dealtDom(e: DealEnded, names: string[], tableId: string): HTMLElement {

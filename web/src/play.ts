@@ -22,7 +22,8 @@ export async function playView(show: (title: string, ...content: (Node | string)
     const select = h("select", { id: `opponent-${i}`, name: `opponent-${i}` },
       ...online.map((n) => h("option", { value: n }, n)),
       h("option", { value: "" }, t("play.openSeat")));
-    (select as HTMLSelectElement).selectedIndex = Math.min(i, Math.max(0, online.length - 1));
+    // Each opponent a different house bot while there are enough; then open seats.
+    (select as HTMLSelectElement).selectedIndex = i < online.length ? i : online.length;
     return h("label", {}, `${t("play.opponent", { n: i + 1 })} `, select);
   };
   const field = (id: string, label: string, value: string, attrs: Record<string, string>) =>
@@ -30,7 +31,9 @@ export async function playView(show: (title: string, ...content: (Node | string)
   const error = h("p", { id: "play-error", role: "alert", class: "error" });
   const form = h("form", { id: "play-form", class: "stack" },
     field("player-name", t("play.name"), "guest", { maxlength: "32", required: "" }),
-    opponent(0), opponent(1),
+    h("label", {}, `${t("play.seats")} `, h("select", { id: "seats", name: "seats" },
+      h("option", { value: "3" }, "3"), h("option", { value: "4" }, t("play.four")))),
+    opponent(0), opponent(1), opponent(2),
     field("deals", t("play.deals"), "6", { type: "number", min: "1", max: "36" }),
     field("action-seconds", t("play.seconds"), "120", { type: "number", min: "10", max: "3600" }),
     h("button", { type: "submit", id: "start" }, t("play.start")),
@@ -38,13 +41,15 @@ export async function playView(show: (title: string, ...content: (Node | string)
   form.onsubmit = (e) => {
     e.preventDefault();
     const value = (id: string) => (document.getElementById(id) as HTMLInputElement).value;
-    const bots = [value("opponent-0"), value("opponent-1")].filter((n) => n);
+    const seats = Number(value("seats")) === 4 ? 4 : 3;
+    // At a table of three the third opponent is not asked for.
+    const bots = [value("opponent-0"), value("opponent-1"), value("opponent-2")].slice(0, seats - 1).filter((n) => n);
     const name = value("player-name").trim() || "guest";
     void (async () => {
       try {
         const created = await api.createTable({
           name: t("play.against", { name, who: bots.join(t("play.and")) || t("play.people") }),
-          seats: 3,
+          seats,
           deals: Number(value("deals")) || 6,
           timeControl: { actionMs: BigInt(Math.round(Number(value("action-seconds")) * 1000)), dealMs: 0n },
           bots,

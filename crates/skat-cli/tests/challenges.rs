@@ -184,6 +184,11 @@ async fn challenges_against_house_bots_and_accounts() {
         .into_inner()
         .records;
     assert_eq!(records.len(), 2);
+    let twice = pb::CreateTableRequest {
+        bots: vec!["house-random".into(), "house-random".into()],
+        ..Default::default()
+    };
+    assert_eq!(reason(&c.create_table(twice).await.unwrap_err()), Some(R::InvalidSettings));
     let nobody = pb::CreateTableRequest { bots: vec!["nobody".into()], ..Default::default() };
     assert_eq!(reason(&c.create_table(nobody).await.unwrap_err()), Some(R::UnknownEntrant));
 

@@ -41,8 +41,7 @@ impl Competitions {
                 0 => a.max_tables,
                 c => c.min(a.max_tables),
             } as usize;
-            let twice = out.iter().filter(|i| i.account == a.account_id).count();
-            if a.disabled || !self.lobbies.open_for_tables(&a.account_id) || at + twice >= cap {
+            if a.disabled || !self.lobbies.open_for_tables(&a.account_id) || at >= cap {
                 return Err(CompetitionError::BotUnavailable(a.name.to_string()));
             }
             out.push(Invited { account: a.account_id, name: a.name.to_string() });

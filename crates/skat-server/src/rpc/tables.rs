@@ -85,6 +85,16 @@ pub(crate) async fn create(
         )
         .into());
     }
+    if let Some(twice) = req.bots.iter().enumerate().find(|(i, b)| req.bots[..*i].contains(b)).map(|(_, b)| b)
+    {
+        let shown: String = twice.chars().take(32).collect();
+        return Err(Refusal::new(
+            Code::InvalidArgument,
+            R::InvalidSettings,
+            format!("`{shown}` is named twice: a bot plays one seat of a table"),
+        )
+        .into());
+    }
     let bots =
         if req.bots.is_empty() { Vec::new() } else { s.competitions.bots_for_table(&req.bots).await? };
     let config = TableConfig {

@@ -50,6 +50,7 @@ def lobby(
     casual_seats: int = 0,
     on_illegal: str = "fallback",
     accept_challenges: Sequence[str] = (),
+    open_tables: bool = False,
 ) -> List[Finished]:
     """Plays every seat the lobby hands out until ``lists`` tables have ended (None: for
     ever), whatever happened at them (a table whose seat stopped on an error counts);
@@ -64,8 +65,10 @@ def lobby(
     arrive. ``accept_challenges``: the lobby is shown challenges (Challenge) and accepts
     those from these account names (``"*"``: anybody), declining the others (``challenge
     accepted``, ``challenge declined``); empty: no offers are shown (answer them with
-    :func:`answer_challenge`). A seat on another replica comes without its token; the bot
-    then keeps a lobby open at that replica too, which hands the seat out with its token.
+    :func:`answer_challenge`). ``open_tables``: offer the account to people's tables (a
+    CreateTable naming it in ``bots`` seats it, within its quota, and the seat comes through
+    this lobby). A seat on another replica comes without its token; the bot then keeps a
+    lobby open at that replica too, which hands the seat out with its token.
 
     ``server``: an address string or a :class:`~skat_sdk.ServerAddress`; the bot token
     never travels in plain text beyond this machine unless allowed
@@ -146,7 +149,10 @@ def lobby(
             try:
                 # Challenges only at home: a followed replica's lobby is for its seats.
                 request = pb.LobbyRequest(
-                    max_tables=max_tables, casual_seats=casual, challenges=primary and bool(accept_challenges)
+                    max_tables=max_tables,
+                    casual_seats=casual,
+                    challenges=primary and bool(accept_challenges),
+                    open_tables=primary and open_tables,
                 )
                 stream = stub.Lobby(request, metadata=(("authorization", f"Bearer {bot_token}"),))
                 with lock:

@@ -300,7 +300,8 @@ sdk.lobby(process.argv[2], process.argv[3], () => new Jack(), 3, { acceptChallen
 def test_challenges_are_answered_from_a_list_in_python_and_typescript(tmp_path, caplog):
     """Challenges reach the lobbies that ask for them: a Python bot and a TypeScript bot
     accept a challenge from `h` (in their lists) and play its meeting; the Python bot
-    declines one from `ts` (not in its list); the house bot accepts anybody's."""
+    declines one from `ts` (not in its list); the house bot accepts anybody's. The Python
+    bot also offers itself to people's tables and is seated at one with the house bot."""
     ts_dist = REPO / "clients" / "typescript" / "dist" / "src" / "index.js"
     proc, addr, stub = db_server(tmp_path, "--admin-token", "op", "--house-bots", "random", "--action-timeout", "20s")
     try:
@@ -312,7 +313,7 @@ def test_challenges_are_answered_from_a_list_in_python_and_typescript(tmp_path, 
         result = {}
         caplog.set_level(logging.INFO, logger="skat_sdk")
         t = threading.Thread(target=lambda: result.setdefault(
-            "lists", skat_sdk.lobby(addr, tokens["py"], lambda: JackBot(2), lists=3, accept_challenges=["h"])))
+            "lists", skat_sdk.lobby(addr, tokens["py"], lambda: JackBot(2), lists=4, accept_challenges=["h"], open_tables=True)))
         t.start()
         ts = subprocess.Popen(["node", "-e", TS_CHALLENGED, str(ts_dist), addr, tokens["ts"]],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -328,6 +329,12 @@ def test_challenges_are_answered_from_a_list_in_python_and_typescript(tmp_path, 
                 time.sleep(0.2)
             raise AssertionError(f"challenge {challenge_id} never became {wanted}: {now}")
 
+        # A person's table with the Python bot and the house bot seated at once (open_tables).
+        people = stub.CreateTable(pb.CreateTableRequest(deals=1, bots=["py", "house-random"],
+                                                        time_control=pb.TimeControl(action_ms=20000)))
+        assert [s.name for s in people.table.seat_info if s.occupied] == ["py", "house-random"]
+        person = subprocess.Popen([SKAT, "bot", "--strategy", "random", "--server", addr, "--table", people.table_id],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         declined = stub.Challenge(pb.ChallengeRequest(opponents=["py", "house-random"], deals=2), metadata=bearer("ts"))
         gone = state("ts", declined.challenge.challenge_id, pb.CHALLENGE_STATE_DECLINED)
         assert list(gone.accepted) in ([], ["house-random"])
@@ -335,8 +342,9 @@ def test_challenges_are_answered_from_a_list_in_python_and_typescript(tmp_path, 
         accepted = state("h", made.challenge.challenge_id, pb.CHALLENGE_STATE_ACCEPTED)
         assert sorted(accepted.accepted) == ["py", "ts"] and accepted.tournament_id
         t.join(timeout=240)
-        assert not t.is_alive(), "the Python bot played the meeting's three tables"
-        assert len(result["lists"]) == 3
+        assert not t.is_alive(), "the Python bot played the meeting's three tables and the person's table"
+        assert len(result["lists"]) == 4
+        assert person.wait(timeout=60) == 0
         out, err = ts.communicate(timeout=240)
         assert ts.returncode == 0 and "done 3" in out, (out, err)
         words = [r.getMessage() for r in caplog.records]

@@ -21,6 +21,9 @@ export interface LobbyOptions {
    * decline the others. Absent or empty: the lobby is not shown challenges (answer them
    * with `answerChallenge`). */
   acceptChallenges?: string[];
+  /** Offer the account to people's tables: a CreateTable naming it in `bots` seats it
+   * (within its quota), and the seat comes through this lobby. */
+  openTables?: boolean;
 }
 
 /** Whether an `acceptChallenges` list accepts a challenge from `challenger`. */
@@ -80,7 +83,7 @@ export async function lobby(
         const policy = options.acceptChallenges ?? [];
         const stream = conn.client.lobby(
           // Challenges only at home: a followed replica's lobby is for its seats.
-          { maxTables: options.maxTables ?? 0, casualSeats, challenges: primary && policy.length > 0 },
+          { maxTables: options.maxTables ?? 0, casualSeats, challenges: primary && policy.length > 0, openTables: primary && (options.openTables ?? false) },
           // The server answers a lobby with its headers at once: connected.
           bearer(botToken, { signal: abort.signal, onHeader: () => logger().info(`lobby connected: server=${address.url}`) }),
         );

@@ -1,5 +1,6 @@
 -- Challenges: an account invites others to a duplicate meeting; when every opponent
--- accepted it becomes a tournament of format challenge.
+-- accepted it becomes a tournament of format challenge. Kept as long as tables are
+-- (`--retention`: purge_ended_before deletes those made before it, once answered or expired).
 CREATE TABLE skat_challenges (
     challenge_id   TEXT PRIMARY KEY,          -- random
     challenger_id  TEXT NOT NULL,

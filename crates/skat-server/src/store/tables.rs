@@ -349,8 +349,9 @@ impl Store {
         Ok(rows.iter().map(Store::row_from).collect::<Result<_, _>>()?)
     }
 
-    /// Deletes finished and abandoned tables (rows and entries) that ended before
-    /// `before_ms`; returns how many tables.
+    /// Deletes finished and abandoned tables (rows, entries, analyses) that ended before
+    /// `before_ms`, and challenges made before it that are no longer pending; returns how
+    /// many tables.
     pub async fn purge_ended_before(&self, before_ms: u64) -> Result<u64, StoreError> {
         let mut tx = self.pool.begin().await?;
         let ended =
@@ -360,6 +361,19 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         sqlx::query(&format!("DELETE FROM skat_analyses WHERE table_id IN ({ended})"))
+            .bind(to_i64(before_ms))
+            .execute(&mut *tx)
+            .await?;
+        // Challenges answered or expired that long ago go with the tables of their time.
+        let old_challenges = "SELECT challenge_id FROM skat_challenges WHERE created_ms < $1 \
+             AND (state <> 'pending' OR expires_ms < $1)";
+        sqlx::query(&format!(
+            "DELETE FROM skat_challenge_opponents WHERE challenge_id IN ({old_challenges})"
+        ))
+        .bind(to_i64(before_ms))
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query(&format!("DELETE FROM skat_challenges WHERE challenge_id IN ({old_challenges})"))
             .bind(to_i64(before_ms))
             .execute(&mut *tx)
             .await?;

@@ -36,6 +36,7 @@ const en = {
   // playing against bots
   "play.title": "Play a list against bots", "play.name": "Your name", "play.opponent": "Opponent {n}", "play.openSeat": "an open seat for another person",
   "play.deals": "Deals", "play.seconds": "Seconds per decision", "play.start": "Sit down",
+  "play.insecure": "This page is not on HTTPS: a seat's token would travel in plain text, so you cannot sit down here. The operator serves the page with --tls-cert (docs/deploy.md).",
   "play.seats": "Seats", "play.four": "4 (the dealer sits out; opponent 3 plays too)",
   "play.intro": "Choose your opponents: the server's house bots, or an open seat another person can take from the table list.",
   "play.noHouse": "No house bot is online on this server: leave seats open for other people (or for bots you start yourself).",
@@ -121,6 +122,7 @@ const de: Record<Id, string> = {
   "me.declare": "{game} ansagen", "me.claim": "Rest beanspruchen", "me.resign": "aufgeben", "me.seat": "Dein Platz", "me.decision": "Deine Entscheidung",
   "play.title": "Eine Liste gegen Bots spielen", "play.name": "Dein Name", "play.opponent": "Gegner {n}", "play.openSeat": "ein freier Platz für einen Menschen",
   "play.deals": "Spiele", "play.seconds": "Sekunden pro Entscheidung", "play.start": "Hinsetzen",
+  "play.insecure": "Diese Seite läuft nicht über HTTPS: das Platz-Token ginge im Klartext übers Netz, darum kannst du dich hier nicht hinsetzen. Der Betreiber stellt die Seite mit --tls-cert bereit (docs/deploy.md).",
   "play.seats": "Plätze", "play.four": "4 (der Geber setzt aus; Gegner 3 spielt mit)",
   "play.intro": "Wähle deine Gegner: die Hausbots des Servers oder einen freien Platz, den ein anderer Mensch aus der Tischliste nehmen kann.",
   "play.noHouse": "Auf diesem Server ist kein Hausbot da: lass Plätze für andere Menschen frei (oder für Bots, die du selbst startest).",

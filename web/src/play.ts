@@ -3,19 +3,26 @@
 // tables), takes the remaining seat with JoinTable like any bot, keeps the seat token in
 // this tab's session storage, and goes to the table, where the seat's decisions are
 // offered (seat.ts). Other seats may stay open for other people, who join from the table
-// list. On a server that lets anonymous clients only watch (`--anonymous spectate`),
+// list. Only on HTTPS or this machine: the seat token must not travel in plain text. On a
+// server that lets anonymous clients only watch (`--anonymous spectate`),
 // CreateTable and JoinTable are refused: people play there only at tables the operator
 // opens and hands out.
 import { ConnectError } from "@connectrpc/connect";
 import { api } from "./api";
 import { h } from "./dom";
 import { keepSeat } from "./seat";
+import { safeOrigin } from "./operator";
 import { t } from "./i18n";
 
 /** The house bots a person may choose from, when online. */
 const HOUSE = ["house-random", "house-heuristic", "house-pimc"];
 
 export async function playView(show: (title: string, ...content: (Node | string)[]) => void) {
+  // A seat token is a secret: not over plain HTTP beyond this machine.
+  if (!safeOrigin()) {
+    show(t("nav.play"), h("h1", {}, t("play.title")), h("p", { class: "error", role: "alert", id: "insecure" }, t("play.insecure")));
+    return;
+  }
   const online = (await Promise.all(HOUSE.map((name) =>
     api.getBot({ name }).then((r) => (r.bot?.online ? name : undefined), () => undefined)))).filter((n): n is string => !!n);
   const opponent = (i: number) => {

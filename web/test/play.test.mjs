@@ -30,7 +30,9 @@ test("a person plays the bots from the page", { timeout: 300000 }, async () => {
   const server = spawn(skat, ["serve", "--addr", `127.0.0.1:${grpcPort}`, "--web-addr", `127.0.0.1:${webPort}`,
     "--metrics-addr", "off", "--admin-token", "op", "--data-dir", data, "--house-bots", "random,heuristic"],
   { stdio: ["ignore", "ignore", "inherit"] });
-  const browser = await puppeteer.launch({ executablePath: chromium, headless: true, args: ["--no-sandbox", "--disable-gpu"] });
+  // skat.test resolves to this machine but is not "this machine" to the page (plain HTTP).
+  const browser = await puppeteer.launch({ executablePath: chromium, headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--host-resolver-rules=MAP skat.test 127.0.0.1"] });
   try {
     const base = `http://127.0.0.1:${webPort}/`;
     const page = await browser.newPage();
@@ -43,6 +45,12 @@ test("a person plays the bots from the page", { timeout: 300000 }, async () => {
       return (await page.$$eval("#opponent-0 option", (o) => o.map((x) => x.value)).catch(() => [])).includes("house-heuristic");
     }, 60000);
     await page.screenshot({ path: path.join(shots, "10-play-form.png"), fullPage: true });
+    // Over plain HTTP beyond this machine nobody sits down: the token would travel in clear.
+    const remote = await browser.newPage();
+    await remote.goto(`http://skat.test:${webPort}/#/play`, { waitUntil: "load" });
+    await remote.waitForSelector("#insecure");
+    assert.equal(await remote.$("#play-form"), null, "no form on an insecure origin");
+    await remote.close();
 
     /** Plays the table the form makes to its end; `press` clicks or uses the keyboard. */
     const playTable = async (name, deals, press, reloadAfter) => {

@@ -387,3 +387,29 @@ impl Store {
         Ok(done.rows_affected())
     }
 }
+
+/// Which tournament a table belongs to (the page links a table to it).
+impl Store {
+    /// The tournament of a table with its name, if the table is a tournament's.
+    pub(crate) async fn tournament_named_of_table(
+        &self,
+        table_id: &str,
+    ) -> Result<Option<(skat_league::TournamentId, String)>, StoreError> {
+        let row = sqlx::query(
+            "SELECT t.tournament_id AS tournament_id, u.name AS name FROM skat_tournament_tables t \
+             JOIN skat_tournaments u ON u.tournament_id = t.tournament_id WHERE t.table_id = $1",
+        )
+        .bind(table_id)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(|r| {
+            let id = r
+                .try_get::<String, _>("tournament_id")?
+                .parse()
+                .map_err(|e: String| sqlx::Error::Decode(e.into()))?;
+            Ok::<_, sqlx::Error>((id, r.try_get::<String, _>("name")?))
+        })
+        .transpose()
+        .map_err(StoreError::from)
+    }
+}

@@ -190,7 +190,12 @@ async function liveView(tableId: string, onEnd?: () => void) {
       app.prepend(h("p", { class: "pill", id: "tv" }, t("table.tv")));
       if (view.status === TableStatus.FINISHED || view.status === TableStatus.ABANDONED) { onEnd(); onEnd = undefined; }
     }
-    if (focusedId) document.getElementById(focusedId)?.focus();
+    if (focusedId && document.getElementById(focusedId)) document.getElementById(focusedId)?.focus();
+    else if (focusedId && /^(card-|say-|declare-|hold$|pass$|pick-up$|play-hand$|discard$)/.test(focusedId)) {
+      // The control just used is gone (the card was played): keyboard play goes on from
+      // the seat's first enabled control, not from the top of the page.
+      app.querySelector<HTMLButtonElement>("#my-seat button:not(:disabled)")?.focus();
+    }
   };
 
   // One decision of this tab's seat: a refusal is shown (a stale one, when the table

@@ -5,13 +5,15 @@
 //! figures mean and what they cannot say: those two modules and docs/analysis.md.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use serde_json::{Value, json};
 use skat_engine::DealRecord;
 use skat_solver::Solver;
 use skat_solver::analysis::{DealAnalysis, analyze};
 
-use crate::judge::{JudgeConfig, KnownVerdict, Mark, judge_deal};
+use crate::judge::{JudgeConfig, KnownVerdict, Mark, judge_deal_until};
 
 /// A player's decisions, as declarer or as defender.
 #[derive(Debug, Default, Clone)]
@@ -45,6 +47,8 @@ impl Tally {
 pub struct Report {
     solver: Solver,
     config: JudgeConfig,
+    /// Set by the caller to give up early (a server shutting down).
+    stop: Arc<AtomicBool>,
     players: BTreeMap<String, (Tally, Tally)>,
 }
 
@@ -52,7 +56,13 @@ impl Report {
     /// A report whose knowledge verdicts draw `config.worlds` worlds per card (0: cards
     /// open only).
     pub fn new(config: JudgeConfig) -> Report {
-        Report { solver: Solver::new(), config, players: BTreeMap::new() }
+        Report { solver: Solver::new(), config, stop: Arc::default(), players: BTreeMap::new() }
+    }
+
+    /// The same report, giving up its verdicts on knowledge once `stop` is set (what it
+    /// returns then is incomplete: the caller drops it).
+    pub fn stopped_by(self, stop: Arc<AtomicBool>) -> Report {
+        Report { stop, ..self }
     }
 
     /// One deal's analysis (`analysed: false` for a deal without card play to judge);
@@ -65,7 +75,7 @@ impl Report {
             Vec::new()
         } else {
             let config = JudgeConfig { seed: self.config.seed ^ record.number as u64, ..self.config };
-            judge_deal(&record.dealt, &record.moves, config)
+            judge_deal_until(&record.dealt, &record.moves, config, &self.stop)
         };
         self.tally(&a, &known, names);
         deal_json(&a, &known, record, id, names)

@@ -22,12 +22,15 @@
 //! The bidding, the skat and the declaration are not judged: an honest verdict would need a
 //! model of the whole game's value over hands, not a solver of card play.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
 use skat_engine::record::Move;
 use skat_engine::seat_view::DealFrame;
-use skat_engine::{Action, Card, Deal, Dealt, GameType, Seat, SeatView};
+use skat_engine::{Action, Card, Deal, Dealt, Seat, SeatView};
 use skat_solver::Solver;
+use skat_solver::analysis::won;
 
 use crate::evidence::Auction;
 use crate::pimc::Facts;
@@ -105,6 +108,17 @@ pub struct KnownVerdict {
 /// Judges every card with a choice of a finished deal on what its player knew (cards the
 /// record does not let replay, or without a game, give no verdicts).
 pub fn judge_deal(dealt: &Dealt, moves: &[Move], config: JudgeConfig) -> Vec<KnownVerdict> {
+    judge_deal_until(dealt, moves, config, &AtomicBool::new(false))
+}
+
+/// [`judge_deal`], giving up (with the verdicts so far) once `stop` is set: looked at
+/// before every world, so a server shutting down waits for one world's solve at most.
+pub fn judge_deal_until(
+    dealt: &Dealt,
+    moves: &[Move],
+    config: JudgeConfig,
+    stop: &AtomicBool,
+) -> Vec<KnownVerdict> {
     let mut deal = Deal::new(*dealt);
     let frame = DealFrame { number: 0, dealer: Seat::new(2), seats: [0, 1, 2].map(Seat::new) };
     let mut verdicts = Vec::new();
@@ -118,7 +132,10 @@ pub fn judge_deal(dealt: &Dealt, moves: &[Move], config: JudgeConfig) -> Vec<Kno
                 deal.view(Some(m.position)),
             );
             let seed = config.seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-            if let Some(v) = judge_card(&k, card, index, config, seed) {
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            if let Some(v) = judge_card(&k, card, index, config, seed, stop) {
                 verdicts.push(v);
             }
         }
@@ -130,13 +147,14 @@ pub fn judge_deal(dealt: &Dealt, moves: &[Move], config: JudgeConfig) -> Vec<Kno
 }
 
 /// Judges `card` played with knowledge `k` (`None`: not a card decision with a choice, or
-/// no world within the budget).
+/// no world within the budget); the worlds solved before `stop` was set count.
 pub fn judge_card(
     k: &SeatView,
     card: Card,
     index: usize,
     config: JudgeConfig,
     seed: u64,
+    stop: &AtomicBool,
 ) -> Option<KnownVerdict> {
     let legal = k.legal.cards;
     if legal.len() < 2 || !legal.contains(card) {
@@ -153,6 +171,9 @@ pub fn judge_card(
     let mut values: Vec<Vec<u8>> = Vec::new();
     let mut solver = Solver::with_node_limit(config.max_nodes);
     for world in &worlds {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
         let row: Vec<u8> = cards.iter().map(|c| solver.solve(&world.play(*c))).collect();
         if solver.aborted {
             break;
@@ -203,54 +224,37 @@ pub fn judge_card(
     })
 }
 
-/// Whether a value is a win for the declarer.
-fn won(game: GameType, value: u8) -> bool {
-    if game.is_null() { value == 1 } else { value >= 61 }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use skat_engine::{CardSet, Match, MatchConfig, Outcome};
+    use skat_engine::random::RandomPlayer;
+    use skat_engine::{CardSet, Outcome};
 
-    /// A seeded deal played by a policy that blunders often (the lowest legal card).
-    fn played_deal(seed: u64) -> skat_engine::DealRecord {
-        let mut m = Match::new(MatchConfig { seats: 3, deals: 1, seed }).unwrap();
-        while !m.is_over() {
-            let seat = m.seat_to_move().unwrap();
-            let legal = m.view(Some(seat)).legal;
-            let action = if let Some(card) = legal.cards.first() {
-                Action::Play { card }
-            } else if let Some(b) = legal.bid_from {
-                Action::Bid { value: b }
-            } else if legal.pick_up_skat {
-                Action::PickUpSkat
-            } else if let (Some(a), Some(b)) = (legal.discard_from.nth(0), legal.discard_from.nth(1)) {
-                Action::Discard { cards: CardSet::single(a).with(b) }
-            } else if let Some(c) = legal.contracts.iter().find(|c| !c.game.is_null()) {
-                Action::Declare { contract: *c }
-            } else {
-                Action::Pass
-            };
-            m.apply(seat, action).unwrap();
+    /// A seeded deal of the engine's random players (who blunder often), when a game was
+    /// played: the cards as dealt and the moves.
+    fn random_game(seed: u64) -> Option<(Dealt, Vec<Move>)> {
+        let dealt = Dealt::seeded(seed, 0);
+        let mut deal = Deal::new(dealt);
+        let mut player = RandomPlayer::new(seed);
+        let mut moves = Vec::new();
+        while let Some(position) = deal.to_move() {
+            let action = player.choose(&deal, position);
+            deal.apply(position, action).unwrap();
+            moves.push(Move { position, action });
         }
-        m.records()[0].clone()
+        matches!(deal.outcome(), Some(Outcome::Game(_))).then_some((dealt, moves))
     }
 
     #[test]
     fn only_cards_with_a_choice_are_judged_and_blunders_are_marked() {
         let config = JudgeConfig { worlds: 12, ..JudgeConfig::default() };
         let (mut judged, mut marked) = (0, 0);
-        for seed in 0..6 {
-            let r = played_deal(seed);
-            if !matches!(r.outcome, Outcome::Game(_)) {
-                continue;
-            }
-            let verdicts = judge_deal(&r.dealt, &r.moves, config);
+        for (dealt, moves) in (0..8).filter_map(random_game).take(5) {
+            let verdicts = judge_deal(&dealt, &moves, config);
             // Replay: which moves had a single legal card.
-            let mut deal = Deal::new(r.dealt);
+            let mut deal = Deal::new(dealt);
             let mut forced = Vec::new();
-            for (i, m) in r.moves.iter().enumerate() {
+            for (i, m) in moves.iter().enumerate() {
                 if matches!(m.action, Action::Play { .. }) && deal.playable_cards(m.position).len() == 1 {
                     forced.push(i);
                 }
@@ -262,15 +266,15 @@ mod tests {
                 assert!(v.loss >= 0.0 && v.half_width >= 0.0);
                 if v.mark != Mark::None {
                     assert!(v.loss > v.half_width, "a mark needs an interval above zero");
-                    assert_ne!(Some(v.best), played_card(&r.moves[v.index]), "the best card is no mistake");
+                    assert_ne!(Some(v.best), played_card(&moves[v.index]), "the best card is no mistake");
                 }
             }
             judged += verdicts.len();
             marked += verdicts.iter().filter(|v| v.mark != Mark::None).count();
-            assert_eq!(verdicts, judge_deal(&r.dealt, &r.moves, config), "the same seed, the same verdicts");
+            assert_eq!(verdicts, judge_deal(&dealt, &moves, config), "the same seed, the same verdicts");
         }
         assert!(judged > 20, "{judged} cards judged");
-        // The lowest-card policy throws away tricks: some of that shows on what it knew.
+        // Random players throw away tricks: some of that shows on what they knew.
         assert!(marked > 0, "no card marked in {judged}");
     }
 
@@ -280,7 +284,7 @@ mod tests {
     /// else has a heart left, and it can duck everything else).
     #[test]
     fn the_ace_that_loses_a_null_game_is_a_blunder_on_what_the_player_knew() {
-        use skat_engine::{Bid, Contract, Position as P, record::Move as M};
+        use skat_engine::{Bid, Contract, GameType, Position as P, record::Move as M};
         let set = |s: &str| s.parse::<CardSet>().unwrap();
         let dealt = Dealt::new(
             [

@@ -11,8 +11,12 @@ use skat_sdk::play::{PlayOptions, play};
 use skat_sdk::{Bot, Knowledge, SeatClient};
 use tokio_stream::StreamExt;
 
-/// Plays the first legal choices and comments on every card.
-struct Chatty(u32);
+/// Plays the first legal choices and comments on every card: a short note naming its
+/// seat and card, or (`too_long`) one the server refuses.
+struct Chatty {
+    seat: u32,
+    too_long: bool,
+}
 
 impl Bot for Chatty {
     async fn bid(&mut self, k: &Knowledge) -> Option<Bid> {
@@ -35,8 +39,11 @@ impl Bot for Chatty {
         k.legal.cards.first().unwrap()
     }
     fn comment(&mut self, k: &Knowledge) -> Option<String> {
+        if self.too_long {
+            return Some("y".repeat(300));
+        }
         (!k.legal.cards.is_empty())
-            .then(|| format!("secret-note seat {} card {}", self.0, k.legal.cards.first().unwrap()))
+            .then(|| format!("secret-note seat {} card {}", self.seat, k.legal.cards.first().unwrap()))
     }
 }
 
@@ -69,9 +76,9 @@ async fn comments_are_hidden_during_the_deal_and_shown_after_it() {
     let mut own = seats[0].watch(Some(0)).await.unwrap();
     let mut tasks = Vec::new();
     for (i, seat) in seats.into_iter().enumerate() {
-        tasks.push(tokio::spawn(
-            async move { play(seat, &mut Chatty(i as u32), PlayOptions::default()).await },
-        ));
+        tasks.push(tokio::spawn(async move {
+            play(seat, &mut Chatty { seat: i as u32, too_long: false }, PlayOptions::default()).await
+        }));
     }
     for t in tasks {
         t.await.unwrap().unwrap();
@@ -118,34 +125,6 @@ async fn comments_are_hidden_during_the_deal_and_shown_after_it() {
     }
 }
 
-/// Comments on every card, each too long for the server.
-struct Verbose;
-
-impl Bot for Verbose {
-    async fn bid(&mut self, k: &Knowledge) -> Option<Bid> {
-        k.legal.bid_from
-    }
-    async fn answer(&mut self, _k: &Knowledge, _bid: Bid) -> bool {
-        false
-    }
-    async fn take_skat(&mut self, _k: &Knowledge) -> bool {
-        true
-    }
-    async fn discard(&mut self, k: &Knowledge) -> [Card; 2] {
-        let mut it = k.legal.discard_from.iter();
-        [it.next().unwrap(), it.next().unwrap()]
-    }
-    async fn declare(&mut self, k: &Knowledge) -> Contract {
-        k.legal.contracts[0]
-    }
-    async fn play(&mut self, k: &Knowledge) -> Card {
-        k.legal.cards.first().unwrap()
-    }
-    fn comment(&mut self, _k: &Knowledge) -> Option<String> {
-        Some("y".repeat(300))
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_comment_costs_the_comment_not_the_action() {
     let (server, _stop) = common::server().await;
@@ -160,7 +139,9 @@ async fn a_refused_comment_costs_the_comment_not_the_action() {
     let mut tasks = Vec::new();
     for seat in 0..3u32 {
         let sc = SeatClient::join(&url, &table, &format!("verbose{seat}"), Some(seat)).await.unwrap().0;
-        tasks.push(tokio::spawn(async move { play(sc, &mut Verbose, PlayOptions::default()).await }));
+        tasks.push(tokio::spawn(async move {
+            play(sc, &mut Chatty { seat: 0, too_long: true }, PlayOptions::default()).await
+        }));
     }
     for t in tasks {
         let finished = t.await.unwrap().expect("the list is played to its end");

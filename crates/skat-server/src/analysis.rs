@@ -9,12 +9,14 @@
 //! | a table asked for twice is queued once; the caller polls | a page refreshing every few seconds costs nothing |
 //! | `--analysis-workers` threads (0: none), each one table at a time, on the blocking pool | analysis never holds a tokio worker that serves play |
 //! | a node budget per card (`--analysis-nodes`) | the hardest first tricks are bounded in time (the worlds solved within it are counted and shown) |
+//! | on shutdown a running analysis stops before its next world, and the workers end | the runtime waits for blocking tasks: an analysis must not hold a stopping server up |
 //! | the result kept in the database (`skat_analyses`, deleted with its table), or in memory (the last [`MEMORY_CACHE`]) without one | computed once per table and settings |
 //!
 //! The job carries the table's records, taken when it was queued: a worker reads no table
 //! and holds no lock.
 
 use std::collections::{HashSet, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Instant, SystemTime};
 
@@ -22,7 +24,7 @@ use serde_json::Value;
 use skat_bots::analysis::Report;
 use skat_bots::judge::JudgeConfig;
 use skat_engine::DealRecord;
-use tokio::sync::Notify;
+use tokio::sync::{Notify, watch};
 
 use crate::config::AnalysisConfig;
 use crate::store::Store;
@@ -73,6 +75,9 @@ pub(crate) struct Analyst {
     store: Option<Store>,
     state: Mutex<State>,
     wake: Arc<Notify>,
+    /// Set when the server shuts down: a running analysis stops at its next deal, so that
+    /// the runtime (which waits for blocking tasks) is not held up by one.
+    stopping: Arc<AtomicBool>,
 }
 
 impl Drop for Analyst {
@@ -84,21 +89,36 @@ impl Drop for Analyst {
 
 impl Analyst {
     /// An analyst; its workers start on the current runtime.
-    pub(crate) fn start(config: AnalysisConfig, store: Option<Store>) -> Arc<Analyst> {
+    pub(crate) fn start(
+        config: AnalysisConfig,
+        store: Option<Store>,
+        mut shutdown: watch::Receiver<bool>,
+    ) -> Arc<Analyst> {
         let analyst = Arc::new(Analyst {
             config,
             store,
             state: Mutex::new(State::default()),
             wake: Arc::new(Notify::new()),
+            stopping: Arc::new(AtomicBool::new(false)),
+        });
+        let (stopping, wake) = (Arc::clone(&analyst.stopping), Arc::clone(&analyst.wake));
+        tokio::spawn(async move {
+            let _ = shutdown.wait_for(|s| *s).await;
+            stopping.store(true, Ordering::Relaxed);
+            wake.notify_waiters();
         });
         for _ in 0..config.workers {
             // A worker holds only a weak reference: the analyst goes when the server does.
             let weak = Arc::downgrade(&analyst);
             let wake = Arc::clone(&analyst.wake);
+            let stopping = Arc::clone(&analyst.stopping);
             tokio::spawn(async move {
                 loop {
                     // Registered before looking at the queue: a job queued in between wakes it.
                     let woken = wake.notified();
+                    if stopping.load(Ordering::Relaxed) {
+                        break;
+                    }
                     let Some(analyst) = weak.upgrade() else { break };
                     let job = analyst.lock().queue.pop_front();
                     match job {
@@ -175,9 +195,11 @@ impl Analyst {
         self.lock().running.insert(job.table_id.clone());
         let config = self.config;
         let table_id = job.table_id.clone();
-        let computed = tokio::task::spawn_blocking(move || analyse(&job, config)).await;
+        let stopping = Arc::clone(&self.stopping);
+        let computed = tokio::task::spawn_blocking(move || analyse(&job, config, &stopping)).await;
         match computed {
-            Ok(analysis) => {
+            Ok(None) => tracing::info!(table = %table_id, "analysis stopped: the server is shutting down"),
+            Ok(Some(analysis)) => {
                 let analysis = Arc::new(analysis);
                 match &self.store {
                     Some(store) => {
@@ -202,24 +224,29 @@ impl Analyst {
     }
 }
 
-/// One table's analysis (on a blocking thread).
-fn analyse(job: &Job, config: AnalysisConfig) -> StoredAnalysis {
+/// One table's analysis (on a blocking thread); `None` when the server began shutting down
+/// before it was done (looked at before every world of every card).
+fn analyse(job: &Job, config: AnalysisConfig, stopping: &Arc<AtomicBool>) -> Option<StoredAnalysis> {
     let started = Instant::now();
-    let mut report = Report::new(JudgeConfig { worlds: config.worlds, max_nodes: config.nodes, seed: 0 });
-    let deals = job
-        .deals
-        .iter()
-        .map(|(record, names)| {
-            let id = format!("{}.{}", job.table_id, record.number);
-            report.deal(record, &id, names).to_string()
-        })
-        .collect();
+    let mut report = Report::new(JudgeConfig { worlds: config.worlds, max_nodes: config.nodes, seed: 0 })
+        .stopped_by(Arc::clone(stopping));
+    let mut deals = Vec::with_capacity(job.deals.len());
+    for (record, names) in &job.deals {
+        if stopping.load(Ordering::Relaxed) {
+            return None;
+        }
+        let id = format!("{}.{}", job.table_id, record.number);
+        deals.push(report.deal(record, &id, names).to_string());
+    }
+    if stopping.load(Ordering::Relaxed) {
+        return None;
+    }
     let summary: Value = report.summary();
-    StoredAnalysis {
+    Some(StoredAnalysis {
         deals,
         summary: summary.to_string(),
         worlds: config.worlds,
         computed_ms: crate::table::unix_ms(SystemTime::now()),
         took_ms: started.elapsed().as_millis() as u64,
-    }
+    })
 }

@@ -124,3 +124,39 @@ async fn the_queue_is_bounded_and_a_table_waits_in_it_once() {
     let r = ready(&mut client, &tables[0]).await;
     assert_eq!(r.deals.len(), 2);
 }
+
+/// A server that shuts down while it analyses a table stops the analysis before its next
+/// world: the runtime, which waits for blocking tasks when it is dropped, is not held up.
+#[test]
+fn a_running_analysis_does_not_hold_a_stopping_server() {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let mut server = runtime.block_on(async {
+        // Slow on purpose: many worlds and a large budget per card, for 12 deals.
+        let analysis = AnalysisConfig { workers: 1, queue: 4, worlds: 128, nodes: 200_000_000 };
+        let server = TestServer::start(ServerConfig { analysis, ..config() }).await;
+        let mut client = server.client().await;
+        let (table, tokens) = seated(&mut client, 3, 12, 31).await;
+        play_to_end(&mut client, &table, &tokens, 31).await;
+        let mut running = false;
+        for _ in 0..100 {
+            let r = client.analyze_table(pb::AnalyzeTableRequest { table_id: table.clone() }).await.unwrap();
+            running = r.into_inner().state == pb::AnalysisState::Running as i32;
+            if running {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(running, "the analysis started");
+        server
+    });
+    // As `skat serve` does: the server's task ends, then the runtime is dropped.
+    server.stop();
+    let stopped = std::time::Instant::now();
+    runtime.block_on(async { (&mut server.server.task).await.unwrap().unwrap() });
+    drop(runtime);
+    assert!(
+        stopped.elapsed() < Duration::from_secs(20),
+        "the runtime waited {:?} for the analysis",
+        stopped.elapsed()
+    );
+}

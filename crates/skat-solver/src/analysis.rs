@@ -59,8 +59,8 @@ pub struct DealAnalysis {
     pub cards: Vec<CardVerdict>,
 }
 
-/// Whether a value is a win for the declarer.
-fn won(game: GameType, value: u8) -> bool {
+/// Whether a value is a win for the declarer (61 card points; null: no trick, value 1).
+pub fn won(game: GameType, value: u8) -> bool {
     if game.is_null() { value == 1 } else { value >= 61 }
 }
 

@@ -124,13 +124,7 @@ fn line(c: &pb::ChallengeInfo) -> String {
 
 async fn make(a: MakeArgs) -> CmdResult {
     let mut client = a.token.server.connect(Some("bot token")).await?;
-    let ms = |d: Option<Duration>| d.map(|d| d.as_millis() as u64);
-    let time_control = match (ms(a.action_timeout), ms(a.deal_clock)) {
-        (None, None) => None,
-        (action, deal) => {
-            Some(pb::TimeControl { action_ms: action.unwrap_or(30_000), deal_ms: deal.unwrap_or(120_000) })
-        }
-    };
+    let time_control = super::conn::time_control(a.action_timeout, a.deal_clock);
     let request = pb::ChallengeRequest {
         opponents: a.opponents.clone(),
         deals: a.deals,

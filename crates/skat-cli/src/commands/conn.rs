@@ -92,3 +92,19 @@ impl Conn {
 pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread().enable_all().build()
 }
+
+/// The time control a command's `--action-timeout` and `--deal-clock` ask for (`None`:
+/// the server's default); one given alone keeps the other at the server's usual default.
+pub fn time_control(
+    action: Option<std::time::Duration>,
+    deal: Option<std::time::Duration>,
+) -> Option<skat_proto::pb::TimeControl> {
+    let ms = |d: Option<std::time::Duration>| d.map(|d| d.as_millis() as u64);
+    match (ms(action), ms(deal)) {
+        (None, None) => None,
+        (action, deal) => Some(skat_proto::pb::TimeControl {
+            action_ms: action.unwrap_or(30_000),
+            deal_ms: deal.unwrap_or(120_000),
+        }),
+    }
+}

@@ -113,18 +113,9 @@ async fn records(a: RecordsArgs) -> CmdResult {
     Ok(ExitCode::SUCCESS)
 }
 
-fn ms(d: Option<Duration>) -> Option<u64> {
-    d.map(|d| d.as_millis() as u64)
-}
-
 async fn create(a: CreateArgs) -> CmdResult {
     let mut client = a.server.connect(a.create_token.as_ref().map(|_| "create token")).await?;
-    let time_control = match (ms(a.action_timeout), ms(a.deal_clock)) {
-        (None, None) => None,
-        (action, deal) => {
-            Some(pb::TimeControl { action_ms: action.unwrap_or(30_000), deal_ms: deal.unwrap_or(120_000) })
-        }
-    };
+    let time_control = super::conn::time_control(a.action_timeout, a.deal_clock);
     let request = pb::CreateTableRequest {
         name: a.name.clone(),
         seats: a.seats,

@@ -67,7 +67,7 @@ impl SkatServer {
         journal: Journal,
         competitions: Arc<Competitions>,
     ) -> Self {
-        let analyst = Analyst::start(config.analysis, journal.store().cloned());
+        let analyst = Analyst::start(config.analysis, journal.store().cloned(), shutdown.clone());
         SkatServer {
             tables,
             clients: Arc::new(Clients::default()),

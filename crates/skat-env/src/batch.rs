@@ -9,7 +9,7 @@
 //! Observations are written only when asked ([`Batch::observe`]): a policy that needs them
 //! pays for them, a random or scripted player does not.
 
-use skat_engine::{Dealt, Outcome, Position};
+use skat_engine::{Dealt, Outcome, Phase, Position};
 
 use crate::actions::{self, MAX_LEGAL, N_ACTIONS};
 use crate::observation::{self, OBS_LEN};
@@ -79,7 +79,7 @@ fn has(bits: &[u64; 3], id: i64) -> bool {
 impl Batch {
     /// `n` deals, the `k`-th of all dealt from `seed` as `Dealt::seeded(seed, k)`.
     pub fn new(n: usize, seed: u64) -> Batch {
-        let deals = (0..n as u64).map(|k| EnvDeal::new(Dealt::seeded(seed, k))).collect();
+        let deals = (0..n as u64).map(|k| EnvDeal::unrecorded(Dealt::seeded(seed, k))).collect();
         Batch { deals, legal: vec![[0; 3]; n], seed, next: n as u64, finished: 0 }
     }
 
@@ -126,6 +126,10 @@ impl Batch {
         self.check_shapes(&out)?;
         out.rewards.fill(0.0);
         out.done.fill(0);
+        out.mask.fill(0);
+        out.legal_ids.fill(-1);
+        out.legal_count.fill(0);
+        self.legal.fill([0; 3]);
         for i in 0..self.deals.len() {
             self.write_row(i, &mut *out.to_move, &mut *out.mask, &mut *out.legal_ids, &mut *out.legal_count);
         }
@@ -158,7 +162,7 @@ impl Batch {
                 write_rewards(&outcome, row);
                 out.done[i] = 1;
                 self.finished += 1;
-                self.deals[i] = EnvDeal::new(Dealt::seeded(self.seed, self.next));
+                self.deals[i] = EnvDeal::unrecorded(Dealt::seeded(self.seed, self.next));
                 self.next += 1;
             } else {
                 row.fill(0.0);
@@ -186,14 +190,52 @@ impl Batch {
         ids.fill(-1);
         let mut bits = [0u64; 3];
         let mut n = 0;
-        let legal = deal.legal(p);
-        actions::for_each_legal(&legal, deal.pending_discard(), |id| {
+        let mut put = |id: u16| {
             let u = usize::from(id);
             mask[u] = 1;
             bits[u / 64] |= 1 << (u % 64);
             ids[n] = id as i16;
             n += 1;
-        });
+        };
+        match deal.deal().phase() {
+            // Most steps: only cards, and the engine's playable cards are exactly the legal
+            // ones of the player to move (tested against the full legal actions).
+            Phase::Playing => {
+                for c in deal.deal().playable_cards(p) {
+                    put(u16::from(c.index()));
+                }
+            }
+            // A bid may be any value from the minimum up (up to 63 ids): set them as a range.
+            Phase::Bidding => {
+                let legal = deal.legal(p);
+                if let Some(min) = legal.bid_from {
+                    let from = usize::from(actions::BID) + min.ladder_index();
+                    let to = usize::from(actions::HOLD);
+                    mask[from..to].fill(1);
+                    for (slot, id) in ids.iter_mut().zip(from..to) {
+                        *slot = id as i16;
+                    }
+                    for u in from..to {
+                        bits[u / 64] |= 1 << (u % 64);
+                    }
+                    n = to - from;
+                }
+                let mut put = |id: u16| {
+                    let u = usize::from(id);
+                    mask[u] = 1;
+                    bits[u / 64] |= 1 << (u % 64);
+                    ids[n] = id as i16;
+                    n += 1;
+                };
+                if legal.hold {
+                    put(actions::HOLD);
+                }
+                if legal.pass {
+                    put(actions::PASS);
+                }
+            }
+            _ => actions::for_each_legal(&deal.legal(p), deal.pending_discard(), put),
+        }
         count[i] = n as u8;
         self.legal[i] = bits;
     }

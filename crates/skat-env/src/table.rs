@@ -67,12 +67,19 @@ pub struct EnvDeal {
     deal: Deal,
     pending: Option<Card>,
     moves: Vec<Move>,
+    keep_moves: bool,
 }
 
 impl EnvDeal {
     /// A deal of these cards.
     pub fn new(dealt: Dealt) -> EnvDeal {
-        EnvDeal { deal: Deal::new(dealt), pending: None, moves: Vec::with_capacity(48) }
+        EnvDeal { deal: Deal::new(dealt), pending: None, moves: Vec::with_capacity(48), keep_moves: true }
+    }
+
+    /// A deal that keeps no moves (no record; nothing allocated while it is played): what
+    /// the batch steps.
+    pub fn unrecorded(dealt: Dealt) -> EnvDeal {
+        EnvDeal { deal: Deal::new(dealt), pending: None, moves: Vec::new(), keep_moves: false }
     }
 
     /// The engine's deal.
@@ -141,14 +148,20 @@ impl EnvDeal {
             Some(action) => {
                 self.deal.apply(p, action)?;
                 self.pending = None;
-                self.moves.push(Move { position: p, action });
+                if self.keep_moves {
+                    self.moves.push(Move { position: p, action });
+                }
             }
         }
         Ok(self.deal.outcome())
     }
 
-    /// The finished deal's record (seats 0, 1, 2 at forehand, middlehand, rearhand).
+    /// The finished deal's record (seats 0, 1, 2 at forehand, middlehand, rearhand); `None`
+    /// before the end or for an [`EnvDeal::unrecorded`] deal.
     pub fn record(&self, number: u32, seed: Option<u64>) -> Option<DealRecord> {
+        if !self.keep_moves {
+            return None;
+        }
         Some(DealRecord {
             number,
             seed,

@@ -157,10 +157,17 @@ fn the_batch_plays_by_the_rules_and_scores_like_the_engine() {
             .map(|i| {
                 let c = count[i] as usize;
                 assert!(c > 0);
+                assert!(ids[i * MAX_LEGAL + c..(i + 1) * MAX_LEGAL].iter().all(|x| *x == -1));
                 for id in &ids[i * MAX_LEGAL..i * MAX_LEGAL + c] {
                     assert_eq!(mask[i * N_ACTIONS + *id as usize], 1);
                 }
-                assert_eq!(mask[i * N_ACTIONS..(i + 1) * N_ACTIONS].iter().filter(|x| **x == 1).count(), c);
+                // Exactly the engine's legal actions (the batch takes a short cut in play).
+                let d = &b.deals()[i];
+                let p = d.to_move().expect("a deal in progress");
+                assert_eq!(to_move[i] as usize, p.index());
+                let mut full = vec![0u8; N_ACTIONS];
+                assert_eq!(actions::write_mask(&d.legal(p), d.pending_discard(), &mut full), c);
+                assert_eq!(&mask[i * N_ACTIONS..(i + 1) * N_ACTIONS], &full[..]);
                 i64::from(ids[i * MAX_LEGAL + (rng.next_u32() as usize) % c])
             })
             .collect();

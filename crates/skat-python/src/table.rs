@@ -146,8 +146,8 @@ impl Table {
             .collect()
     }
 
-    /// The standings so far, one dict per seat: plain and Seeger-Fabian totals, games
-    /// declared, won, lost.
+    /// The standings so far, one tuple per seat: (seat, plain total, Seeger-Fabian total,
+    /// games declared, won, lost).
     fn standings(&self) -> Vec<(u8, i32, i32, u32, u32, u32)> {
         self.inner
             .inner()

@@ -26,6 +26,8 @@ except ImportError:  # pragma: no cover - the test command installs both
 
 def test_the_layout_is_the_environments():
     if skat_engine is None:
+        if os.environ.get("SKAT_REQUIRE_ENGINE"):
+            pytest.fail("skat_engine is required (SKAT_REQUIRE_ENGINE) but not installed")
         pytest.skip("skat_engine not installed")
     assert OBS_LEN == skat_engine.OBS_LEN
     assert [(n, o, k) for n, o, k, _ in skat_engine.LAYOUT] == [(n, o, k) for n, (o, k) in LAYOUT.items()]

@@ -47,6 +47,8 @@ enum Command {
     Serve(Box<commands::serve::Args>),
     /// Load-test the server over loopback: deals/s, action latency, memory per table.
     Loadbench(commands::loadbench::Args),
+    /// How many tables of thinking bots the server holds (ramp), and whether it stays flat for hours (soak)
+    Capacity(commands::capacity::Args),
     /// Run a built-in bot at a table on a server.
     Bot(commands::bot::Args),
     /// Run a competition between bots (duplicate lists, parallel tables, standings).
@@ -84,6 +86,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => commands::bench::run(args),
         Command::Serve(args) => commands::serve::run(*args),
         Command::Loadbench(args) => commands::loadbench::run(args),
+        Command::Capacity(args) => commands::capacity::run(args),
         Command::Bot(args) => commands::bot::run(args),
         Command::Arena(args) => commands::arena::run_cmd(args),
         Command::Table(args) => commands::table::run(args),

@@ -394,3 +394,59 @@ fn analyze_judges_real_records_card_by_card() {
     assert!(lines.last().unwrap()["summary"].as_object().is_some_and(|s| !s.is_empty()));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `skat capacity` against a running server, as an operator sizes one: it ramps, reads the
+/// server's own metrics (its p99, memory, descriptors, tasks) and names the capacity; a
+/// think distribution it cannot read is refused with the forms it takes.
+#[test]
+fn capacity_ramps_against_a_running_server_and_reads_its_metrics() {
+    let port = common::free_port();
+    let metrics = common::free_port();
+    let _server = common::Kill(
+        skat()
+            .args([
+                "serve",
+                "--addr",
+                &format!("127.0.0.1:{port}"),
+                "--metrics-addr",
+                &format!("127.0.0.1:{metrics}"),
+            ])
+            .args([
+                "--database",
+                "memory",
+                "--max-tables-per-client",
+                "1000",
+                "--max-streams-per-client",
+                "1000",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    tokio::runtime::Runtime::new().unwrap().block_on(common::client(port));
+    let out = skat()
+        .args([
+            "capacity",
+            "--server",
+            &format!("http://127.0.0.1:{port}"),
+            "--metrics",
+            &format!("127.0.0.1:{metrics}"),
+        ])
+        .args(["--tables", "3", "--step", "3", "--max-tables", "6", "--window", "3s", "--think", "fixed:5ms"])
+        .args(["--deals", "2", "--p99", "10s"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    let rows: Vec<&str> =
+        text.lines().filter(|l| l.trim_start().chars().next().is_some_and(|c| c.is_ascii_digit())).collect();
+    assert_eq!(rows.len(), 2, "two windows, 3 then 6 tables:\n{text}");
+    assert!(rows[1].split_whitespace().nth(1) == Some("6"), "{text}");
+    // The server's own figures: its p99 in ms and its resident memory.
+    assert!(rows[1].contains(" ms "), "the server's p99:\n{text}");
+    assert!(text.contains("capacity: 6 tables"), "{text}");
+    let bad = skat().args(["capacity", "--think", "gauss:1s"]).output().unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("pareto:DURATION"));
+}

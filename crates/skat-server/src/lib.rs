@@ -42,7 +42,7 @@ use tokio::task::JoinHandle;
 
 pub use config::{AnalysisConfig, Anonymous, Database, ForwardedHeader, ServerConfig, TlsFiles};
 pub use journal::recovery::Recovered;
-pub use metrics::Metrics;
+pub use metrics::{Metrics, cpu_seconds};
 pub use rpc::edge::METHODS;
 
 /// The health service name that answers SERVING until the process exits (liveness);
@@ -155,6 +155,7 @@ pub async fn start(
     if let Some(retention) = config.retention {
         journal::expiry::purge_records(&journal, retention, stop_rx.clone());
     }
+    journal::expiry::watch_size(&journal, metrics.clone(), stop_rx.clone());
 
     let competitions = competition::Competitions::new(
         journal.clone(),

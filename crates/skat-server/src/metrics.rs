@@ -42,6 +42,13 @@ pub struct Metrics {
     pub account_lobbies: Family<Labels, Gauge>,
     /// Tournament tables per account (by name) with a seat held on this replica.
     pub account_tables: Family<Labels, Gauge>,
+    /// The database's size in bytes (refreshed every 30 s; 0 without one).
+    pub database_bytes: Gauge,
+    /// This process's resident memory, open file descriptors and live tokio tasks,
+    /// refreshed at each scrape: what a soak test watches for growth.
+    process: [Gauge; 3],
+    /// This process's CPU seconds (user and system), refreshed at each scrape.
+    process_cpu: Gauge<f64, std::sync::atomic::AtomicU64>,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -74,6 +81,34 @@ impl Metrics {
         let serving = Gauge::default();
         let account_lobbies = Family::<Labels, Gauge>::default();
         let account_tables = Family::<Labels, Gauge>::default();
+        let database_bytes = Gauge::default();
+        let process: [Gauge; 3] = Default::default();
+        let process_cpu = Gauge::<f64, std::sync::atomic::AtomicU64>::default();
+        registry.register(
+            "process_cpu_seconds",
+            "CPU time of the server process (user and system), at scrape time",
+            process_cpu.clone(),
+        );
+        registry.register(
+            "database_bytes",
+            "Size of the journal's database in bytes (SQLite pages in use, or pg_database_size), refreshed every 30 s",
+            database_bytes.clone(),
+        );
+        registry.register(
+            "process_resident_bytes",
+            "Resident memory of the server process, at scrape time",
+            process[0].clone(),
+        );
+        registry.register(
+            "process_open_fds",
+            "Open file descriptors of the server process, at scrape time",
+            process[1].clone(),
+        );
+        registry.register(
+            "runtime_alive_tasks",
+            "Live tokio tasks of the server's runtime, at scrape time",
+            process[2].clone(),
+        );
         registry.register(
             "account_lobbies",
             "Open lobby streams per account (label: its name), on this replica; refreshed every 5 s",
@@ -124,6 +159,9 @@ impl Metrics {
             serving,
             account_lobbies,
             account_tables,
+            database_bytes,
+            process,
+            process_cpu,
         }
     }
 
@@ -137,11 +175,33 @@ impl Metrics {
 
     /// The text exposition format.
     pub fn render(&self) -> String {
+        self.refresh_process();
         let mut out = String::new();
         if encode(&mut out, &self.registry).is_err() {
             out.clear();
         }
         out
+    }
+
+    /// Resident memory and open descriptors from `/proc/self` (Linux; left at 0
+    /// elsewhere), live tasks from the runtime this runs on.
+    fn refresh_process(&self) {
+        if let Some(pages) = std::fs::read_to_string("/proc/self/statm")
+            .ok()
+            .and_then(|s| s.split_whitespace().nth(1).and_then(|v| v.parse::<i64>().ok()))
+        {
+            // statm counts pages; 4 KiB on every platform this runs on (x86-64, arm64 Linux).
+            self.process[0].set(pages * 4096);
+        }
+        if let Some(cpu) = cpu_seconds() {
+            self.process_cpu.set(cpu);
+        }
+        if let Ok(dir) = std::fs::read_dir("/proc/self/fd") {
+            self.process[1].set(dir.count() as i64);
+        }
+        if let Ok(handle) = tokio::runtime::Handle::try_current() {
+            self.process[2].set(handle.metrics().num_alive_tasks() as i64);
+        }
     }
 
     /// Serves `GET /metrics` on `addr` until `shutdown` resolves, and health for probes
@@ -193,4 +253,16 @@ impl Metrics {
         });
         Ok(bound)
     }
+}
+
+/// User plus system CPU seconds of this process (Linux; `None` elsewhere).
+pub fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // After the command name (which may hold spaces: split after its `)`), utime and
+    // stime are the 12th and 13th fields, in ticks of 1/100 s (USER_HZ is 100 in /proc).
+    let rest = stat.rsplit_once(')')?.1;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let utime: f64 = fields.get(11)?.parse().ok()?;
+    let stime: f64 = fields.get(12)?.parse().ok()?;
+    Some((utime + stime) / 100.0)
 }

@@ -28,7 +28,7 @@ use skat_engine::random::RandomPlayer;
 use skat_proto::convert;
 use skat_proto::pb::{self, event::Kind, watch_table_response::Kind as WatchKind};
 use skat_sdk::{SeatClient, ServerAddress};
-use skat_server::{Database, ServerConfig, TlsFiles};
+use skat_server::{Database, ServerConfig, TlsFiles, cpu_seconds};
 use tokio_stream::StreamExt;
 
 use super::CmdResult;
@@ -126,19 +126,6 @@ impl Load {
     }
 }
 
-/// User plus system CPU seconds of this process so far (Linux; `None` elsewhere).
-fn cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // Fields after the command name (which may hold spaces, so split after its `)`):
-    // utime and stime are the 14th and 15th fields, in clock ticks of 1/100 s (USER_HZ,
-    // fixed at 100 in /proc on Linux).
-    let rest = stat.rsplit_once(')')?.1;
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let utime: f64 = fields.get(11)?.parse().ok()?;
-    let stime: f64 = fields.get(12)?.parse().ok()?;
-    Some((utime + stime) / 100.0)
-}
-
 fn median(mut v: Vec<f64>) -> f64 {
     if v.is_empty() {
         return 0.0;
@@ -148,7 +135,7 @@ fn median(mut v: Vec<f64>) -> f64 {
     if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
 }
 
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
+pub(super) fn percentile(sorted: &[Duration], p: f64) -> Duration {
     if sorted.is_empty() {
         return Duration::ZERO;
     }
@@ -162,7 +149,7 @@ fn rss_bytes() -> Option<u64> {
     Some(resident * 4096)
 }
 
-fn us(d: Duration) -> String {
+pub(super) fn us(d: Duration) -> String {
     format!("{:.0} µs", d.as_secs_f64() * 1e6)
 }
 

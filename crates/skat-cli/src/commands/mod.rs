@@ -6,6 +6,7 @@ pub mod arena;
 pub mod backup;
 pub mod bench;
 pub mod bot;
+pub mod capacity;
 pub mod certs;
 pub mod challenge;
 pub mod conn;

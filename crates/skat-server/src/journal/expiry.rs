@@ -6,6 +6,7 @@
 //! | a table finished (or idle, with no clock to end it) for `--table-expiry` leaves memory | memory is bounded by the live tables; the journal still has it for replays and records |
 //! | an unfinished table that expires is marked abandoned in the database | listings show what became of it |
 //! | finished and abandoned tables are deleted from the database `--retention` after they ended (never without the flag) | the database is bounded when the operator wants it to be |
+//! | the database's size is published every 30 s (`skat_database_bytes`) | an operator (and the soak test) can see that it is |
 
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
@@ -71,6 +72,25 @@ pub(crate) fn purge_records(journal: &Journal, retention: Duration, mut stop: wa
             }
             tokio::select! {
                 _ = tokio::time::sleep(every) => {}
+                _ = stop.wait_for(|s| *s) => return,
+            }
+        }
+    });
+}
+
+/// Publishes the database's size every 30 s until `stop` (nothing without a database).
+pub(crate) fn watch_size(journal: &Journal, metrics: Metrics, mut stop: watch::Receiver<bool>) {
+    let Some(store) = journal.store().cloned() else { return };
+    tokio::spawn(async move {
+        loop {
+            match store.size_bytes().await {
+                Ok(bytes) => {
+                    metrics.database_bytes.set(i64::try_from(bytes).unwrap_or(i64::MAX));
+                }
+                Err(e) => tracing::debug!(error = %e, "database size not read"),
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(Duration::from_secs(30)) => {}
                 _ = stop.wait_for(|s| *s) => return,
             }
         }

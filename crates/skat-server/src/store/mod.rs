@@ -189,6 +189,19 @@ impl Store {
         self.backend
     }
 
+    /// The database's size in bytes: SQLite's pages in use (free pages are reused, so this
+    /// levels off under a steady load), PostgreSQL's `pg_database_size`.
+    pub async fn size_bytes(&self) -> Result<u64, StoreError> {
+        let sql = match self.backend {
+            Backend::Sqlite => {
+                "SELECT (page_count - freelist_count) * page_size FROM pragma_page_count(), pragma_freelist_count(), pragma_page_size()"
+            }
+            Backend::Postgres => "SELECT pg_database_size(current_database())",
+        };
+        let (bytes,): (i64,) = sqlx::query_as(sql).fetch_one(&self.pool).await?;
+        Ok(to_u64(bytes))
+    }
+
     /// A connection of its own for the journal's writer (kept for the server's life, so
     /// that a commit does not wait for the pool).
     pub async fn writer(&self) -> Result<Writer, StoreError> {

@@ -1,0 +1,307 @@
+//! The load: tables of bots that think. Each table runner creates a table, seats three
+//! bots and, when its list ends, starts the next one, so the number of tables in play
+//! stays what the driver asks for. A bot answers each decision after a think time drawn
+//! from a distribution; some drop their stream now and then and resume (as a bot on a
+//! bad network does), some vanish for a whole deal (the server's time control forfeits
+//! them). Latency is timed around each action call: what the bot sees.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rand_chacha::ChaCha8Rng;
+use rand_core::{Rng, SeedableRng};
+use skat_engine::random::RandomPlayer;
+use skat_proto::convert;
+use skat_proto::pb::skat_service_client::SkatServiceClient;
+use skat_proto::pb::{self, event::Kind, watch_table_response::Kind as WatchKind};
+use skat_sdk::{SeatClient, ServerAddress};
+use tokio::sync::watch;
+use tokio_stream::StreamExt;
+use tonic::transport::Channel;
+
+/// How long a bot thinks before each decision.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Think {
+    /// Always this long.
+    Fixed(Duration),
+    /// Exponential with this mean.
+    Exponential(Duration),
+    /// Pareto with this mean and shape (a heavy tail: a few decisions take many times the mean).
+    Pareto(Duration, f64),
+}
+
+impl std::str::FromStr for Think {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Think, String> {
+        let mut parts = s.split(':');
+        let kind = parts.next().unwrap_or_default();
+        let mean = parts
+            .next()
+            .ok_or_else(|| format!("`{s}`: say the mean, e.g. exp:500ms"))
+            .and_then(|m| humantime::parse_duration(m).map_err(|e| format!("`{m}`: {e}")))?;
+        let think = match kind {
+            "fixed" => Think::Fixed(mean),
+            "exp" => Think::Exponential(mean),
+            "pareto" => {
+                let shape: f64 = parts
+                    .next()
+                    .unwrap_or("1.5")
+                    .parse()
+                    .map_err(|_| format!("`{s}`: the shape is a number"))?;
+                if shape <= 1.0 {
+                    return Err(format!("`{s}`: a Pareto shape above 1 has a mean"));
+                }
+                Think::Pareto(mean, shape)
+            }
+            _ => return Err(format!("`{s}`: fixed:DURATION, exp:DURATION or pareto:DURATION[:SHAPE]")),
+        };
+        if parts.next().is_some() {
+            return Err(format!("`{s}`: too many parts"));
+        }
+        Ok(think)
+    }
+}
+
+fn uniform(rng: &mut ChaCha8Rng) -> f64 {
+    // 53 random bits in [0, 1).
+    (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+}
+
+impl Think {
+    /// One think time.
+    pub fn sample(self, rng: &mut ChaCha8Rng) -> Duration {
+        let u = 1.0 - uniform(rng); // (0, 1]
+        let secs = match self {
+            Think::Fixed(d) => return d,
+            Think::Exponential(mean) => -mean.as_secs_f64() * u.ln(),
+            Think::Pareto(mean, shape) => {
+                let scale = mean.as_secs_f64() * (shape - 1.0) / shape;
+                scale / u.powf(1.0 / shape)
+            }
+        };
+        // A bound so that one draw cannot outlive any run (the tail above it is 0 for
+        // any shape and mean used here in practice).
+        Duration::from_secs_f64(secs.min(600.0))
+    }
+}
+
+/// How the bots behave.
+#[derive(Debug, Clone)]
+pub struct Behaviour {
+    pub think: Think,
+    /// Per seat and deal: the chance that the seat drops its stream once in the deal.
+    pub disconnect: f64,
+    /// Per seat and deal: the chance that the seat does not answer in the deal at all.
+    pub vanish: f64,
+    /// How long a dropped bot stays away.
+    pub away: Duration,
+    pub deals: u32,
+    /// The tables' time per decision (what a vanished seat loses to).
+    pub action_ms: u64,
+}
+
+/// What the bots saw, shared by all of them.
+#[derive(Default)]
+pub struct Stats {
+    /// Action latencies since the driver last took them.
+    pub latencies: Mutex<Vec<Duration>>,
+    pub deals: AtomicU64,
+    pub actions: AtomicU64,
+    pub stale: AtomicU64,
+    pub errors: AtomicU64,
+    pub disconnects: AtomicU64,
+    pub vanished: AtomicU64,
+    pub tables_started: AtomicU64,
+}
+
+impl Stats {
+    /// The latencies since the last call, sorted.
+    pub fn take(&self) -> Vec<Duration> {
+        let mut v = std::mem::take(&mut *self.latencies.lock().unwrap_or_else(|e| e.into_inner()));
+        v.sort_unstable();
+        v
+    }
+}
+
+/// Connections shared by tables: `per` tables each (the server limits streams per
+/// connection; one per seat would need tens of thousands of sockets).
+pub struct Pool {
+    server: ServerAddress,
+    per: usize,
+    clients: tokio::sync::Mutex<Vec<SkatServiceClient<Channel>>>,
+}
+
+impl Pool {
+    pub fn new(server: ServerAddress, per: usize) -> Pool {
+        Pool { server, per: per.max(1), clients: tokio::sync::Mutex::new(Vec::new()) }
+    }
+
+    async fn client(&self, table: usize) -> Result<SkatServiceClient<Channel>, skat_sdk::SdkError> {
+        let i = table / self.per;
+        let mut clients = self.clients.lock().await;
+        while clients.len() <= i {
+            clients.push(self.server.connect().await?);
+        }
+        Ok(clients[i].clone())
+    }
+}
+
+/// Runs tables one after the other in slot `index` until `stop`.
+pub async fn table_runner(
+    index: usize,
+    pool: Arc<Pool>,
+    how: Arc<Behaviour>,
+    stats: Arc<Stats>,
+    stop: watch::Receiver<bool>,
+) {
+    let mut round = 0u64;
+    while !*stop.borrow() {
+        if let Err(e) = one_table(index, round, &pool, &how, &stats, &stop).await {
+            stats.errors.fetch_add(1, Ordering::Relaxed);
+            tracing::warn!(error = %e, "load table failed");
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+        round += 1;
+    }
+}
+
+async fn one_table(
+    index: usize,
+    round: u64,
+    pool: &Pool,
+    how: &Arc<Behaviour>,
+    stats: &Arc<Stats>,
+    stop: &watch::Receiver<bool>,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let mut client = pool.client(index).await?;
+    let seed = (index as u64) << 20 | round;
+    let table = client
+        .create_table(pb::CreateTableRequest {
+            name: format!("capacity{index}"),
+            seats: 3,
+            deals: how.deals,
+            seed: Some(seed),
+            time_control: Some(pb::TimeControl { action_ms: how.action_ms, deal_ms: 0 }),
+            ..Default::default()
+        })
+        .await?
+        .into_inner()
+        .table_id;
+    stats.tables_started.fetch_add(1, Ordering::Relaxed);
+    let mut bots = Vec::new();
+    for s in 0..3u32 {
+        let joined = client
+            .join_table(pb::JoinTableRequest {
+                table_id: table.clone(),
+                name: format!("think{s}"),
+                seat: Some(s),
+                ..Default::default()
+            })
+            .await?
+            .into_inner();
+        let seat =
+            SeatClient::from_parts(client.clone(), pool.server.clone(), &table, &joined.token, joined.seat);
+        let (how, stats, stop) = (Arc::clone(how), Arc::clone(stats), stop.clone());
+        bots.push(tokio::spawn(async move {
+            thinking_bot(seat, seed * 3 + u64::from(s), how, stats, stop).await
+        }));
+    }
+    for b in bots {
+        b.await??;
+    }
+    Ok(())
+}
+
+/// One bot: answers from its stream after thinking, until the list ends or `stop`.
+async fn thinking_bot(
+    mut seat: SeatClient,
+    seed: u64,
+    how: Arc<Behaviour>,
+    stats: Arc<Stats>,
+    mut stop: watch::Receiver<bool>,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut player = RandomPlayer::new(seed);
+    let count_deals = seat.seat().number() == 0;
+    let mut after = 0u64;
+    let mut deal = 0u32;
+    let (mut vanish_in, mut drop_in) = (None, None);
+    'connect: loop {
+        // After a drop: the table as it is now, then its events from there.
+        let mut pending = None;
+        if after > 0 {
+            let view = seat.view().await?;
+            after = view.seq;
+            pending = view.deal.and_then(|d| d.legal).map(|l| (view.seq, l));
+        }
+        let mut stream = seat.watch(Some(after)).await?;
+        loop {
+            let (seq, legal) = match pending.take() {
+                Some(p) => p,
+                None => {
+                    let msg = tokio::select! {
+                        m = stream.next() => m,
+                        _ = stop.wait_for(|s| *s) => return Ok(()),
+                    };
+                    let Some(msg) = msg else { return Ok(()) };
+                    let Some(WatchKind::Event(event)) = msg?.kind else { continue };
+                    after = event.seq;
+                    match &event.kind {
+                        Some(Kind::DealStarted(d)) => {
+                            deal = d.number;
+                            vanish_in = (uniform(&mut rng) < how.vanish).then_some(deal);
+                            drop_in = (uniform(&mut rng) < how.disconnect).then_some(deal);
+                        }
+                        Some(Kind::DealEnded(_)) if count_deals => {
+                            stats.deals.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Some(Kind::MatchEnded(_)) => return Ok(()),
+                        _ => {}
+                    }
+                    let Some(legal) = event.legal else { continue };
+                    (event.seq, legal)
+                }
+            };
+            if vanish_in == Some(deal) {
+                stats.vanished.fetch_add(1, Ordering::Relaxed);
+                vanish_in = None;
+                // Gone for the rest of the deal: the time control ends it for this seat.
+                deal = u32::MAX;
+                continue;
+            }
+            if deal == u32::MAX {
+                continue;
+            }
+            let think = how.think.sample(&mut rng);
+            tokio::select! {
+                _ = tokio::time::sleep(think) => {}
+                _ = stop.wait_for(|s| *s) => return Ok(()),
+            }
+            if drop_in == Some(deal) {
+                drop_in = None;
+                stats.disconnects.fetch_add(1, Ordering::Relaxed);
+                drop(stream);
+                tokio::time::sleep(how.away).await;
+                after = after.max(1);
+                continue 'connect;
+            }
+            let legal = convert::legal_from(&legal).map_err(|e| e.message)?;
+            let Some(action) = player.choose_from(&legal) else { continue };
+            let t = Instant::now();
+            match seat.act(action, Some(seq)).await {
+                Ok(_) => {
+                    let took = t.elapsed();
+                    stats.actions.fetch_add(1, Ordering::Relaxed);
+                    stats.latencies.lock().unwrap_or_else(|e| e.into_inner()).push(took);
+                }
+                // The table moved on while the bot thought (a time-out): not an error.
+                Err(s) if matches!(s.code(), tonic::Code::Aborted | tonic::Code::FailedPrecondition) => {
+                    stats.stale.fetch_add(1, Ordering::Relaxed);
+                }
+                Err(s) => return Err(Box::new(s)),
+            }
+        }
+    }
+}

@@ -49,6 +49,10 @@ pub struct Args {
     /// How long each ramp step is measured; the soak's sampling period.
     #[arg(long, default_value = "30s", value_parser = humantime::parse_duration)]
     window: Duration,
+    /// Ramp: after adding tables, how long to let them settle before the next window (new
+    /// tables start together; their first deals are a burst no steady load has).
+    #[arg(long, default_value = "10s", value_parser = humantime::parse_duration)]
+    settle: Duration,
     /// Ramp: stop when the bots' action latency p99 crosses this.
     #[arg(long, default_value = "20ms", value_parser = humantime::parse_duration)]
     p99: Duration,
@@ -214,7 +218,7 @@ async fn drive(args: Args) -> CmdResult {
         (0u64, 0u64, last.gauge("skat_process_cpu_seconds"));
     let mut samples: Vec<Sample> = Vec::new();
     outln!(
-        "{:>7} {:>7} {:>8} {:>9} {:>9} {:>10} {:>8} {:>9} {:>8} {:>6} {:>7} {:>8} {:>7}",
+        "{:>7} {:>7} {:>8} {:>9} {:>9} {:>10} {:>10} {:>9} {:>8} {:>6} {:>7} {:>8} {:>7}",
         "time",
         "tables",
         "deals/s",
@@ -258,7 +262,18 @@ async fn drive(args: Args) -> CmdResult {
             Some(soak) if began.elapsed() >= soak => break soak_verdict(&samples, args.warmup),
             Some(_) => {}
             None if over || runners.len() >= args.max_tables => break ramp_verdict(&samples, args.p99),
-            None => start(args.step.min(args.max_tables - runners.len()), &mut runners),
+            None => {
+                start(args.step.min(args.max_tables - runners.len()), &mut runners);
+                // The window starts after the newcomers' first burst.
+                tokio::time::sleep(args.settle).await;
+                stats.take();
+                last = read(&source).await;
+                (last_deals, last_actions, last_cpu) = (
+                    stats.deals.load(Ordering::Relaxed),
+                    stats.actions.load(Ordering::Relaxed),
+                    last.gauge("skat_process_cpu_seconds"),
+                );
+            }
         }
     };
     outln!(
@@ -307,14 +322,14 @@ fn print_row(s: &Sample) {
     let r = &s.reading;
     let rss = r.gauge("skat_process_resident_bytes");
     outln!(
-        "{:>6.0}s {:>7} {:>8.1} {:>9.0} {:>9} {:>10} {:>8} {:>9.1} {:>8.1} {:>6.0} {:>7.0} {:>8.1} {:>7}",
+        "{:>6.0}s {:>7} {:>8.1} {:>9.0} {:>9} {:>10} {:>10} {:>9.1} {:>8.1} {:>6.0} {:>7.0} {:>8.1} {:>7}",
         s.at.as_secs_f64(),
         s.tables,
         s.deals_per_s,
         s.actions_per_s,
         us(s.bot_p50),
         us(s.bot_p99),
-        s.server_p99.map_or("-".into(), |p| format!("{:.1} ms", p * 1000.0)),
+        s.server_p99.map_or("-".into(), |p| us(Duration::from_secs_f64(p))),
         mib(rss),
         rss / 1024.0 / s.tables.max(1) as f64,
         r.gauge("skat_process_open_fds"),
@@ -331,7 +346,7 @@ fn ramp_verdict(samples: &[Sample], bound: Duration) -> Result<String, String> {
             "capacity: {} tables at bot p99 {} (server p99 {}), {:.0} actions/s, {:.1} KiB per table (process RSS / tables), {} ms CPU per deal",
             s.tables,
             us(s.bot_p99),
-            s.server_p99.map_or("-".into(), |p| format!("{:.1} ms", p * 1000.0)),
+            s.server_p99.map_or("-".into(), |p| us(Duration::from_secs_f64(p))),
             s.actions_per_s,
             s.reading.gauge("skat_process_resident_bytes") / 1024.0 / s.tables.max(1) as f64,
             s.cpu_ms_per_deal.map_or("-".into(), |c| format!("{c:.1}"))

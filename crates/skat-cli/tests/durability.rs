@@ -337,8 +337,14 @@ enum Stop {
 }
 
 async fn survives(db: Db, stop: Stop) {
+    survives_with(db, stop, &[]).await;
+}
+
+/// [`survives`], the first server started with `extra` flags.
+async fn survives_with(db: Db, stop: Stop, extra: &[&str]) {
     let port = free_port();
-    let server = Server::start(port, &db, &["--drain", "200ms"]);
+    let first: Vec<&str> = ["--drain", "200ms"].iter().chain(extra).copied().collect();
+    let server = Server::start(port, &db, &first);
     let mut c = client(port).await;
     let mut tables = Vec::new();
     for seed in SEEDS {
@@ -431,6 +437,13 @@ async fn survives(db: Db, stop: Stop) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_9_mid_match_sqlite() {
     survives(Db::sqlite(), Stop::Kill).await;
+}
+
+/// A journal that waits to gather changes under load (`--journal-gather`) still sends no
+/// OK, and publishes no event, before its commit: kill -9 loses nothing anybody saw.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill_9_mid_match_sqlite_gathering() {
+    survives_with(Db::sqlite(), Stop::Kill, &["--journal-gather", "3ms"]).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

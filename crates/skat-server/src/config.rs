@@ -212,6 +212,9 @@ pub struct ServerConfig {
     /// How long records of finished and abandoned tables are kept in the database
     /// (`None`: for ever).
     pub retention: Option<Duration>,
+    /// Under load, how long the journal waits to gather more changes into one commit
+    /// (zero: it commits what has arrived at once). Trades latency for CPU per deal.
+    pub journal_gather: Duration,
     /// Addresses of other replicas by node name (static deployments, tests).
     pub peers: Vec<(String, String)>,
     /// Address of any replica from its node name: `{node}` is replaced, e.g.
@@ -266,6 +269,7 @@ impl Default for ServerConfig {
             node_id: None,
             database: Database::Memory,
             retention: None,
+            journal_gather: Duration::ZERO,
             admin_token: None,
             open_registration: true,
             anonymous: Anonymous::Play,

@@ -110,6 +110,7 @@ pub async fn start(
                 config.node_id.clone().unwrap_or_default(),
                 metrics.clone(),
                 failure_tx,
+                config.journal_gather,
             )
         }
     };

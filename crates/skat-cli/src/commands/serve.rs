@@ -148,6 +148,11 @@ pub struct Args {
     /// (`keep`: for ever; e.g. `30d`).
     #[arg(long, env = "SKAT_RETENTION", default_value = "keep", value_parser = parse_retention)]
     pub retention: Retention,
+    /// Under load (the last commit carried several changes), how long the journal waits
+    /// to gather more into one commit, e.g. `2ms`: less CPU per deal for up to that much
+    /// latency per action; `0s`: commit at once. Every OK stays durable.
+    #[arg(long, env = "SKAT_JOURNAL_GATHER", default_value = "0s", value_parser = humantime::parse_duration)]
+    pub journal_gather: Duration,
     /// The operator's token for admin calls (CreateTournament, and RegisterBot with
     /// `--registration admin`). Without it nobody can create tournaments.
     #[arg(long, env = "SKAT_ADMIN_TOKEN", hide_env_values = true)]
@@ -278,6 +283,7 @@ impl Args {
             node_id: self.node_id.clone().filter(|n| !n.is_empty()),
             database: Database::from_setting(&self.database, data_dir),
             retention: self.retention.0,
+            journal_gather: self.journal_gather,
             admin_token: self.admin_token.clone().filter(|t| !t.is_empty()),
             open_registration: self.registration == "open",
             anonymous: self.anonymous,

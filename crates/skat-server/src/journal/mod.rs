@@ -32,6 +32,7 @@ pub(crate) mod rows;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use tokio::sync::{mpsc, oneshot, watch};
 
@@ -79,11 +80,19 @@ impl Journal {
     /// A journal on `store`, written by a task that runs until every handle is gone.
     /// `owner` is this replica's node id (`""` without one). When a commit fails,
     /// `failure` is set to true (the server then stops: see the module header).
-    pub fn start(store: Store, owner: String, metrics: Metrics, failure: watch::Sender<bool>) -> Journal {
+    /// `gather`: under load (the last commit carried more than one change), how long the
+    /// writer waits for more changes before it commits (0: never waits).
+    pub fn start(
+        store: Store,
+        owner: String,
+        metrics: Metrics,
+        failure: watch::Sender<bool>,
+        gather: Duration,
+    ) -> Journal {
         let (tx, rx) = mpsc::unbounded_channel();
         let failed = Arc::new(AtomicBool::new(false));
         let writer = Arc::new(Writer { tx, store: store.clone(), failed: Arc::clone(&failed) });
-        tokio::spawn(write_loop(store, rx, failed, metrics, failure));
+        tokio::spawn(write_loop(store, rx, failed, metrics, failure, gather));
         Journal { inner: Some(writer), owner }
     }
 
@@ -146,6 +155,7 @@ async fn write_loop(
     failed: Arc<AtomicBool>,
     metrics: Metrics,
     failure: watch::Sender<bool>,
+    gather: Duration,
 ) {
     let mut writer = match store.writer().await {
         Ok(w) => Some(w),
@@ -159,15 +169,23 @@ async fn write_loop(
     let mut batch: Vec<Commit> = Vec::new();
     let mut entries: Vec<StoredEntry> = Vec::new();
     let mut rows: Vec<TableRow> = Vec::new();
+    let mut busy = false;
     // Ends when every `Journal` (and so every sender) is gone.
     while let Some(first) = rx.recv().await {
         batch.push(first);
+        if busy && !gather.is_zero() {
+            // Under load, a moment's wait lets one commit (its fsync, its hand-offs to the
+            // database's thread and back) make more changes durable: less CPU per change
+            // for a little latency. Every OK still waits for its commit.
+            tokio::time::sleep(gather).await;
+        }
         while entries_in(&batch) < MAX_BATCH_ENTRIES {
             match rx.try_recv() {
                 Ok(c) => batch.push(c),
                 Err(_) => break,
             }
         }
+        busy = batch.len() > 1;
         for c in &mut batch {
             entries.append(&mut c.entries);
             rows.append(&mut c.rows);

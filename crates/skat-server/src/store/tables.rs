@@ -351,20 +351,42 @@ impl Store {
 
     /// Deletes finished and abandoned tables (rows, entries, analyses) that ended before
     /// `before_ms`, and challenges made before it that are no longer pending; returns how
-    /// many tables.
+    /// many tables. A few tables per transaction, with a pause between them: one
+    /// transaction for all would hold SQLite's only write lock while the journal waits
+    /// (a soak of 2,000 tables saw a 223 ms action p99 in the minute of the first purge).
     pub async fn purge_ended_before(&self, before_ms: u64) -> Result<u64, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        let ended =
-            "SELECT table_id FROM skat_tables WHERE status IN ('finished', 'abandoned') AND finished_ms < $1";
-        sqlx::query(&format!("DELETE FROM skat_entries WHERE table_id IN ({ended})"))
-            .bind(to_i64(before_ms))
-            .execute(&mut *tx)
-            .await?;
-        sqlx::query(&format!("DELETE FROM skat_analyses WHERE table_id IN ({ended})"))
-            .bind(to_i64(before_ms))
-            .execute(&mut *tx)
-            .await?;
+        /// Tables per transaction: about 10,000 entries of 12-deal lists.
+        const CHUNK: i64 = 20;
+        // The oldest first, in a fixed order, so that every statement of a transaction
+        // deletes from the same tables (nothing else deletes them, and a table that
+        // finishes now has not ended before `before_ms`).
+        let chunk = "SELECT table_id FROM skat_tables WHERE status IN ('finished', 'abandoned') \
+             AND finished_ms < $1 ORDER BY finished_ms, table_id LIMIT $2";
+        let mut deleted = 0;
+        loop {
+            let mut tx = self.pool.begin().await?;
+            for target in ["skat_entries", "skat_analyses"] {
+                sqlx::query(&format!("DELETE FROM {target} WHERE table_id IN ({chunk})"))
+                    .bind(to_i64(before_ms))
+                    .bind(CHUNK)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            let done = sqlx::query(&format!("DELETE FROM skat_tables WHERE table_id IN ({chunk})"))
+                .bind(to_i64(before_ms))
+                .bind(CHUNK)
+                .execute(&mut *tx)
+                .await?;
+            tx.commit().await?;
+            deleted += done.rows_affected();
+            if done.rows_affected() < CHUNK as u64 {
+                break;
+            }
+            // The journal's writer takes the lock in between.
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
         // Challenges answered or expired that long ago go with the tables of their time.
+        let mut tx = self.pool.begin().await?;
         let old_challenges = "SELECT challenge_id FROM skat_challenges WHERE created_ms < $1 \
              AND (state <> 'pending' OR expires_ms < $1)";
         sqlx::query(&format!(
@@ -377,14 +399,8 @@ impl Store {
             .bind(to_i64(before_ms))
             .execute(&mut *tx)
             .await?;
-        let done = sqlx::query(
-            "DELETE FROM skat_tables WHERE status IN ('finished', 'abandoned') AND finished_ms < $1",
-        )
-        .bind(to_i64(before_ms))
-        .execute(&mut *tx)
-        .await?;
         tx.commit().await?;
-        Ok(done.rows_affected())
+        Ok(deleted)
     }
 }
 
@@ -411,5 +427,58 @@ impl Store {
         })
         .transpose()
         .map_err(StoreError::from)
+    }
+}
+
+#[cfg(test)]
+mod purge_tests {
+    use super::{RowStatus, StoredEntry, TableRow};
+    use crate::store::Store;
+
+    fn row(i: u32, status: RowStatus, finished_ms: u64) -> TableRow {
+        TableRow {
+            table_id: format!("t{i:03}"),
+            owner: String::new(),
+            name: "purge".into(),
+            seats: 3,
+            deals: 1,
+            private: false,
+            status,
+            occupied: 3,
+            deals_played: 1,
+            players: vec!["a".into(), "b".into(), "c".into()],
+            scores: vec![0, 0, 0],
+            created_ms: 1,
+            finished_ms,
+        }
+    }
+
+    /// More tables than one transaction takes: every one that ended before the time goes
+    /// (rows and entries), in several transactions; later ones and unfinished ones stay.
+    #[tokio::test]
+    async fn purges_in_chunks_exactly_the_tables_that_ended_before() {
+        let dir = std::env::temp_dir().join(format!("skat-purge-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let store = Store::open_dir(&dir).await.expect("a database");
+        let mut rows: Vec<TableRow> =
+            (0..45).map(|i| row(i, RowStatus::Finished, 1_000 + u64::from(i))).collect();
+        rows.extend((45..48).map(|i| row(i, RowStatus::Finished, 10_000)));
+        rows.extend((48..50).map(|i| row(i, RowStatus::Playing, 0)));
+        rows.push(row(50, RowStatus::Abandoned, 2_000));
+        let entries: Vec<StoredEntry> = rows
+            .iter()
+            .flat_map(|r| (0..3).map(|n| StoredEntry::new(r.table_id.clone(), n, 1, "{}".into())))
+            .collect();
+        store.write(&entries, &rows).await.expect("written");
+        assert_eq!(store.purge_ended_before(5_000).await.expect("purged"), 46);
+        for r in &rows {
+            let kept = store.row(&r.table_id).await.expect("read").is_some();
+            let entries = store.entries(&r.table_id).await.expect("read").len();
+            let ended_before = r.status.ended() && r.finished_ms < 5_000;
+            assert_eq!(kept, !ended_before, "{}", r.table_id);
+            assert_eq!(entries, if ended_before { 0 } else { 3 }, "{}", r.table_id);
+        }
+        assert_eq!(store.purge_ended_before(5_000).await.expect("purged"), 0);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

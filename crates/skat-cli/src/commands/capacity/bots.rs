@@ -112,6 +112,8 @@ pub struct Stats {
     pub stale: AtomicU64,
     pub errors: AtomicU64,
     pub disconnects: AtomicU64,
+    /// Streams the server ended, resumed.
+    pub resumes: AtomicU64,
     pub vanished: AtomicU64,
     pub tables_started: AtomicU64,
 }
@@ -245,8 +247,14 @@ async fn thinking_bot(
                         m = stream.next() => m,
                         _ = stop.wait_for(|s| *s) => return Ok(()),
                     };
-                    let Some(msg) = msg else { return Ok(()) };
-                    let Some(WatchKind::Event(event)) = msg?.kind else { continue };
+                    // A stream the server ended (it restarted, or found this reader
+                    // stalled) is resumed, as a bot should.
+                    let Some(Ok(msg)) = msg else {
+                        stats.resumes.fetch_add(1, Ordering::Relaxed);
+                        after = after.max(1);
+                        continue 'connect;
+                    };
+                    let Some(WatchKind::Event(event)) = msg.kind else { continue };
                     after = event.seq;
                     match &event.kind {
                         Some(Kind::DealStarted(d)) => {

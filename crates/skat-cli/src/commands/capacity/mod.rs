@@ -277,12 +277,13 @@ async fn drive(args: Args) -> CmdResult {
         }
     };
     outln!(
-        "bots: {} tables started, {} actions, {} stale (the table had moved on), {} errors, {} drops, {} vanished",
+        "bots: {} tables started, {} actions, {} stale (the table had moved on), {} errors, {} drops, {} streams resumed, {} vanished",
         stats.tables_started.load(Ordering::Relaxed),
         stats.actions.load(Ordering::Relaxed),
         stats.stale.load(Ordering::Relaxed),
         stats.errors.load(Ordering::Relaxed),
         stats.disconnects.load(Ordering::Relaxed),
+        stats.resumes.load(Ordering::Relaxed),
         stats.vanished.load(Ordering::Relaxed),
     );
     let _ = stop_tx.send(true);

@@ -351,9 +351,10 @@ impl Store {
 
     /// Deletes finished and abandoned tables (rows, entries, analyses) that ended before
     /// `before_ms`, and challenges made before it that are no longer pending; returns how
-    /// many tables. A few tables per transaction, with a pause between them: one
-    /// transaction for all would hold SQLite's only write lock while the journal waits
-    /// (a soak of 2,000 tables saw a 223 ms action p99 in the minute of the first purge).
+    /// many tables. A few tables per transaction, with a pause between them, so that no
+    /// single transaction holds SQLite's only write lock for the whole purge while the
+    /// journal waits. The purge still costs: soaks show the action p99 rise in the
+    /// minutes it runs (docs/BENCHMARKS.md).
     pub async fn purge_ended_before(&self, before_ms: u64) -> Result<u64, StoreError> {
         /// Tables per transaction: about 10,000 entries of 12-deal lists.
         const CHUNK: i64 = 20;

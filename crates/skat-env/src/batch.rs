@@ -188,54 +188,33 @@ impl Batch {
         let ids = &mut ids[i * MAX_LEGAL..(i + 1) * MAX_LEGAL];
         mask.fill(0);
         ids.fill(-1);
-        let mut bits = [0u64; 3];
-        let mut n = 0;
-        let mut put = |id: u16| {
-            let u = usize::from(id);
-            mask[u] = 1;
-            bits[u / 64] |= 1 << (u % 64);
-            ids[n] = id as i16;
-            n += 1;
-        };
+        let mut row = Row { mask, ids, bits: [0; 3], n: 0 };
         match deal.deal().phase() {
             // Most steps: only cards, and the engine's playable cards are exactly the legal
             // ones of the player to move (tested against the full legal actions).
             Phase::Playing => {
                 for c in deal.deal().playable_cards(p) {
-                    put(u16::from(c.index()));
+                    row.put(u16::from(c.index()));
                 }
             }
-            // A bid may be any value from the minimum up (up to 63 ids): set them as a range.
+            // A bid may be any value from the minimum up (up to 63 ids), then hold, pass:
+            // the ids in increasing order, as `for_each_legal` gives them, without its
+            // general path.
             Phase::Bidding => {
                 let legal = deal.legal(p);
                 if let Some(min) = legal.bid_from {
-                    let from = usize::from(actions::BID) + min.ladder_index();
-                    let to = usize::from(actions::HOLD);
-                    mask[from..to].fill(1);
-                    for (slot, id) in ids.iter_mut().zip(from..to) {
-                        *slot = id as i16;
-                    }
-                    for u in from..to {
-                        bits[u / 64] |= 1 << (u % 64);
-                    }
-                    n = to - from;
+                    (actions::BID + min.ladder_index() as u16..actions::HOLD).for_each(|id| row.put(id));
                 }
-                let mut put = |id: u16| {
-                    let u = usize::from(id);
-                    mask[u] = 1;
-                    bits[u / 64] |= 1 << (u % 64);
-                    ids[n] = id as i16;
-                    n += 1;
-                };
                 if legal.hold {
-                    put(actions::HOLD);
+                    row.put(actions::HOLD);
                 }
                 if legal.pass {
-                    put(actions::PASS);
+                    row.put(actions::PASS);
                 }
             }
-            _ => actions::for_each_legal(&deal.legal(p), deal.pending_discard(), put),
+            _ => actions::for_each_legal(&deal.legal(p), deal.pending_discard(), |id| row.put(id)),
         }
+        let (bits, n) = (row.bits, row.n);
         count[i] = n as u8;
         self.legal[i] = bits;
     }
@@ -251,6 +230,26 @@ impl Batch {
             observation::encode(&view, pending, row);
         }
         Ok(())
+    }
+}
+
+/// One deal's row of the outputs being written: the mask, the id list, and the bits the
+/// next step checks ids against.
+struct Row<'a> {
+    mask: &'a mut [u8],
+    ids: &'a mut [i16],
+    bits: [u64; 3],
+    n: usize,
+}
+
+impl Row<'_> {
+    #[inline]
+    fn put(&mut self, id: u16) {
+        let u = usize::from(id);
+        self.mask[u] = 1;
+        self.bits[u / 64] |= 1 << (u % 64);
+        self.ids[self.n] = id as i16;
+        self.n += 1;
     }
 }
 

@@ -30,12 +30,18 @@ impl Source {
     pub async fn read(&self) -> Result<Reading, Box<dyn std::error::Error + Send + Sync>> {
         let text = match self {
             Source::Embedded(m) => m.render(),
+            // A metrics port that accepts and never answers must not stop the run.
             Source::Http(addr) => {
-                let mut s = tokio::net::TcpStream::connect(addr).await?;
-                s.write_all(b"GET /metrics HTTP/1.0\r\nHost: metrics\r\n\r\n").await?;
-                let mut body = String::new();
-                s.read_to_string(&mut body).await?;
-                body.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default()
+                tokio::time::timeout(std::time::Duration::from_secs(10), async {
+                    let mut s = tokio::net::TcpStream::connect(addr).await?;
+                    s.write_all(b"GET /metrics HTTP/1.0\r\nHost: metrics\r\n\r\n").await?;
+                    let mut body = String::new();
+                    s.read_to_string(&mut body).await?;
+                    Ok::<_, std::io::Error>(
+                        body.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default(),
+                    )
+                })
+                .await??
             }
         };
         Ok(parse(&text))

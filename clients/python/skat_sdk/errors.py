@@ -58,3 +58,18 @@ def metadata(error: grpc.RpcError) -> Dict[str, str]:
     """The refusal's public facts (``to_move``, ``current_seq``, ``after_seq``...)."""
     info = error_info(error)
     return dict(info.metadata) if info is not None else {}
+
+
+#: The trailer in which a replica that does not own a table names the one that does.
+OWNER_METADATA = "skat-owner"
+
+
+def redirect(error: grpc.RpcError) -> Optional[str]:
+    """The owner's address when a call was answered with the redirect (NOT_FOUND with the
+    ``skat-owner`` trailer: another replica owns the table), else None."""
+    if not isinstance(error, grpc.Call) or error.code() != grpc.StatusCode.NOT_FOUND:
+        return None
+    for key, value in error.trailing_metadata() or ():
+        if key == OWNER_METADATA:
+            return value if isinstance(value, str) else value.decode()
+    return None

@@ -179,7 +179,7 @@ def lobby(
                             continue
                     log.info("seated: table=%s seat=%s tournament=%s", s.table_id, s.seat, s.tournament_id)
                     t = threading.Thread(
-                        target=run, args=(Seat(seat_server, s.table_id, s.seat_token, s.seat),), daemon=True
+                        target=run, args=(Seat(seat_server, s.table_id, s.seat_token, s.seat, home=home),), daemon=True
                     )
                     with lock:
                         playing[s.table_id] = (s.seat_token, t)

@@ -1,7 +1,9 @@
 """The play loop: join (or use a seat token), fold the seat's stream into its
 :class:`~skat_sdk.Knowledge`, ask the bot whenever the seat must act, send the answer
 with ``expected_seq``, and after a broken stream or a restarted server reconnect with
-growing delays and resume with ``after_seq``, so that no event is missed or repeated."""
+growing delays (to the table's new owner when a replica took it over from a dead one:
+:meth:`Seat.reconnect`) and resume with ``after_seq``, so that no event is missed or
+repeated."""
 
 import logging
 import time
@@ -58,22 +60,70 @@ class Finished:
     verified: int = 0
 
 
+def _follow(address: ServerAddress, call):
+    """Runs ``call(stub)`` at ``address``, following up to three redirects to the replica
+    that owns the table (same TLS settings); returns the address that answered and the
+    answer."""
+    for _ in range(4):
+        with address.channel() as channel:
+            try:
+                return address, call(rpc.SkatServiceStub(channel))
+            except grpc.RpcError as e:
+                owner = errors.redirect(e)
+                if owner is None or address.at(owner).url == address.url:
+                    raise
+                log.debug("table lives on another replica; following: owner=%s", owner)
+                address = address.at(owner)
+    raise RuntimeError("too many redirects")
+
+
 class Seat:
     """A seat at a table: its server, table, token and seat number.
 
     ``server`` is an address string (``host:port``, ``http://...``, ``https://...``) or a
     :class:`~skat_sdk.ServerAddress` (a private CA, plain text allowed): the seat token
-    never travels in plain text beyond this machine unless allowed."""
+    never travels in plain text beyond this machine unless allowed. ``home``: where the
+    seat was first asked for (before a redirect; by default ``server``), which
+    :meth:`reconnect` asks when the seat's server is gone."""
 
-    def __init__(self, server: Union[str, ServerAddress], table_id: str, token: str, seat: int):
+    def __init__(
+        self,
+        server: Union[str, ServerAddress],
+        table_id: str,
+        token: str,
+        seat: int,
+        home: Union[str, ServerAddress, None] = None,
+    ):
         self.address = server_address(server)
         self.address.check_secret("seat token")
+        self.home = server_address(home) if home is not None else self.address
         self.server, self.table_id, self.token, self.seat = self.address.target, table_id, token, seat
         self._connect()
 
     def _connect(self):
         self.channel = self.address.channel()
         self.stub = rpc.SkatServiceStub(self.channel)
+
+    def reconnect(self) -> None:
+        """A fresh connection after the old one broke: to the seat's server if it still
+        holds the table, else to the table's owner now, found through ``home`` (a replica
+        that took the table over from a dead one). If neither answers, the next attempt
+        tries again."""
+        self.channel.close()
+        tries = [self.address] if self.home.url == self.address.url else [self.address, self.home]
+        for address in tries:
+            try:
+                found, _ = _follow(
+                    address,
+                    lambda stub: stub.GetTable(
+                        pb.GetTableRequest(table_id=self.table_id), metadata=self.metadata, timeout=10
+                    ),
+                )
+            except grpc.RpcError:
+                continue
+            self.address, self.server = found, found.target
+            break
+        self._connect()
 
     @property
     def metadata(self):
@@ -84,26 +134,25 @@ class Seat:
         cls, server: Union[str, ServerAddress], table_id: str, name: str = "python-bot", seat=None, join_code: str = ""
     ) -> "Seat":
         """Takes a seat (the first open one unless ``seat`` is given)."""
-        address = server_address(server)
+        home = server_address(server)
         # The answer is the seat token: it must not come back in plain text either.
-        address.check_secret("join code" if join_code else "seat token")
-        with address.channel() as channel:
-            req = pb.JoinTableRequest(table_id=table_id, name=name, join_code=join_code)
-            if seat is not None:
-                req.seat = seat
-            r = rpc.SkatServiceStub(channel).JoinTable(req)
-        return cls(address, table_id, r.token, r.seat)
+        home.check_secret("join code" if join_code else "seat token")
+        req = pb.JoinTableRequest(table_id=table_id, name=name, join_code=join_code)
+        if seat is not None:
+            req.seat = seat
+        address, r = _follow(home, lambda stub: stub.JoinTable(req))
+        return cls(address, table_id, r.token, r.seat, home=home)
 
     @classmethod
     def with_token(cls, server: Union[str, ServerAddress], table_id: str, token: str) -> "Seat":
         """A seat from a token handed out elsewhere (``skat arena``, ``skat table create``)."""
-        address = server_address(server)
-        address.check_secret("seat token")
-        with address.channel() as channel:
-            view = rpc.SkatServiceStub(channel).GetTable(
-                pb.GetTableRequest(table_id=table_id), metadata=(("authorization", f"Bearer {token}"),)
-            )
-        return cls(address, table_id, token, view.table.your_seat)
+        home = server_address(server)
+        home.check_secret("seat token")
+        address, view = _follow(
+            home,
+            lambda stub: stub.GetTable(pb.GetTableRequest(table_id=table_id), metadata=(("authorization", f"Bearer {token}"),)),
+        )
+        return cls(address, table_id, token, view.table.your_seat, home=home)
 
     def view(self) -> pb.TableView:
         return self.stub.GetTable(pb.GetTableRequest(table_id=self.table_id), metadata=self.metadata).table
@@ -189,7 +238,7 @@ def play(
                 raise
             log.info("connection lost (%s); resuming after seq %s", e.code(), last)
             time.sleep(min(2.0, 0.05 * 2**failures))
-            seat._connect()
+            seat.reconnect()
             reconnects += 1
 
 

@@ -354,3 +354,96 @@ def test_challenges_are_answered_from_a_list_in_python_and_typescript(tmp_path, 
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def postgres_database(name):
+    """A fresh database on the test PostgreSQL server (`SKAT_TEST_POSTGRES`, made with
+    psql from `SKAT_PG_BIN`); the test is skipped without one unless it must run."""
+    admin = os.environ.get("SKAT_TEST_POSTGRES")
+    if not admin:
+        assert not os.environ.get("SKAT_REQUIRE_POSTGRES"), "SKAT_REQUIRE_POSTGRES is set but SKAT_TEST_POSTGRES is not"
+        pytest.skip("SKAT_TEST_POSTGRES is not set (scripts/test-all sets it)")
+    psql = os.path.join(os.environ.get("SKAT_PG_BIN", "/usr/bin"), "psql")
+    for sql in (f"DROP DATABASE IF EXISTS {name}", f"CREATE DATABASE {name}"):
+        subprocess.run([psql, "-q", admin, "-c", sql], check=True, stdout=subprocess.DEVNULL)
+    return admin.rsplit("/", 1)[0] + "/" + name
+
+
+class SlowJack(JackBot):
+    """Thinks 40 ms per card, so that the list is still running when its replica dies."""
+
+    def play(self, k):
+        time.sleep(0.04)
+        return super().play(k)
+
+
+# A TypeScript bot that joins seat 1 at the address given and plays the list out.
+TS_SEAT = """
+const sdk = require(process.argv[1]);
+sdk.joinAndPlay(process.argv[2], process.argv[3], new sdk.Bot(), { name: "ts", seat: 1 })
+  .then((f) => { console.log(`finished reconnects=${f.reconnects}`); })
+  .catch((e) => { console.error(`failed ${e}`); process.exit(1); });
+"""
+
+
+def test_seats_in_three_languages_follow_their_table_when_its_replica_dies():
+    """Two replicas on PostgreSQL; a table on `a`; a Python seat, a TypeScript bot and a
+    Rust bot, all sent to `b` and redirected to `a`; `a` killed with SIGKILL and never
+    restarted: `b` takes the table over when a's lease runs out, and each SDK finds the
+    table there through the address it was first sent to, and finishes the list."""
+    db = postgres_database(f"skat_sdk_takeover_{os.getpid()}")
+    pa, pb_ = free_port(), free_port()
+    peers = f"a=127.0.0.1:{pa},b=127.0.0.1:{pb_}"
+
+    def replica(node, port):
+        return subprocess.Popen(
+            [SKAT, "serve", "--addr", f"127.0.0.1:{port}", "--metrics-addr", "off", "--node-id", node,
+             "--peer", peers, "--database", db, "--replica-lease", "2s", "--action-timeout", "30s"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+
+    a, b = replica("a", pa), replica("b", pb_)
+    procs = [a, b]
+    try:
+        stubs = []
+        for port in (pa, pb_):
+            channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+            grpc.channel_ready_future(channel).result(timeout=30)
+            stubs.append(rpc.SkatServiceStub(channel))
+        on_a, on_b = stubs
+        table = on_a.CreateTable(pb.CreateTableRequest(seats=3, deals=6, seed=5)).table_id
+        home = f"127.0.0.1:{pb_}"
+        seat = Seat.join(home, table, "py", seat=0)
+        assert seat.server == f"127.0.0.1:{pa}", "JoinTable at b followed the redirect to a"
+        result = {}
+        t = threading.Thread(target=lambda: result.setdefault("py", play(seat, SlowJack(3))))
+        t.start()
+        ts_dist = REPO / "clients" / "typescript" / "dist" / "src" / "index.js"
+        ts = subprocess.Popen(["node", "-e", TS_SEAT, str(ts_dist), home, table],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        rust = subprocess.Popen([SKAT, "bot", "--strategy", "heuristic", "--server", home, "--table", table,
+                                 "--seat", "2", "--name", "rust"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        procs += [ts, rust]
+        deadline = time.time() + 60
+        while on_a.GetTable(pb.GetTableRequest(table_id=table)).table.deals_played < 1:
+            assert time.time() < deadline, "the list did not get going"
+            time.sleep(0.02)
+        a.kill()
+        a.wait(timeout=10)
+
+        t.join(timeout=120)
+        assert "py" in result, "the Python seat finished"
+        assert result["py"].reconnects >= 1
+        out, err = ts.communicate(timeout=120)
+        assert ts.returncode == 0, err
+        assert "finished reconnects=" in out and "reconnects=0" not in out, out
+        _, err = rust.communicate(timeout=120)
+        assert rust.returncode == 0, err
+        view = on_b.GetTable(pb.GetTableRequest(table_id=table)).table
+        assert view.status == pb.TABLE_STATUS_FINISHED and view.deals_played == 6
+        assert seat.server == f"127.0.0.1:{pb_}", "the Python seat plays on at b"
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait(timeout=10)

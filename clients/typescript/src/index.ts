@@ -16,6 +16,7 @@ export {
   type Finished,
   IllegalAction,
   MOVED_ON,
+  OWNER_METADATA,
   type OnIllegal,
   type PlayOptions,
   Seat,
@@ -28,6 +29,7 @@ export {
   joinAndPlay,
   play,
   playWithToken,
+  redirect,
 } from "./sdk";
 export { type LogLevel, type Logger, consoleLogger, logger, setLogger } from "./log";
 export {

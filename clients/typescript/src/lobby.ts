@@ -112,7 +112,7 @@ export async function lobby(
           playing.set(s.tableId, s.seatToken);
           logger().info(`seated: table=${s.tableId} seat=${s.seat} tournament=${s.tournamentId}`);
           const token = s.seatToken;
-          play(new Seat(seatServer, s.tableId, s.seatToken, s.seat), makeBot(), { onIllegal: options.onIllegal })
+          play(new Seat(seatServer, s.tableId, s.seatToken, s.seat, home), makeBot(), { onIllegal: options.onIllegal })
             .then((f) => {
               const ranked = [...f.standings].sort((a, b) => b.seegerFabian - a.seegerFabian);
               const mine = f.standings.find((x) => x.seat === s.seat);

@@ -168,26 +168,68 @@ export interface Finished {
   decisions: number;
 }
 
+/** The trailer in which a replica that does not own a table names the one that does. */
+export const OWNER_METADATA = "skat-owner";
+
+/** The owner's address when a call was answered with the redirect (NOT_FOUND with the
+ * `skat-owner` trailer: another replica owns the table), else null. */
+export function redirect(e: unknown): string | null {
+  if (!(e instanceof ConnectError) || e.code !== Code.NotFound) return null;
+  return e.metadata.get(OWNER_METADATA);
+}
+
+/** Runs `call` at `address`, following up to three redirects to the replica that owns the
+ * table (same TLS settings); resolves with the address that answered and the answer. */
+async function follow<T>(
+  address: ServerAddress,
+  call: (client: Connection["client"]) => Promise<T>,
+): Promise<[ServerAddress, T]> {
+  for (let i = 0; i < 4; i++) {
+    const conn = connect(address);
+    try {
+      return [address, await call(conn.client)];
+    } catch (e) {
+      const owner = redirect(e);
+      if (owner === null || address.at(owner).url === address.url) throw e;
+      logger().debug(`table lives on another replica; following: owner=${owner}`);
+      address = address.at(owner);
+    } finally {
+      conn.close();
+    }
+  }
+  throw new Error("too many redirects");
+}
+
 /** A seat at a table: its server, table, token and number. The seat token never travels
- * in plain text beyond this machine unless the {@link ServerAddress} allows it. */
+ * in plain text beyond this machine unless the {@link ServerAddress} allows it. `home`:
+ * where the seat was first asked for (before a redirect; by default `server`), which
+ * {@link Seat.reconnect} asks when the seat's server is gone. */
 export class Seat {
   private conn: Connection;
-  /** The server with its TLS settings. */
-  readonly address: ServerAddress;
+  private where: ServerAddress;
+  /** Where the seat was first asked for. */
+  readonly home: ServerAddress;
   constructor(
     server: Server,
     readonly tableId: string,
     readonly token: string,
     readonly seat: number,
+    home?: Server,
   ) {
-    this.address = serverAddress(server);
-    this.address.checkSecret("seat token");
-    this.conn = connect(this.address);
+    this.where = serverAddress(server);
+    this.where.checkSecret("seat token");
+    this.home = home === undefined ? this.where : serverAddress(home);
+    this.conn = connect(this.where);
+  }
+
+  /** The server with its TLS settings (the table's owner). */
+  get address(): ServerAddress {
+    return this.where;
   }
 
   /** The server's URL. */
   get server(): string {
-    return this.address.url;
+    return this.where.url;
   }
 
   /** The connection's client. */
@@ -195,10 +237,24 @@ export class Seat {
     return this.conn.client;
   }
 
-  /** A fresh connection (after the old one broke). */
-  reconnect(): void {
+  /** A fresh connection after the old one broke: to the seat's server if it still holds
+   * the table, else to the table's owner now, found through `home` (a replica that took
+   * the table over from a dead one). If neither answers, the next attempt tries again. */
+  async reconnect(): Promise<void> {
     this.conn.close();
-    this.conn = connect(this.address);
+    const tries = this.home.url === this.where.url ? [this.where] : [this.where, this.home];
+    for (const address of tries) {
+      try {
+        const [found] = await follow(address, (c) =>
+          c.getTable({ tableId: this.tableId }, bearer(this.token, { timeoutMs: 10_000 })),
+        );
+        this.where = found;
+        break;
+      } catch {
+        // The next address, or the next attempt.
+      }
+    }
+    this.conn = connect(this.where);
   }
 
   /** Closes the connection. */
@@ -206,32 +262,24 @@ export class Seat {
     this.conn.close();
   }
 
-  /** Takes a seat (the first open one unless `seat` is given). */
+  /** Takes a seat (the first open one unless `seat` is given), following a redirect to
+   * the replica that owns the table. */
   static async join(server: Server, tableId: string, name = "ts-bot", seat?: number, joinCode = ""): Promise<Seat> {
-    const address = serverAddress(server);
+    const home = serverAddress(server);
     // The answer is the seat token: it must not come back in plain text either.
-    address.checkSecret(joinCode ? "join code" : "seat token");
-    const conn = connect(address);
-    try {
-      const r = await conn.client.joinTable({ tableId, name, seat, joinCode });
-      return new Seat(address, tableId, r.token, r.seat);
-    } finally {
-      conn.close();
-    }
+    home.checkSecret(joinCode ? "join code" : "seat token");
+    const [address, r] = await follow(home, (c) => c.joinTable({ tableId, name, seat, joinCode }));
+    return new Seat(address, tableId, r.token, r.seat, home);
   }
 
   /** A seat from a token handed out elsewhere (`skat arena`, `skat table create --take-seats`). */
   static async withToken(server: Server, tableId: string, token: string): Promise<Seat> {
-    const address = serverAddress(server);
-    address.checkSecret("seat token");
-    const conn = connect(address);
-    try {
-      const view = (await conn.client.getTable({ tableId }, bearer(token))).table;
-      if (view?.yourSeat === undefined) throw new Error(`this token holds no seat at table ${tableId}`);
-      return new Seat(address, tableId, token, view.yourSeat);
-    } finally {
-      conn.close();
-    }
+    const home = serverAddress(server);
+    home.checkSecret("seat token");
+    const [address, answer] = await follow(home, (c) => c.getTable({ tableId }, bearer(token)));
+    const view = answer.table;
+    if (view?.yourSeat === undefined) throw new Error(`this token holds no seat at table ${tableId}`);
+    return new Seat(address, tableId, token, view.yourSeat, home);
   }
 
   /** The table as this seat sees it. */
@@ -361,7 +409,7 @@ export async function play(seat: Seat, bot: Bot, options: PlayOptions = {}): Pro
         // too slowly. Either way, resume with afterSeq.
         if (!retryable(e) || ++failures > maxReconnects) throw e;
         await new Promise((r) => setTimeout(r, Math.min(2000, 50 * 2 ** failures)));
-        seat.reconnect();
+        await seat.reconnect();
         reconnects++;
       }
     }

@@ -386,18 +386,7 @@ async fn casual_matchmaking_swiss_rounds_quotas_and_anonymous_spectators() {
 /// one, restarted, finishes the tables it hosts.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_scheduler_across_replicas_and_a_takeover_postgres() {
-    let Ok(admin_url) = std::env::var("SKAT_TEST_POSTGRES") else {
-        assert!(std::env::var_os("SKAT_REQUIRE_POSTGRES").is_none(), "SKAT_TEST_POSTGRES is not set");
-        eprintln!("SKAT_TEST_POSTGRES is not set: skipped (scripts/test-all runs it)");
-        return;
-    };
-    sqlx::any::install_default_drivers();
-    let name = format!("skat_lease_{}", std::process::id());
-    let pool = sqlx::AnyPool::connect(&admin_url).await.unwrap();
-    sqlx::query(&format!("DROP DATABASE IF EXISTS {name}")).execute(&pool).await.unwrap();
-    sqlx::query(&format!("CREATE DATABASE {name}")).execute(&pool).await.unwrap();
-    pool.close().await;
-    let db = format!("{}/{name}", admin_url.rsplit_once('/').unwrap().0);
+    let Some(db) = common::postgres_database("skat_lease", 0).await else { return };
 
     let (pa, pb_) = (free_port(), free_port());
     let peers = format!("a=127.0.0.1:{pa},b=127.0.0.1:{pb_}");

@@ -19,17 +19,17 @@ use std::time::{Duration, Instant};
 
 use prost::Message as _;
 use skat_bots::Strategy;
-use skat_engine::{Action, Bid, Card, Contract};
+use skat_engine::Action;
 use skat_proto::pb::skat_service_client::SkatServiceClient;
 use skat_proto::pb::{self, watch_table_response::Kind as WatchKind};
+use skat_sdk::SeatClient;
 use skat_sdk::play::PlayOptions;
-use skat_sdk::{Bot, Knowledge, SeatClient};
 use tokio::task::JoinHandle;
 use tonic::transport::Channel;
 
 mod common;
 
-use common::free_port;
+use common::{Slow, free_port, records};
 
 static COUNTER: AtomicU32 = AtomicU32::new(0);
 
@@ -54,24 +54,9 @@ impl Db {
 
     /// A fresh database on the test PostgreSQL server, or None (skipped) without one.
     async fn postgres() -> Option<Db> {
-        let Ok(admin) = std::env::var("SKAT_TEST_POSTGRES") else {
-            assert!(
-                std::env::var_os("SKAT_REQUIRE_POSTGRES").is_none(),
-                "SKAT_REQUIRE_POSTGRES is set but SKAT_TEST_POSTGRES is not"
-            );
-            eprintln!(
-                "SKAT_TEST_POSTGRES is not set: the PostgreSQL variant is skipped (scripts/test-all runs it)"
-            );
-            return None;
-        };
-        sqlx::any::install_default_drivers();
-        let name = format!("skat_test_{}_{}", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed));
-        let pool = sqlx::AnyPool::connect(&admin).await.expect("connect to SKAT_TEST_POSTGRES");
-        sqlx::query(&format!("DROP DATABASE IF EXISTS {name}")).execute(&pool).await.unwrap();
-        sqlx::query(&format!("CREATE DATABASE {name}")).execute(&pool).await.unwrap();
-        pool.close().await;
-        let (base, _) = admin.rsplit_once('/').expect("an admin URL ends with /DATABASE");
-        Some(Db::Postgres(format!("{base}/{name}")))
+        common::postgres_database("skat_test", COUNTER.fetch_add(1, Ordering::Relaxed))
+            .await
+            .map(Db::Postgres)
     }
 
     fn args(&self) -> Vec<String> {
@@ -152,34 +137,6 @@ async fn client(port: u16) -> SkatServiceClient<Channel> {
     panic!("server on {port} did not start");
 }
 
-/// A bot that thinks a few milliseconds, so that matches are still running when the
-/// server is killed.
-struct Slow(Strategy);
-
-impl Bot for Slow {
-    async fn bid(&mut self, k: &Knowledge) -> Option<Bid> {
-        tokio::time::sleep(Duration::from_millis(3)).await;
-        self.0.bid(k).await
-    }
-    async fn answer(&mut self, k: &Knowledge, bid: Bid) -> bool {
-        tokio::time::sleep(Duration::from_millis(3)).await;
-        self.0.answer(k, bid).await
-    }
-    async fn take_skat(&mut self, k: &Knowledge) -> bool {
-        self.0.take_skat(k).await
-    }
-    async fn discard(&mut self, k: &Knowledge) -> [Card; 2] {
-        self.0.discard(k).await
-    }
-    async fn declare(&mut self, k: &Knowledge) -> Contract {
-        self.0.declare(k).await
-    }
-    async fn play(&mut self, k: &Knowledge) -> Card {
-        tokio::time::sleep(Duration::from_millis(3)).await;
-        self.0.play(k).await
-    }
-}
-
 const SEEDS: [u64; 4] = [11, 12, 13, 14];
 const DEALS: u32 = 8;
 
@@ -252,26 +209,6 @@ async fn seat_bots(
         }));
     }
     (tokens, bots)
-}
-
-/// A table's JSON records without their context (table id, times): what two runs of the
-/// same seeds and bots must share.
-async fn records(port: u16, table: &str) -> Vec<String> {
-    let mut c = client(port).await;
-    let req = pb::GetRecordsRequest { table_id: table.to_string(), format: pb::RecordFormat::Json as i32 };
-    let records = c.get_records(req).await.unwrap().into_inner().records;
-    records
-        .iter()
-        .map(|r| {
-            let mut v: serde_json::Value = serde_json::from_str(r).unwrap();
-            let o = v.as_object_mut().unwrap();
-            assert_eq!(o["table_id"], table, "a JSON record names its table");
-            for context in ["table_id", "ended_at", "ended_ms"] {
-                o.remove(context);
-            }
-            v.to_string()
-        })
-        .collect()
 }
 
 /// The records of an uninterrupted run: the same seeds and bots on a server without a

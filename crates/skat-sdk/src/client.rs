@@ -199,6 +199,9 @@ where
 pub struct SeatClient {
     client: SkatServiceClient<Channel>,
     server: ServerAddress,
+    /// Where the seat was first asked for (before any redirect): with replicas, the
+    /// address that finds a table's owner again after a takeover.
+    home: ServerAddress,
     table_id: String,
     token: String,
     seat: u32,
@@ -248,6 +251,7 @@ impl SeatClient {
             seat,
             join_code: join_code.into(),
         };
+        let home = server.clone();
         let (server, r) = follow_redirects(server, |mut c| {
             let req = match operator_token {
                 Some(t) => with_token(req.clone(), t),
@@ -259,7 +263,10 @@ impl SeatClient {
         let view = r.table.ok_or_else(|| SdkError::Protocol("JoinTable answered without a table".into()))?;
         let client = server.connect().await?;
         check_seat(r.seat)?;
-        Ok((SeatClient { client, server, table_id: table_id.into(), token: r.token, seat: r.seat }, view))
+        Ok((
+            SeatClient { client, server, home, table_id: table_id.into(), token: r.token, seat: r.seat },
+            view,
+        ))
     }
 
     /// Acts for a seat whose token was handed out elsewhere (`skat arena` prints them).
@@ -270,6 +277,7 @@ impl SeatClient {
     ) -> Result<(SeatClient, pb::TableView), SdkError> {
         let server = server.into();
         server.check_secret("seat token")?;
+        let home = server.clone();
         let (server, view) = follow_redirects(server, |mut c| {
             let req = with_token(pb::GetTableRequest { table_id: table_id.into() }, token);
             async move { c.get_table(req).await.map(|r| r.into_inner()) }
@@ -280,7 +288,26 @@ impl SeatClient {
         let seat = view.your_seat.ok_or_else(|| SdkError::Protocol("the token holds no seat".into()))?;
         check_seat(seat)?;
         let client = server.connect().await?;
-        Ok((SeatClient { client, server, table_id: table_id.into(), token: token.into(), seat }, view))
+        Ok((SeatClient { client, server, home, table_id: table_id.into(), token: token.into(), seat }, view))
+    }
+
+    /// The same seat over a new connection: at its server, else (that server is gone,
+    /// or it no longer owns the table) at the address the seat was first asked at,
+    /// following the redirect to the table's owner now: a replica that took the table
+    /// over from a dead one.
+    pub async fn reconnect(&self) -> Result<(SeatClient, pb::TableView), SdkError> {
+        let (mut seat, view) = match SeatClient::with_token(self.server.clone(), &self.table_id, &self.token)
+            .await
+        {
+            Ok(found) => found,
+            Err(e) if self.home.url() == self.server.url() => return Err(e),
+            Err(e) => {
+                tracing::debug!(server = self.server.url(), error = %e, home = self.home.url(), "asking home for the table's owner");
+                SeatClient::with_token(self.home.clone(), &self.table_id, &self.token).await?
+            }
+        };
+        seat.home = self.home.clone();
+        Ok((seat, view))
     }
 
     /// A seat from parts already known (no round trip); `server` is where to reconnect.
@@ -291,7 +318,15 @@ impl SeatClient {
         token: &str,
         seat: u32,
     ) -> SeatClient {
-        SeatClient { client, server: server.into(), table_id: table_id.into(), token: token.into(), seat }
+        let server = server.into();
+        SeatClient {
+            client,
+            home: server.clone(),
+            server,
+            table_id: table_id.into(),
+            token: token.into(),
+            seat,
+        }
     }
 
     /// The server this seat talks to (the table's owner).
@@ -302,6 +337,19 @@ impl SeatClient {
     /// The server this seat talks to, with its TLS settings.
     pub fn server(&self) -> &ServerAddress {
         &self.server
+    }
+
+    /// Where the seat was first asked for (before any redirect), which
+    /// [`SeatClient::reconnect`] asks when its server is gone.
+    pub fn home(&self) -> &ServerAddress {
+        &self.home
+    }
+
+    /// The same seat with `home` as the address to ask when its server is gone (a seat
+    /// handed out by a lobby: the lobby's address).
+    pub fn with_home(mut self, home: ServerAddress) -> SeatClient {
+        self.home = home;
+        self
     }
 
     /// The seat (the engine's [`skat_engine::matches::Seat`]; the wire's seat numbers

@@ -301,7 +301,11 @@ where
                 continue;
             }
         };
-        let sc = SeatClient::from_parts(client, server, &seat.table_id, &seat.seat_token, seat.seat);
+        // A seat's server gone for good: the home lobby's address finds the table's new
+        // owner (if the new owner hands the seat out again, with a new token, it comes
+        // as news like any seat).
+        let sc = SeatClient::from_parts(client, server, &seat.table_id, &seat.seat_token, seat.seat)
+            .with_home(home.clone());
         tracing::info!(table = %seat.table_id, seat = seat.seat, tournament = %seat.tournament_id, "seated");
         let mut bot = make_bot();
         let play_options = PlayOptions { on_illegal: options.on_illegal, ..PlayOptions::default() };

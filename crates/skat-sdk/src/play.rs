@@ -115,8 +115,10 @@ pub async fn play_with_token<B: Bot>(
 
 /// Plays a seat until the match ends. The stream is followed from the seat's last seen
 /// `seq`; when it breaks (network, server restart of the stream), the SDK reconnects to
-/// the table's server with growing delays and resumes with `after_seq`, so no event is
-/// missed or repeated.
+/// the table's server with growing delays (or, when that server is gone for good, finds
+/// the table's new owner through the address the seat was first asked at:
+/// [`SeatClient::reconnect`]) and resumes with `after_seq`, so no event is missed or
+/// repeated.
 pub async fn play<B: Bot>(
     mut seat: SeatClient,
     bot: &mut B,
@@ -149,7 +151,7 @@ pub async fn play<B: Bot>(
             }
             let delay = options.reconnect_delay * 2u32.saturating_pow(failures.min(6)).min(40);
             tokio::time::sleep(delay.min(Duration::from_secs(2))).await;
-            if let Ok((s, _)) = SeatClient::with_token(seat.server(), seat.table_id(), seat.token()).await {
+            if let Ok((s, _)) = seat.reconnect().await {
                 seat = s;
                 reconnects += 1;
                 break;

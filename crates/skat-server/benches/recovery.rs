@@ -66,7 +66,7 @@ async fn run(store: Store, what: &str, count: u64) {
     );
 
     let (failure, _) = tokio::sync::watch::channel(false);
-    let journal = Journal::start(store, String::new(), Metrics::new(), failure, std::time::Duration::ZERO);
+    let journal = Journal::start(store, None, Metrics::new(), failure, std::time::Duration::ZERO);
     let tables = Tables::default();
     let metrics = Metrics::new();
     let recovered =

@@ -215,6 +215,10 @@ pub struct ServerConfig {
     /// Under load, how long the journal waits to gather more changes into one commit
     /// (zero: it commits what has arrived at once). Trades latency for CPU per deal.
     pub journal_gather: Duration,
+    /// With a node id and a database: how long this replica's lease lasts unless
+    /// renewed; when it runs out, another replica takes its waiting and playing tables
+    /// over (see `journal::takeover`).
+    pub replica_lease: Duration,
     /// Addresses of other replicas by node name (static deployments, tests).
     pub peers: Vec<(String, String)>,
     /// Address of any replica from its node name: `{node}` is replaced, e.g.
@@ -270,6 +274,7 @@ impl Default for ServerConfig {
             database: Database::Memory,
             retention: None,
             journal_gather: Duration::ZERO,
+            replica_lease: Duration::from_secs(10),
             admin_token: None,
             open_registration: true,
             anonymous: Anonymous::Play,

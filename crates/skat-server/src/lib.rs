@@ -13,7 +13,7 @@
 //! |---|---|---|
 //! | `rpc/` | the gRPC service by RPC group, refusals, the protobuf projection, streams, the edge layer, per-address limits, the page | everything below |
 //! | `competition/` | accounts, lobbies, casual matchmaking, tournament schedulers, results and ratings, read models | journal, store, table |
-//! | `journal/` | an OK only once durable (group commit), recovery, listings, expiry | store, table |
+//! | `journal/` | an OK only once durable (group commit), recovery, listings, expiry, replicas' leases and takeover | store, table |
 //! | `store/` | SQL only (SQLite, PostgreSQL): tables, accounts, tournaments | — |
 //! | `table/` | one table (pure: inputs in, events out, time passed in), ids, settings, the registry, clocks | — |
 //! | `config`, `metrics`, `secret` | settings, the metrics registry, tokens and their hashes | — |
@@ -105,13 +105,18 @@ pub async fn start(
                     config.database.describe()
                 ))
             })?;
-            journal::Journal::start(
-                store,
-                config.node_id.clone().unwrap_or_default(),
-                metrics.clone(),
-                failure_tx,
-                config.journal_gather,
-            )
+            // A replica registers before its journal writes anything: every commit renews
+            // the lease of this registration's epoch.
+            let lease = match &config.node_id {
+                Some(node) => Some((
+                    journal::takeover::register(&store, node, config.replica_lease).await.map_err(|e| {
+                        std::io::Error::other(format!("cannot register replica {node} in the database: {e}"))
+                    })?,
+                    config.replica_lease,
+                )),
+                None => None,
+            };
+            journal::Journal::start(store, lease, metrics.clone(), failure_tx, config.journal_gather)
         }
     };
     let recovered =
@@ -168,6 +173,25 @@ pub async fn start(
         .start()
         .await
         .map_err(|e| std::io::Error::other(format!("cannot resume the running tournaments: {e}")))?;
+    // Replicas: this one's lease, and the tables of dead ones taken over here (the
+    // competitions then watch them and hand their lobby seats out again).
+    let (adopted_tx, mut adopted_rx) = tokio::sync::mpsc::unbounded_channel();
+    journal::takeover::Takeover {
+        journal: journal.clone(),
+        tables: Arc::clone(&tables),
+        max_tables: config.max_tables,
+        expiry: config.table_expiry,
+        metrics: metrics.clone(),
+        adopted: adopted_tx,
+    }
+    .follow(stop_rx.clone());
+    let adopting = Arc::clone(&competitions);
+    tokio::spawn(async move {
+        while let Some(ids) = adopted_rx.recv().await {
+            adopting.adopt(&ids).await;
+        }
+    });
+    let releasing = journal.clone();
     let parts = rpc::Parts {
         config: Arc::clone(&config),
         metrics: metrics.clone(),
@@ -178,12 +202,20 @@ pub async fn start(
         failed: failure_rx.clone(),
     };
     let serving = rpc::serve(listener, parts, shutdown).await?;
+    // A replica that stopped on purpose gives its lease up, so that a live replica takes
+    // its unfinished tables over at its next look rather than after the lease.
+    let served = serving.task;
+    let task = tokio::spawn(async move {
+        let result = served.await.map_err(std::io::Error::other)?;
+        journal::takeover::release(&releasing).await;
+        result
+    });
     tracing::info!(%addr, metrics = ?metrics_addr, web = ?serving.web_addr, "skat server listening");
     Ok(RunningServer {
         addr,
         metrics_addr,
         web_addr: serving.web_addr,
-        task: serving.task,
+        task,
         journal_failed: failure_rx,
         recovered,
         metrics,

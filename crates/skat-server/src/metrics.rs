@@ -34,6 +34,8 @@ pub struct Metrics {
     pub journal_commits: Counter,
     /// Journal entries written.
     pub journal_entries: Counter,
+    /// Tables this replica took over from replicas whose lease ran out.
+    pub tables_taken_over: Counter,
     /// TLS reloads after the certificate files changed, by result (`ok`, `failed`).
     pub tls_reloads: Family<Labels, Counter>,
     /// 1 while the server takes new work (readiness), 0 while it starts or drains.
@@ -77,6 +79,7 @@ impl Metrics {
         let rpcs = Family::<Labels, Counter>::default();
         let journal_commits = Counter::default();
         let journal_entries = Counter::default();
+        let tables_taken_over = Counter::default();
         let tls_reloads = Family::<Labels, Counter>::default();
         let serving = Gauge::default();
         let account_lobbies = Family::<Labels, Gauge>::default();
@@ -136,6 +139,11 @@ impl Metrics {
         );
         registry.register("journal_entries", "Journal entries written", journal_entries.clone());
         registry.register(
+            "tables_taken_over",
+            "Tables this replica took over from replicas whose lease ran out (each rebuilt from the journal)",
+            tables_taken_over.clone(),
+        );
+        registry.register(
             "tables",
             "Tables held (waiting, playing, or finished and not yet expired)",
             tables.clone(),
@@ -155,6 +163,7 @@ impl Metrics {
             rpcs,
             journal_commits,
             journal_entries,
+            tables_taken_over,
             tls_reloads,
             serving,
             account_lobbies,

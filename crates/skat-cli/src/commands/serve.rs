@@ -125,9 +125,15 @@ pub struct Args {
     #[arg(long, env = "SKAT_LOG_FORMAT", value_enum, default_value = "text")]
     pub log_format: LogFormat,
     /// This replica's name when several run (e.g. the pod name `skat-1`); table ids then
-    /// start with it so that any replica can redirect to the owner.
+    /// start with it, and with a shared PostgreSQL database the replica holds a lease
+    /// there: any replica redirects clients to a table's owner.
     #[arg(long, env = "SKAT_NODE_ID")]
     pub node_id: Option<String>,
+    /// With --node-id and a database: how long this replica's lease lasts unless renewed
+    /// (every commit and every quarter of it renews it). When a replica dies, a live one
+    /// takes its waiting and playing tables over within about 1.25 times this.
+    #[arg(long, env = "SKAT_REPLICA_LEASE", default_value = "10s", value_parser = humantime::parse_duration)]
+    pub replica_lease: Duration,
     /// Other replicas, `NODE=HOST:PORT` (repeat, or comma-separate in SKAT_PEERS).
     #[arg(long = "peer", env = "SKAT_PEERS", value_delimiter = ',')]
     pub peers: Vec<String>,
@@ -284,6 +290,7 @@ impl Args {
             database: Database::from_setting(&self.database, data_dir),
             retention: self.retention.0,
             journal_gather: self.journal_gather,
+            replica_lease: self.replica_lease,
             admin_token: self.admin_token.clone().filter(|t| !t.is_empty()),
             open_registration: self.registration == "open",
             anonymous: self.anonymous,
@@ -427,7 +434,7 @@ pub fn run(args: Args) -> CmdResult {
         let journal_failed = server.journal_failed.clone();
         server.task.await??;
         if *journal_failed.borrow() {
-            return Err("the journal could not write to the database; restart to recover from it".into());
+            return Err("the journal could not write to the database, or this replica lost its lease to another (the log says which); restart to recover from it".into());
         }
         tracing::info!("server stopped");
         Ok::<_, Box<dyn std::error::Error>>(())

@@ -9,8 +9,11 @@ use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use skat_bots::Strategy;
+use skat_engine::{Bid, Card, Contract};
 use skat_proto::pb;
 use skat_proto::pb::skat_service_client::SkatServiceClient;
+use skat_sdk::{Bot, Knowledge};
 use tonic::transport::Channel;
 
 /// A port nobody listens on now.
@@ -104,4 +107,74 @@ pub fn create_tournament(port: u16, args: &[&str]) -> String {
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).unwrap().split_whitespace().nth(1).unwrap().to_string()
+}
+
+/// A fresh database on the test PostgreSQL server (`SKAT_TEST_POSTGRES`, an admin URL),
+/// named `{prefix}_{pid}_{n}`; None (the test is skipped) without one, unless
+/// `SKAT_REQUIRE_POSTGRES` says it must run (`scripts/test-all` sets both).
+pub async fn postgres_database(prefix: &str, n: u32) -> Option<String> {
+    let Ok(admin) = std::env::var("SKAT_TEST_POSTGRES") else {
+        assert!(
+            std::env::var_os("SKAT_REQUIRE_POSTGRES").is_none(),
+            "SKAT_REQUIRE_POSTGRES is set but SKAT_TEST_POSTGRES is not"
+        );
+        eprintln!("SKAT_TEST_POSTGRES is not set: the PostgreSQL test is skipped (scripts/test-all runs it)");
+        return None;
+    };
+    sqlx::any::install_default_drivers();
+    let name = format!("{prefix}_{}_{n}", std::process::id());
+    let pool = sqlx::AnyPool::connect(&admin).await.expect("connect to SKAT_TEST_POSTGRES");
+    sqlx::query(&format!("DROP DATABASE IF EXISTS {name}")).execute(&pool).await.unwrap();
+    sqlx::query(&format!("CREATE DATABASE {name}")).execute(&pool).await.unwrap();
+    pool.close().await;
+    let (base, _) = admin.rsplit_once('/').expect("an admin URL ends with /DATABASE");
+    Some(format!("{base}/{name}"))
+}
+
+/// A bot that thinks a few milliseconds, so that matches are still running when the
+/// server is killed.
+pub struct Slow(pub Strategy);
+
+impl Bot for Slow {
+    async fn bid(&mut self, k: &Knowledge) -> Option<Bid> {
+        tokio::time::sleep(Duration::from_millis(3)).await;
+        self.0.bid(k).await
+    }
+    async fn answer(&mut self, k: &Knowledge, bid: Bid) -> bool {
+        tokio::time::sleep(Duration::from_millis(3)).await;
+        self.0.answer(k, bid).await
+    }
+    async fn take_skat(&mut self, k: &Knowledge) -> bool {
+        self.0.take_skat(k).await
+    }
+    async fn discard(&mut self, k: &Knowledge) -> [Card; 2] {
+        self.0.discard(k).await
+    }
+    async fn declare(&mut self, k: &Knowledge) -> Contract {
+        self.0.declare(k).await
+    }
+    async fn play(&mut self, k: &Knowledge) -> Card {
+        tokio::time::sleep(Duration::from_millis(3)).await;
+        self.0.play(k).await
+    }
+}
+
+/// A table's JSON records without their context (table id, times): what two runs of the
+/// same seeds and bots must share.
+pub async fn records(port: u16, table: &str) -> Vec<String> {
+    let mut c = client(port).await;
+    let req = pb::GetRecordsRequest { table_id: table.to_string(), format: pb::RecordFormat::Json as i32 };
+    let records = c.get_records(req).await.unwrap().into_inner().records;
+    records
+        .iter()
+        .map(|r| {
+            let mut v: serde_json::Value = serde_json::from_str(r).unwrap();
+            let o = v.as_object_mut().unwrap();
+            assert_eq!(o["table_id"], table, "a JSON record names its table");
+            for context in ["table_id", "ended_at", "ended_ms"] {
+                o.remove(context);
+            }
+            v.to_string()
+        })
+        .collect()
 }

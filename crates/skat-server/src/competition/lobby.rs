@@ -202,6 +202,15 @@ impl Lobbies {
     }
 
     /// The seats an account holds now.
+    /// The seats of `table` held without a token (after a restart or a takeover).
+    fn without_token(&self, table: &TableId) -> Vec<(SeatKey, Assignment)> {
+        lock(&self.seats)
+            .iter()
+            .filter(|(k, a)| &k.table == table && a.token.is_none())
+            .map(|(k, a)| (k.clone(), a.clone()))
+            .collect()
+    }
+
     fn held_by(&self, account: &AccountId) -> Vec<(SeatKey, Assignment)> {
         lock(&self.seats)
             .iter()
@@ -283,9 +292,12 @@ impl Competitions {
                 {
                     for p in playing {
                         let Ok(id) = p.planned.table_id.parse::<TableId>() else { continue };
-                        let Some(node) = id.foreign_node(me.config.node_id.as_deref()) else { continue };
+                        let Some(node) = me.owner_elsewhere(&p, &id) else { continue };
                         for (seat, a) in p.planned.seating.iter().enumerate() {
-                            if *a == account_id && told.insert((p.planned.table_id.clone(), seat)) {
+                            // Told again when the owner changes (a takeover).
+                            if *a == account_id
+                                && told.insert((p.planned.table_id.clone(), seat, node.to_string()))
+                            {
                                 let _ = tx.try_send(LobbyNote::Seat(SeatOffer {
                                     table_id: p.planned.table_id.clone(),
                                     seat: seat as u32,
@@ -326,6 +338,22 @@ impl Competitions {
         tournament_id: Option<&TournamentId>,
     ) {
         self.lobbies.notify(account, self.offer(key, token, tournament_id));
+    }
+
+    /// Hands the seats of a table this replica took over to their accounts' lobbies that
+    /// are open here already (with new tokens: this replica never had the old ones, and
+    /// a bot that had one may never have received it). A lobby opened later is handed
+    /// them as after a restart.
+    pub(crate) async fn offer_taken_over(&self, table: &TableId) {
+        let open = self.lobbies.open_counts();
+        for (key, a) in self.lobbies.without_token(table) {
+            if !open.contains_key(&a.account_id) {
+                continue;
+            }
+            if let Some(token) = self.rekey(&key).await {
+                self.hand_out(&a.account_id, &key, &token, a.tournament_id.as_ref());
+            }
+        }
     }
 
     /// A new token for a seat whose token this process no longer has.

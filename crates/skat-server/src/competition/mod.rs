@@ -48,6 +48,7 @@ pub(crate) use lobby::SeatOffer;
 use crate::config::ServerConfig;
 use crate::journal::Journal;
 use crate::metrics::Metrics;
+use crate::store::tournaments::PlayingTable;
 use crate::store::{Store, StoreError};
 use crate::table::{TableId, Tables};
 
@@ -117,16 +118,52 @@ impl Competitions {
         let Some(store) = self.journal.store().cloned() else { return Ok(()) };
         for playing in store.playing_tables().await? {
             let Ok(id) = playing.planned.table_id.parse::<TableId>() else { continue };
-            if id.foreign_node(self.config.node_id.as_deref()).is_some() {
-                continue;
+            if self.owner_elsewhere(&playing, &id).is_none() {
+                self.resume_table(&id, playing);
             }
-            if self.tables.get(&id).is_some() {
-                self.lobbies.hold_seats(&id, Some(&playing.tournament_id), &playing.planned.seating, None);
-            }
-            self.watch_table(&playing.tournament_id, playing.planned);
         }
         self.follow_leases(store);
         self.follow_account_gauges();
         Ok(())
+    }
+
+    /// Tables this replica took over from a dead one: their tournament tables are
+    /// watched for results and their seats held for lobbies, as after a restart.
+    pub(crate) async fn adopt(self: &Arc<Self>, ids: &[TableId]) {
+        let Some(store) = self.journal.store() else { return };
+        let playing = match store.playing_tables().await {
+            Ok(p) => p,
+            Err(e) => {
+                tracing::error!(error = %e, "could not read the tournament tables taken over");
+                return;
+            }
+        };
+        for p in playing {
+            if let Ok(id) = p.planned.table_id.parse::<TableId>()
+                && ids.contains(&id)
+            {
+                self.resume_table(&id, p);
+                self.offer_taken_over(&id).await;
+            }
+        }
+    }
+
+    /// Watches a tournament table of this replica's and holds its seats for lobbies.
+    fn resume_table(self: &Arc<Self>, id: &TableId, playing: PlayingTable) {
+        if self.tables.get(id).is_some() {
+            self.lobbies.hold_seats(id, Some(&playing.tournament_id), &playing.planned.seating, None);
+        }
+        self.watch_table(&playing.tournament_id, playing.planned);
+    }
+
+    /// The replica that owns a tournament table when it is not this one: the owner in
+    /// the database (a takeover changes it), else the node its id names.
+    fn owner_elsewhere<'a>(&self, playing: &'a PlayingTable, id: &'a TableId) -> Option<&'a str> {
+        let me = self.config.node_id.as_deref();
+        if playing.owner.is_empty() {
+            id.foreign_node(me)
+        } else {
+            (Some(playing.owner.as_str()) != me).then_some(playing.owner.as_str())
+        }
     }
 }

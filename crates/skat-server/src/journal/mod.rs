@@ -23,12 +23,14 @@
 //! | a table's inputs and listing as database rows | [`rows`] |
 //! | tables back from the journal: on start, and to read ended tables | [`recovery`] |
 //! | listings, from the database or (without one) from memory | [`listing`] |
+//! | replicas: this one's lease, and taking a dead one's tables over | [`takeover`] |
 //! | tables leaving memory (expiry) and the database (retention) | [`expiry`] |
 
 pub(crate) mod expiry;
 pub(crate) mod listing;
 pub(crate) mod recovery;
 pub(crate) mod rows;
+pub(crate) mod takeover;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -37,7 +39,7 @@ use std::time::Duration;
 use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::metrics::Metrics;
-use crate::store::{Store, StoredEntry, TableRow};
+use crate::store::{NodeLease, Store, StoreError, StoredEntry, TableRow};
 use crate::table::{Durability, Durable, Table};
 
 pub(crate) use rows::table_row;
@@ -63,6 +65,8 @@ struct Writer {
     tx: mpsc::UnboundedSender<Commit>,
     store: Store,
     failed: Arc<AtomicBool>,
+    failure: Arc<watch::Sender<bool>>,
+    lease: Option<(NodeLease, Duration)>,
 }
 
 impl std::fmt::Debug for Commit {
@@ -78,22 +82,52 @@ impl Journal {
     }
 
     /// A journal on `store`, written by a task that runs until every handle is gone.
-    /// `owner` is this replica's node id (`""` without one). When a commit fails,
-    /// `failure` is set to true (the server then stops: see the module header).
-    /// `gather`: under load (the last commit carried more than one change), how long the
-    /// writer waits for more changes before it commits (0: never waits).
+    /// `lease`: with replicas, this replica's registration and the length of its lease,
+    /// which every commit renews (and without which it writes nothing: [`takeover`]);
+    /// `None` on a single server. When a commit fails, `failure` is set to true (the
+    /// server then stops: see the module header). `gather`: under load (the last commit
+    /// carried more than one change), how long the writer waits for more changes before
+    /// it commits (0: never waits).
     pub fn start(
         store: Store,
-        owner: String,
+        lease: Option<(NodeLease, Duration)>,
         metrics: Metrics,
         failure: watch::Sender<bool>,
         gather: Duration,
     ) -> Journal {
         let (tx, rx) = mpsc::unbounded_channel();
         let failed = Arc::new(AtomicBool::new(false));
-        let writer = Arc::new(Writer { tx, store: store.clone(), failed: Arc::clone(&failed) });
-        tokio::spawn(write_loop(store, rx, failed, metrics, failure, gather));
+        let failure = Arc::new(failure);
+        let owner = lease.as_ref().map(|(l, _)| l.node.clone()).unwrap_or_default();
+        let writer = Arc::new(Writer {
+            tx,
+            store: store.clone(),
+            failed: Arc::clone(&failed),
+            failure: Arc::clone(&failure),
+            lease: lease.clone(),
+        });
+        tokio::spawn(write_loop(store, lease, rx, failed, metrics, failure, gather));
         Journal { inner: Some(writer), owner }
+    }
+
+    /// This replica's lease and its length (`None`: a single server, or no database).
+    pub(crate) fn lease(&self) -> Option<&(NodeLease, Duration)> {
+        self.inner.as_ref().and_then(|w| w.lease.as_ref())
+    }
+
+    /// Whether the journal stopped for good (a failed commit, a lost lease).
+    pub(crate) fn failed(&self) -> bool {
+        self.inner.as_ref().is_some_and(|w| w.failed.load(Ordering::Acquire))
+    }
+
+    /// Stops the journal for good (nothing more is written, every later change fails)
+    /// and tells the server to stop: for a replica that learns it lost its lease.
+    pub(crate) fn fail(&self, why: &StoreError) {
+        if let Some(w) = &self.inner {
+            tracing::error!(error = %why, "the journal can write no more: stopping the server");
+            w.failed.store(true, Ordering::Release);
+            let _ = w.failure.send(true);
+        }
     }
 
     /// The database, if there is one.
@@ -151,13 +185,14 @@ impl Writer {
 
 async fn write_loop(
     store: Store,
+    lease: Option<(NodeLease, Duration)>,
     mut rx: mpsc::UnboundedReceiver<Commit>,
     failed: Arc<AtomicBool>,
     metrics: Metrics,
-    failure: watch::Sender<bool>,
+    failure: Arc<watch::Sender<bool>>,
     gather: Duration,
 ) {
-    let mut writer = match store.writer().await {
+    let mut writer = match store.writer(lease).await {
         Ok(w) => Some(w),
         Err(e) => {
             tracing::error!(error = %e, "the journal has no database connection: stopping the server");

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use crate::journal::{Journal, table_row};
 use crate::metrics::Metrics;
-use crate::store::{RowStatus, StoreError, StoredEntry};
+use crate::store::{RowStatus, StoreError, StoredEntry, TableRow};
 use crate::table::{JournalEntry, Table, TableHandle, TableId, Tables, unix_ms};
 
 /// A table rebuilt from its entries.
@@ -89,14 +89,29 @@ pub async fn recover(
     metrics: &Metrics,
 ) -> Result<Recovered, StoreError> {
     let Some(store) = journal.store() else { return Ok(Recovered::default()) };
-    let started = Instant::now();
-    let wall = SystemTime::now();
-    let since = unix_ms(wall).saturating_sub(expiry.as_millis() as u64);
+    let since = unix_ms(SystemTime::now()).saturating_sub(expiry.as_millis() as u64);
     let rows = store.tables_to_recover(journal.owner(), since).await?;
-    let mut done = Recovered::default();
     if !rows.is_empty() {
         tracing::info!(tables = rows.len(), "recovering tables from the journal");
     }
+    bring_back(journal, tables, rows, max_tables, expiry, metrics).await
+}
+
+/// Rebuilds the tables of `rows` from their entries and puts them in memory (on start,
+/// and when this replica takes a dead one's tables over); those idle past `expiry` are
+/// marked abandoned instead.
+pub(crate) async fn bring_back(
+    journal: &Journal,
+    tables: &Tables,
+    rows: Vec<TableRow>,
+    max_tables: usize,
+    expiry: Duration,
+    metrics: &Metrics,
+) -> Result<Recovered, StoreError> {
+    let Some(store) = journal.store() else { return Ok(Recovered::default()) };
+    let started = Instant::now();
+    let wall = SystemTime::now();
+    let mut done = Recovered::default();
     let mut abandoned_rows = Vec::new();
     for row in rows {
         let Ok(id) = row.table_id.parse::<TableId>() else {

@@ -32,7 +32,7 @@ async fn act<T>(
 ) -> Result<(u64, T), Status> {
     record_table(table_id);
     let comment = check_comment(comment)?;
-    let handle = s.table(table_id)?;
+    let handle = s.table(table_id).await?;
     let token = bearer(metadata)?.ok_or_else(no_token)?;
     let (seat, action, seq, extra) = handle
         .mutate(&s.journal, &s.metrics, |t| -> Result<_, Status> {

@@ -82,12 +82,16 @@ impl SkatServer {
 
     /// The table, or NOT_FOUND; for a table another replica owns, NOT_FOUND names the
     /// owner and carries its address in the `skat-owner` trailer (the redirect).
-    pub(crate) fn table(&self, id: &str) -> Result<Arc<TableHandle>, Status> {
+    pub(crate) async fn table(&self, id: &str) -> Result<Arc<TableHandle>, Status> {
         let parsed = parse_id(id)?;
         if let Some(t) = self.tables.get(&parsed) {
             return Ok(t);
         }
-        Err(self.elsewhere(id, &parsed))
+        let owner = match self.journal.store() {
+            Some(store) => store.row(id).await.map_err(Status::from)?.map(|r| r.owner),
+            None => None,
+        };
+        Err(self.elsewhere(id, &parsed, owner.as_deref()))
     }
 
     /// For reading: a table in memory, or else one read back from the journal when it
@@ -98,16 +102,18 @@ impl SkatServer {
         if let Some(t) = self.tables.get(&parsed) {
             return Ok(t);
         }
+        let mut owner = None;
         if let Some(store) = self.journal.store() {
             let row = store.row(id).await.map_err(Status::from)?;
-            if row.is_some_and(|r| any_state || r.status.ended())
+            if row.as_ref().is_some_and(|r| any_state || r.status.ended())
                 && let Some(handle) =
                     recovery::archived(&self.journal, &parsed).await.map_err(Status::from)?
             {
                 return Ok(handle);
             }
+            owner = row.map(|r| r.owner);
         }
-        Err(self.elsewhere(id, &parsed))
+        Err(self.elsewhere(id, &parsed, owner.as_deref()))
     }
 
     /// A stream's permits for this request's client and connection (see
@@ -125,9 +131,16 @@ impl SkatServer {
     }
 
     /// NOT_FOUND for a table not here: the owner's address if another replica owns it.
-    fn elsewhere(&self, id: &str, parsed: &TableId) -> Status {
+    /// The owner is the database's (`owner`: a takeover changes it) or, without a row
+    /// there, the replica the id names.
+    fn elsewhere(&self, id: &str, parsed: &TableId, owner: Option<&str>) -> Status {
         let shown: String = id.chars().take(64).collect();
-        if let Some(node) = parsed.foreign_node(self.config.node_id.as_deref())
+        let me = self.config.node_id.as_deref();
+        let node = match owner.filter(|o| !o.is_empty()) {
+            Some(o) => (Some(o) != me).then_some(o),
+            None => parsed.foreign_node(me),
+        };
+        if let Some(node) = node
             && let Some(addr) = self.config.peer_address(node)
         {
             let mut status = Refusal::new(

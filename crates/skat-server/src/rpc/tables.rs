@@ -216,7 +216,7 @@ pub(crate) async fn join(
     let req = request.get_ref();
     record_table(&req.table_id);
     let name = optional_name(NameKind::Player, &req.name)?;
-    let handle = s.table(&req.table_id)?;
+    let handle = s.table(&req.table_id).await?;
     let seat = match req.seat {
         Some(n) => Some(Seat::try_from(n).map_err(|_| {
             Refusal::new(Code::InvalidArgument, R::InvalidSeat, format!("this table has no seat {n}"))
@@ -241,7 +241,7 @@ pub(crate) async fn leave(
     request: Request<pb::LeaveTableRequest>,
 ) -> Result<pb::LeaveTableResponse, Status> {
     record_table(&request.get_ref().table_id);
-    let handle = s.table(&request.get_ref().table_id)?;
+    let handle = s.table(&request.get_ref().table_id).await?;
     let token = bearer(request.metadata())?.ok_or_else(no_token)?;
     let (seat, seq) = handle
         .mutate(&s.journal, &s.metrics, |t| -> Result<_, Status> {

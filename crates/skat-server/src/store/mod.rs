@@ -9,6 +9,7 @@
 //! | `skat_accounts`, `skat_account_names`, `skat_tournaments`, `skat_tournament_tables`, `skat_ratings`, `skat_rating_history` | bot accounts and every name they had, tournaments and their plans, ratings | by the competitions | [`accounts`], [`tournaments`] |
 //! | `skat_audit` | what was done with the admin token | by the competitions, with the change | [`audit`] |
 //! | `skat_challenges`, `skat_challenge_opponents` | challenges and each opponent's answer | by the competitions | [`challenges`] |
+//! | `skat_nodes` | replicas, their epochs and leases (who may write which table) | on start, with every commit, by a replica taking a dead one's tables over | [`nodes`] |
 //! | `skat_analyses` | finished tables' analyses (AnalyzeTable's cache) | by the analysis workers; deleted with their table | [`analyses`] |
 //!
 //! The schema is created and upgraded by sqlx's migrator when the server starts (on
@@ -18,6 +19,7 @@ pub(crate) mod accounts;
 pub(crate) mod analyses;
 pub(crate) mod audit;
 pub(crate) mod challenges;
+pub(crate) mod nodes;
 pub(crate) mod tables;
 pub(crate) mod tournaments;
 
@@ -29,6 +31,7 @@ use sqlx::any::AnyPoolOptions;
 use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
 use sqlx::{AnyPool, Executor as _};
 
+pub(crate) use nodes::NodeLease;
 pub(crate) use tables::{Cursor, ListFilter, RowStatus, StoredEntry, TableRow, Writer};
 
 /// Which database.
@@ -55,6 +58,15 @@ pub enum StoreError {
     /// A stored value is not what the server writes there.
     #[error("a stored value is not what was written: {0}")]
     Corrupt(String),
+    /// This replica's lease is gone: another replica took its tables over, and this one
+    /// must write nothing more.
+    #[error("replica {node} lost its lease (epoch {epoch} is over): another replica took its tables over")]
+    Fenced {
+        /// This replica.
+        node: String,
+        /// The epoch it held.
+        epoch: i64,
+    },
 }
 
 /// The embedded schema, for sqlx's migrator.
@@ -116,6 +128,13 @@ impl<'s> MigrationSource<'s> for Schema {
                     Cow::Borrowed("challenges"),
                     MigrationType::Simple,
                     Cow::Borrowed(include_str!("../../migrations/0007_challenges.sql")),
+                    false,
+                ),
+                Migration::new(
+                    8,
+                    Cow::Borrowed("nodes"),
+                    MigrationType::Simple,
+                    Cow::Borrowed(include_str!("../../migrations/0008_nodes.sql")),
                     false,
                 ),
             ])
@@ -203,8 +222,9 @@ impl Store {
     }
 
     /// A connection of its own for the journal's writer (kept for the server's life, so
-    /// that a commit does not wait for the pool).
-    pub async fn writer(&self) -> Result<Writer, StoreError> {
-        Ok(Writer(self.pool.acquire().await?))
+    /// that a commit does not wait for the pool); with `fence`, every commit renews that
+    /// lease for the given length first.
+    pub async fn writer(&self, fence: Option<(NodeLease, Duration)>) -> Result<Writer, StoreError> {
+        Ok(Writer { conn: self.pool.acquire().await?, fence })
     }
 }

@@ -1,9 +1,12 @@
 //! The tables' SQL: the journal's entries (`skat_entries`) and the listing rows
 //! (`skat_tables`). Rows in, rows out: no table, no rule.
 
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
 use sqlx::Row as _;
 use sqlx::any::AnyRow;
 
+use super::nodes::{NodeLease, fenced, renew_in};
 use super::{Store, StoreError, to_i64, to_u64};
 
 const TABLE_COLUMNS: &str = "table_id, owner, name, seats, deals, private, status, occupied, deals_played, players, created_ms, finished_ms, scores";
@@ -151,24 +154,40 @@ pub struct Cursor {
     pub table_id: String,
 }
 
-/// The journal writer's connection.
+/// The journal writer's connection, and with replicas the lease every commit renews
+/// (the fence: see [`super::nodes`]).
 #[derive(Debug)]
-pub struct Writer(pub(super) sqlx::pool::PoolConnection<sqlx::Any>);
+pub struct Writer {
+    pub(super) conn: sqlx::pool::PoolConnection<sqlx::Any>,
+    pub(super) fence: Option<(NodeLease, Duration)>,
+}
 
 impl Writer {
     /// Writes entries and table rows atomically: one statement on its own when it can
     /// (no BEGIN and COMMIT round trips), else one transaction. Either way one commit,
-    /// one fsync.
+    /// one fsync. With a fence, always a transaction that first renews the lease:
+    /// `Fenced` (and nothing written) when the replica's epoch is over.
     pub async fn write(&mut self, entries: &[StoredEntry], rows: &[TableRow]) -> Result<(), StoreError> {
-        if rows.is_empty() && entries.len() <= ENTRIES_PER_STATEMENT {
-            insert_entries(&mut self.0, entries).await?;
+        if self.fence.is_none() && rows.is_empty() && entries.len() <= ENTRIES_PER_STATEMENT {
+            insert_entries(&mut self.conn, entries).await?;
             return Ok(());
         }
-        let mut tx = sqlx::Connection::begin(&mut *self.0).await?;
+        let mut tx = sqlx::Connection::begin(&mut *self.conn).await?;
+        if let Some((lease, length)) = &self.fence {
+            let until = to_i64(unix_ms_now().saturating_add(length.as_millis() as u64));
+            if !renew_in(&mut tx, lease, until).await? {
+                return Err(fenced(lease));
+            }
+        }
         write_all(&mut tx, entries, rows).await?;
         tx.commit().await?;
         Ok(())
     }
+}
+
+/// Now, in Unix milliseconds.
+pub(crate) fn unix_ms_now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
 }
 
 /// Every entry and row, inside the caller's transaction.

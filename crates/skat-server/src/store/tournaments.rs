@@ -67,6 +67,8 @@ pub(crate) struct PlayingTable {
     pub(crate) tournament_id: TournamentId,
     /// The table.
     pub(crate) planned: PlannedTable,
+    /// The replica that owns the table now (`""`: no node ids, or not created yet).
+    pub(crate) owner: String,
 }
 
 /// A new rating, for `finish_table`.
@@ -124,7 +126,11 @@ fn tournament_from(r: &AnyRow) -> Result<Tournament, sqlx::Error> {
 
 fn playing_from(r: &AnyRow) -> Result<PlayingTable, sqlx::Error> {
     let id: String = r.try_get("tournament_id")?;
-    Ok(PlayingTable { tournament_id: id.parse().map_err(decode_err)?, planned: planned_from(r)? })
+    Ok(PlayingTable {
+        tournament_id: id.parse().map_err(decode_err)?,
+        planned: planned_from(r)?,
+        owner: r.try_get("owner")?,
+    })
 }
 
 impl Store {
@@ -274,8 +280,9 @@ impl Store {
     /// Every planned table being played, of every tournament: (tournament id, table).
     pub(crate) async fn playing_tables(&self) -> Result<Vec<PlayingTable>, StoreError> {
         let rows = sqlx::query(
-            "SELECT tournament_id, n, seating, seed, table_id, status, result FROM skat_tournament_tables \
-             WHERE status = 'playing'",
+            "SELECT p.tournament_id, p.n, p.seating, p.seed, p.table_id, p.status, p.result, \
+             COALESCE(t.owner, '') AS owner FROM skat_tournament_tables p \
+             LEFT JOIN skat_tables t ON t.table_id = p.table_id WHERE p.status = 'playing'",
         )
         .fetch_all(&self.pool)
         .await?;

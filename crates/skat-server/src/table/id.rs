@@ -1,7 +1,9 @@
-//! [`TableId`]: which replica owns a table, and its number there.
+//! [`TableId`]: which replica created a table, and its number there.
 //!
 //! Written `t3f9ab2c4d5e6` on a single server and `skat-1.3f9ab2c4d5e6` when replicas
-//! run (`--node-id`), so that any replica can tell who owns a table from its id alone.
+//! run (`--node-id`): the id names the replica that created the table, which owns it
+//! unless a live replica took it over from a dead one (the database's owner then says;
+//! `journal::takeover`). An id never changes.
 
 use std::fmt;
 use std::str::FromStr;
@@ -27,7 +29,7 @@ impl TableId {
         TableId { node: node.map(str::to_string), number: number & 0xffff_ffff_ffff }
     }
 
-    /// The replica that owns the table, if named.
+    /// The replica that created the table (its owner unless taken over), if named.
     pub fn node(&self) -> Option<&str> {
         self.node.as_deref()
     }

@@ -16,6 +16,11 @@ use crate::hand_model::{Moment, win_chance};
 pub struct HeuristicBot {
     /// The game planned during the auction, and the most it may bid.
     plan: Option<(GameType, u16)>,
+    /// Added to the hand model's log-odds of winning when bidding and choosing a game
+    /// (0: the model as fitted to this bot's own card play). A bot that plays its
+    /// cards better than this one wins more of the same hands: for it the fitted chances
+    /// are too low, and it should bid more boldly ([`HeuristicBot::with_boldness`]).
+    boldness: f64,
 }
 
 impl HeuristicBot {
@@ -23,6 +28,21 @@ impl HeuristicBot {
     pub fn new() -> HeuristicBot {
         HeuristicBot::default()
     }
+
+    /// A bot that bids and declares as if its chance of winning each game had
+    /// `boldness` more log-odds than the fitted model says (for a stronger card player).
+    pub fn with_boldness(boldness: f64) -> HeuristicBot {
+        HeuristicBot { plan: None, boldness }
+    }
+}
+
+/// `p` with `boldness` added to its log-odds.
+fn emboldened(p: f64, boldness: f64) -> f64 {
+    if boldness == 0.0 {
+        return p;
+    }
+    let z = (p / (1.0 - p)).ln() + boldness;
+    1.0 / (1.0 + (-z).exp())
 }
 
 /// This seat's position (a seat asked to decide always plays the deal).
@@ -60,12 +80,13 @@ fn expected_score(p: f64, v: u16) -> f64 {
 
 /// The game to bid for with ten cards and what it is worth, if any is expected to score
 /// (the fitted model's chance of winning, [`hand_model`]).
-fn best_game(hand: CardSet, forehand: bool) -> Option<(GameType, u16)> {
+fn best_game(hand: CardSet, forehand: bool, boldness: f64) -> Option<(GameType, u16)> {
     GameType::ALL
         .into_iter()
         .map(|g| {
             let v = value(hand, g);
-            (g, v, expected_score(win_chance(hand, g, forehand, 0, Moment::Auction), v))
+            let p = emboldened(win_chance(hand, g, forehand, 0, Moment::Auction), boldness);
+            (g, v, expected_score(p, v))
         })
         .filter(|(_, _, ev)| *ev > 0.0)
         .max_by(|a, b| a.2.total_cmp(&b.2))
@@ -76,12 +97,17 @@ fn best_game(hand: CardSet, forehand: bool) -> Option<(GameType, u16)> {
 /// away for it: the best expected score among the games that reach the bid (when none
 /// does, the one most likely to be won, for the least damage).
 pub fn choose_game(twelve: CardSet, bid: u16, forehand: bool) -> (GameType, [Card; 2]) {
+    choose_game_boldly(twelve, bid, forehand, 0.0)
+}
+
+/// [`choose_game`] with the model's chances emboldened ([`HeuristicBot::with_boldness`]).
+pub fn choose_game_boldly(twelve: CardSet, bid: u16, forehand: bool, boldness: f64) -> (GameType, [Card; 2]) {
     let mut best: Option<(bool, f64, GameType, [Card; 2])> = None;
     for g in GameType::ALL {
         let away = discard_for(twelve, g);
         let kept = twelve.without(away[0]).without(away[1]);
         let away_points = if g.is_null() { 0 } else { u32::from(away[0].points() + away[1].points()) };
-        let p = win_chance(kept, g, forehand, away_points, Moment::Declaration);
+        let p = emboldened(win_chance(kept, g, forehand, away_points, Moment::Declaration), boldness);
         let v = value(twelve, g);
         let reaches = v >= bid;
         let score = if reaches { expected_score(p, v) } else { p };
@@ -168,14 +194,14 @@ impl Bot for HeuristicBot {
     }
 
     async fn bid(&mut self, k: &Knowledge) -> Option<Bid> {
-        let plan = best_game(k.hand, me(k) == Position::Forehand);
+        let plan = best_game(k.hand, me(k) == Position::Forehand, self.boldness);
         self.plan = plan;
         let (_, limit) = plan?;
         k.legal.bid_from.filter(|b| b.value() <= limit)
     }
 
     async fn answer(&mut self, k: &Knowledge, bid: Bid) -> bool {
-        let plan = best_game(k.hand, me(k) == Position::Forehand);
+        let plan = best_game(k.hand, me(k) == Position::Forehand, self.boldness);
         self.plan = plan;
         plan.is_some_and(|(_, limit)| bid.value() <= limit)
     }
@@ -189,7 +215,7 @@ impl Bot for HeuristicBot {
 
     async fn discard(&mut self, k: &Knowledge) -> [Card; 2] {
         let bid = k.bid.map_or(18, Bid::value);
-        let (game, away) = choose_game(k.hand, bid, me(k) == Position::Forehand);
+        let (game, away) = choose_game_boldly(k.hand, bid, me(k) == Position::Forehand, self.boldness);
         self.plan = Some((game, value(k.hand, game)));
         away
     }

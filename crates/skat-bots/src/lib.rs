@@ -79,6 +79,8 @@ impl Strategy {
             };
             match key {
                 "samples" => config.samples = number(1, 1024)? as u32,
+                // Hundredths of a log-odd: `bold=50` adds 0.5.
+                "bold" => config.boldness = number(0, 400)? as f64 / 100.0,
                 "nodes" => config.max_nodes = number(1_000, 100_000_000)?,
                 "evidence" => {
                     config.bidding_evidence = match value {
@@ -87,7 +89,7 @@ impl Strategy {
                         _ => return Err(format!("pimc `evidence` is `on` or `off`, not `{value}`")),
                     }
                 }
-                _ => return Err(format!("unknown pimc setting `{key}` (samples, nodes, evidence)")),
+                _ => return Err(format!("unknown pimc setting `{key}` (samples, nodes, evidence, bold)")),
             }
         }
         Ok(Strategy::Pimc(Box::new(PimcBot::new(seed, config))))

@@ -46,6 +46,10 @@ pub struct PimcConfig {
     /// ([`crate::evidence`]): draw [`EVIDENCE_POOL`] times `samples` worlds and keep
     /// `samples` of them in proportion to how well each fits.
     pub bidding_evidence: bool,
+    /// Log-odds added to the fitted hand model's chances when bidding, discarding and
+    /// declaring ([`HeuristicBot::with_boldness`]): the model was fitted to the
+    /// heuristic's card play, and this bot plays its cards better.
+    pub boldness: f64,
 }
 
 /// How many worlds are drawn per world kept when the auction weighs them: weighted
@@ -56,7 +60,7 @@ pub const EVIDENCE_POOL: u32 = 16;
 
 impl Default for PimcConfig {
     fn default() -> PimcConfig {
-        PimcConfig { samples: 24, max_nodes: 400_000, simulate_bidding: false, bidding_evidence: true }
+        PimcConfig { samples: 24, max_nodes: 400_000, simulate_bidding: false, bidding_evidence: true, boldness: 0.0 }
     }
 }
 
@@ -80,7 +84,7 @@ impl PimcBot {
             config,
             seed,
             rng: ChaCha8Rng::seed_from_u64(seed),
-            heuristic: HeuristicBot::new(),
+            heuristic: HeuristicBot::with_boldness(config.boldness),
             limit: None,
             chosen: None,
         }

@@ -383,14 +383,27 @@ mod tests {
     fn judges_hands_like_a_club_player() {
         // Two top jacks and three aces: grand.
         let grand = set("CJ.SJ.CA.SA.HA.CT.C9.S8.H7.D7");
-        assert_eq!(best_game(grand, false).map(|g| g.0), Some(GameType::Grand));
+        assert_eq!(best_game(grand, false, 0.0).map(|g| g.0), Some(GameType::Grand));
         // Seven clubs with a jack: clubs.
         let clubs = set("HJ.CA.CT.CK.CQ.C9.C8.SA.H7.D7");
-        assert_eq!(best_game(clubs, false).map(|g| g.0), Some(GameType::Clubs));
+        assert_eq!(best_game(clubs, false, 0.0).map(|g| g.0), Some(GameType::Clubs));
         // Nothing: pass.
-        assert_eq!(best_game(set("HK.HQ.H9.SK.SQ.S9.DK.DQ.D9.C8"), false), None);
+        assert_eq!(best_game(set("HK.HQ.H9.SK.SQ.S9.DK.DQ.D9.C8"), false, 0.0), None);
         // A null hand: low cards everywhere.
         assert_eq!(crate::hand_model::null_risk(set("C7.C9.S7.S8.H7.H9.HJ.D7.D8.D9")), 0);
         assert!(crate::hand_model::null_risk(set("CA.C9.S7.S8.H7.H9.HJ.D7.D8.D9")) > 0);
+    }
+
+    #[test]
+    fn boldness_bids_more_and_never_less() {
+        // A borderline clubs hand: the fitted model passes it, a bolder bot bids clubs.
+        let hand = set("HJ.CA.CK.CQ.C9.C8.SA.S8.H7.D7");
+        let limit = |b: f64| best_game(hand, false, b).map_or(0, |g| g.1);
+        assert!(limit(0.5) >= limit(0.0));
+        assert!(limit(4.0) > 0, "a bold enough bot bids this hand");
+        for p in [0.1, 0.5, 0.9] {
+            assert_eq!(emboldened(p, 0.0), p);
+            assert!(emboldened(p, 0.5) > p && emboldened(p, 0.5) < 1.0);
+        }
     }
 }

@@ -60,7 +60,13 @@ pub const EVIDENCE_POOL: u32 = 16;
 
 impl Default for PimcConfig {
     fn default() -> PimcConfig {
-        PimcConfig { samples: 24, max_nodes: 400_000, simulate_bidding: false, bidding_evidence: true, boldness: 0.0 }
+        PimcConfig {
+            samples: 24,
+            max_nodes: 400_000,
+            simulate_bidding: false,
+            bidding_evidence: true,
+            boldness: 0.0,
+        }
     }
 }
 

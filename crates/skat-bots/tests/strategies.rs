@@ -39,7 +39,7 @@ fn every_built_in_strategy_plays_whole_deals() {
 
 #[test]
 fn pimc_with_and_without_the_auction_is_deterministic_for_a_seed() {
-    for name in ["pimc", "pimc-plain"] {
+    for name in ["pimc", "pimc-plain", "pimc-bold"] {
         for d in 0..3 {
             assert_eq!(play(name, 5, d), play(name, 5, d), "{name}, deal {d}");
         }
@@ -58,6 +58,7 @@ fn pimc_takes_its_settings_after_colons_and_refuses_bad_ones() {
         ("pimc:nodes=lots", "nodes"),
         ("pimc:evidence=maybe", "evidence"),
         ("pimc:depth=3", "unknown pimc setting"),
+        ("pimc:bold=500", "bold"),
         ("pimc:samples", "KEY=VALUE"),
         ("heuristic:samples=3", "takes no settings"),
         ("alphazero", "unknown strategy"),

@@ -386,7 +386,7 @@ sdk.joinAndPlay(process.argv[2], process.argv[3], new sdk.Bot(), { name: "ts", s
 """
 
 
-def test_seats_in_three_languages_follow_their_table_when_its_replica_dies():
+def test_seats_in_three_languages_follow_their_table_when_its_replica_dies(tmp_path, caplog):
     """Two replicas on PostgreSQL; a table on `a`; a Python seat, a TypeScript bot and a
     Rust bot, all sent to `b` and redirected to `a`; `a` killed with SIGKILL and never
     restarted: `b` takes the table over when a's lease runs out, and each SDK finds the
@@ -395,12 +395,19 @@ def test_seats_in_three_languages_follow_their_table_when_its_replica_dies():
     pa, pb_ = free_port(), free_port()
     peers = f"a=127.0.0.1:{pa},b=127.0.0.1:{pb_}"
 
+    logs = {}
+
     def replica(node, port):
+        logs[node] = tmp_path / f"{node}.log"
         return subprocess.Popen(
-            [SKAT, "serve", "--addr", f"127.0.0.1:{port}", "--metrics-addr", "off", "--node-id", node,
-             "--peer", peers, "--database", db, "--replica-lease", "2s", "--action-timeout", "30s"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [SKAT, "serve", "--addr", f"127.0.0.1:{port}", "--metrics-addr", "off", "--web-addr", "off",
+             "--node-id", node, "--peer", peers, "--database", db, "--replica-lease", "2s", "--action-timeout", "30s"],
+            stdout=subprocess.DEVNULL, stderr=open(logs[node], "w"), env={**os.environ, "RUST_LOG": "info"},
         )
+
+    def said(node):
+        lines = [line for line in logs[node].read_text().splitlines() if "rpc{" not in line]
+        return f"\n--- {node}'s log:\n" + "\n".join(lines[-25:])
 
     a, b = replica("a", pa), replica("b", pb_)
     procs = [a, b]
@@ -431,14 +438,16 @@ def test_seats_in_three_languages_follow_their_table_when_its_replica_dies():
         a.kill()
         a.wait(timeout=10)
 
+        caplog.set_level(logging.DEBUG, logger="skat_sdk")
         t.join(timeout=120)
-        assert "py" in result, "the Python seat finished"
+        sdk_log = "\n".join(r.getMessage() for r in caplog.records[-20:])
+        assert "py" in result, f"the Python seat finished{said('b')}\n--- the SDK's log:\n{sdk_log}"
         assert result["py"].reconnects >= 1
         out, err = ts.communicate(timeout=120)
-        assert ts.returncode == 0, err
+        assert ts.returncode == 0, err + said("b")
         assert "finished reconnects=" in out and "reconnects=0" not in out, out
         _, err = rust.communicate(timeout=120)
-        assert rust.returncode == 0, err
+        assert rust.returncode == 0, err + said("b")
         view = on_b.GetTable(pb.GetTableRequest(table_id=table)).table
         assert view.status == pb.TABLE_STATUS_FINISHED and view.deals_played == 6
         assert seat.server == f"127.0.0.1:{pb_}", "the Python seat plays on at b"

@@ -137,6 +137,11 @@ async fn http_health_for_probes_turns_not_ready_while_draining() {
             .unwrap(),
     );
     channel(&format!("http://127.0.0.1:{port}"), 65_535).await;
+    // The gRPC port accepts a moment before readiness turns on: wait for it (bounded).
+    let ready_by = Instant::now() + Duration::from_secs(5);
+    while http_status(metrics, "/health/ready").await != Some(200) && Instant::now() < ready_by {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     assert_eq!(http_status(metrics, "/health/ready").await, Some(200));
     assert_eq!(http_status(metrics, "/health/live").await, Some(200));
     let ok = Command::new("kill").args(["-TERM", &server.0.id().to_string()]).status().unwrap();

@@ -19,6 +19,7 @@ import { dealIndex, replayHref, replayView } from "./replay";
 import { count, gameWords, lang, localizeStatic, t } from "./i18n";
 import { verifyDeals } from "./verify";
 import { playView } from "./play";
+import { levelOf } from "./ladder";
 import { authed, contractName, dropSeat, seatControls, seatOf as heldSeat, type SeatAuth } from "./seat";
 import { append, h, link, table, when } from "./dom";
 import { cardSvg, sortHand } from "./cards";
@@ -450,16 +451,25 @@ async function leaderboardView() {
   const r = await api.getLeaderboard({ pageSize: 200 });
   show(t("leaderboard.title"), h("h1", {}, t("leaderboard.title")),
     h("p", { class: "muted" }, t("leaderboard.about")),
-    r.entries.length ? table([t("col.rank"), t("col.bot"), [t("col.rating"), "num"], [t("col.pm"), "num"], [t("col.lists"), "num"]], r.entries.map((e, i) => [
-      i + 1, link(`#/bot/${encodeURIComponent(e.name)}`, e.name), e.rating.toFixed(2), e.uncertainty.toFixed(2), e.lists])) : h("p", {}, t("leaderboard.none")));
+    h("p", { class: "muted" }, t("leaderboard.ladder")),
+    r.entries.length ? table([t("col.rank"), t("col.bot"), t("col.level"), [t("col.rating"), "num"], [t("col.pm"), "num"], [t("col.lists"), "num"]], r.entries.map((e, i) => [
+      i + 1, link(`#/bot/${encodeURIComponent(e.name)}`, e.name), levelBadge(e.name), e.rating.toFixed(2), e.uncertainty.toFixed(2), e.lists])) : h("p", {}, t("leaderboard.none")));
+}
+
+/** A ladder level's mark (a house bot), or nothing. */
+function levelBadge(name: string): Node | string {
+  const l = levelOf(name);
+  return l ? h("span", { class: "level", "data-level": String(l.level) }, t("level.badge", { n: l.level, s: l.strategy })) : "";
 }
 
 async function botView(name: string) {
   const b = (await api.getBot({ name })).bot!;
   const state = t(b.disabled ? "bot.disabled" : b.online ? "bot.online" : "bot.offline");
   const rated = b.rating ? t("bot.rated", { r: b.rating.rating.toFixed(2), u: b.rating.uncertainty.toFixed(2), n: b.rating.lists }) : t("bot.unrated");
+  const level = levelOf(b.name);
   show(b.name, h("h1", {}, b.name),
     h("p", {}, `${state} · ${rated} · ${t("bot.tables", { n: b.maxTables })}`),
+    level ? h("p", { id: "level" }, levelBadge(b.name), " ", t("level.about")) : "",
     h("h2", {}, t("bot.history")), ratingChart(b.history.map((p) => [p.rating, p.uncertainty, Number(p.atMs)])),
     h("h2", {}, t("bot.recent")),
     b.recent.length ? table([t("col.table"), t("col.tournament"), t("col.seatingSf")], b.recent.map((l) => [

@@ -13,9 +13,10 @@ import { h } from "./dom";
 import { keepSeat } from "./seat";
 import { safeOrigin } from "./operator";
 import { t } from "./i18n";
+import { HOUSE_BOTS } from "./ladder";
 
-/** The house bots a person may choose from, when online. */
-const HOUSE = ["house-random", "house-heuristic", "house-pimc"];
+/** The house bots a person may choose from, when online (the ladder's levels, weakest first). */
+const HOUSE = HOUSE_BOTS;
 
 export async function playView(show: (title: string, ...content: (Node | string)[]) => void) {
   // A seat token is a secret: not over plain HTTP beyond this machine.

@@ -169,6 +169,15 @@ test("a person plays the bots from the page", { timeout: 300000 }, async () => {
     // Cards were named in each language: "jack of clubs" in English, "Kreuz Bube" in German.
     assert.ok([...words.all].some((w) => / of (clubs|spades|hearts|diamonds)$/.test(w)), "English card names");
     assert.ok([...words.all].some((w) => /^(Kreuz|Pik|Herz|Karo) (Sieben|Acht|Neun|Zehn|Bube|Dame|König|Ass)$/.test(w)), "German card names");
+
+    // The house bots are marked as the ladder's levels on their pages (and on the
+    // leaderboard, by the same mark).
+    for (const [bot, level] of [["house-random", "1"], ["house-heuristic", "2"]]) {
+      await page.goto(base + `#/bot/${bot}`, { waitUntil: "load" });
+      await page.waitForSelector("#level .level");
+      assert.equal(await page.$eval("#level .level", (e) => e.getAttribute("data-level")), level, bot);
+      assert.match(await page.$eval("#level .level", (e) => e.textContent), new RegExp(`^Stufe ${level} · `));
+    }
   } finally {
     await browser.close();
     server.kill("SIGTERM");

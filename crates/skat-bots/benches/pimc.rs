@@ -3,8 +3,8 @@
 //!     cargo bench -p skat-bots --bench pimc
 //!
 //! Seeded deals driven by the engine: forehand is `pimc` (default settings, then without
-//! the auction's evidence, as `pimc-plain`), the others `heuristic`; every decision of the
-//! PIMC seat is timed, on one core.
+//! the auction's evidence, as `pimc-plain`, then the ladder's `pimc-fast` and `pimc-bold`),
+//! the others `heuristic`; every decision of the PIMC seat is timed, on one core.
 
 use std::time::{Duration, Instant};
 
@@ -17,6 +17,15 @@ fn main() {
     for (name, config) in [
         ("pimc", PimcConfig::default()),
         ("pimc-plain", PimcConfig { bidding_evidence: false, ..PimcConfig::default() }),
+        (
+            "pimc-fast",
+            PimcConfig {
+                samples: skat_bots::FAST_SAMPLES,
+                max_nodes: skat_bots::FAST_NODES,
+                ..PimcConfig::default()
+            },
+        ),
+        ("pimc-bold", PimcConfig { boldness: skat_bots::BOLD, ..PimcConfig::default() }),
     ] {
         run(name, config);
     }

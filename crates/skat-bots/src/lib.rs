@@ -32,8 +32,19 @@ pub use random::RandomBot;
 /// worth is measured by seating both at one table. `pimc-bold` is `pimc` bidding and
 /// declaring with the hand model's chances raised by [`BOLD`] log-odds: the model was
 /// fitted to the heuristic's card play, and PIMC's wins more of the same hands
-/// (docs/bots.md: the strongest built-in bot, measured against `pimc`).
-pub const NAMES: [&str; 5] = ["random", "heuristic", "pimc", "pimc-plain", "pimc-bold"];
+/// (docs/bots.md: the strongest built-in bot, measured against `pimc`). `pimc-fast` is
+/// `pimc` on a small budget ([`FAST_SAMPLES`] worlds, [`FAST_NODES`] nodes): the ladder's
+/// level between `heuristic` and `pimc`, a few milliseconds per card.
+pub const NAMES: [&str; 6] = ["random", "heuristic", "pimc-fast", "pimc", "pimc-plain", "pimc-bold"];
+
+/// The ladder of built-in strengths, weakest first (docs/bots.md: each level's measured
+/// margin over the one below). The page marks the house bots of these names.
+pub const LADDER: [&str; 5] = ["random", "heuristic", "pimc-fast", "pimc", "pimc-bold"];
+
+/// Worlds per card decision of `pimc-fast` (`pimc` keeps 24).
+pub const FAST_SAMPLES: u32 = 6;
+/// Solver nodes per decision of `pimc-fast` (`pimc` spends at most 400,000).
+pub const FAST_NODES: u64 = 50_000;
 
 /// The boldness of `pimc-bold` (`pimc:bold=50`), the best of 0.25, 0.5 and 1 measured.
 pub const BOLD: f64 = 0.5;
@@ -45,7 +56,7 @@ pub enum Strategy {
     Random(Box<RandomBot>),
     /// [`HeuristicBot`].
     Heuristic(HeuristicBot),
-    /// [`PimcBot`] (`pimc` at its default settings, `pimc-plain` or `pimc-bold`).
+    /// [`PimcBot`] (`pimc` at its default settings, `pimc-fast`, `pimc-plain` or `pimc-bold`).
     Pimc(Box<PimcBot>),
 }
 
@@ -74,6 +85,10 @@ impl Strategy {
             "pimc" => {}
             "pimc-plain" => config.bidding_evidence = false,
             "pimc-bold" => config.boldness = BOLD,
+            "pimc-fast" => {
+                config.samples = FAST_SAMPLES;
+                config.max_nodes = FAST_NODES;
+            }
             _ => return Err(format!("unknown strategy `{base}` (built-in: {})", NAMES.join(", "))),
         }
         for setting in parts {

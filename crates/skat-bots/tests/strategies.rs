@@ -34,12 +34,20 @@ fn every_built_in_strategy_plays_whole_deals() {
             assert!(!play(name, 7, d).is_empty());
         }
     }
-    assert!(Strategy::by_name("pimc-fast", 1).is_none(), "an unknown name is refused");
+    assert!(Strategy::by_name("pimc-turbo", 1).is_none(), "an unknown name is refused");
+    // The ladder is built of strategies that exist, weakest first.
+    for level in skat_bots::LADDER {
+        assert!(skat_bots::NAMES.contains(&level), "{level}");
+    }
+    // The page marks the house bots of the same ladder (web/src/ladder.ts).
+    let page = include_str!("../../../web/src/ladder.ts");
+    let listed = format!("[{}]", skat_bots::LADDER.map(|l| format!("\"{l}\"")).join(", "));
+    assert!(page.contains(&listed), "web/src/ladder.ts lists the ladder {listed}");
 }
 
 #[test]
 fn pimc_with_and_without_the_auction_is_deterministic_for_a_seed() {
-    for name in ["pimc", "pimc-plain", "pimc-bold"] {
+    for name in ["pimc", "pimc-fast", "pimc-plain", "pimc-bold"] {
         for d in 0..3 {
             assert_eq!(play(name, 5, d), play(name, 5, d), "{name}, deal {d}");
         }

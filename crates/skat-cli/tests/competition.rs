@@ -277,6 +277,12 @@ async fn casual_matchmaking_swiss_rounds_quotas_and_anonymous_spectators() {
     // Casual: three bots ask for it and are matched; their meeting is rated.
     let casual: Vec<String> =
         ["casual-a", "casual-b", "casual-c"].iter().map(|n| register(port, n, None).unwrap()).collect();
+    // A house bot's name is the operator's, even where registration is open: nobody may
+    // squat one before the house bots start, or pose as a level of the ladder.
+    for squat in ["house-pimc", "House-Bold"] {
+        let refused = register(port, squat, None).unwrap_err();
+        assert!(refused.contains("ADMIN_REQUIRED") && refused.contains("house bots"), "{refused}");
+    }
     let _casual_bots: Vec<Kill> = casual
         .iter()
         .enumerate()

@@ -10,8 +10,9 @@ use super::CmdResult;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The strategy: `random`, `heuristic`, `pimc` or `pimc-plain`; pimc's settings after
-    /// colons, e.g. `pimc:samples=48:nodes=800000:evidence=off`.
+    /// The strategy: `random`, `heuristic`, `pimc-fast`, `pimc`, `pimc-bold` (the ladder
+    /// of levels, weakest first; docs/bots.md) or `pimc-plain`; pimc's settings after
+    /// colons, e.g. `pimc:samples=48:nodes=800000:evidence=off:bold=50`.
     #[arg(long, default_value = "heuristic")]
     strategy: String,
     #[command(flatten)]

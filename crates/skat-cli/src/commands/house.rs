@@ -10,8 +10,10 @@
 //! | PIMC thinks within its node budget per decision (400,000 nodes, about 30 ms) | a house bot answers in time under any time control the server allows |
 //! | in `skat serve --house-bots` they reach the server over loopback in plain text; with TLS, run `skat house-bots --server https://...` beside it | the same code; tokens never cross a network in plain text |
 //!
-//! Their strength is measured in docs/BENCHMARKS.md (the arena's standings): `random` is
-//! the floor, `heuristic` a club player's rules, `pimc` the strongest built-in.
+//! Their strength is measured in docs/BENCHMARKS.md (the arena's standings): they are the
+//! ladder of levels (docs/bots.md), `random` the floor, `heuristic` a club player's rules,
+//! `pimc-fast` and `pimc` search, `pimc-bold` the strongest built-in. Names beginning with
+//! `house-` are registered only with the admin token, so the page can mark them as levels.
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -28,8 +30,9 @@ use super::CmdResult;
 pub struct Args {
     #[command(flatten)]
     conn: super::conn::Conn,
-    /// The strategies to host, comma-separated: random, heuristic, pimc (or a pimc with
-    /// settings, `pimc:samples=48`). Each plays as the account `house-NAME`.
+    /// The strategies to host, comma-separated: the ladder random, heuristic, pimc-fast,
+    /// pimc, pimc-bold (or a pimc with settings, `pimc:samples=48`). Each plays as the
+    /// account `house-NAME`.
     #[arg(long, value_delimiter = ',', required = true)]
     bots: Vec<String>,
     #[command(flatten)]

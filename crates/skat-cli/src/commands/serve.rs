@@ -186,8 +186,8 @@ pub struct Args {
     #[arg(long, env = "SKAT_CHALLENGES_PER_HOUR", default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub challenges_per_hour: u32,
     /// Host built-in opponents as bot accounts, always there, accepting every challenge:
-    /// comma-separated strategies (random, heuristic, pimc, pimc-bold...), each the account
-    /// `house-NAME`. Needs a database and --admin-token; plays over loopback in plain
+    /// comma-separated strategies (the ladder: random, heuristic, pimc-fast, pimc,
+    /// pimc-bold), each the account `house-NAME` (a name only the admin token registers). Needs a database and --admin-token; plays over loopback in plain
     /// text (with TLS run `skat house-bots --server https://...` beside the server).
     #[arg(long, env = "SKAT_HOUSE_BOTS", value_delimiter = ',', conflicts_with = "tls_cert")]
     pub house_bots: Vec<String>,

@@ -6,6 +6,7 @@
 //! | registration is open, or needs the admin token (`--registration admin`) | the operator decides who competes |
 //! | rotating a token or disabling an account ends its open lobbies | a leaked token stops working at once; the bot reconnects and is checked again |
 //! | a disabled account cannot open a lobby; its tournament seats still forfeit on time | the plan goes on |
+//! | names beginning with `house-` are registered only with the admin token | they are the operator's house bots, the ladder of levels the page marks (docs/bots.md): a stranger may not squat one before the house bots start, nor pose as a level |
 
 use std::net::IpAddr;
 use std::time::SystemTime;
@@ -69,6 +70,14 @@ impl BotChange {
     }
 }
 
+/// The prefix of the house bots' accounts (`skat serve --house-bots`), the operator's.
+pub(crate) const HOUSE_PREFIX: &str = "house-";
+
+/// Whether `name` is one only the operator may register (a house bot's).
+fn reserved(name: &BotName) -> bool {
+    name.as_str().to_lowercase().starts_with(HOUSE_PREFIX)
+}
+
 /// An owner contact: at most [`MAX_OWNER_CHARS`] characters, no control or bidi
 /// characters (it is shown to the operator, in a terminal and the page).
 fn check_owner(owner: &str) -> Result<String, CompetitionError> {
@@ -96,6 +105,9 @@ impl Competitions {
             Err(_) => None,
         };
         let name = BotName::new(name)?;
+        if admin.is_none() && reserved(&name) {
+            return Err(CompetitionError::HouseName(name.to_string()));
+        }
         let owner = check_owner(owner)?;
         let token = SeatToken::generate()?;
         let now = unix_ms(SystemTime::now());

@@ -27,6 +27,11 @@ pub(crate) enum CompetitionError {
     /// The call needs the admin token, and the server has none.
     #[error("this server has no admin token (skat serve --admin-token): nobody may do this")]
     NoAdminToken,
+    /// A house bot's name (`house-...`) asked for without the admin token.
+    #[error(
+        "`{0}`: names beginning with `house-` are the operator's house bots; registering one needs the admin token"
+    )]
+    HouseName(String),
     /// A name that is not allowed.
     #[error("{0}")]
     Name(#[from] NameError),

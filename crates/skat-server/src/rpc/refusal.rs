@@ -176,7 +176,7 @@ impl From<CompetitionError> for Refusal {
             E::NoDatabase => Refusal::new(Code::FailedPrecondition, R::NoDatabase, message),
             E::Storage(e) => e.into(),
             E::NoRandomness(_) => Refusal::new(Code::Internal, R::Internal, message),
-            E::AdminRequired | E::NoAdminToken => {
+            E::AdminRequired | E::NoAdminToken | E::HouseName(_) => {
                 Refusal::new(Code::PermissionDenied, R::AdminRequired, message)
             }
             E::Name(e) => e.into(),

@@ -174,6 +174,8 @@ test("the spectator page in a real browser", { timeout: 240000 }, async () => {
     await page.screenshot({ path: path.join(shots, "6b-analysis.png"), fullPage: true });
     await page.goto(base + "#/leaderboard", { waitUntil: "load" });
     await page.waitForSelector("a[href='#/bot/Ada']");
+    // Only house bots carry a level of the ladder: these are bot authors' accounts.
+    assert.equal((await page.$$("span.level")).length, 0, "no bot of this tournament is marked as a level");
     await page.screenshot({ path: path.join(shots, "7-leaderboard.png"), fullPage: true });
     await page.click("a[href='#/bot/Ada']");
     await page.waitForSelector("svg.chart");

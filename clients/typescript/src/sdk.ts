@@ -250,8 +250,9 @@ export class Seat {
         );
         this.where = found;
         break;
-      } catch {
+      } catch (e) {
         // The next address, or the next attempt.
+        logger().debug(`reconnect: ${address.url} did not answer for table ${this.tableId}: ${errorWords(e)}`);
       }
     }
     this.conn = connect(this.where);
@@ -324,6 +325,12 @@ export interface PlayOptions {
   /** Called before every decision with the seat's knowledge and the seq it was folded
    * to (tests compare it with `seat.view()`, as the Rust SDK's `verify_knowledge` does). */
   beforeDecision?: (k: Knowledge, seat: Seat, seq: bigint) => Promise<void>;
+}
+
+/** An error in a log line's words: its code and reason when the server sent one. */
+function errorWords(e: unknown): string {
+  if (e instanceof ConnectError) return `${Code[e.code]}${reason(e) ? ` ${reason(e)}` : ""}: ${e.rawMessage}`;
+  return String(e);
 }
 
 /** Whether an error means "the server is away for now" (reconnect and resume). */
@@ -408,8 +415,10 @@ export async function play(seat: Seat, bot: Bot, options: PlayOptions = {}): Pro
         // UNAVAILABLE: the server went away (a restart, a drain); STREAM_BEHIND: we read
         // too slowly. Either way, resume with afterSeq.
         if (!retryable(e) || ++failures > maxReconnects) throw e;
+        logger().info(`connection lost (${errorWords(e)}); resuming after seq ${last}`);
         await new Promise((r) => setTimeout(r, Math.min(2000, 50 * 2 ** failures)));
         await seat.reconnect();
+        logger().debug(`reconnected: table=${seat.tableId} server=${seat.server}`);
         reconnects++;
       }
     }

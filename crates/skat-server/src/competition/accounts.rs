@@ -73,9 +73,10 @@ impl BotChange {
 /// The prefix of the house bots' accounts (`skat serve --house-bots`), the operator's.
 pub(crate) const HOUSE_PREFIX: &str = "house-";
 
-/// Whether `name` is one only the operator may register (a house bot's).
+/// Whether `name` is one only the operator may register (a house bot's): compared by
+/// the names' key, so a look-alike of `house-` (other case, confusable letters) is too.
 fn reserved(name: &BotName) -> bool {
-    name.as_str().to_lowercase().starts_with(HOUSE_PREFIX)
+    skat_league::name_key(name.as_str()).starts_with(&skat_league::name_key(HOUSE_PREFIX))
 }
 
 /// An owner contact: at most [`MAX_OWNER_CHARS`] characters, no control or bidi

@@ -40,3 +40,14 @@ export function reason(error: unknown): string | undefined {
 export function codeOf(error: unknown): Code | undefined {
   return error instanceof ConnectError ? error.code : undefined;
 }
+
+/** Whether a call failed on the way rather than being refused: the connection broke or
+ * the server went away (a restart, a drain, a replica that died). UNAVAILABLE, UNKNOWN,
+ * INTERNAL and CANCELED, and ABORTED without a reason: Node reports a connection reset
+ * (`read ECONNRESET`, a server killed mid-stream) as ABORTED, while the server's own
+ * ABORTED is a refusal that always carries its reason (STALE_SEQ). */
+export function brokenConnection(error: unknown): boolean {
+  if (!(error instanceof ConnectError)) return false;
+  if (error.code === Code.Aborted) return errorInfo(error) === undefined;
+  return [Code.Unavailable, Code.Unknown, Code.Internal, Code.Canceled].includes(error.code);
+}

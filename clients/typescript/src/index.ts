@@ -53,7 +53,7 @@ export {
   legalFrom,
 } from "./knowledge";
 export { Card, DECK, type Suit, codeOf, isJack, parseCard, pointsOf, rankOf, sorted, suitOf } from "./cards";
-export { type ErrorInfo, errorInfo, reason } from "./errors";
+export { type ErrorInfo, brokenConnection, errorInfo, reason } from "./errors";
 export {
   type Connection,
   PlainTextRefused,

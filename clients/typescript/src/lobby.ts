@@ -5,7 +5,7 @@
 
 import { Code, ConnectError } from "@connectrpc/connect";
 import { type Server, type ServerAddress, bearer, connect, serverAddress } from "./client";
-import { reason } from "./errors";
+import { brokenConnection, reason } from "./errors";
 import { logger } from "./log";
 import { Bot, Finished, type OnIllegal, Seat, play } from "./sdk";
 
@@ -135,7 +135,7 @@ export async function lobby(
             });
         }
       } catch (e) {
-        const retry = e instanceof ConnectError && [Code.Unavailable, Code.Unknown, Code.Canceled].includes(e.code);
+        const retry = brokenConnection(e);
         if (!enough() && !retry) throw e;
         if (!enough()) logger().info(`lobby reconnecting: server=${address.url} error=${reason(e) ?? (e as ConnectError).code}`);
       } finally {

@@ -5,7 +5,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { BidCall, type Standing, type TableView } from "./gen/skat/v1/skat_pb";
 import { type Connection, type Server, ServerAddress, bearer, connect, serverAddress } from "./client";
-import { reason } from "./errors";
+import { brokenConnection, reason } from "./errors";
 import { Card, codeOf } from "./cards";
 import { type Contract, Knowledge, type LegalActions } from "./knowledge";
 import { logger } from "./log";
@@ -335,8 +335,13 @@ function errorWords(e: unknown): string {
 
 /** Whether an error means "the server is away for now" (reconnect and resume). */
 function retryable(e: unknown): boolean {
-  if (reason(e) === "STREAM_BEHIND") return true;
-  return e instanceof ConnectError && [Code.Unavailable, Code.Unknown, Code.Internal, Code.Canceled].includes(e.code);
+  return reason(e) === "STREAM_BEHIND" || brokenConnection(e);
+}
+
+/** Whether a refused action only means the table moved on while the bot was thinking
+ * (a broken connection is not that: it is retried with the stream). */
+function movedOn(e: unknown): boolean {
+  return MOVED_ON.has(reason(e) ?? "") || (e instanceof ConnectError && e.code === Code.Aborted && !brokenConnection(e));
 }
 
 /** Plays the seat until the list is over; resolves with the final standings. */
@@ -361,7 +366,7 @@ export async function play(seat: Seat, bot: Bot, options: PlayOptions = {}): Pro
       return;
     } catch (e) {
       const why = reason(e);
-      if (MOVED_ON.has(why ?? "") || (e instanceof ConnectError && e.code === Code.Aborted)) return;
+      if (movedOn(e)) return;
       const illegal = e instanceof ConnectError && [Code.InvalidArgument, Code.FailedPrecondition].includes(e.code);
       if (!illegal) throw e;
       if (why === "INVALID_COMMENT") {
@@ -377,7 +382,7 @@ export async function play(seat: Seat, bot: Bot, options: PlayOptions = {}): Pro
       await seat.send(other, seq);
       decisions++;
     } catch (e) {
-      if (!MOVED_ON.has(reason(e) ?? "") && !(e instanceof ConnectError && e.code === Code.Aborted)) throw e;
+      if (!movedOn(e)) throw e;
     }
   };
 

@@ -1,10 +1,14 @@
 // A bot built from an object is typed without annotations (`k` is a Knowledge, `k.legal`
 // its LegalActions: a strict build fails otherwise), and the words the SDK logs for an
-// illegal action are the Rust and Python SDKs'.
+// illegal action are the Rust and Python SDKs'; a broken connection is told from a
+// refusal.
 
 import { test } from "node:test";
 import * as assert from "node:assert/strict";
-import { Card, Knowledge, NO_LEGAL, bot, describe, describeLegal, firstLegal, pb, pointsOf } from "../src/index";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { Card, Knowledge, NO_LEGAL, bot, brokenConnection, describe, describeLegal, firstLegal, pb, pointsOf, reason } from "../src/index";
+import { DOMAIN } from "../src/errors";
+import { ErrorInfoSchema } from "../src/gen/google/rpc/error_info_pb";
 
 const { BidCall } = pb;
 
@@ -28,4 +32,18 @@ test("the fallback and the log words", () => {
   assert.equal(describe({ rpc: "playCard", card: Card.CJ }), "play CJ");
   k.legal = { ...NO_LEGAL, cards: [Card.D7, Card.CJ] };
   assert.deepEqual(firstLegal(k), { rpc: "playCard", card: Card.D7 });
+});
+
+test("a broken connection is retried; the server's ABORTED is a refusal", () => {
+  // Node reports a stream whose server was killed as ABORTED "read ECONNRESET": without
+  // the server's ErrorInfo it is the connection, not the table, and the seat reconnects.
+  assert.equal(brokenConnection(new ConnectError("read ECONNRESET", Code.Aborted)), true);
+  assert.equal(brokenConnection(new ConnectError("connect ECONNREFUSED", Code.Unavailable)), true);
+  const stale = new ConnectError("the table moved on", Code.Aborted, undefined, [
+    { desc: ErrorInfoSchema, value: { reason: "STALE_SEQ", domain: DOMAIN, metadata: {} } },
+  ]);
+  assert.equal(reason(stale), "STALE_SEQ");
+  assert.equal(brokenConnection(stale), false);
+  assert.equal(brokenConnection(new ConnectError("no", Code.InvalidArgument)), false);
+  assert.equal(brokenConnection(new Error("not a call")), false);
 });

@@ -19,7 +19,7 @@ import { dealIndex, replayHref, replayView } from "./replay";
 import { count, gameWords, lang, localizeStatic, t } from "./i18n";
 import { verifyDeals } from "./verify";
 import { playView } from "./play";
-import { levelOf } from "./ladder";
+import { LADDER, levelOf } from "./ladder";
 import { authed, contractName, dropSeat, seatControls, seatOf as heldSeat, type SeatAuth } from "./seat";
 import { append, h, link, table, when } from "./dom";
 import { cardSvg, sortHand } from "./cards";
@@ -451,7 +451,7 @@ async function leaderboardView() {
   const r = await api.getLeaderboard({ pageSize: 200 });
   show(t("leaderboard.title"), h("h1", {}, t("leaderboard.title")),
     h("p", { class: "muted" }, t("leaderboard.about")),
-    h("p", { class: "muted" }, t("leaderboard.ladder")),
+    h("p", { class: "muted" }, t("leaderboard.ladder", { first: LADDER[0], n: LADDER.length, last: LADDER[LADDER.length - 1] })),
     r.entries.length ? table([t("col.rank"), t("col.bot"), t("col.level"), [t("col.rating"), "num"], [t("col.pm"), "num"], [t("col.lists"), "num"]], r.entries.map((e, i) => [
       i + 1, link(`#/bot/${encodeURIComponent(e.name)}`, e.name), levelBadge(e.name), e.rating.toFixed(2), e.uncertainty.toFixed(2), e.lists])) : h("p", {}, t("leaderboard.none")));
 }

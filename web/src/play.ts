@@ -15,8 +15,6 @@ import { safeOrigin } from "./operator";
 import { t } from "./i18n";
 import { HOUSE_BOTS } from "./ladder";
 
-/** The house bots a person may choose from, when online (the ladder's levels, weakest first). */
-const HOUSE = HOUSE_BOTS;
 
 export async function playView(show: (title: string, ...content: (Node | string)[]) => void) {
   // A seat token is a secret: not over plain HTTP beyond this machine.
@@ -24,7 +22,8 @@ export async function playView(show: (title: string, ...content: (Node | string)
     show(t("nav.play"), h("h1", {}, t("play.title")), h("p", { class: "error", role: "alert", id: "insecure" }, t("play.insecure")));
     return;
   }
-  const online = (await Promise.all(HOUSE.map((name) =>
+  // The house bots a person may choose from, when online (the ladder's levels, weakest first).
+  const online = (await Promise.all(HOUSE_BOTS.map((name) =>
     api.getBot({ name }).then((r) => (r.bot?.online ? name : undefined), () => undefined)))).filter((n): n is string => !!n);
   const opponent = (i: number) => {
     const select = h("select", { id: `opponent-${i}`, name: `opponent-${i}` },

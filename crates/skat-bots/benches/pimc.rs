@@ -14,19 +14,8 @@ use skat_engine::{Deal, Dealt, Position, Seat, SeatView};
 use skat_sdk::bot::decide;
 
 fn main() {
-    for (name, config) in [
-        ("pimc", PimcConfig::default()),
-        ("pimc-plain", PimcConfig { bidding_evidence: false, ..PimcConfig::default() }),
-        (
-            "pimc-fast",
-            PimcConfig {
-                samples: skat_bots::FAST_SAMPLES,
-                max_nodes: skat_bots::FAST_NODES,
-                ..PimcConfig::default()
-            },
-        ),
-        ("pimc-bold", PimcConfig { boldness: skat_bots::BOLD, ..PimcConfig::default() }),
-    ] {
+    for name in ["pimc", "pimc-plain", "pimc-fast", "pimc-bold"] {
+        let config = skat_bots::pimc_config(name).expect("a built-in PIMC strategy");
         run(name, config);
     }
 }

@@ -49,6 +49,19 @@ pub const FAST_NODES: u64 = 50_000;
 /// The boldness of `pimc-bold` (`pimc:bold=50`), the best of 0.25, 0.5 and 1 measured.
 pub const BOLD: f64 = 0.5;
 
+/// The settings of a built-in PIMC strategy by its name (`pimc`, `pimc-fast`,
+/// `pimc-plain`, `pimc-bold`); `None` for any other name.
+pub fn pimc_config(name: &str) -> Option<PimcConfig> {
+    let default = PimcConfig::default();
+    Some(match name {
+        "pimc" => default,
+        "pimc-plain" => PimcConfig { bidding_evidence: false, ..default },
+        "pimc-bold" => PimcConfig { boldness: BOLD, ..default },
+        "pimc-fast" => PimcConfig { samples: FAST_SAMPLES, max_nodes: FAST_NODES, ..default },
+        _ => return None,
+    })
+}
+
 /// A built-in strategy chosen at run time.
 #[derive(Debug, Clone)]
 pub enum Strategy {
@@ -75,22 +88,15 @@ impl Strategy {
     pub fn parse(name: &str, seed: u64) -> Result<Strategy, String> {
         let mut parts = name.trim().split(':');
         let base = parts.next().unwrap_or_default();
-        let mut config = PimcConfig::default();
-        match base {
+        let mut config = match base {
             "random" | "heuristic" if name.contains(':') => {
                 return Err(format!("`{base}` takes no settings"));
             }
             "random" => return Ok(Strategy::Random(Box::new(RandomBot::new(seed)))),
             "heuristic" => return Ok(Strategy::Heuristic(HeuristicBot::new())),
-            "pimc" => {}
-            "pimc-plain" => config.bidding_evidence = false,
-            "pimc-bold" => config.boldness = BOLD,
-            "pimc-fast" => {
-                config.samples = FAST_SAMPLES;
-                config.max_nodes = FAST_NODES;
-            }
-            _ => return Err(format!("unknown strategy `{base}` (built-in: {})", NAMES.join(", "))),
-        }
+            _ => pimc_config(base)
+                .ok_or_else(|| format!("unknown strategy `{base}` (built-in: {})", NAMES.join(", ")))?,
+        };
         for setting in parts {
             let (key, value) = setting
                 .split_once('=')

@@ -31,8 +31,8 @@ pub struct Args {
     #[command(flatten)]
     conn: super::conn::Conn,
     /// The strategies to host, comma-separated: the ladder random, heuristic, pimc-fast,
-    /// pimc, pimc-bold (or a pimc with settings, `pimc:samples=48`). Each plays as the
-    /// account `house-NAME`.
+    /// pimc, pimc-bold (or pimc-plain). Each plays as the account `house-NAME`; names
+    /// only, no settings (the page marks `house-pimc` as the ladder's `pimc`).
     #[arg(long, value_delimiter = ',', required = true)]
     bots: Vec<String>,
     #[command(flatten)]
@@ -61,18 +61,25 @@ pub fn run(args: Args) -> CmdResult {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The account name of a strategy (`pimc:samples=48` plays as `house-pimc`).
+/// The account name of a strategy (one [`check`] let through: a built-in name).
 pub fn account_name(strategy: &str) -> String {
-    format!("house-{}", strategy.split(':').next().unwrap_or(strategy))
+    format!("house-{strategy}")
 }
 
-/// Checks the strategies' names before anything connects.
+/// Checks the strategies' names before anything connects: built-in names only. A house
+/// bot plays as `house-NAME`, which the page marks as that level of the ladder; a pimc
+/// with settings would play at another strength under a level's name.
 pub fn check(bots: &[String]) -> Result<(), String> {
     if bots.is_empty() {
         return Err("no house bots named".into());
     }
     for b in bots {
         Strategy::parse(b, 0)?;
+        if b.contains(':') {
+            return Err(format!(
+                "`{b}`: house bots are built-in names without settings (their accounts, house-NAME, are the ladder's levels); run a tuned bot as an account of its own (skat bot --bot-token)"
+            ));
+        }
     }
     Ok(())
 }
@@ -199,5 +206,21 @@ async fn account(
             Ok(client.update_bot(with_token(again, admin)).await?.into_inner().bot_token)
         }
         Err(status) => Err(status.into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn house_bots_are_built_in_names_without_settings() {
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert!(check(&names(&["random", "heuristic", "pimc-fast", "pimc", "pimc-bold"])).is_ok());
+        let tuned = check(&names(&["pimc:samples=6"])).unwrap_err();
+        assert!(tuned.contains("without settings"), "{tuned}");
+        assert!(check(&names(&["pimc-turbo"])).unwrap_err().contains("unknown strategy"));
+        assert!(check(&[]).is_err());
+        assert_eq!(account_name("pimc-bold"), "house-pimc-bold");
     }
 }

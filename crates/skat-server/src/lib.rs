@@ -94,7 +94,10 @@ pub async fn start(
     let store = match &config.database {
         Database::Memory => None,
         Database::Sqlite(dir) => Some(store::Store::open_dir(dir).await),
-        Database::Url(url) => Some(store::Store::open(url).await),
+        Database::Url(url) => Some(match config.node_id {
+            Some(_) => store::Store::open_replica(url, config.replica_lease).await,
+            None => store::Store::open(url).await,
+        }),
     };
     let journal = match store {
         None => journal::Journal::memory(),

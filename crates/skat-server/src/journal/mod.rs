@@ -192,7 +192,7 @@ async fn write_loop(
     failure: Arc<watch::Sender<bool>>,
     gather: Duration,
 ) {
-    let mut writer = match store.writer(lease).await {
+    let mut writer = match store.writer(lease.clone()).await {
         Ok(w) => Some(w),
         Err(e) => {
             tracing::error!(error = %e, "the journal has no database connection: stopping the server");
@@ -235,6 +235,7 @@ async fn write_loop(
                     true
                 }
                 Err(e) => {
+                    let e = why_not_committed(&store, lease.as_ref(), e).await;
                     tracing::error!(error = %e, entries = entries.len(), "the journal could not commit: stopping the server");
                     failed.store(true, Ordering::Release);
                     let _ = failure.send(true);
@@ -247,6 +248,23 @@ async fn write_loop(
         }
         entries.clear();
         rows.clear();
+    }
+}
+
+/// A replica's commit that failed for another reason than its fence (its connection was
+/// ended, say, because the process was frozen mid-commit past half its lease) is told as
+/// the lost lease when that is what happened meanwhile: the operator's log says why.
+async fn why_not_committed(
+    store: &Store,
+    lease: Option<&(NodeLease, Duration)>,
+    e: StoreError,
+) -> StoreError {
+    match (lease, &e) {
+        (Some(_), StoreError::Fenced { .. }) | (None, _) => e,
+        (Some((lease, _)), _) => match store.holds(lease).await {
+            Ok(false) => crate::store::nodes::fenced(lease),
+            _ => e,
+        },
     }
 }
 

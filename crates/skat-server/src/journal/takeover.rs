@@ -16,6 +16,7 @@
 //! | a renewal that finds its epoch over stops the server at once | an idle replica learns it too, not only at its next commit |
 //! | a database error while renewing is only logged | the database may be away for a moment; if it stays away past the lease, the epoch decides |
 //! | one replica takes all of a dead replica's tables | the takeover is one conditional update: two replicas cannot split or share them |
+//! | a replica's transactions left idle for half its lease are ended by PostgreSQL (`Store::open_replica`), and a takeover waits at most a quarter lease for a row lock | a replica frozen in the middle of a commit holds its lease's row lock: without the bound every other replica's takeover would wait for as long as it stays frozen (and stop renewing its own lease meanwhile) |
 //! | a replica that stops cleanly gives its lease up | a rolling update's tables move on at the next look (a quarter lease), not after the whole lease |
 //!
 //! Takeover time: the lease's length plus up to a quarter of it (the next look) plus the

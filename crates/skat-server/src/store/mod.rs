@@ -170,6 +170,20 @@ impl Store {
     /// Opens `url` (`sqlite://FILE?mode=rwc` or `postgres://...`) and brings its schema
     /// up to date.
     pub async fn open(url: &str) -> Result<Store, StoreError> {
+        Store::connect(url, None).await
+    }
+
+    /// Opens `url` for a replica whose lease lasts `lease`. On PostgreSQL the server ends
+    /// any transaction of this replica left idle for half the lease: a process frozen in
+    /// the middle of a commit (a pause, a partition) would otherwise keep the row locks of
+    /// its lease and its tables, and every other replica's takeover would wait on them for
+    /// as long as it stays frozen. No transaction of ours waits on anything but the
+    /// database between its statements, so only a stalled process meets this bound.
+    pub async fn open_replica(url: &str, lease: Duration) -> Result<Store, StoreError> {
+        Store::connect(url, Some((lease / 2).max(Duration::from_millis(1)))).await
+    }
+
+    async fn connect(url: &str, idle_in_transaction: Option<Duration>) -> Result<Store, StoreError> {
         sqlx::any::install_default_drivers();
         let backend = if url.starts_with("sqlite:") {
             Backend::Sqlite
@@ -191,6 +205,9 @@ impl Store {
                         conn.execute("PRAGMA journal_mode = WAL").await?;
                         conn.execute("PRAGMA synchronous = FULL").await?;
                         conn.execute("PRAGMA busy_timeout = 10000").await?;
+                    } else if let Some(idle) = idle_in_transaction {
+                        let ms = idle.as_millis();
+                        conn.execute(&*format!("SET idle_in_transaction_session_timeout = {ms}")).await?;
                     }
                     Ok(())
                 })

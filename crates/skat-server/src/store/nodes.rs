@@ -67,6 +67,18 @@ impl Store {
         if renew_in(&mut conn, lease, until_ms).await? { Ok(()) } else { Err(fenced(lease)) }
     }
 
+    /// Whether `lease`'s epoch is still the current one (a read: it renews nothing).
+    pub async fn holds(&self, lease: &NodeLease) -> Result<bool, StoreError> {
+        let row = sqlx::query("SELECT epoch FROM skat_nodes WHERE node = $1")
+            .bind(lease.node.as_str())
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(match row {
+            Some(row) => row.try_get::<i64, _>("epoch")? == lease.epoch,
+            None => false,
+        })
+    }
+
     /// Replicas other than `me` whose lease ran out before `now_ms` and that still own
     /// waiting or playing tables.
     pub async fn lapsed_owners(&self, me: &str, now_ms: i64) -> Result<Vec<String>, StoreError> {
@@ -92,6 +104,16 @@ impl Store {
         until_ms: i64,
     ) -> Result<Vec<String>, StoreError> {
         let mut tx = self.pool.begin().await?;
+        if self.backend() == super::Backend::Postgres {
+            // Waits for a lapsed replica's row locks at most a quarter lease, so that this
+            // replica's own renewals go on; the next look tries again (and a frozen
+            // replica's transaction is ended after half a lease: `Store::open_replica`).
+            let quarter = (until_ms.saturating_sub(now_ms) / 4).max(1);
+            sqlx::query("SELECT set_config('lock_timeout', $1, true)")
+                .bind(format!("{quarter}ms"))
+                .execute(&mut *tx)
+                .await?;
+        }
         if !renew_in(&mut tx, me, until_ms).await? {
             return Err(fenced(me));
         }
@@ -120,6 +142,71 @@ impl Store {
     }
 }
 
-pub(super) fn fenced(lease: &NodeLease) -> StoreError {
+pub(crate) fn fenced(lease: &NodeLease) -> StoreError {
     StoreError::Fenced { node: lease.node.clone(), epoch: lease.epoch }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+    use super::*;
+
+    /// A fresh database on the test PostgreSQL server (`SKAT_TEST_POSTGRES`); None (the
+    /// test is skipped) without one, unless `SKAT_REQUIRE_POSTGRES` says it must run.
+    async fn database(name: &str) -> Option<String> {
+        let Ok(admin) = std::env::var("SKAT_TEST_POSTGRES") else {
+            assert!(std::env::var_os("SKAT_REQUIRE_POSTGRES").is_none(), "SKAT_TEST_POSTGRES is not set");
+            return None;
+        };
+        sqlx::any::install_default_drivers();
+        let name = format!("{name}_{}", std::process::id());
+        let pool = sqlx::AnyPool::connect(&admin).await.unwrap();
+        sqlx::query(&format!("DROP DATABASE IF EXISTS {name}")).execute(&pool).await.unwrap();
+        sqlx::query(&format!("CREATE DATABASE {name}")).execute(&pool).await.unwrap();
+        pool.close().await;
+        let (base, _) = admin.rsplit_once('/').unwrap();
+        Some(format!("{base}/{name}"))
+    }
+
+    fn now_ms() -> i64 {
+        SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis() as i64
+    }
+
+    /// A replica frozen in the middle of a commit (its lease's row renewed and locked,
+    /// the transaction never finished) does not hold the other's takeover up for as long
+    /// as it stays frozen: PostgreSQL ends the frozen transaction after half a lease, the
+    /// takeover goes through at a later look, and the frozen commit cannot finish.
+    #[tokio::test]
+    async fn a_replica_frozen_mid_commit_does_not_hold_a_takeover_up() {
+        let Some(url) = database("skat_frozen_commit").await else { return };
+        let lease = Duration::from_secs(1);
+        let ms = lease.as_millis() as i64;
+        let a = Store::open_replica(&url, lease).await.unwrap();
+        let b = Store::open_replica(&url, lease).await.unwrap();
+        let now = now_ms();
+        let on_a = a.register_node("a", now, now + ms).await.unwrap();
+        let on_b = b.register_node("b", now, now + ms).await.unwrap();
+
+        let mut frozen = a.pool.begin().await.unwrap();
+        assert!(renew_in(&mut frozen, &on_a, now + ms).await.unwrap());
+        tokio::time::sleep(lease + Duration::from_millis(100)).await;
+
+        // b's looks, a quarter lease apart, as the takeover loop makes them.
+        let started = Instant::now();
+        let mut refused = Vec::new();
+        loop {
+            let now = now_ms();
+            match b.take_over("a", &on_b, now, now + ms).await {
+                Ok(_) => break,
+                Err(e @ StoreError::Fenced { .. }) => panic!("b lost its own lease: {e}"),
+                Err(e) => refused.push(e.to_string()),
+            }
+            assert!(started.elapsed() < Duration::from_secs(10), "no takeover in 10 s: {refused:?}");
+            tokio::time::sleep(lease / 4).await;
+        }
+        assert!(!a.holds(&on_a).await.unwrap(), "a's epoch is over");
+        assert!(b.holds(&on_b).await.unwrap(), "b's is not");
+        assert!(frozen.commit().await.is_err(), "a's frozen commit cannot finish");
+    }
 }

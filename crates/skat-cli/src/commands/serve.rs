@@ -131,7 +131,8 @@ pub struct Args {
     pub node_id: Option<String>,
     /// With --node-id and a database: how long this replica's lease lasts unless renewed
     /// (every commit and every quarter of it renews it). When a replica dies, a live one
-    /// takes its waiting and playing tables over within about 1.25 times this.
+    /// takes its waiting and playing tables over within about 1.25 times this. PostgreSQL
+    /// ends a transaction of this replica left idle for half of it (a frozen process).
     #[arg(long, env = "SKAT_REPLICA_LEASE", default_value = "10s", value_parser = humantime::parse_duration)]
     pub replica_lease: Duration,
     /// Other replicas, `NODE=HOST:PORT` (repeat, or comma-separate in SKAT_PEERS).

@@ -15,7 +15,6 @@ import { safeOrigin } from "./operator";
 import { t } from "./i18n";
 import { HOUSE_BOTS } from "./ladder";
 
-
 export async function playView(show: (title: string, ...content: (Node | string)[]) => void) {
   // A seat token is a secret: not over plain HTTP beyond this machine.
   if (!safeOrigin()) {

@@ -235,7 +235,7 @@ async fn write_loop(
                     true
                 }
                 Err(e) => {
-                    let e = why_not_committed(&store, lease.as_ref(), e).await;
+                    let e = why_not_committed(&store, lease.as_ref().map(|(l, _)| l), e).await;
                     tracing::error!(error = %e, entries = entries.len(), "the journal could not commit: stopping the server");
                     failed.store(true, Ordering::Release);
                     let _ = failure.send(true);
@@ -254,17 +254,13 @@ async fn write_loop(
 /// A replica's commit that failed for another reason than its fence (its connection was
 /// ended, say, because the process was frozen mid-commit past half its lease) is told as
 /// the lost lease when that is what happened meanwhile: the operator's log says why.
-async fn why_not_committed(
-    store: &Store,
-    lease: Option<&(NodeLease, Duration)>,
-    e: StoreError,
-) -> StoreError {
-    match (lease, &e) {
-        (Some(_), StoreError::Fenced { .. }) | (None, _) => e,
-        (Some((lease, _)), _) => match store.holds(lease).await {
+async fn why_not_committed(store: &Store, lease: Option<&NodeLease>, e: StoreError) -> StoreError {
+    match lease {
+        Some(lease) if !matches!(e, StoreError::Fenced { .. }) => match store.holds(lease).await {
             Ok(false) => crate::store::nodes::fenced(lease),
             _ => e,
         },
+        _ => e,
     }
 }
 

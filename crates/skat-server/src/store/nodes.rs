@@ -148,9 +148,11 @@ pub(crate) fn fenced(lease: &NodeLease) -> StoreError {
 
 #[cfg(test)]
 mod tests {
-    use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+    use std::time::{Duration, Instant};
 
     use super::*;
+    use crate::store::tables::unix_ms_now;
+    use crate::store::to_i64;
 
     /// A fresh database on the test PostgreSQL server (`SKAT_TEST_POSTGRES`); None (the
     /// test is skipped) without one, unless `SKAT_REQUIRE_POSTGRES` says it must run.
@@ -169,10 +171,6 @@ mod tests {
         Some(format!("{base}/{name}"))
     }
 
-    fn now_ms() -> i64 {
-        SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis() as i64
-    }
-
     /// A replica frozen in the middle of a commit (its lease's row renewed and locked,
     /// the transaction never finished) does not hold the other's takeover up for as long
     /// as it stays frozen: PostgreSQL ends the frozen transaction after half a lease, the
@@ -184,7 +182,7 @@ mod tests {
         let ms = lease.as_millis() as i64;
         let a = Store::open_replica(&url, lease).await.unwrap();
         let b = Store::open_replica(&url, lease).await.unwrap();
-        let now = now_ms();
+        let now = to_i64(unix_ms_now());
         let on_a = a.register_node("a", now, now + ms).await.unwrap();
         let on_b = b.register_node("b", now, now + ms).await.unwrap();
 
@@ -196,7 +194,7 @@ mod tests {
         let started = Instant::now();
         let mut refused = Vec::new();
         loop {
-            let now = now_ms();
+            let now = to_i64(unix_ms_now());
             match b.take_over("a", &on_b, now, now + ms).await {
                 Ok(_) => break,
                 Err(e @ StoreError::Fenced { .. }) => panic!("b lost its own lease: {e}"),

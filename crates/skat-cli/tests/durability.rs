@@ -443,19 +443,26 @@ async fn damaged_tail(db: Db) {
     }
     sqlx::any::install_default_drivers();
     let pool = sqlx::AnyPool::connect(&db.url()).await.unwrap();
-    let last: i64 = sqlx::query_scalar("SELECT MAX(n) FROM skat_entries WHERE table_id = $1")
-        .bind(&table)
-        .fetch_one(&pool)
-        .await
-        .unwrap();
-    sqlx::query(
-        "UPDATE skat_entries SET body = substr(body, 1, length(body) - 5) WHERE table_id = $1 AND n = $2",
+    // The last input is in the hot log or already under its table's key (or in both,
+    // between a move and its forgetting): damage it wherever it is.
+    let last: i64 = sqlx::query_scalar(
+        "SELECT MAX(n) FROM (SELECT n FROM skat_entries WHERE table_id = $1 \
+         UNION ALL SELECT n FROM skat_log WHERE table_id = $1) AS t",
     )
     .bind(&table)
-    .bind(last)
-    .execute(&pool)
+    .fetch_one(&pool)
     .await
     .unwrap();
+    for target in ["skat_entries", "skat_log"] {
+        sqlx::query(&format!(
+            "UPDATE {target} SET body = substr(body, 1, length(body) - 5) WHERE table_id = $1 AND n = $2"
+        ))
+        .bind(&table)
+        .bind(last)
+        .execute(&pool)
+        .await
+        .unwrap();
+    }
     pool.close().await;
 
     let server = Server::start(port, &db, &[]);
@@ -628,11 +635,12 @@ async fn a_failing_database_stops_the_server_and_promises_nothing() {
     };
     c.join_table(join(0)).await.unwrap();
     c.join_table(join(1)).await.unwrap();
-    // The disk "fails": every later insert into the journal is refused.
+    // The disk "fails": every later insert into the journal (its hot log, where every
+    // input is written first) is refused.
     sqlx::any::install_default_drivers();
     let pool = sqlx::AnyPool::connect(&db.url()).await.unwrap();
     sqlx::query(
-        "CREATE TRIGGER broken BEFORE INSERT ON skat_entries BEGIN SELECT RAISE(ABORT, 'disk failure'); END",
+        "CREATE TRIGGER broken BEFORE INSERT ON skat_log BEGIN SELECT RAISE(ABORT, 'disk failure'); END",
     )
     .execute(&pool)
     .await

@@ -34,6 +34,8 @@ pub struct Metrics {
     pub journal_commits: Counter,
     /// Journal entries written.
     pub journal_entries: Counter,
+    /// Inputs in the journal's hot log, not yet moved under their table's key.
+    pub journal_log: Gauge,
     /// Tables this replica took over from replicas whose lease ran out.
     pub tables_taken_over: Counter,
     /// TLS reloads after the certificate files changed, by result (`ok`, `failed`).
@@ -79,6 +81,7 @@ impl Metrics {
         let rpcs = Family::<Labels, Counter>::default();
         let journal_commits = Counter::default();
         let journal_entries = Counter::default();
+        let journal_log = Gauge::default();
         let tables_taken_over = Counter::default();
         let tls_reloads = Family::<Labels, Counter>::default();
         let serving = Gauge::default();
@@ -139,6 +142,11 @@ impl Metrics {
         );
         registry.register("journal_entries", "Journal entries written", journal_entries.clone());
         registry.register(
+            "journal_log_entries",
+            "Inputs in the journal's hot log not yet moved under their table's key (about two stretches of a few seconds)",
+            journal_log.clone(),
+        );
+        registry.register(
             "tables_taken_over",
             "Tables this replica took over from replicas whose lease ran out (each rebuilt from the journal)",
             tables_taken_over.clone(),
@@ -163,6 +171,7 @@ impl Metrics {
             rpcs,
             journal_commits,
             journal_entries,
+            journal_log,
             tables_taken_over,
             tls_reloads,
             serving,

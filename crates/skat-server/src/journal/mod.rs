@@ -21,12 +21,14 @@
 //! |---|---|
 //! | the writer: group commit, an OK only once durable | this file |
 //! | a table's inputs and listing as database rows | [`rows`] |
+//! | the hot log: inputs appended in commit order, moved under their table's key a few seconds later | [`hotlog`] |
 //! | tables back from the journal: on start, and to read ended tables | [`recovery`] |
 //! | listings, from the database or (without one) from memory | [`listing`] |
 //! | replicas: this one's lease, and taking a dead one's tables over | [`takeover`] |
 //! | tables leaving memory (expiry) and the database (retention) | [`expiry`] |
 
 pub(crate) mod expiry;
+pub(crate) mod hotlog;
 pub(crate) mod listing;
 pub(crate) mod recovery;
 pub(crate) mod rows;
@@ -39,8 +41,9 @@ use std::time::Duration;
 use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::metrics::Metrics;
-use crate::store::{NodeLease, Store, StoreError, StoredEntry, TableRow};
+use crate::store::{Batch, NodeLease, Store, StoreError, StoredEntry, TableRow};
 use crate::table::{Durability, Durable, Table};
+use hotlog::HotLog;
 
 pub(crate) use rows::table_row;
 
@@ -155,8 +158,7 @@ impl Durability for Journal {
     fn submit(&self, table: &mut Table) -> Durable {
         let entries = table.take_inputs();
         let Some(writer) = &self.inner else { return Durable::now() };
-        let listing = table.listing();
-        let row_changed = table.listed.as_ref() != Some(&listing);
+        let row_changed = !table.listed_is_current();
         if entries.is_empty() && !row_changed {
             return Durable::now();
         }
@@ -164,7 +166,7 @@ impl Durability for Journal {
         let entries = entries.into_iter().map(|e| rows::stored(&id, e)).collect();
         let rows = if row_changed {
             let row = table_row(table, &self.owner);
-            table.listed = Some(listing);
+            table.listed = Some(table.listing());
             vec![row]
         } else {
             Vec::new()
@@ -192,7 +194,7 @@ async fn write_loop(
     failure: Arc<watch::Sender<bool>>,
     gather: Duration,
 ) {
-    let mut writer = match store.writer(lease.clone()).await {
+    let mut writer = match open_writer(&store, lease.clone()).await {
         Ok(w) => Some(w),
         Err(e) => {
             tracing::error!(error = %e, "the journal has no database connection: stopping the server");
@@ -205,19 +207,36 @@ async fn write_loop(
     let mut entries: Vec<StoredEntry> = Vec::new();
     let mut rows: Vec<TableRow> = Vec::new();
     let mut busy = false;
-    // Ends when every `Journal` (and so every sender) is gone.
-    while let Some(first) = rx.recv().await {
-        batch.push(first);
-        if busy && !gather.is_zero() {
-            // Under load, a moment's wait lets one commit (its fsync, its hand-offs to the
-            // database's thread and back) make more changes durable: less CPU per change
-            // for a little latency. Every OK still waits for its commit.
-            tokio::time::sleep(gather).await;
-        }
-        while entries_in(&batch) < MAX_BATCH_ENTRIES {
-            match rx.try_recv() {
-                Ok(c) => batch.push(c),
-                Err(_) => break,
+    loop {
+        let waiting = writer.as_ref().is_some_and(|(_, log)| log.has_work());
+        // Ends when every `Journal` (and so every sender) is gone; with a log to move,
+        // an idle writer wakes to move it.
+        let first = if waiting {
+            match tokio::time::timeout(hotlog::IDLE_MOVE_AFTER, rx.recv()).await {
+                Ok(Some(c)) => Some(c),
+                Ok(None) => break,
+                Err(_) => None,
+            }
+        } else {
+            match rx.recv().await {
+                Some(c) => Some(c),
+                None => break,
+            }
+        };
+        let idle = first.is_none();
+        if let Some(first) = first {
+            batch.push(first);
+            if busy && !gather.is_zero() {
+                // Under load, a moment's wait lets one commit (its fsync, its hand-offs to
+                // the database's thread and back) make more changes durable: less CPU per
+                // change for a little latency. Every OK still waits for its commit.
+                tokio::time::sleep(gather).await;
+            }
+            while entries_in(&batch) < MAX_BATCH_ENTRIES {
+                match rx.try_recv() {
+                    Ok(c) => batch.push(c),
+                    Err(_) => break,
+                }
             }
         }
         busy = batch.len() > 1;
@@ -228,20 +247,39 @@ async fn write_loop(
         let ok = match writer.as_mut() {
             None => false,
             Some(_) if failed.load(Ordering::Acquire) => false,
-            Some(w) => match w.write(&entries, &rows).await {
-                Ok(()) => {
-                    metrics.journal_commits.inc();
-                    metrics.journal_entries.inc_by(entries.len() as u64);
-                    true
+            Some((w, log)) => {
+                let now = std::time::Instant::now();
+                let plan = log.plan(now, idle);
+                let moves = log.moves(&plan);
+                let parts = Batch {
+                    log: &entries,
+                    first_seq: plan.first_seq,
+                    moves: &moves,
+                    forget_upto: plan.forget_upto,
+                    rows: &rows,
+                };
+                let nothing = parts.log.is_empty() && parts.moves.is_empty() && parts.rows.is_empty();
+                let written =
+                    if nothing && parts.forget_upto.is_none() { Ok(()) } else { w.write(&parts).await };
+                match written {
+                    Ok(()) => {
+                        if !nothing {
+                            metrics.journal_commits.inc();
+                        }
+                        metrics.journal_entries.inc_by(entries.len() as u64);
+                        log.committed(&plan, &mut entries, now);
+                        metrics.journal_log.set(log.len() as i64);
+                        true
+                    }
+                    Err(e) => {
+                        let e = why_not_committed(&store, lease.as_ref().map(|(l, _)| l), e).await;
+                        tracing::error!(error = %e, entries = entries.len(), "the journal could not commit: stopping the server");
+                        failed.store(true, Ordering::Release);
+                        let _ = failure.send(true);
+                        false
+                    }
                 }
-                Err(e) => {
-                    let e = why_not_committed(&store, lease.as_ref().map(|(l, _)| l), e).await;
-                    tracing::error!(error = %e, entries = entries.len(), "the journal could not commit: stopping the server");
-                    failed.store(true, Ordering::Release);
-                    let _ = failure.send(true);
-                    false
-                }
-            },
+            }
         };
         for c in batch.drain(..) {
             let _ = c.done.send(ok);
@@ -249,6 +287,15 @@ async fn write_loop(
         entries.clear();
         rows.clear();
     }
+}
+
+/// The writer's connection and its view of the hot log (numbered past every row there).
+async fn open_writer(
+    store: &Store,
+    lease: Option<(NodeLease, Duration)>,
+) -> Result<(crate::store::Writer, HotLog), StoreError> {
+    let writer = store.writer(lease).await?;
+    Ok((writer, HotLog::new(store.log_next_seq().await?)))
 }
 
 /// A replica's commit that failed for another reason than its fence (its connection was

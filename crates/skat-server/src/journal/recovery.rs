@@ -89,6 +89,12 @@ pub async fn recover(
     metrics: &Metrics,
 ) -> Result<Recovered, StoreError> {
     let Some(store) = journal.store() else { return Ok(Recovered::default()) };
+    // What the hot log still holds goes under its tables' key first: the reads below are
+    // then by key, not a scan of the log per table.
+    let moved = store.settle_log(journal.owner()).await?;
+    if moved > 0 {
+        tracing::info!(entries = moved, "moved the journal's hot log under its tables");
+    }
     let since = unix_ms(SystemTime::now()).saturating_sub(expiry.as_millis() as u64);
     let rows = store.tables_to_recover(journal.owner(), since).await?;
     if !rows.is_empty() {

@@ -4,7 +4,8 @@
 //!
 //! | table | what | written | SQL |
 //! |---|---|---|---|
-//! | `skat_entries` | every input a table accepted, in order, with a checksum | by its owner, before the call is answered | [`tables`] |
+//! | `skat_log` | every input a table accepted, in commit order, with a checksum: the hot log | by its owner, before the call is answered | [`log`] |
+//! | `skat_entries` | the same inputs by table (moved from the log a few seconds later) | by its owner's journal writer; by a takeover or a start, for what the log still holds | [`tables`], [`log`] |
 //! | `skat_tables` | one summary per table (status, seats, names, deals) for listings | at creation, joins, leaves, deal ends, the end | [`tables`] |
 //! | `skat_accounts`, `skat_account_names`, `skat_tournaments`, `skat_tournament_tables`, `skat_ratings`, `skat_rating_history` | bot accounts and every name they had, tournaments and their plans, ratings | by the competitions | [`accounts`], [`tournaments`] |
 //! | `skat_audit` | what was done with the admin token | by the competitions, with the change | [`audit`] |
@@ -19,6 +20,7 @@ pub(crate) mod accounts;
 pub(crate) mod analyses;
 pub(crate) mod audit;
 pub(crate) mod challenges;
+pub(crate) mod log;
 pub(crate) mod nodes;
 pub(crate) mod tables;
 pub(crate) mod tournaments;
@@ -31,6 +33,7 @@ use sqlx::any::AnyPoolOptions;
 use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
 use sqlx::{AnyPool, Executor as _};
 
+pub(crate) use log::Batch;
 pub(crate) use nodes::NodeLease;
 pub(crate) use tables::{Cursor, ListFilter, RowStatus, StoredEntry, TableRow, Writer};
 
@@ -69,9 +72,11 @@ pub enum StoreError {
     },
 }
 
-/// The embedded schema, for sqlx's migrator.
+/// The embedded schema, for sqlx's migrator. Migrations are portable SQL, except where
+/// a database's own layout is the point (the hot log's key: SQLite's rowid, a composite
+/// key per replica on PostgreSQL); a database only ever sees its own text.
 #[derive(Debug)]
-struct Schema;
+struct Schema(Backend);
 
 impl<'s> MigrationSource<'s> for Schema {
     fn resolve(
@@ -79,7 +84,11 @@ impl<'s> MigrationSource<'s> for Schema {
     ) -> std::pin::Pin<
         Box<dyn std::future::Future<Output = Result<Vec<Migration>, sqlx::error::BoxDynError>> + Send + 's>,
     > {
-        Box::pin(async {
+        let log = match self.0 {
+            Backend::Sqlite => include_str!("../../migrations/0009_log.sqlite.sql"),
+            Backend::Postgres => include_str!("../../migrations/0009_log.postgres.sql"),
+        };
+        Box::pin(async move {
             Ok(vec![
                 Migration::new(
                     1,
@@ -137,6 +146,7 @@ impl<'s> MigrationSource<'s> for Schema {
                     Cow::Borrowed(include_str!("../../migrations/0008_nodes.sql")),
                     false,
                 ),
+                Migration::new(9, Cow::Borrowed("hot log"), MigrationType::Simple, Cow::Borrowed(log), false),
             ])
         })
     }
@@ -214,7 +224,7 @@ impl Store {
             })
             .connect(url)
             .await?;
-        Migrator::new(Schema).await?.run(&pool).await?;
+        Migrator::new(Schema(backend)).await?.run(&pool).await?;
         let store = Store { pool, backend };
         store.reserve_names().await?;
         Ok(store)
@@ -242,6 +252,7 @@ impl Store {
     /// that a commit does not wait for the pool); with `fence`, every commit renews that
     /// lease for the given length first.
     pub async fn writer(&self, fence: Option<(NodeLease, Duration)>) -> Result<Writer, StoreError> {
-        Ok(Writer { conn: self.pool.acquire().await?, fence })
+        let owner = fence.as_ref().map(|(l, _)| l.node.clone()).unwrap_or_default();
+        Ok(Writer { conn: self.pool.acquire().await?, backend: self.backend, owner, fence })
     }
 }

@@ -137,6 +137,9 @@ impl Store {
         .fetch_all(&mut *tx)
         .await?;
         let ids = rows.iter().map(|r| r.try_get("table_id")).collect::<Result<Vec<String>, _>>()?;
+        // Its hot log under its tables' key: nothing more of it can commit now (every
+        // commit of its renews the epoch just ended), and the rebuild reads by key.
+        super::log::settle_in(&mut tx, dead).await?;
         tx.commit().await?;
         Ok(ids)
     }
@@ -147,7 +150,7 @@ pub(crate) fn fenced(lease: &NodeLease) -> StoreError {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::time::{Duration, Instant};
 
     use super::*;
@@ -156,7 +159,7 @@ mod tests {
 
     /// A fresh database on the test PostgreSQL server (`SKAT_TEST_POSTGRES`); None (the
     /// test is skipped) without one, unless `SKAT_REQUIRE_POSTGRES` says it must run.
-    async fn database(name: &str) -> Option<String> {
+    pub(crate) async fn database(name: &str) -> Option<String> {
         let Ok(admin) = std::env::var("SKAT_TEST_POSTGRES") else {
             assert!(std::env::var_os("SKAT_REQUIRE_POSTGRES").is_none(), "SKAT_TEST_POSTGRES is not set");
             return None;

@@ -6,13 +6,11 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use sqlx::Row as _;
 use sqlx::any::AnyRow;
 
+use super::log::Batch;
 use super::nodes::{NodeLease, fenced, renew_in};
 use super::{Store, StoreError, to_i64, to_u64};
 
 const TABLE_COLUMNS: &str = "table_id, owner, name, seats, deals, private, status, occupied, deals_played, players, created_ms, finished_ms, scores";
-
-/// Entries per INSERT statement (5 parameters each; well under both databases' limits).
-const ENTRIES_PER_STATEMENT: usize = 100;
 
 /// Where a table is in its life, as listings show it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,7 +118,15 @@ pub fn checksum(table_id: &str, n: u64, at_ms: u64, body: &str) -> String {
     h.update(n.to_le_bytes());
     h.update(at_ms.to_le_bytes());
     h.update(body.as_bytes());
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    // Written digit by digit into one string: this runs for every input a busy server
+    // journals, and a `format!` per byte was 33 allocations each.
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut hex = String::with_capacity(64);
+    for b in h.finalize() {
+        hex.push(char::from(HEX[usize::from(b >> 4)]));
+        hex.push(char::from(HEX[usize::from(b & 15)]));
+    }
+    hex
 }
 
 /// Which tables a listing wants.
@@ -154,22 +160,24 @@ pub struct Cursor {
     pub table_id: String,
 }
 
-/// The journal writer's connection, and with replicas the lease every commit renews
-/// (the fence: see [`super::nodes`]).
+/// The journal writer's connection, the owner it writes the log as, and with replicas
+/// the lease every commit renews (the fence: see [`super::nodes`]).
 #[derive(Debug)]
 pub struct Writer {
     pub(super) conn: sqlx::pool::PoolConnection<sqlx::Any>,
+    pub(super) backend: super::Backend,
+    pub(super) owner: String,
     pub(super) fence: Option<(NodeLease, Duration)>,
 }
 
 impl Writer {
-    /// Writes entries and table rows atomically: one statement on its own when it can
-    /// (no BEGIN and COMMIT round trips), else one transaction. Either way one commit,
+    /// Writes a batch atomically: one statement on its own when it can (new inputs only,
+    /// no BEGIN and COMMIT round trips), else one transaction. Either way one commit,
     /// one fsync. With a fence, always a transaction that first renews the lease:
     /// `Fenced` (and nothing written) when the replica's epoch is over.
-    pub async fn write(&mut self, entries: &[StoredEntry], rows: &[TableRow]) -> Result<(), StoreError> {
-        if self.fence.is_none() && rows.is_empty() && entries.len() <= ENTRIES_PER_STATEMENT {
-            insert_entries(&mut self.conn, entries).await?;
+    pub async fn write(&mut self, batch: &Batch<'_>) -> Result<(), StoreError> {
+        if self.fence.is_none() && batch.one_statement() {
+            super::log::append(&mut self.conn, self.backend, &self.owner, batch.first_seq, batch.log).await?;
             return Ok(());
         }
         let mut tx = sqlx::Connection::begin(&mut *self.conn).await?;
@@ -179,7 +187,10 @@ impl Writer {
                 return Err(fenced(lease));
             }
         }
-        write_all(&mut tx, entries, rows).await?;
+        Writer::log_parts(&mut tx, self.backend, &self.owner, batch).await?;
+        for row in batch.rows {
+            upsert_row(&mut tx, row).await?;
+        }
         tx.commit().await?;
         Ok(())
     }
@@ -188,48 +199,6 @@ impl Writer {
 /// Now, in Unix milliseconds.
 pub(crate) fn unix_ms_now() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
-}
-
-/// Every entry and row, inside the caller's transaction.
-async fn write_all(
-    conn: &mut sqlx::AnyConnection,
-    entries: &[StoredEntry],
-    rows: &[TableRow],
-) -> Result<(), sqlx::Error> {
-    for chunk in entries.chunks(ENTRIES_PER_STATEMENT) {
-        insert_entries(conn, chunk).await?;
-    }
-    for row in rows {
-        upsert_row(conn, row).await?;
-    }
-    Ok(())
-}
-
-/// One INSERT of up to [`ENTRIES_PER_STATEMENT`] entries (prepared once per size).
-async fn insert_entries(conn: &mut sqlx::AnyConnection, chunk: &[StoredEntry]) -> Result<(), sqlx::Error> {
-    if chunk.is_empty() {
-        return Ok(());
-    }
-    let mut sql = String::with_capacity(64 + chunk.len() * 24);
-    sql.push_str("INSERT INTO skat_entries (table_id, n, at_ms, body, checksum) VALUES ");
-    for i in 0..chunk.len() {
-        let p = i * 5;
-        if i > 0 {
-            sql.push(',');
-        }
-        sql.push_str(&format!("(${},${},${},${},${})", p + 1, p + 2, p + 3, p + 4, p + 5));
-    }
-    let mut q = sqlx::query(&sql);
-    for e in chunk {
-        q = q
-            .bind(e.table_id.as_str())
-            .bind(to_i64(e.n))
-            .bind(to_i64(e.at_ms))
-            .bind(e.body.as_str())
-            .bind(e.checksum.as_str());
-    }
-    q.execute(conn).await?;
-    Ok(())
 }
 
 async fn upsert_row(conn: &mut sqlx::AnyConnection, row: &TableRow) -> Result<(), sqlx::Error> {
@@ -259,10 +228,14 @@ async fn upsert_row(conn: &mut sqlx::AnyConnection, row: &TableRow) -> Result<()
 }
 
 impl Store {
-    /// Writes entries and table rows in one transaction (outside the journal's writer).
+    /// Writes entries under their key and table rows in one transaction (outside the
+    /// journal's writer: tests, benches, tools).
     pub async fn write(&self, entries: &[StoredEntry], rows: &[TableRow]) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
-        write_all(&mut tx, entries, rows).await?;
+        super::log::archive(&mut tx, self.backend, entries).await?;
+        for row in rows {
+            upsert_row(&mut tx, row).await?;
+        }
         tx.commit().await?;
         Ok(())
     }
@@ -309,36 +282,53 @@ impl Store {
         Ok(row.as_ref().map(Store::row_from).transpose()?)
     }
 
-    /// One table's entries in order.
+    /// One table's entries in order, from `skat_entries` and the hot log together (one
+    /// statement: one snapshot). A number found in both (moved, not yet forgotten) is
+    /// taken once, preferring an intact copy.
     pub async fn entries(&self, table_id: &str) -> Result<Vec<StoredEntry>, StoreError> {
         let rows = sqlx::query(
-            "SELECT table_id, n, at_ms, body, checksum FROM skat_entries WHERE table_id = $1 ORDER BY n",
+            "SELECT table_id, n, at_ms, body, checksum FROM skat_entries WHERE table_id = $1 \
+             UNION ALL SELECT table_id, n, at_ms, body, checksum FROM skat_log WHERE table_id = $1 ORDER BY n",
         )
         .bind(table_id)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter()
-            .map(|r| {
-                Ok(StoredEntry {
-                    table_id: r.try_get("table_id")?,
-                    n: to_u64(r.try_get("n")?),
-                    at_ms: to_u64(r.try_get("at_ms")?),
-                    body: r.try_get("body")?,
-                    checksum: r.try_get("checksum")?,
-                })
-            })
-            .collect::<Result<_, sqlx::Error>>()
-            .map_err(StoreError::from)
+        let mut out: Vec<StoredEntry> = Vec::with_capacity(rows.len());
+        for r in &rows {
+            let e = StoredEntry {
+                table_id: r.try_get("table_id")?,
+                n: to_u64(r.try_get("n")?),
+                at_ms: to_u64(r.try_get("at_ms")?),
+                body: r.try_get("body")?,
+                checksum: r.try_get("checksum")?,
+            };
+            match out.last_mut() {
+                Some(last) if last.n == e.n => {
+                    if !last.intact() {
+                        *last = e;
+                    }
+                }
+                _ => out.push(e),
+            }
+        }
+        Ok(out)
     }
 
-    /// Removes a table's entries from number `n` on (a damaged tail); returns how many.
+    /// Removes a table's entries from number `n` on (a damaged tail), wherever they are;
+    /// returns how many rows that was.
     pub async fn drop_entries_from(&self, table_id: &str, n: u64) -> Result<u64, StoreError> {
-        let done = sqlx::query("DELETE FROM skat_entries WHERE table_id = $1 AND n >= $2")
-            .bind(table_id)
-            .bind(to_i64(n))
-            .execute(&self.pool)
-            .await?;
-        Ok(done.rows_affected())
+        let mut tx = self.pool.begin().await?;
+        let mut dropped = 0;
+        for target in ["skat_entries", "skat_log"] {
+            let done = sqlx::query(&format!("DELETE FROM {target} WHERE table_id = $1 AND n >= $2"))
+                .bind(table_id)
+                .bind(to_i64(n))
+                .execute(&mut *tx)
+                .await?;
+            dropped += done.rows_affected();
+        }
+        tx.commit().await?;
+        Ok(dropped)
     }
 
     /// A page of tables, newest first, after `cursor`.
@@ -385,6 +375,8 @@ impl Store {
         let mut deleted = 0;
         loop {
             let mut tx = self.pool.begin().await?;
+            // Not `skat_log`: the writer forgets its log within seconds, and a start or a
+            // takeover moves what a stopped one left (see `log`).
             for target in ["skat_entries", "skat_analyses"] {
                 sqlx::query(&format!("DELETE FROM {target} WHERE table_id IN ({chunk})"))
                     .bind(to_i64(before_ms))
@@ -447,6 +439,24 @@ impl Store {
         })
         .transpose()
         .map_err(StoreError::from)
+    }
+}
+
+#[cfg(test)]
+mod checksum_tests {
+    /// The digest in hex, as every stored entry has it since the first journal: the
+    /// faster writing must not change one character (old rows would read as damaged).
+    #[test]
+    fn the_checksum_is_the_sha256_in_lowercase_hex() {
+        use sha2::Digest as _;
+        let mut h = sha2::Sha256::new();
+        h.update(b"t1\0");
+        h.update(7u64.to_le_bytes());
+        h.update(99u64.to_le_bytes());
+        h.update(b"{\"x\":1}");
+        let expected: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(super::checksum("t1", 7, 99, "{\"x\":1}"), expected);
+        assert_eq!(expected.len(), 64);
     }
 }
 

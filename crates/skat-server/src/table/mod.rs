@@ -396,4 +396,19 @@ impl Table {
             finished_ms: self.finished_ms.unwrap_or(0),
         }
     }
+
+    /// Whether the listing last written (`listed`) is still the table's: compared in
+    /// place, since the journal asks after every change and most change no listing.
+    pub(crate) fn listed_is_current(&self) -> bool {
+        let Some(l) = &self.listed else { return false };
+        let standings = self.game.standings();
+        l.status == self.status()
+            && l.occupied as usize == self.slots.iter().filter(|s| s.token.is_some()).count()
+            && l.deals_played as usize == self.deals_played()
+            && l.finished_ms == self.finished_ms.unwrap_or(0)
+            && l.players.len() == self.slots.len()
+            && l.players.iter().zip(&self.slots).all(|(p, s)| *p == s.name)
+            && l.scores.len() == standings.len()
+            && l.scores.iter().zip(standings).all(|(a, s)| *a == s.seeger_fabian)
+    }
 }

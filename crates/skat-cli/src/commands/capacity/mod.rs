@@ -336,7 +336,7 @@ fn print_row(s: &Sample) {
         r.gauge("skat_process_open_fds"),
         r.gauge("skat_runtime_alive_tasks"),
         mib(r.gauge("skat_database_bytes")),
-        s.cpu_ms_per_deal.map_or("-".into(), |c| format!("{c:.1}")),
+        s.cpu_ms_per_deal.map_or("-".into(), |c| format!("{c:.2}")),
     );
 }
 
@@ -350,7 +350,7 @@ fn ramp_verdict(samples: &[Sample], bound: Duration) -> Result<String, String> {
             s.server_p99.map_or("-".into(), |p| us(Duration::from_secs_f64(p))),
             s.actions_per_s,
             s.reading.gauge("skat_process_resident_bytes") / 1024.0 / s.tables.max(1) as f64,
-            s.cpu_ms_per_deal.map_or("-".into(), |c| format!("{c:.1}"))
+            s.cpu_ms_per_deal.map_or("-".into(), |c| format!("{c:.2}"))
         ),
         None => format!(
             "capacity: below the first step ({} tables already over {})",

@@ -5,8 +5,9 @@
 //! of its length (`--replica-lease`, 10 s by default). Every quarter, each replica also
 //! looks for replicas whose lease ran out while they still own waiting or playing tables,
 //! and takes those tables over: in one transaction it bumps the dead replica's epoch and
-//! names itself their owner ([`Store::take_over`]), then rebuilds them from the journal as
-//! a restart does ([`recovery::bring_back`]: the seat to move gets a fresh turn, clocks
+//! names itself their owner ([`Store::take_over`]), moving what the dead replica's hot
+//! log still held under its tables' key in the same transaction, then rebuilds them from
+//! the journal as a restart does ([`recovery::bring_back`]: the seat to move gets a fresh turn, clocks
 //! go on from there) and tells the competitions, which watch them for results and hand
 //! their lobby seats out again.
 //!

@@ -258,12 +258,10 @@ async fn write_loop(
                     forget_upto: plan.forget_upto,
                     rows: &rows,
                 };
-                let nothing = parts.log.is_empty() && parts.moves.is_empty() && parts.rows.is_empty();
-                let written =
-                    if nothing && parts.forget_upto.is_none() { Ok(()) } else { w.write(&parts).await };
-                match written {
+                let empty = parts.is_empty();
+                match if empty { Ok(()) } else { w.write(&parts).await } {
                     Ok(()) => {
-                        if !nothing {
+                        if !empty {
                             metrics.journal_commits.inc();
                         }
                         metrics.journal_entries.inc_by(entries.len() as u64);

@@ -9,7 +9,6 @@
 //! | moving is idempotent (`ON CONFLICT DO NOTHING`), and readers take the union of both, one copy per number | between a move and its forgetting a row is in both; a crash there loses and doubles nothing |
 //! | on start, and when taking a dead replica over, what its log still holds is moved at once ([`settle_in`]), up to the last `seq` seen | recovery then reads by key; a row appended meanwhile (none is expected) stays in the log |
 
-use super::tables::Writer;
 use super::{Backend, Store, StoreError, StoredEntry, to_i64, to_u64};
 
 /// Rows per INSERT statement (7 parameters each; well under both databases' limits).
@@ -17,12 +16,12 @@ pub(super) const ROWS_PER_STATEMENT: usize = 100;
 /// Log rows per move statement (one parameter each).
 const SEQS_PER_STATEMENT: usize = 1000;
 
-/// `(?,?,..),(?,..)` on SQLite, `($1,$2,..),($k+1,..)` on PostgreSQL, for `rows` rows of
+/// `(?,?,..),(?,..)` on SQLite, `($first,..),(..)` on PostgreSQL, for `rows` rows of
 /// `cols` parameters. Not `$N` on SQLite: the driver looks every numbered parameter's
 /// name up, and SQLite finds a name by a walk through all of them, so binding a statement
 /// of 500 numbered parameters took time quadratic in them (5% of a busy server's CPU,
 /// docs/BENCHMARKS.md); anonymous parameters have no name to look up.
-pub(super) fn placeholders(backend: Backend, rows: usize, cols: usize) -> String {
+pub(super) fn placeholders(backend: Backend, first: usize, rows: usize, cols: usize) -> String {
     let mut sql = String::with_capacity(rows * cols * 5);
     for r in 0..rows {
         sql.push_str(if r == 0 { "(" } else { ",(" });
@@ -34,13 +33,25 @@ pub(super) fn placeholders(backend: Backend, rows: usize, cols: usize) -> String
                 Backend::Sqlite => sql.push('?'),
                 Backend::Postgres => {
                     sql.push('$');
-                    sql.push_str(&(r * cols + c + 1).to_string());
+                    sql.push_str(&(first + r * cols + c).to_string());
                 }
             }
         }
         sql.push(')');
     }
     sql
+}
+
+type Query<'q> = sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>;
+
+/// Binds an entry's columns, in the order both tables name them: `table_id, n, at_ms,
+/// body, checksum`.
+fn bind_entry<'q>(q: Query<'q>, e: &'q StoredEntry) -> Query<'q> {
+    q.bind(e.table_id.as_str())
+        .bind(to_i64(e.n))
+        .bind(to_i64(e.at_ms))
+        .bind(e.body.as_str())
+        .bind(e.checksum.as_str())
 }
 
 /// Appends `entries` to the log as `owner`'s, numbered from `first_seq` on.
@@ -54,19 +65,12 @@ pub(super) async fn append(
     for (i, chunk) in entries.chunks(ROWS_PER_STATEMENT).enumerate() {
         let sql = format!(
             "INSERT INTO skat_log (seq, owner, table_id, n, at_ms, body, checksum) VALUES {}",
-            placeholders(backend, chunk.len(), 7)
+            placeholders(backend, 1, chunk.len(), 7)
         );
         let mut q = sqlx::query(&sql);
         let base = first_seq + (i * ROWS_PER_STATEMENT) as u64;
         for (j, e) in chunk.iter().enumerate() {
-            q = q
-                .bind(to_i64(base + j as u64))
-                .bind(owner)
-                .bind(e.table_id.as_str())
-                .bind(to_i64(e.n))
-                .bind(to_i64(e.at_ms))
-                .bind(e.body.as_str())
-                .bind(e.checksum.as_str());
+            q = bind_entry(q.bind(to_i64(base + j as u64)).bind(owner), e);
         }
         q.execute(&mut *conn).await?;
     }
@@ -84,16 +88,11 @@ pub(super) async fn archive(
         let sql = format!(
             "INSERT INTO skat_entries (table_id, n, at_ms, body, checksum) VALUES {} \
              ON CONFLICT (table_id, n) DO NOTHING",
-            placeholders(backend, chunk.len(), 5)
+            placeholders(backend, 1, chunk.len(), 5)
         );
         let mut q = sqlx::query(&sql);
         for e in chunk {
-            q = q
-                .bind(e.table_id.as_str())
-                .bind(to_i64(e.n))
-                .bind(to_i64(e.at_ms))
-                .bind(e.body.as_str())
-                .bind(e.checksum.as_str());
+            q = bind_entry(q, e);
         }
         q.execute(&mut *conn).await?;
     }
@@ -110,19 +109,8 @@ pub(super) async fn move_rows(
     seqs: &[u64],
 ) -> Result<(), sqlx::Error> {
     for chunk in seqs.chunks(SEQS_PER_STATEMENT) {
-        let list = match backend {
-            Backend::Sqlite => placeholders(backend, 1, chunk.len()),
-            Backend::Postgres => {
-                let mut l = String::from("(");
-                for i in 0..chunk.len() {
-                    l.push_str(if i == 0 { "$" } else { ",$" });
-                    l.push_str(&(i + 2).to_string());
-                }
-                l.push(')');
-                l
-            }
-        };
-        let owner_param = if backend == Backend::Sqlite { "?" } else { "$1" };
+        let owner_param = placeholders(backend, 1, 1, 1);
+        let list = placeholders(backend, 2, 1, chunk.len());
         let sql = format!(
             "INSERT INTO skat_entries (table_id, n, at_ms, body, checksum) \
              SELECT table_id, n, at_ms, body, checksum FROM skat_log WHERE owner = {owner_param} AND seq IN {list} \
@@ -195,6 +183,7 @@ impl Store {
     }
 
     /// Rows in the log (every replica's).
+    #[cfg(test)]
     pub async fn log_len(&self) -> Result<u64, StoreError> {
         let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM skat_log").fetch_one(&self.pool).await?;
         Ok(to_u64(n))
@@ -217,6 +206,11 @@ pub struct Batch<'a> {
 }
 
 impl Batch<'_> {
+    /// Nothing to write.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.log.is_empty() && self.moves.is_empty() && self.forget_upto.is_none() && self.rows.is_empty()
+    }
+
     /// Only new inputs, few enough for one statement.
     pub(super) fn one_statement(&self) -> bool {
         self.moves.is_empty()
@@ -226,21 +220,20 @@ impl Batch<'_> {
     }
 }
 
-impl Writer {
-    /// The log, moves and forgetting of one batch, inside the caller's transaction.
-    pub(super) async fn log_parts(
-        conn: &mut sqlx::AnyConnection,
-        backend: Backend,
-        owner: &str,
-        batch: &Batch<'_>,
-    ) -> Result<(), sqlx::Error> {
-        append(conn, backend, owner, batch.first_seq, batch.log).await?;
-        move_rows(conn, backend, owner, batch.moves).await?;
-        if let Some(upto) = batch.forget_upto {
-            forget(conn, owner, upto).await?;
-        }
-        Ok(())
+/// The log's part of one batch (appends, moves, forgetting), inside the caller's
+/// transaction.
+pub(super) async fn write_parts(
+    conn: &mut sqlx::AnyConnection,
+    backend: Backend,
+    owner: &str,
+    batch: &Batch<'_>,
+) -> Result<(), sqlx::Error> {
+    append(conn, backend, owner, batch.first_seq, batch.log).await?;
+    move_rows(conn, backend, owner, batch.moves).await?;
+    if let Some(upto) = batch.forget_upto {
+        forget(conn, owner, upto).await?;
     }
+    Ok(())
 }
 
 #[cfg(test)]

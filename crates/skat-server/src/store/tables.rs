@@ -187,7 +187,7 @@ impl Writer {
                 return Err(fenced(lease));
             }
         }
-        Writer::log_parts(&mut tx, self.backend, &self.owner, batch).await?;
+        super::log::write_parts(&mut tx, self.backend, &self.owner, batch).await?;
         for row in batch.rows {
             upsert_row(&mut tx, row).await?;
         }

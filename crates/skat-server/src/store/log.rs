@@ -7,9 +7,16 @@
 //! | an input is appended to the log in the commit that makes it durable | a commit writes at the end of one b-tree, whatever tables it carries: a page or two, not one leaf of `skat_entries` per table |
 //! | the writer moves a stretch of the log into `skat_entries` sorted by table, then forgets it (`seq <= upto`) | each table's leaf is written once per stretch, not once per action |
 //! | moving is idempotent (`ON CONFLICT DO NOTHING`), and readers take the union of both, one copy per number | between a move and its forgetting a row is in both; a crash there loses and doubles nothing |
+//! | a move skips the rows of a table that has no listing row any more | the retention may purge a table whose last inputs are still in the log; moved, they would be rows of no table, never purged |
 //! | on start, and when taking a dead replica over, what its log still holds is moved at once ([`settle_in`]), up to the last `seq` seen | recovery then reads by key; a row appended meanwhile (none is expected) stays in the log |
 
 use super::{Backend, Store, StoreError, StoredEntry, to_i64, to_u64};
+
+/// A log row whose table still has its listing row. Every table's first commit writes
+/// that row with its first inputs, so only a table the retention purged meanwhile has
+/// none: its last inputs can still be in the log (a stretch is forgotten up to half a
+/// minute after it was written), and moved they would outlive their table for good.
+const LISTED: &str = "EXISTS (SELECT 1 FROM skat_tables t WHERE t.table_id = skat_log.table_id)";
 
 /// Rows per INSERT statement (7 parameters each; well under both databases' limits).
 pub(super) const ROWS_PER_STATEMENT: usize = 100;
@@ -114,7 +121,7 @@ pub(super) async fn move_rows(
         let sql = format!(
             "INSERT INTO skat_entries (table_id, n, at_ms, body, checksum) \
              SELECT table_id, n, at_ms, body, checksum FROM skat_log WHERE owner = {owner_param} AND seq IN {list} \
-             ORDER BY table_id, n ON CONFLICT (table_id, n) DO NOTHING"
+             AND {LISTED} ORDER BY table_id, n ON CONFLICT (table_id, n) DO NOTHING"
         );
         let mut q = sqlx::query(&sql).bind(owner);
         for seq in chunk {
@@ -148,11 +155,11 @@ pub(super) async fn settle_in(conn: &mut sqlx::AnyConnection, owner: &str) -> Re
         .fetch_one(&mut *conn)
         .await?;
     let Some(upto) = upto else { return Ok(0) };
-    sqlx::query(
+    sqlx::query(&format!(
         "INSERT INTO skat_entries (table_id, n, at_ms, body, checksum) \
-         SELECT table_id, n, at_ms, body, checksum FROM skat_log WHERE owner = $1 AND seq <= $2 \
-         ON CONFLICT (table_id, n) DO NOTHING",
-    )
+         SELECT table_id, n, at_ms, body, checksum FROM skat_log WHERE owner = $1 AND seq <= $2 AND {LISTED} \
+         ON CONFLICT (table_id, n) DO NOTHING"
+    ))
     .bind(owner)
     .bind(upto)
     .execute(&mut *conn)
@@ -249,12 +256,33 @@ mod tests {
         sqlx::query_scalar("SELECT COUNT(*) FROM skat_entries").fetch_one(&store.pool).await.unwrap()
     }
 
+    fn listed(table: &str) -> super::super::TableRow {
+        super::super::TableRow {
+            table_id: table.into(),
+            owner: String::new(),
+            name: table.into(),
+            seats: 3,
+            deals: 1,
+            private: false,
+            status: super::super::RowStatus::Playing,
+            occupied: 3,
+            deals_played: 0,
+            players: vec![],
+            scores: vec![],
+            created_ms: 1,
+            finished_ms: 0,
+        }
+    }
+
     /// Inputs are readable by table while in the log, while in both (moved, not yet
     /// forgotten: once each), and after; a forgotten stretch leaves the log; a start's
-    /// settling moves what a stopped writer left; a damaged tail is dropped from both.
+    /// settling moves what a stopped writer left; a damaged tail is dropped from both; the
+    /// inputs of a table purged meanwhile (no listing row) are forgotten, not moved.
     async fn the_log_moves_under_the_key_and_reads_stay_whole(store: Store) {
         let mut writer = store.writer(None).await.unwrap();
         let first = store.log_next_seq().await.unwrap();
+        let rows = [listed("a"), listed("b"), listed("c")];
+        writer.write(&Batch { rows: &rows, first_seq: first, ..Batch::default() }).await.unwrap();
         let new = [entry("a", 0), entry("b", 0), entry("a", 1), entry("b", 1)];
         writer.write(&Batch { log: &new, first_seq: first, ..Batch::default() }).await.unwrap();
         assert_eq!(store.log_len().await.unwrap(), 4);
@@ -292,6 +320,23 @@ mod tests {
         writer.write(&Batch { log: &tail, first_seq: first + 6, ..Batch::default() }).await.unwrap();
         assert_eq!(store.drop_entries_from("a", 2).await.unwrap(), 2);
         assert_eq!(store.entries("a").await.unwrap(), vec![entry("a", 0), entry("a", 1)]);
+
+        // A table without its listing row (purged): moved by the writer or on start, its
+        // inputs are not copied, and forgetting takes them from the log.
+        let gone = [entry("gone", 0), entry("gone", 1)];
+        writer.write(&Batch { log: &gone, first_seq: first + 7, ..Batch::default() }).await.unwrap();
+        let moves = [first + 7];
+        let batch =
+            Batch { moves: &moves, forget_upto: Some(first + 7), first_seq: first + 9, ..Batch::default() };
+        writer.write(&batch).await.unwrap();
+        assert_eq!(
+            store.entries("gone").await.unwrap(),
+            vec![entry("gone", 1)],
+            "only the one not forgotten"
+        );
+        assert_eq!(store.settle_log("").await.unwrap(), 1);
+        assert_eq!(store.entries("gone").await.unwrap(), vec![]);
+        assert_eq!(in_entries(&store).await, 5, "a's two and b's two, c's one");
     }
 
     #[tokio::test]

@@ -243,8 +243,12 @@ async fn challenges_against_house_bots_and_accounts() {
 
     // 2. An account that accepts from its list, rated.
     let offered = challenge(&mut c, &me, &["peer", "house-random"], true).await.unwrap();
-    let accepted =
-        until(&mut c, &me, &offered.challenge_id, |x| x.state == pb::ChallengeState::Accepted as i32).await;
+    // Accepted comes a moment before its tournament is scheduled (CI saw the id still
+    // empty once): wait for both.
+    let accepted = until(&mut c, &me, &offered.challenge_id, |x| {
+        x.state == pb::ChallengeState::Accepted as i32 && !x.tournament_id.is_empty()
+    })
+    .await;
     assert_eq!(accepted.accepted.len(), 2);
     finished(&mut c, &accepted.tournament_id).await;
     assert!(rated(&mut c, "me").await, "a rated challenge counts");

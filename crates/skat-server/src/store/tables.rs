@@ -375,8 +375,9 @@ impl Store {
         let mut deleted = 0;
         loop {
             let mut tx = self.pool.begin().await?;
-            // Not `skat_log`: the writer forgets its log within seconds, and a start or a
-            // takeover moves what a stopped one left (see `log`).
+            // Not `skat_log` (no index by table on SQLite): the writer forgets its log
+            // within half a minute, and no move copies the rows of a table purged here
+            // (`log::LISTED`), so none outlives its table.
             for target in ["skat_entries", "skat_analyses"] {
                 sqlx::query(&format!("DELETE FROM {target} WHERE table_id IN ({chunk})"))
                     .bind(to_i64(before_ms))

@@ -339,6 +339,46 @@ mod tests {
         assert_eq!(in_entries(&store).await, 5, "a's two and b's two, c's one");
     }
 
+    /// A commit's listing rows: more tables than one statement takes all land, and a
+    /// table with two rows in one commit (two of its changes gathered) keeps the newer.
+    async fn a_commit_writes_every_tables_newest_listing(store: Store) {
+        let mut writer = store.writer(None).await.unwrap();
+        let first = store.log_next_seq().await.unwrap();
+        let mut rows: Vec<_> = (0..70).map(|i| listed(&format!("r{i:02}"))).collect();
+        let mut newer = listed("r05");
+        newer.deals_played = 1;
+        newer.status = super::super::RowStatus::Finished;
+        newer.finished_ms = 9;
+        rows.push(newer.clone());
+        writer.write(&Batch { rows: &rows, first_seq: first, ..Batch::default() }).await.unwrap();
+        for i in 0..70 {
+            let id = format!("r{i:02}");
+            let row = store.row(&id).await.unwrap().unwrap_or_else(|| panic!("{id} listed"));
+            assert_eq!(row, if i == 5 { newer.clone() } else { listed(&id) }, "{id}");
+        }
+        // An update of rows already there: the columns a listing changes, nothing else.
+        let mut later = listed("r06");
+        later.deals_played = 1;
+        later.name = "not renamed".into();
+        writer.write(&Batch { rows: &[later], first_seq: first, ..Batch::default() }).await.unwrap();
+        let row = store.row("r06").await.unwrap().unwrap();
+        assert_eq!((row.deals_played, row.name.as_str()), (1, "r06"));
+    }
+
+    #[tokio::test]
+    async fn listing_rows_on_sqlite() {
+        let dir = std::env::temp_dir().join(format!("skat-rows-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        a_commit_writes_every_tables_newest_listing(Store::open_dir(&dir).await.unwrap()).await;
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[tokio::test]
+    async fn listing_rows_on_postgres() {
+        let Some(url) = database("skat_listing_rows").await else { return };
+        a_commit_writes_every_tables_newest_listing(Store::open(&url).await.unwrap()).await;
+    }
+
     #[tokio::test]
     async fn the_log_on_sqlite() {
         let dir = std::env::temp_dir().join(format!("skat-log-test-{}", std::process::id()));

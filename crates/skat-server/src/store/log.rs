@@ -339,8 +339,8 @@ mod tests {
         assert_eq!(in_entries(&store).await, 5, "a's two and b's two, c's one");
     }
 
-    /// A commit's listing rows: more tables than one statement takes all land, and a
-    /// table with two rows in one commit (two of its changes gathered) keeps the newer.
+    /// A commit's listing rows: those of many tables all land, and a table with two rows
+    /// in one commit (two of its changes gathered) keeps the newer.
     async fn a_commit_writes_every_tables_newest_listing(store: Store) {
         let mut writer = store.writer(None).await.unwrap();
         let first = store.log_next_seq().await.unwrap();

@@ -8,6 +8,7 @@
 //! | opponents are named accounts, enabled, not the challenger, as many as the table has other seats | the meeting can be played as asked |
 //! | an offer reaches only lobbies that asked for challenges, and waits [`OFFER_TTL`] | older bots see nothing new; an offer nobody answers does not hold anything |
 //! | a decline declines; the last acceptance starts the meeting, once (a conditional update) | two answers at once make one meeting |
+//! | the last acceptance, the challenge's move to accepted with its meeting's id, and the meeting itself are one transaction | nobody ever sees a challenge accepted without its meeting, and a failure or a crash leaves it pending, the reply unrecorded |
 //! | the meeting is the challenger's and opponents' only: format challenge, not managed by the operator's pause or cancel, listed with casual meetings | it is theirs, and its results count (for the ratings only when `rated`) |
 //! | its deals come from a fresh secret, committed when the meeting starts | like every tournament's (`skat tournament verify`) |
 
@@ -21,7 +22,7 @@ use super::error::shown;
 use super::{CompetitionError, Competitions};
 use crate::secret::random_u64;
 use crate::store::accounts::Account;
-use crate::store::challenges::{Answer, Answered, ChallengeRow};
+use crate::store::challenges::{Answer, Answered, ChallengeRow, Meeting, Reply};
 use crate::table::unix_ms;
 
 /// How long an offer waits for its answers.
@@ -134,7 +135,20 @@ impl Competitions {
         if !row.opponents.iter().any(|(a, _)| *a == account.account_id) {
             return Err(not_found());
         }
-        match store.answer_challenge(&cid, &account.account_id, accept, now).await? {
+        // An acceptance carries the meeting it would start, stored with it if it is the
+        // last one: a challenge is never accepted without its meeting.
+        let meeting = if accept {
+            Some(self.new_tournament(format!("challenge {cid}"), meeting_spec(&row))?)
+        } else {
+            None
+        };
+        let reply = match &meeting {
+            Some((t, plan, lease_until_ms)) => {
+                Reply::Accept(Meeting { tournament: t, plan, lease_until_ms: *lease_until_ms })
+            }
+            None => Reply::Decline,
+        };
+        match store.answer_challenge(&cid, &account.account_id, reply, now).await? {
             Answered::TooLate => {
                 let state = match row.state {
                     ChallengeState::Pending => "answered by this account already",
@@ -143,38 +157,16 @@ impl Competitions {
                 return Err(CompetitionError::ChallengeState(state));
             }
             Answered::Recorded => {}
-            Answered::AllAccepted => self.start_challenge(&row).await?,
+            Answered::AllAccepted => {
+                if let Some((t, plan, _)) = &meeting {
+                    self.launch(t, plan.len());
+                    tracing::info!(challenge = %cid, tournament = %t.tournament_id, "challenge accepted: meeting started");
+                }
+            }
         }
         tracing::info!(challenge = %cid, account = %account.name, accept, "challenge answered");
         let row = store.challenge(&cid, unix_ms(SystemTime::now())).await?.ok_or_else(not_found)?;
         self.view_of(row).await
-    }
-
-    /// The meeting of an accepted challenge: a tournament of format challenge.
-    async fn start_challenge(self: &Arc<Self>, row: &ChallengeRow) -> Result<(), CompetitionError> {
-        let t = row.terms;
-        let mut entrants = vec![row.challenger.clone()];
-        entrants.extend(row.opponents.iter().map(|(a, _)| a.clone()));
-        let spec = TournamentSpec {
-            entrants,
-            seats: t.seats,
-            deals: t.deals,
-            lists: t.lists,
-            action_ms: t.action_ms,
-            deal_ms: t.deal_ms,
-            seed: 0,
-            parallel: 0,
-            format: Format::Challenge,
-            rounds: 0,
-            start_ms: 0,
-            secret: Default::default(),
-            commitment: String::new(),
-            unrated: !t.rated,
-        };
-        let (tid, tables, _) = self.start_tournament(format!("challenge {}", row.challenge_id), spec).await?;
-        self.store()?.set_challenge_tournament(&row.challenge_id, &tid).await?;
-        tracing::info!(challenge = %row.challenge_id, tournament = %tid, tables, "challenge accepted: meeting started");
-        Ok(())
     }
 
     /// The challenges `account` made or was offered, newest first.
@@ -215,5 +207,29 @@ impl Competitions {
             None => String::new(),
         };
         Ok(ChallengeView { row, names, commitment })
+    }
+}
+
+/// The meeting a challenge becomes when accepted: a tournament of format challenge of the
+/// challenger and its opponents, on the challenge's terms.
+fn meeting_spec(row: &ChallengeRow) -> TournamentSpec {
+    let t = row.terms;
+    let mut entrants = vec![row.challenger.clone()];
+    entrants.extend(row.opponents.iter().map(|(a, _)| a.clone()));
+    TournamentSpec {
+        entrants,
+        seats: t.seats,
+        deals: t.deals,
+        lists: t.lists,
+        action_ms: t.action_ms,
+        deal_ms: t.deal_ms,
+        seed: 0,
+        parallel: 0,
+        format: Format::Challenge,
+        rounds: 0,
+        start_ms: 0,
+        secret: Default::default(),
+        commitment: String::new(),
+        unrated: !t.rated,
     }
 }

@@ -142,9 +142,22 @@ impl Competitions {
     pub(super) async fn start_tournament(
         self: &Arc<Self>,
         name: String,
-        mut spec: TournamentSpec,
+        spec: TournamentSpec,
     ) -> Result<(TournamentId, usize, String), CompetitionError> {
         let store = self.store()?;
+        let (t, plan, lease_until_ms) = self.new_tournament(name, spec)?;
+        store.create_tournament(&t, &plan, lease_until_ms).await?;
+        self.launch(&t, plan.len());
+        Ok((t.tournament_id, plan.len(), t.spec.commitment))
+    }
+
+    /// A tournament to store, running, with its first plan and the end of the lease its
+    /// creator takes: its deals from `spec.secret` (drawn here when empty), committed.
+    pub(super) fn new_tournament(
+        &self,
+        name: String,
+        mut spec: TournamentSpec,
+    ) -> Result<(Tournament, Vec<PlannedTable>, u64), CompetitionError> {
         if spec.secret.is_empty() {
             let mut bytes = [0u8; 32];
             for chunk in bytes.chunks_mut(8) {
@@ -153,12 +166,10 @@ impl Competitions {
             spec.secret = skat_league::deals::DealSecret::of_bytes(&bytes);
         }
         spec.commitment = skat_league::deals::commitment(spec.secret.reveal());
-        let commitment = spec.commitment.clone();
         let plan = first_plan(&spec);
-        let id = TournamentId::from_random(random_u64()?);
         let now = unix_ms(SystemTime::now());
         let t = Tournament {
-            tournament_id: id.clone(),
+            tournament_id: TournamentId::from_random(random_u64()?),
             owner: self.journal.owner().to_string(),
             name,
             spec,
@@ -166,12 +177,15 @@ impl Competitions {
             created_ms: now,
             finished_ms: 0,
         };
-        store.create_tournament(&t, &plan, now + LEASE.as_millis() as u64).await?;
-        tracing::info!(tournament = %id, tables = plan.len(), format = ?t.spec.format, "tournament created");
+        Ok((t, plan, now + LEASE.as_millis() as u64))
+    }
+
+    /// Starts the scheduler of a tournament just stored (its lease is this replica's).
+    pub(super) fn launch(self: &Arc<Self>, t: &Tournament, tables: usize) {
+        tracing::info!(tournament = %t.tournament_id, tables, format = ?t.spec.format, "tournament created");
         let me = Arc::clone(self);
-        let tid = id.clone();
+        let tid = t.tournament_id.clone();
         tokio::spawn(async move { me.run(tid).await });
-        Ok((id, plan.len(), commitment))
     }
 
     /// From now on, runs the scheduler of every running tournament whose lease is free

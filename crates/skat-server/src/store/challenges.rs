@@ -1,10 +1,13 @@
 //! Challenges' SQL (`skat_challenges`, `skat_challenge_opponents`): made by a challenger,
 //! answered by each opponent, accepted by exactly one conditional update (so two last
-//! answers at once start one meeting, not two).
+//! answers at once start one meeting, not two), in the transaction that stores the
+//! meeting with its id (so no reader, crash or failed insert ever leaves a challenge
+//! accepted without its meeting).
 
-use skat_league::{AccountId, ChallengeId, ChallengeState, ChallengeTerms, TournamentId};
+use skat_league::{AccountId, ChallengeId, ChallengeState, ChallengeTerms, PlannedTable, TournamentId};
 use sqlx::Row as _;
 
+use super::tournaments::Tournament;
 use super::{Store, StoreError, to_i64, to_u64};
 
 /// A challenge as stored.
@@ -48,12 +51,30 @@ impl Answer {
     }
 }
 
+/// An opponent's reply as the store records it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Reply<'a> {
+    /// Declines the challenge.
+    Decline,
+    /// Accepts it; if this is the last acceptance, the meeting is stored with it.
+    Accept(Meeting<'a>),
+}
+
+/// The meeting the last acceptance starts: a tournament with its first plan and the
+/// lease its creator holds until its scheduler runs.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Meeting<'a> {
+    pub(crate) tournament: &'a Tournament,
+    pub(crate) plan: &'a [PlannedTable],
+    pub(crate) lease_until_ms: u64,
+}
+
 /// What an answer did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Answered {
     /// Recorded; others still have to answer (or it was declined).
     Recorded,
-    /// This answer was the last acceptance: the caller starts the meeting.
+    /// This answer was the last acceptance: the meeting is stored, the caller runs it.
     AllAccepted,
     /// The opponent had answered already, or the challenge is not pending.
     TooLate,
@@ -191,17 +212,22 @@ impl Store {
         })
     }
 
-    /// Records `account`'s answer to a pending, unexpired challenge. A decline declines
-    /// it; the last acceptance moves it to accepted (one caller only sees `AllAccepted`).
+    /// Records `account`'s reply to a pending, unexpired challenge. A decline declines
+    /// it; the last acceptance moves it to accepted with its meeting's id and stores the
+    /// meeting, all in one transaction (one caller only sees `AllAccepted`; if any of it
+    /// fails, the reply is not recorded either).
     pub(crate) async fn answer_challenge(
         &self,
         id: &ChallengeId,
         account: &AccountId,
-        accept: bool,
+        reply: Reply<'_>,
         now_ms: u64,
     ) -> Result<Answered, StoreError> {
         let mut tx = self.pool.begin().await?;
-        let answer = if accept { Answer::Accept } else { Answer::Decline };
+        let answer = match reply {
+            Reply::Decline => Answer::Decline,
+            Reply::Accept(_) => Answer::Accept,
+        };
         let recorded = sqlx::query(
             "UPDATE skat_challenge_opponents SET answer = $1 WHERE challenge_id = $2 AND account_id = $3 AND answer = '' \
              AND challenge_id IN (SELECT challenge_id FROM skat_challenges WHERE state = 'pending' AND expires_ms > $4)",
@@ -215,51 +241,53 @@ impl Store {
         if recorded.rows_affected() == 0 {
             return Ok(Answered::TooLate);
         }
-        let outcome = if !accept {
-            sqlx::query(
-                "UPDATE skat_challenges SET state = 'declined' WHERE challenge_id = $1 AND state = 'pending'",
-            )
-            .bind(id.as_str())
-            .execute(&mut *tx)
-            .await?;
-            Answered::Recorded
-        } else {
-            let waiting = sqlx::query(
-                "SELECT COUNT(*) AS n FROM skat_challenge_opponents WHERE challenge_id = $1 AND answer <> 'accept'",
-            )
-            .bind(id.as_str())
-            .fetch_one(&mut *tx)
-            .await?;
-            let waiting: i64 = waiting.try_get("n")?;
-            let moved = if waiting == 0 {
+        let outcome = match reply {
+            Reply::Decline => {
                 sqlx::query(
-                    "UPDATE skat_challenges SET state = 'accepted' WHERE challenge_id = $1 AND state = 'pending'",
+                    "UPDATE skat_challenges SET state = 'declined' WHERE challenge_id = $1 AND state = 'pending'",
                 )
                 .bind(id.as_str())
                 .execute(&mut *tx)
-                .await?
-                .rows_affected()
-            } else {
-                0
-            };
-            if moved == 1 { Answered::AllAccepted } else { Answered::Recorded }
+                .await?;
+                Answered::Recorded
+            }
+            Reply::Accept(meeting) => {
+                let waiting = sqlx::query(
+                    "SELECT COUNT(*) AS n FROM skat_challenge_opponents WHERE challenge_id = $1 AND answer <> 'accept'",
+                )
+                .bind(id.as_str())
+                .fetch_one(&mut *tx)
+                .await?;
+                let waiting: i64 = waiting.try_get("n")?;
+                let moved = if waiting == 0 {
+                    sqlx::query(
+                        "UPDATE skat_challenges SET state = 'accepted', tournament_id = $1 \
+                         WHERE challenge_id = $2 AND state = 'pending'",
+                    )
+                    .bind(meeting.tournament.tournament_id.as_str())
+                    .bind(id.as_str())
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected()
+                } else {
+                    0
+                };
+                if moved == 1 {
+                    Store::insert_tournament(
+                        &mut tx,
+                        meeting.tournament,
+                        meeting.plan,
+                        meeting.lease_until_ms,
+                    )
+                    .await?;
+                    Answered::AllAccepted
+                } else {
+                    Answered::Recorded
+                }
+            }
         };
         tx.commit().await?;
         Ok(outcome)
-    }
-
-    /// Notes the meeting an accepted challenge became.
-    pub(crate) async fn set_challenge_tournament(
-        &self,
-        id: &ChallengeId,
-        tournament: &TournamentId,
-    ) -> Result<(), StoreError> {
-        sqlx::query("UPDATE skat_challenges SET tournament_id = $1 WHERE challenge_id = $2")
-            .bind(tournament.as_str())
-            .bind(id.as_str())
-            .execute(&self.pool)
-            .await?;
-        Ok(())
     }
 
     /// Whether a tournament's lists count for the ratings (a challenge's may not).
@@ -273,5 +301,118 @@ impl Store {
         let spec: skat_league::TournamentSpec =
             serde_json::from_str(&spec).map_err(|e| StoreError::Corrupt(e.to_string()))?;
         Ok(!spec.unrated)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use skat_league::{Format, TournamentSpec, TournamentStatus};
+
+    use super::*;
+    use crate::store::nodes::tests::database;
+
+    fn meeting_of(id: u64, entrants: Vec<AccountId>) -> Tournament {
+        Tournament {
+            tournament_id: TournamentId::from_random(id),
+            owner: String::new(),
+            name: "challenge".into(),
+            spec: TournamentSpec {
+                entrants,
+                seats: 3,
+                deals: 6,
+                lists: 1,
+                action_ms: 1_000,
+                deal_ms: 10_000,
+                seed: 0,
+                parallel: 0,
+                format: Format::Challenge,
+                rounds: 0,
+                start_ms: 0,
+                secret: Default::default(),
+                commitment: String::new(),
+                unrated: true,
+            },
+            status: TournamentStatus::Running,
+            created_ms: 1,
+            finished_ms: 0,
+        }
+    }
+
+    fn accept(t: &Tournament) -> Reply<'_> {
+        Reply::Accept(Meeting { tournament: t, plan: &[], lease_until_ms: 2 })
+    }
+
+    /// The last acceptance, the challenge's move to accepted with its meeting's id and the
+    /// meeting are one transaction: before it nothing of the meeting exists; when storing
+    /// the meeting fails, the reply is not recorded and the challenge stays pending (the
+    /// same opponent may answer again); when it succeeds, whoever reads the challenge
+    /// accepted reads its meeting's id, and the meeting is there.
+    async fn an_acceptance_is_stored_with_its_meeting_or_not_at_all(store: Store) {
+        let [challenger, first, last] = [1, 2, 3].map(AccountId::from_random);
+        let id = ChallengeId::from_random(7);
+        let terms =
+            ChallengeTerms { seats: 3, deals: 6, lists: 1, action_ms: 1_000, deal_ms: 10_000, rated: false };
+        let row = ChallengeRow {
+            challenge_id: id.clone(),
+            challenger: challenger.clone(),
+            opponents: vec![(first.clone(), Answer::None), (last.clone(), Answer::None)],
+            terms,
+            state: ChallengeState::Pending,
+            tournament_id: None,
+            created_ms: 1_000,
+            expires_ms: 100_000,
+        };
+        store.create_challenge(&row).await.unwrap();
+        let entrants = vec![challenger, first.clone(), last.clone()];
+        let now = 2_000;
+
+        let unused = meeting_of(10, entrants.clone());
+        assert_eq!(
+            store.answer_challenge(&id, &first, accept(&unused), now).await.unwrap(),
+            Answered::Recorded
+        );
+        assert!(store.tournament(&unused.tournament_id).await.unwrap().is_none(), "not the last acceptance");
+
+        // Storing the meeting fails (its id is taken): nothing of the reply stays.
+        let taken = meeting_of(11, entrants.clone());
+        store.create_tournament(&taken, &[], 2).await.unwrap();
+        assert!(store.answer_challenge(&id, &last, accept(&taken), now).await.is_err());
+        let read = store.challenge(&id, now).await.unwrap().unwrap();
+        assert_eq!(read.state, ChallengeState::Pending);
+        assert_eq!(read.tournament_id, None);
+        assert_eq!(read.opponents, vec![(first.clone(), Answer::Accept), (last.clone(), Answer::None)]);
+
+        // Answered again, it goes through: accepted, with the id of a meeting that exists.
+        let meeting = meeting_of(12, entrants);
+        assert_eq!(
+            store.answer_challenge(&id, &last, accept(&meeting), now).await.unwrap(),
+            Answered::AllAccepted
+        );
+        let read = store.challenge(&id, now).await.unwrap().unwrap();
+        assert_eq!(read.state, ChallengeState::Accepted);
+        assert_eq!(read.tournament_id.as_ref(), Some(&meeting.tournament_id));
+        let (stored, _) = store.tournament(&meeting.tournament_id).await.unwrap().unwrap();
+        assert_eq!(stored.spec.format, Format::Challenge);
+
+        // Later replies are too late and change nothing.
+        assert_eq!(
+            store.answer_challenge(&id, &first, Reply::Decline, now).await.unwrap(),
+            Answered::TooLate
+        );
+        assert_eq!(store.challenge(&id, now).await.unwrap().unwrap().state, ChallengeState::Accepted);
+    }
+
+    #[tokio::test]
+    async fn acceptance_and_meeting_on_sqlite() {
+        let dir = std::env::temp_dir().join(format!("skat-challenge-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        an_acceptance_is_stored_with_its_meeting_or_not_at_all(Store::open_dir(&dir).await.unwrap()).await;
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[tokio::test]
+    async fn acceptance_and_meeting_on_postgres() {
+        let Some(url) = database("skat_challenge_meeting").await else { return };
+        an_acceptance_is_stored_with_its_meeting_or_not_at_all(Store::open(&url).await.unwrap()).await;
     }
 }

@@ -142,6 +142,19 @@ impl Store {
         lease_until_ms: u64,
     ) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
+        Store::insert_tournament(&mut tx, t, plan, lease_until_ms).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Inserts a tournament with its first plan, its owner holding its lease, in the
+    /// caller's transaction (a challenge's meeting is stored with its acceptance).
+    pub(super) async fn insert_tournament(
+        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+        t: &Tournament,
+        plan: &[PlannedTable],
+        lease_until_ms: u64,
+    ) -> Result<(), StoreError> {
         sqlx::query(
             "INSERT INTO skat_tournaments (tournament_id, owner, name, spec, status, created_ms, finished_ms, \
              casual, lease_holder, lease_until_ms) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)",
@@ -156,10 +169,9 @@ impl Store {
         .bind(i64::from(matches!(t.spec.format, Format::Casual | Format::Challenge)))
         .bind(t.owner.as_str())
         .bind(to_i64(lease_until_ms))
-        .execute(&mut *tx)
+        .execute(&mut **tx)
         .await?;
-        Store::insert_planned(&mut tx, &t.tournament_id, plan).await?;
-        tx.commit().await?;
+        Store::insert_planned(tx, &t.tournament_id, plan).await?;
         Ok(())
     }
 

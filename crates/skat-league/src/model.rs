@@ -120,6 +120,30 @@ pub struct ChallengeTerms {
     pub rated: bool,
 }
 
+impl ChallengeTerms {
+    /// The meeting these terms make once accepted: a tournament of format challenge of
+    /// `entrants` (the challenger, then its opponents), its deals from a secret drawn
+    /// when it starts.
+    pub fn meeting(&self, entrants: Vec<AccountId>) -> TournamentSpec {
+        TournamentSpec {
+            entrants,
+            seats: self.seats,
+            deals: self.deals,
+            lists: self.lists,
+            action_ms: self.action_ms,
+            deal_ms: self.deal_ms,
+            seed: 0,
+            parallel: 0,
+            format: Format::Challenge,
+            rounds: 0,
+            start_ms: 0,
+            secret: Default::default(),
+            commitment: String::new(),
+            unrated: !self.rated,
+        }
+    }
+}
+
 /// Where a challenge stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ChallengeState {

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use skat_league::{AccountId, BotName, ChallengeId, ChallengeState, ChallengeTerms, Format, TournamentSpec};
+use skat_league::{AccountId, BotName, ChallengeId, ChallengeState, ChallengeTerms};
 
 use super::error::shown;
 use super::{CompetitionError, Competitions};
@@ -138,7 +138,9 @@ impl Competitions {
         // An acceptance carries the meeting it would start, stored with it if it is the
         // last one: a challenge is never accepted without its meeting.
         let meeting = if accept {
-            Some(self.new_tournament(format!("challenge {cid}"), meeting_spec(&row))?)
+            let mut entrants = vec![row.challenger.clone()];
+            entrants.extend(row.opponents.iter().map(|(a, _)| a.clone()));
+            Some(self.new_tournament(format!("challenge {cid}"), row.terms.meeting(entrants))?)
         } else {
             None
         };
@@ -207,29 +209,5 @@ impl Competitions {
             None => String::new(),
         };
         Ok(ChallengeView { row, names, commitment })
-    }
-}
-
-/// The meeting a challenge becomes when accepted: a tournament of format challenge of the
-/// challenger and its opponents, on the challenge's terms.
-fn meeting_spec(row: &ChallengeRow) -> TournamentSpec {
-    let t = row.terms;
-    let mut entrants = vec![row.challenger.clone()];
-    entrants.extend(row.opponents.iter().map(|(a, _)| a.clone()));
-    TournamentSpec {
-        entrants,
-        seats: t.seats,
-        deals: t.deals,
-        lists: t.lists,
-        action_ms: t.action_ms,
-        deal_ms: t.deal_ms,
-        seed: 0,
-        parallel: 0,
-        format: Format::Challenge,
-        rounds: 0,
-        start_ms: 0,
-        secret: Default::default(),
-        commitment: String::new(),
-        unrated: !t.rated,
     }
 }

@@ -306,32 +306,17 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
-    use skat_league::{Format, TournamentSpec, TournamentStatus};
+    use skat_league::{Format, TournamentStatus};
 
     use super::*;
     use crate::store::nodes::tests::database;
 
-    fn meeting_of(id: u64, entrants: Vec<AccountId>) -> Tournament {
+    fn meeting_of(id: u64, terms: ChallengeTerms, entrants: Vec<AccountId>) -> Tournament {
         Tournament {
             tournament_id: TournamentId::from_random(id),
             owner: String::new(),
             name: "challenge".into(),
-            spec: TournamentSpec {
-                entrants,
-                seats: 3,
-                deals: 6,
-                lists: 1,
-                action_ms: 1_000,
-                deal_ms: 10_000,
-                seed: 0,
-                parallel: 0,
-                format: Format::Challenge,
-                rounds: 0,
-                start_ms: 0,
-                secret: Default::default(),
-                commitment: String::new(),
-                unrated: true,
-            },
+            spec: terms.meeting(entrants),
             status: TournamentStatus::Running,
             created_ms: 1,
             finished_ms: 0,
@@ -366,7 +351,7 @@ mod tests {
         let entrants = vec![challenger, first.clone(), last.clone()];
         let now = 2_000;
 
-        let unused = meeting_of(10, entrants.clone());
+        let unused = meeting_of(10, terms, entrants.clone());
         assert_eq!(
             store.answer_challenge(&id, &first, accept(&unused), now).await.unwrap(),
             Answered::Recorded
@@ -374,7 +359,7 @@ mod tests {
         assert!(store.tournament(&unused.tournament_id).await.unwrap().is_none(), "not the last acceptance");
 
         // Storing the meeting fails (its id is taken): nothing of the reply stays.
-        let taken = meeting_of(11, entrants.clone());
+        let taken = meeting_of(11, terms, entrants.clone());
         store.create_tournament(&taken, &[], 2).await.unwrap();
         assert!(store.answer_challenge(&id, &last, accept(&taken), now).await.is_err());
         let read = store.challenge(&id, now).await.unwrap().unwrap();
@@ -383,7 +368,7 @@ mod tests {
         assert_eq!(read.opponents, vec![(first.clone(), Answer::Accept), (last.clone(), Answer::None)]);
 
         // Answered again, it goes through: accepted, with the id of a meeting that exists.
-        let meeting = meeting_of(12, entrants);
+        let meeting = meeting_of(12, terms, entrants);
         assert_eq!(
             store.answer_challenge(&id, &last, accept(&meeting), now).await.unwrap(),
             Answered::AllAccepted

@@ -14,6 +14,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let out = PathBuf::from(std::env::var("OUT_DIR")?);
     tonic_prost_build::configure()
+        .codec_path("crate::codec::SkatCodec")
         .file_descriptor_set_path(out.join("skat_v1_descriptor.bin"))
         .compile_protos(&[file], &[proto_root])?;
     Ok(())

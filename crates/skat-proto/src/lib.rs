@@ -5,10 +5,12 @@
 //! requests to actions, events and views both ways (a client folds the stream into the
 //! engine's `SeatView`), results, and refusal reasons. The server, the SDK, the arena
 //! and the tests all go through it, so a card or a game type is translated the same way
-//! everywhere.
+//! everywhere. [`codec`] is the codec every method is generated with (prost's, with
+//! buffers sized for Skat's small messages).
 
 #![warn(missing_docs)]
 
+pub mod codec;
 pub mod convert;
 #[doc(hidden)]
 pub mod fuzzing;

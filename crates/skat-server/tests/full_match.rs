@@ -194,18 +194,18 @@ async fn random_clients_play_216_deals_streams_agree_and_nothing_leaks() {
     for (table, spectate, seats) in jobs {
         let spectator_events = within(240, spectate).await.unwrap();
         contiguous(&spectator_events, 1);
-        let records: Vec<DealRecord> = client
+        let response = client
             .get_records(pb::GetRecordsRequest {
                 table_id: table.clone(),
                 format: pb::RecordFormat::Json as i32,
             })
             .await
             .unwrap()
-            .into_inner()
-            .records
-            .iter()
-            .map(|r| serde_json::from_str(r).unwrap())
-            .collect();
+            .into_inner();
+        // Far beyond the codec's first buffer at both ends: they grew to carry it.
+        assert!(prost::Message::encoded_len(&response) > 16 * skat_proto::codec::BUFFER_BYTES);
+        let records: Vec<DealRecord> =
+            response.records.iter().map(|r| serde_json::from_str(r).unwrap()).collect();
         assert_eq!(records.len(), 36);
         deals_checked += records.len();
         let iss = client

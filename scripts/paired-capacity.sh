@@ -28,7 +28,7 @@ while [[ $# -gt 0 ]]; do
     --tables) TABLES=$2; shift 2 ;;
     --soak) SOAK=$2; shift 2 ;;
     --out) OUT=$2; mkdir -p "$OUT"; shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) break ;;
   esac
 done

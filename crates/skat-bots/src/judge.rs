@@ -22,6 +22,7 @@
 //! The bidding, the skat and the declaration are not judged: an honest verdict would need a
 //! model of the whole game's value over hands, not a solver of card play.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rand_chacha::ChaCha8Rng;
@@ -108,16 +109,18 @@ pub struct KnownVerdict {
 /// Judges every card with a choice of a finished deal on what its player knew (cards the
 /// record does not let replay, or without a game, give no verdicts).
 pub fn judge_deal(dealt: &Dealt, moves: &[Move], config: JudgeConfig) -> Vec<KnownVerdict> {
-    judge_deal_until(dealt, moves, config, &AtomicBool::new(false))
+    judge_deal_until(dealt, moves, config, &Arc::default())
 }
 
 /// [`judge_deal`], giving up (with the verdicts so far) once `stop` is set: looked at
-/// before every world, so a server shutting down waits for one world's solve at most.
+/// before every world and inside the solver's search (every
+/// [`skat_solver::STOP_CHECK_NODES`] nodes), so a server shutting down waits
+/// milliseconds, not one world's solve (which the node budget allows to take seconds).
 pub fn judge_deal_until(
     dealt: &Dealt,
     moves: &[Move],
     config: JudgeConfig,
-    stop: &AtomicBool,
+    stop: &Arc<AtomicBool>,
 ) -> Vec<KnownVerdict> {
     let mut deal = Deal::new(*dealt);
     let frame = DealFrame { number: 0, dealer: Seat::new(2), seats: [0, 1, 2].map(Seat::new) };
@@ -154,7 +157,7 @@ pub fn judge_card(
     index: usize,
     config: JudgeConfig,
     seed: u64,
-    stop: &AtomicBool,
+    stop: &Arc<AtomicBool>,
 ) -> Option<KnownVerdict> {
     let legal = k.legal.cards;
     if legal.len() < 2 || !legal.contains(card) {
@@ -169,7 +172,7 @@ pub fn judge_card(
     // Per world, the value after every legal card (in `legal`'s order).
     let cards: Vec<Card> = legal.into_iter().collect();
     let mut values: Vec<Vec<u8>> = Vec::new();
-    let mut solver = Solver::with_node_limit(config.max_nodes);
+    let mut solver = Solver::with_node_limit(config.max_nodes).stopped_by(Arc::clone(stop));
     for world in &worlds {
         if stop.load(Ordering::Relaxed) {
             break;

@@ -9,7 +9,7 @@
 //! | a table asked for twice is queued once; the caller polls | a page refreshing every few seconds costs nothing |
 //! | `--analysis-workers` threads (0: none), each one table at a time, on the blocking pool | analysis never holds a tokio worker that serves play |
 //! | a node budget per card (`--analysis-nodes`) | the hardest first tricks are bounded in time (the worlds solved within it are counted and shown) |
-//! | on shutdown a running analysis stops before its next world, and the workers end | the runtime waits for blocking tasks: an analysis must not hold a stopping server up |
+//! | on shutdown a running analysis stops within milliseconds (the solver looks at the flag as it searches), and the workers end | the runtime waits for blocking tasks: an analysis must not hold a stopping server up |
 //! | the result kept in the database (`skat_analyses`, deleted with its table), or in memory (the last [`MEMORY_CACHE`]) without one | computed once per table and settings |
 //!
 //! The job carries the table's records, taken when it was queued: a worker reads no table
@@ -75,9 +75,27 @@ pub(crate) struct Analyst {
     store: Option<Store>,
     state: Mutex<State>,
     wake: Arc<Notify>,
-    /// Set when the server shuts down: a running analysis stops at its next deal, so that
-    /// the runtime (which waits for blocking tasks) is not held up by one.
+    /// Set when the server shuts down ([`StopOnDrop`]): a running analysis stops within
+    /// milliseconds, so that the runtime (which waits for blocking tasks) is not held up.
     stopping: Arc<AtomicBool>,
+}
+
+/// Stops a running analysis when dropped: when the shutdown signal comes, and also when
+/// the runtime is dropped before the task waiting for that signal ran (`skat serve` drops
+/// its runtime as soon as the server's task ends; the runtime drops every task first,
+/// then waits for the blocking ones, such as an analysis, which would otherwise run to
+/// its end: 30 seconds and more).
+#[derive(Debug)]
+struct StopOnDrop {
+    stopping: Arc<AtomicBool>,
+    wake: Arc<Notify>,
+}
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.stopping.store(true, Ordering::Relaxed);
+        self.wake.notify_waiters();
+    }
 }
 
 impl Drop for Analyst {
@@ -101,11 +119,11 @@ impl Analyst {
             wake: Arc::new(Notify::new()),
             stopping: Arc::new(AtomicBool::new(false)),
         });
-        let (stopping, wake) = (Arc::clone(&analyst.stopping), Arc::clone(&analyst.wake));
+        // Made here and moved in, so that it is dropped even with the task never polled.
+        let stop = StopOnDrop { stopping: Arc::clone(&analyst.stopping), wake: Arc::clone(&analyst.wake) };
         tokio::spawn(async move {
+            let _stop = stop;
             let _ = shutdown.wait_for(|s| *s).await;
-            stopping.store(true, Ordering::Relaxed);
-            wake.notify_waiters();
         });
         for _ in 0..config.workers {
             // A worker holds only a weak reference: the analyst goes when the server does.
@@ -225,7 +243,8 @@ impl Analyst {
 }
 
 /// One table's analysis (on a blocking thread); `None` when the server began shutting down
-/// before it was done (looked at before every world of every card).
+/// before it was done (looked at before every world of every card, and by the solver
+/// every 65,536 nodes of its search).
 fn analyse(job: &Job, config: AnalysisConfig, stopping: &Arc<AtomicBool>) -> Option<StoredAnalysis> {
     let started = Instant::now();
     let mut report = Report::new(JudgeConfig { worlds: config.worlds, max_nodes: config.nodes, seed: 0 })

@@ -21,6 +21,9 @@ mod layout;
 mod order;
 mod table;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use order::ordered_moves;
 
 use skat_engine::{Card, CardSet, GameType};
@@ -163,11 +166,18 @@ pub struct Solver {
     pub stats: Stats,
     /// Stop searching after this many nodes in all (`None`: never).
     limit: Option<u64>,
-    /// Whether a search was cut short by the limit (its answers are then not to be trusted).
+    /// Stop searching once this is set (looked at every [`STOP_CHECK_NODES`] nodes).
+    stop: Option<Arc<AtomicBool>>,
+    /// Whether a search was cut short by the limit or the stop (its answers are then not
+    /// to be trusted).
     pub aborted: bool,
     /// Per seat and card (layout bit): how much cutting off with it has saved.
     history: [[u32; 32]; 3],
 }
+
+/// How often a search looks at its stop flag: a few milliseconds of search, so that a
+/// caller that must stop (a server shutting down) is not held up by one long solve.
+pub const STOP_CHECK_NODES: u64 = 1 << 16;
 
 /// The history counts are capped so that they stay below [`DEFENDER_TRUMP_LAST`].
 const HISTORY_CAP: u32 = 65_535;
@@ -252,6 +262,12 @@ impl Solver {
         Solver { limit: Some(nodes), ..Solver::default() }
     }
 
+    /// The same solver, giving up (as the node limit does: [`Solver::aborted`]) within
+    /// [`STOP_CHECK_NODES`] nodes of `stop` being set.
+    pub fn stopped_by(self, stop: Arc<AtomicBool>) -> Solver {
+        Solver { stop: Some(stop), ..self }
+    }
+
     /// The declarer's card points at the end with perfect play (null: 1 when the
     /// declarer wins, that is takes no trick; 0 otherwise).
     pub fn solve(&mut self, p: &Position) -> u8 {
@@ -322,8 +338,12 @@ impl Solver {
     /// bound outside.
     fn search(&mut self, cx: &Ctx, n: &Node, mut alpha: u8, mut beta: u8) -> u8 {
         self.stats.nodes += 1;
-        if self.aborted || self.limit.is_some_and(|l| self.stats.nodes > l) {
-            // Out of budget: unwind without storing anything.
+        if self.aborted
+            || self.limit.is_some_and(|l| self.stats.nodes > l)
+            || (self.stats.nodes.is_multiple_of(STOP_CHECK_NODES)
+                && self.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)))
+        {
+            // Out of budget, or told to stop: unwind without storing anything.
             self.aborted = true;
             return alpha;
         }

@@ -80,6 +80,37 @@ fn a_whole_deal_is_solved_and_the_table_is_reused() {
 }
 
 #[test]
+fn a_stopped_solver_gives_up_within_its_check_interval() {
+    // The first of these deals whose whole solve is long enough to stop in.
+    let p = (0..64)
+        .map(|seed| {
+            let dealt = skat_engine::Dealt::seeded(seed, 0);
+            Position::new(GameType::Grand, 1, dealt.hands, dealt.skat)
+        })
+        .find(|p| {
+            let mut whole = Solver::new();
+            whole.solve(p);
+            whole.stats.nodes > 2 * STOP_CHECK_NODES
+        })
+        .expect("a deal of more than two check intervals");
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut solver = Solver::new().stopped_by(Arc::clone(&stop));
+    stop.store(true, Ordering::Relaxed);
+    solver.solve(&p);
+    assert!(solver.aborted, "told to stop, the search gives up");
+    // The flag is seen at the first check; unwinding, each sibling still to be tried on
+    // the way up and each later probe of `solve`'s binary search counts one node and
+    // returns at once (15 here).
+    let within = STOP_CHECK_NODES + 1_000;
+    assert!(solver.stats.nodes <= within, "within {within} nodes: {}", solver.stats.nodes);
+    // Not stopped, the same solver type finishes and agrees with one without a flag.
+    let mut free = Solver::new().stopped_by(Arc::new(AtomicBool::new(false)));
+    let mut plain = Solver::new();
+    assert_eq!(free.solve(&p), plain.solve(&p));
+    assert!(!free.aborted);
+}
+
+#[test]
 fn simple_positions_have_the_obvious_value() {
     // Declarer (forehand) holds the four jacks in grand and leads: takes all four tricks.
     let cards = |s: &str| s.parse::<CardSet>().expect("cards");

@@ -450,3 +450,17 @@ fn capacity_ramps_against_a_running_server_and_reads_its_metrics() {
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("pareto:DURATION"));
 }
+
+/// The binary runs on the allocator its version names: mimalloc in the default build
+/// (its own start-up line, asked for by `MIMALLOC_VERBOSE`, proves it is linked and in
+/// use), the system's with `--no-default-features`.
+#[test]
+fn the_version_names_the_allocator_in_use() {
+    let out = skat().arg("--version").env("MIMALLOC_VERBOSE", "1").output().unwrap();
+    assert!(out.status.success());
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let mimalloc = cfg!(feature = "mimalloc");
+    let named = if mimalloc { "(allocator: mimalloc)" } else { "(allocator: the system's)" };
+    assert!(stdout.contains(named), "{stdout}");
+    assert_eq!(stderr.contains("mimalloc: process init"), mimalloc, "{stderr}");
+}

@@ -27,4 +27,6 @@ pub use model::{
     AccountId, BotName, ChallengeId, ChallengeState, ChallengeTerms, Format, PlannedTable, SeatResult,
     TableStatus, TournamentId, TournamentSpec, TournamentStatus,
 };
-pub use names::{NameError, NameKind, NameRule, check_name, is_bidi_control, name_key};
+pub use names::{
+    NameError, NameKind, NameRule, check_name, is_bidi_control, name_keys, primary_key, same_name,
+};

@@ -12,7 +12,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::names::{NameError, NameKind, check_name, name_key};
+use crate::names::{NameError, NameKind, check_name, name_keys, primary_key};
 
 /// Ids are a letter and 12 hex digits (48 random bits).
 const ID_DIGITS: usize = 12;
@@ -194,10 +194,16 @@ impl BotName {
         check_name(NameKind::Account, raw).map(BotName)
     }
 
-    /// The key under which names are unique (case, normalisation and look-alikes
-    /// folded: [`crate::names::name_key`]).
+    /// The name's primary key ([`crate::names::primary_key`]): case, normalisation and
+    /// look-alikes folded. Looking a name up goes by it.
     pub fn key(&self) -> String {
-        name_key(&self.0)
+        primary_key(&self.0)
+    }
+
+    /// Every key of the name ([`crate::names::name_keys`]): no two accounts' names share
+    /// one.
+    pub fn keys(&self) -> Vec<String> {
+        name_keys(&self.0)
     }
 
     /// A name read back from the database (it was checked when it was stored).

@@ -17,7 +17,7 @@
 //! | no `[` `]` | all | the ISS record format uses them as delimiters |
 //! | no `,` | account, player | entrants are given as a comma-separated list |
 //! | letters from one script (UTS #39 single-script, augmented: Han with Kana is Japanese) | account | `paypаl` with a Cyrillic `а` is refused |
-//! | unique by [`name_key`]: NFKC, case folded, confusable skeleton (UTS #39) | account | `HEUR-A`, `heur-a` and `HEUR-А` are one name |
+//! | unique by [`name_keys`]: the confusable skeleton (UTS #39) of the name as written, in small letters and in capitals, with and without combining marks | account | `HEUR-A`, `heur-a`, `HEUR-А`, Greek `ΗΕΑΤ` beside `HEAT` and `kermit́` beside `kermit` are one name |
 //!
 //! Normalisation, scripts and skeletons come from the `unicode-normalization` and
 //! `unicode-security` crates (the Unicode tables, not a hand-written list).
@@ -208,13 +208,55 @@ pub fn check_name(kind: NameKind, raw: &str) -> Result<String, NameError> {
     Ok(name)
 }
 
-/// The key under which account names are unique: NFKC, lower-cased (Unicode's simple
-/// case folding differs from lower case for a few characters; `ß` and `ss` are
-/// confusable anyway), then the UTS #39 confusable skeleton, lower-cased again (the
-/// skeleton maps `l`, `I` and `1` to one prototype, and may return capitals).
-pub fn name_key(name: &str) -> String {
+/// The keys under which account names are unique: two names are one name when their key
+/// sets share a key ([`same_name`]).
+///
+/// One key cannot do it, because "looks like" and "is the same name in another case" do
+/// not compose: Greek `ΗΕΑΤ` looks like Latin `HEAT`, its small letters `ηεατ` look like
+/// nothing Latin, and `heat` is `HEAT` in small letters. So a name has a key for each way
+/// a reader may meet it: as written, in small letters and in capitals (the case a page or
+/// a log may show it in), each with and without combining marks (`kermit́` and `Kermít`
+/// pass for `kermit`; after NFD, so `é` loses its accent too). Each key is NFKC, the
+/// UTS #39 confusable skeleton of that form, then lower case (the skeleton maps `l`, `I`
+/// and `1` to one prototype and may return capitals; lower case after it makes `HEAT` and
+/// `heat` meet). The first key, the skeleton of the small letters, is the
+/// [`primary_key`] a name had before names had several keys.
+pub fn name_keys(name: &str) -> Vec<String> {
+    let nfkc: String = name.nfkc().collect();
+    let forms =
+        [nfkc.chars().flat_map(char::to_lowercase).collect::<String>(), nfkc.clone(), nfkc.to_uppercase()];
+    let mut keys: Vec<String> = Vec::with_capacity(6);
+    for form in forms.iter().flat_map(|f| [f.clone(), without_marks(f)]) {
+        let key: String = unicode_security::skeleton(&form).flat_map(char::to_lowercase).collect();
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
+    }
+    keys
+}
+
+/// The first of [`name_keys`]: NFKC, small letters, confusable skeleton, small letters.
+/// Looking a name up in any case goes by it (`heur-a` finds `HEUR-A`).
+pub fn primary_key(name: &str) -> String {
     let folded: String = name.nfkc().flat_map(char::to_lowercase).collect();
     unicode_security::skeleton(&folded).flat_map(char::to_lowercase).collect()
+}
+
+/// Whether two names are one name by the policy: a key in common.
+pub fn same_name(a: &str, b: &str) -> bool {
+    let theirs = name_keys(b);
+    name_keys(a).iter().any(|k| theirs.contains(k))
+}
+
+/// `s` without its combining marks (after canonical decomposition, so precomposed
+/// letters lose theirs too), recomposed.
+fn without_marks(s: &str) -> String {
+    s.nfd()
+        .filter(|c| {
+            !matches!(c.general_category(), GeneralCategory::NonspacingMark | GeneralCategory::EnclosingMark)
+        })
+        .nfc()
+        .collect()
 }
 
 #[cfg(test)]
@@ -228,10 +270,10 @@ mod tests {
     #[test]
     fn names_from_the_field_report() {
         // Impersonation by case and by look-alike letters: one key.
-        assert_eq!(name_key("HEUR-A"), name_key("heur-a"));
-        assert_eq!(name_key("heur-a"), name_key("heur-\u{0430}"), "Cyrillic a");
-        assert_eq!(name_key("pimc1"), name_key("pimcl"));
-        assert_ne!(name_key("heur-a"), name_key("heur-b"));
+        assert!(same_name("HEUR-A", "heur-a"));
+        assert!(same_name("heur-a", "heur-\u{0430}"), "Cyrillic a");
+        assert!(same_name("pimc1", "pimcl"));
+        assert!(!same_name("heur-a", "heur-b"));
         // A right-to-left override, refused rather than dropped.
         assert_eq!(rule(NameKind::Account, "\u{202E}gnp.exe"), Some(NameRule::Bidi));
         // Tabs and newlines are refused, not removed.
@@ -276,6 +318,41 @@ mod tests {
         }
         // NFC: a decomposed é is stored composed, and both have one key.
         assert_eq!(check_name(NameKind::Account, "Rene\u{0301}").unwrap(), "René");
-        assert_eq!(name_key("Rene\u{0301}"), name_key("René"));
+        assert_eq!(name_keys("Rene\u{0301}"), name_keys("René"));
+    }
+
+    /// The look-alikes in capital letters and with combining marks that one key let
+    /// through (issue 45), each pair both ways round.
+    pub(crate) const LOOK_ALIKES: [(&str, &str); 8] = [
+        ("HEAT", "\u{0397}\u{0395}\u{0391}\u{03A4}"), // Greek capitals
+        ("HEAT", "\u{041D}\u{0415}\u{0410}\u{0422}"), // Cyrillic capitals
+        ("TOP", "\u{03A4}\u{039F}\u{03A1}"),          // Greek
+        ("TOP", "\u{0422}\u{041E}\u{0420}"),          // Cyrillic
+        ("ABE", "\u{0391}\u{0392}\u{0395}"),          // Greek
+        ("kermit", "kermit\u{0301}"),                 // a combining accent
+        ("kermit", "Kerm\u{00ED}t"),                  // a precomposed one
+        ("heat", "\u{0397}\u{0395}\u{0391}\u{03A4}"), // small Latin, Greek capitals
+    ];
+
+    #[test]
+    fn look_alikes_in_capitals_and_with_marks_are_one_name() {
+        for (a, b) in LOOK_ALIKES {
+            assert!(check_name(NameKind::Account, a).is_ok(), "{a} is a valid name");
+            assert!(check_name(NameKind::Account, b).is_ok(), "{b} is a valid name");
+            assert!(same_name(a, b), "{a} and {b}");
+            assert!(same_name(b, a), "{b} and {a}");
+        }
+        // Cyrillic ТОР is the Latin TOP's look-alike (and the Greek one's).
+        assert!(same_name("\u{0422}\u{041E}\u{0420}", "\u{03A4}\u{039F}\u{03A1}"));
+        // A name in another case is the same name, in any script.
+        assert!(same_name("\u{03B7}\u{03B5}\u{03B1}\u{03C4}", "\u{0397}\u{0395}\u{0391}\u{03A4}"));
+        assert!(same_name("сергей", "СЕРГЕЙ"));
+        // Names that only share letters are still apart.
+        for (a, b) in [("heat", "heap"), ("TOP", "TIP"), ("Сергей", "Серёга"), ("bot 1", "bot 2")]
+        {
+            assert!(!same_name(a, b), "{a} and {b}");
+        }
+        // The primary key is the first key and is what a name had before.
+        assert_eq!(name_keys("HEUR-A")[0], primary_key("heur-a"));
     }
 }

@@ -74,9 +74,11 @@ impl BotChange {
 pub(crate) const HOUSE_PREFIX: &str = "house-";
 
 /// Whether `name` is one only the operator may register (a house bot's): compared by
-/// the names' key, so a look-alike of `house-` (other case, confusable letters) is too.
-fn reserved(name: &BotName) -> bool {
-    skat_league::name_key(name.as_str()).starts_with(&skat_league::name_key(HOUSE_PREFIX))
+/// the names' keys, so a look-alike of `house-` (any case, confusable letters, marks) is
+/// too.
+pub(crate) fn reserved(name: &str) -> bool {
+    let house = skat_league::primary_key(HOUSE_PREFIX);
+    skat_league::name_keys(name).iter().any(|k| k.starts_with(&house))
 }
 
 /// An owner contact: at most [`MAX_OWNER_CHARS`] characters, no control or bidi
@@ -90,6 +92,35 @@ fn check_owner(owner: &str) -> Result<String, CompetitionError> {
 }
 
 impl Competitions {
+    /// Checks a name given to a hand-made table or to a player at one (`field`: `table`
+    /// or `player`): it may not pass for a house bot (unless the operator gives it) nor,
+    /// for a player, for a bot account, current or former name, by the names' keys. A
+    /// person named `ΗΕΑΤ` at a table would otherwise read as the bot `HEAT`.
+    pub(crate) async fn check_table_name(
+        &self,
+        field: &'static str,
+        name: &str,
+        admin: bool,
+    ) -> Result<(), CompetitionError> {
+        if name.is_empty() {
+            return Ok(());
+        }
+        if !admin && reserved(name) {
+            return Err(CompetitionError::PassesFor { field, name: name.to_string(), account: None });
+        }
+        let Some(store) = self.journal.store() else { return Ok(()) };
+        if field == "player"
+            && let Some(account) = store.name_with_keys(&skat_league::name_keys(name)).await?
+        {
+            return Err(CompetitionError::PassesFor {
+                field,
+                name: name.to_string(),
+                account: Some(account),
+            });
+        }
+        Ok(())
+    }
+
     /// Registers an account; returns it and its bot token. With the admin token (needed
     /// under `--registration admin`) the audit log has who registered it, from `peer`.
     pub(crate) async fn register(
@@ -106,7 +137,7 @@ impl Competitions {
             Err(_) => None,
         };
         let name = BotName::new(name)?;
-        if admin.is_none() && reserved(&name) {
+        if admin.is_none() && reserved(name.as_str()) {
             return Err(CompetitionError::HouseName(name.to_string()));
         }
         let owner = check_owner(owner)?;

@@ -35,6 +35,17 @@ pub(crate) enum CompetitionError {
     /// A name that is not allowed.
     #[error("{0}")]
     Name(#[from] NameError),
+    /// A name for a table or a player at one that passes for someone else: a house bot
+    /// (`house-...`) or a bot account.
+    #[error("{}", match account { Some(a) if a == name => format!("`{name}` is the name of a bot account: an account plays under its name through its lobby; choose another name"), Some(a) => format!("`{name}` looks like `{a}`, the name of a bot account; choose another name"), None => format!("`{name}` passes for one of the operator's house bots (`house-...`); choose another name") })]
+    PassesFor {
+        /// Which name: `player` or `table`.
+        field: &'static str,
+        /// The name asked for.
+        name: String,
+        /// The account it passes for; none: the house.
+        account: Option<String>,
+    },
     /// The name, or a look-alike of it, is (or was) another account's.
     #[error("{}", if name == existing { format!("an account named `{name}` exists") } else { format!("`{name}` is taken: it looks like `{existing}`, the name of an account (names are unique after case folding and look-alike letters)") })]
     AccountExists {

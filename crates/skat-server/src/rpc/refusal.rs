@@ -180,6 +180,11 @@ impl From<CompetitionError> for Refusal {
                 Refusal::new(Code::PermissionDenied, R::AdminRequired, message)
             }
             E::Name(e) => e.into(),
+            E::PassesFor { field, account, .. } => {
+                Refusal::new(Code::InvalidArgument, R::InvalidName, message)
+                    .with("field", field)
+                    .with("rule", if account.is_some() { "account" } else { "house" })
+            }
             E::Owner(max) => Refusal::new(Code::InvalidArgument, R::InvalidName, message)
                 .with("field", "owner")
                 .with("rule", "length")

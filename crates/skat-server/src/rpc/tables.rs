@@ -9,6 +9,7 @@
 //! | records: only deals whose end is published | the cards of a deal are public only once its end is durable |
 //! | a tournament table's spectators and records wait for its list's other rotations (`competition::embargo`) | duplicate deals the same cards at every rotation |
 //! | table and player names follow the name policy (`skat_league::names`), refused rather than cleaned | what a table shows is what was asked for |
+//! | a table or player name may not pass for a house bot, nor a player's for a bot account (by the names' keys) | a person named `ΗΕΑΤ` would read as the bot `HEAT` |
 //! | the admin token passes wherever the create token does, and its tables are in the audit log | the operator makes hand-made tables on a closed server |
 //! | `bots` are checked before the table exists and seated in one change after (`competition::people`) | a person's table against bots is complete or not made |
 
@@ -67,6 +68,8 @@ pub(crate) async fn create(
     check_create_token(s, request.metadata())?;
     let req = request.get_ref();
     let name = optional_name(NameKind::Table, &req.name)?;
+    let is_admin = s.competitions.admin(bearer(request.metadata())?.as_deref(), ip).is_ok();
+    s.competitions.check_table_name("table", &name, is_admin).await?;
     let seats = settings::seats(req.seats)?;
     let deals = settings::deals(deals_or_standard(seats, req.deals), &s.config)?;
     let seed = match req.seed {
@@ -216,6 +219,8 @@ pub(crate) async fn join(
     let req = request.get_ref();
     record_table(&req.table_id);
     let name = optional_name(NameKind::Player, &req.name)?;
+    let is_admin = s.competitions.admin(bearer(request.metadata())?.as_deref(), client_of(&request)).is_ok();
+    s.competitions.check_table_name("player", &name, is_admin).await?;
     let handle = s.table(&req.table_id).await?;
     let seat = match req.seat {
         Some(n) => Some(Seat::try_from(n).map_err(|_| {

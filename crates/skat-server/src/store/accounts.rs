@@ -9,7 +9,7 @@ use skat_league::{AccountId, BotName};
 use sqlx::Row as _;
 use sqlx::any::AnyRow;
 
-use super::{Store, StoreError, to_i64, to_u64};
+use super::{Store, StoreError, names, to_i64, to_u64};
 use crate::secret::TokenHash;
 
 /// A bot account.
@@ -94,7 +94,7 @@ fn decode<T: std::str::FromStr<Err = String>>(text: String) -> Result<T, sqlx::E
     text.parse().map_err(|e: String| sqlx::Error::Decode(e.into()))
 }
 
-fn account_from(r: &AnyRow) -> Result<Account, sqlx::Error> {
+pub(super) fn account_from(r: &AnyRow) -> Result<Account, sqlx::Error> {
     Ok(Account {
         account_id: decode(r.try_get("account_id")?)?,
         name: BotName::stored(r.try_get("name")?),
@@ -116,7 +116,7 @@ pub(super) fn rating_from(r: &AnyRow) -> Result<Rating, sqlx::Error> {
     })
 }
 
-const ACCOUNT_COLUMNS: &str =
+pub(super) const ACCOUNT_COLUMNS: &str =
     "account_id, name, owner, token_hash, disabled, max_tables, created_ms, removed_ms, last_seen_ms";
 
 /// Placeholders `$first,...` for `n` values.
@@ -125,26 +125,19 @@ pub(super) fn placeholders(first: usize, n: usize) -> String {
 }
 
 impl Store {
-    /// Adds an account with its name's key, in one transaction; `Taken` when an account
-    /// has or had this name or a look-alike. Each transaction here writes first: SQLite
-    /// then takes its write lock (waiting its busy timeout) before it reads, instead of
+    /// Adds an account with its name's keys, in one transaction; `Taken` when an account
+    /// has or had this name or one that is one with it (`skat_league::names`). Each
+    /// transaction here writes first: SQLite then takes its write lock (waiting its busy timeout) before it reads, instead of
     /// failing to upgrade a read snapshot another connection's commit made stale.
     pub(crate) async fn create_account(&self, a: &Account) -> Result<NameClaim, StoreError> {
         let mut tx = self.pool.begin().await?;
-        let claimed = sqlx::query(
-            "INSERT INTO skat_account_names (name_key, account_id, name, since_ms, until_ms) VALUES ($1,$2,$3,$4,0) \
-             ON CONFLICT (name_key) DO NOTHING",
-        )
-        .bind(a.name.key())
-        .bind(a.account_id.as_str())
-        .bind(a.name.as_str())
-        .bind(to_i64(a.created_ms))
-        .execute(&mut *tx)
-        .await?;
-        if claimed.rows_affected() == 0 {
-            let holder = Store::name_holder(&mut tx, &a.name.key()).await?;
-            return Ok(NameClaim::Taken(holder.map_or_else(|| a.name.to_string(), |h| h.1)));
+        if let taken @ NameClaim::Taken(_) = names::claim_keys(&mut tx, &a.account_id, &a.name).await? {
+            return Ok(taken);
         }
+        if let Some((_, stored)) = names::name_holder(&mut tx, &a.name.key()).await? {
+            return Ok(NameClaim::Taken(stored));
+        }
+        names::insert_name(&mut tx, &a.account_id, &a.name, a.created_ms).await?;
         // An account from before names had keys may hold the very name.
         let taken = sqlx::query("SELECT name FROM skat_accounts WHERE name = $1")
             .bind(a.name.as_str())
@@ -169,113 +162,6 @@ impl Store {
         .await?;
         tx.commit().await?;
         Ok(NameClaim::Claimed)
-    }
-
-    /// Who holds a name key: (account id, the name as stored).
-    async fn name_holder(
-        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
-        key: &str,
-    ) -> Result<Option<(String, String)>, StoreError> {
-        let row = sqlx::query("SELECT account_id, name FROM skat_account_names WHERE name_key = $1")
-            .bind(key)
-            .fetch_optional(&mut **tx)
-            .await?;
-        Ok(row.map(|r| Ok::<_, sqlx::Error>((r.try_get("account_id")?, r.try_get("name")?))).transpose()?)
-    }
-
-    async fn insert_name(
-        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
-        account: &AccountId,
-        name: &BotName,
-        since_ms: u64,
-    ) -> Result<(), StoreError> {
-        sqlx::query(
-            "INSERT INTO skat_account_names (name_key, account_id, name, since_ms, until_ms) VALUES ($1,$2,$3,$4,0)",
-        )
-        .bind(name.key())
-        .bind(account.as_str())
-        .bind(name.as_str())
-        .bind(to_i64(since_ms))
-        .execute(&mut **tx)
-        .await?;
-        Ok(())
-    }
-
-    /// Gives an account a new name, keeping the old one reserved for it (a former name);
-    /// `Taken` when another account has or had the new name or a look-alike.
-    pub(crate) async fn rename_account(
-        &self,
-        account: &AccountId,
-        name: &BotName,
-        at_ms: u64,
-    ) -> Result<NameClaim, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        // The write first (see create_account): the current name becomes a former one.
-        sqlx::query("UPDATE skat_account_names SET until_ms = $1 WHERE account_id = $2 AND until_ms = 0")
-            .bind(to_i64(at_ms))
-            .bind(account.as_str())
-            .execute(&mut *tx)
-            .await?;
-        match Store::name_holder(&mut tx, &name.key()).await? {
-            Some((holder, stored)) if holder != account.as_str() => return Ok(NameClaim::Taken(stored)),
-            Some(_) => {
-                // Its own name or a former one (a change of case, or back to an old name).
-                sqlx::query("UPDATE skat_account_names SET name = $1, until_ms = 0 WHERE name_key = $2")
-                    .bind(name.as_str())
-                    .bind(name.key())
-                    .execute(&mut *tx)
-                    .await?;
-            }
-            None => Store::insert_name(&mut tx, account, name, at_ms).await?,
-        }
-        sqlx::query("UPDATE skat_accounts SET name = $1 WHERE account_id = $2")
-            .bind(name.as_str())
-            .bind(account.as_str())
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        Ok(NameClaim::Claimed)
-    }
-
-    /// Writes the name rows of accounts made before names had keys (the key is computed
-    /// here, not in SQL). Two old accounts whose names are one by key keep their names;
-    /// the later one's is not reserved, and the operator is told.
-    pub(super) async fn reserve_names(&self) -> Result<(), StoreError> {
-        let rows = sqlx::query(&format!(
-            "SELECT {ACCOUNT_COLUMNS} FROM skat_accounts a WHERE NOT EXISTS \
-             (SELECT 1 FROM skat_account_names n WHERE n.account_id = a.account_id) ORDER BY created_ms"
-        ))
-        .fetch_all(&self.pool)
-        .await?;
-        for row in &rows {
-            let a = account_from(row)?;
-            // ON CONFLICT: replicas starting together may both write the row.
-            let written = sqlx::query(
-                "INSERT INTO skat_account_names (name_key, account_id, name, since_ms, until_ms) \
-                 VALUES ($1,$2,$3,$4,0) ON CONFLICT (name_key) DO NOTHING",
-            )
-            .bind(a.name.key())
-            .bind(a.account_id.as_str())
-            .bind(a.name.as_str())
-            .bind(to_i64(a.created_ms))
-            .execute(&self.pool)
-            .await?;
-            if written.rows_affected() == 0 {
-                let holder =
-                    sqlx::query("SELECT account_id, name FROM skat_account_names WHERE name_key = $1")
-                        .bind(a.name.key())
-                        .fetch_optional(&self.pool)
-                        .await?;
-                if let Some(h) = holder
-                    && h.try_get::<String, _>("account_id")? != a.account_id.as_str()
-                {
-                    let like: String = h.try_get("name")?;
-                    tracing::warn!(account = %a.account_id, name = %a.name, like = %like,
-                        "an older account's name looks like another's; rename one (skat admin rename)");
-                }
-            }
-        }
-        Ok(())
     }
 
     /// Marks that a lobby of this account opened or closed now.
@@ -365,7 +251,7 @@ impl Store {
             "SELECT {ACCOUNT_COLUMNS} FROM skat_accounts WHERE account_id = \
              (SELECT account_id FROM skat_account_names WHERE name_key = $1 AND until_ms = 0)"
         );
-        let row = sqlx::query(&sql).bind(skat_league::name_key(name)).fetch_optional(&self.pool).await?;
+        let row = sqlx::query(&sql).bind(skat_league::primary_key(name)).fetch_optional(&self.pool).await?;
         Ok(row.as_ref().map(account_from).transpose()?)
     }
 

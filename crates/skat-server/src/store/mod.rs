@@ -7,7 +7,8 @@
 //! | `skat_log` | every input a table accepted, in commit order, with a checksum: the hot log | by its owner, before the call is answered | [`log`] |
 //! | `skat_entries` | the same inputs by table (moved from the log a few seconds later) | by its owner's journal writer; by a takeover or a start, for what the log still holds | [`tables`], [`log`] |
 //! | `skat_tables` | one summary per table (status, seats, names, deals) for listings | at creation, joins, leaves, deal ends, the end | [`tables`] |
-//! | `skat_accounts`, `skat_account_names`, `skat_tournaments`, `skat_tournament_tables`, `skat_ratings`, `skat_rating_history` | bot accounts and every name they had, tournaments and their plans, ratings | by the competitions | [`accounts`], [`tournaments`] |
+//! | `skat_account_names`, `skat_account_name_keys` | every name an account has had, and every key of each (no two accounts share a key) | by the competitions; old names keyed at start | [`names`] |
+//! | `skat_accounts`, `skat_tournaments`, `skat_tournament_tables`, `skat_ratings`, `skat_rating_history` | bot accounts and every name they had, tournaments and their plans, ratings | by the competitions | [`accounts`], [`tournaments`] |
 //! | `skat_audit` | what was done with the admin token | by the competitions, with the change | [`audit`] |
 //! | `skat_challenges`, `skat_challenge_opponents` | challenges and each opponent's answer | by the competitions | [`challenges`] |
 //! | `skat_nodes` | replicas, their epochs and leases (who may write which table) | on start, with every commit, by a replica taking a dead one's tables over | [`nodes`] |
@@ -21,6 +22,7 @@ pub(crate) mod analyses;
 pub(crate) mod audit;
 pub(crate) mod challenges;
 pub(crate) mod log;
+pub(crate) mod names;
 pub(crate) mod nodes;
 pub(crate) mod tables;
 pub(crate) mod tournaments;
@@ -147,6 +149,13 @@ impl<'s> MigrationSource<'s> for Schema {
                     false,
                 ),
                 Migration::new(9, Cow::Borrowed("hot log"), MigrationType::Simple, Cow::Borrowed(log), false),
+                Migration::new(
+                    10,
+                    Cow::Borrowed("name keys"),
+                    MigrationType::Simple,
+                    Cow::Borrowed(include_str!("../../migrations/0010_name_keys.sql")),
+                    false,
+                ),
             ])
         })
     }

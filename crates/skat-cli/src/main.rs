@@ -75,9 +75,12 @@ enum Command {
     Table(commands::table::Args),
     /// Print a table as it is played (the demo's printer), from its first event.
     Watch(commands::watch::Args),
-    /// Operator commands: register bot accounts.
+    /// The operator's commands for bot accounts, with the admin token: register, list,
+    /// who is online, rename, remove, disable, enable, rotate a token, set a quota or an
+    /// owner contact, and read the audit log.
     Admin(commands::admin::AdminArgs),
-    /// Create a tournament between bot accounts, or show one's standings.
+    /// Tournaments between bot accounts: create (admin), list, show, records, verify the
+    /// committed deals, and pause, resume, reschedule or cancel (admin).
     Tournament(commands::tournament::TournamentArgs),
     /// The bots' ratings, best first.
     Leaderboard(commands::leaderboard::LeaderboardArgs),
@@ -97,6 +100,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let table_command = matches!(cli.command, Command::Table(_));
     let result = match cli.command {
         Command::Replay(args) => commands::replay::run(args),
         Command::Analyze(args) => commands::analyze::run(args),
@@ -128,6 +132,9 @@ fn main() -> ExitCode {
         }
         Err(e) => {
             eprintln!("skat: {e}");
+            if let Some(hint) = commands::hint(e.as_ref(), table_command) {
+                eprintln!("skat: {hint}");
+            }
             ExitCode::from(2)
         }
     }

@@ -33,37 +33,61 @@ fn nginx_binary() -> Option<PathBuf> {
 /// The repository's nginx file for this test: ports, certificates and upstreams replaced,
 /// inside a minimal main configuration that keeps everything in `dir`.
 fn nginx_conf(dir: &Path, listen: u16, web_listen: u16, grpc: u16, web: u16) -> PathBuf {
+    let replace = [
+        ("/etc/ssl/skat/fullchain.pem", dir.join("server.pem").display().to_string()),
+        ("/etc/ssl/skat/privkey.pem", dir.join("server-key.pem").display().to_string()),
+        ("127.0.0.1:50051", format!("127.0.0.1:{grpc}")),
+        ("127.0.0.1:8080", format!("127.0.0.1:{web}")),
+    ];
+    site_conf(dir, "skat.conf", "nginx.conf", (listen, web_listen), &replace)
+}
+
+/// `deploy/nginx/<file>` with its two servers' `listen` lines on `listens` and the other
+/// replacements made, as `dir/<out>`.
+fn site_conf(dir: &Path, file: &str, out: &str, listens: (u16, u16), replace: &[(&str, String)]) -> PathBuf {
     let template =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../deploy/nginx/skat.conf"))
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../deploy/nginx").join(file))
             .unwrap();
-    let mut listens = 0;
+    let mut seen = 0;
     let site: String = template
         .lines()
         .map(|line| {
             if line.trim() == "listen 443 ssl http2;" {
-                listens += 1;
-                let port = if listens == 1 { listen } else { web_listen };
+                seen += 1;
+                let port = if seen == 1 { listens.0 } else { listens.1 };
                 format!("    listen 127.0.0.1:{port} ssl http2;")
             } else {
-                line.replace("/etc/ssl/skat/fullchain.pem", &dir.join("server.pem").display().to_string())
-                    .replace("/etc/ssl/skat/privkey.pem", &dir.join("server-key.pem").display().to_string())
-                    .replace("127.0.0.1:50051", &format!("127.0.0.1:{grpc}"))
-                    .replace("127.0.0.1:8080", &format!("127.0.0.1:{web}"))
+                replace.iter().fold(line.to_string(), |l, (from, to)| l.replace(from, to))
             }
         })
         .collect::<Vec<_>>()
         .join("\n");
-    assert_eq!(listens, 2, "deploy/nginx/skat.conf has its two servers");
+    assert_eq!(seen, 2, "deploy/nginx/{file} has its two servers");
     let d = dir.display();
     let main = format!(
-        "daemon off;\nmaster_process off;\npid {d}/nginx.pid;\nerror_log {d}/nginx-error.log warn;\n\
+        "daemon off;\nmaster_process off;\npid {d}/{out}.pid;\nerror_log {d}/{out}-error.log warn;\n\
          events {{ worker_connections 1024; }}\n\
-         http {{\n  access_log {d}/nginx-access.log;\n  client_body_temp_path {d}/body;\n  proxy_temp_path {d}/proxy;\n\
+         http {{\n  access_log {d}/{out}-access.log;\n  client_body_temp_path {d}/body;\n  proxy_temp_path {d}/proxy;\n\
          fastcgi_temp_path {d}/fastcgi;\n  uwsgi_temp_path {d}/uwsgi;\n  scgi_temp_path {d}/scgi;\n{site}\n}}\n"
     );
-    let path = dir.join("nginx.conf");
+    let path = dir.join(out);
     std::fs::write(&path, main).unwrap();
     path
+}
+
+/// nginx on `conf`, stopped when dropped.
+fn start_nginx(nginx: &Path, conf: &Path, dir: &Path) -> Kill {
+    Kill(
+        Command::new(nginx)
+            .arg("-c")
+            .arg(conf)
+            .arg("-p")
+            .arg(dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    )
 }
 
 /// A client from `from` (a loopback address of its own) to `address`.
@@ -135,17 +159,7 @@ async fn behind_nginx_every_client_is_counted_by_its_own_address() {
             .unwrap(),
     );
     let conf = nginx_conf(&dir, listen, web_listen, grpc, web);
-    let _nginx = Kill(
-        Command::new(&nginx)
-            .arg("-c")
-            .arg(&conf)
-            .arg("-p")
-            .arg(&dir)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let _nginx = start_nginx(&nginx, &conf, &dir);
     let proxy =
         ServerAddress::new(&format!("https://localhost:{listen}")).with_ca_file(Some(dir.join("ca.pem")));
     let direct = ServerAddress::new(&format!("http://127.0.0.1:{grpc}"));
@@ -235,5 +249,110 @@ async fn behind_nginx_every_client_is_counted_by_its_own_address() {
         assert_eq!(s.code(), tonic::Code::ResourceExhausted, "{s:?}");
         assert_eq!(convert::status_reason(s), Some(ErrorReason::Limit));
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The gRPC status a call through nginx gets when nothing answers behind it.
+fn assert_unavailable(r: Result<String, tonic::Status>, what: &str) {
+    let s = r.expect_err(what);
+    assert_eq!(s.code(), tonic::Code::Unavailable, "{what}: {s:?}");
+    assert!(s.message().contains("retry"), "{what}: nginx's own words, not its HTML page: {s:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn behind_nginx_a_tls_upstream_is_verified_and_a_stopped_server_answers_unavailable() {
+    let Some(nginx) = nginx_binary() else {
+        assert!(
+            std::env::var_os("SKAT_REQUIRE_NGINX").is_none(),
+            "SKAT_REQUIRE_NGINX is set but nginx is missing"
+        );
+        eprintln!("skipped: nginx is not installed");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("skat-proxy-tls-{}", std::process::id()));
+    let other_ca = dir.join("other");
+    let _ = std::fs::remove_dir_all(&dir);
+    for out in [&dir, &other_ca] {
+        let made = skat().args(["certs", "--out"]).arg(out).args(["--host", "localhost"]).output().unwrap();
+        assert!(made.status.success());
+    }
+    let (grpc, web) = (free_port(), free_port());
+    let mut server = Kill(
+        skat()
+            .args([
+                "serve",
+                "--addr",
+                &format!("127.0.0.1:{grpc}"),
+                "--web-addr",
+                &format!("127.0.0.1:{web}"),
+            ])
+            .args(["--metrics-addr", "off", "--database", "memory", "--trusted-proxies", "127.0.0.1/32"])
+            .arg("--tls-cert")
+            .arg(dir.join("server.pem"))
+            .arg("--tls-key")
+            .arg(dir.join("server-key.pem"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    // Two nginx: one trusting skat's CA (deploy/nginx/skat-upstream-tls.conf as shipped),
+    // one trusting another CA (a man in the middle's certificate looks like that).
+    let mut proxies = Vec::new();
+    let mut nginxes = Vec::new();
+    for (name, ca) in [("trusting", dir.join("ca.pem")), ("wrong-ca", other_ca.join("ca.pem"))] {
+        let (listen, web_listen) = (free_port(), free_port());
+        let replace = [
+            ("/etc/ssl/skat/fullchain.pem", dir.join("server.pem").display().to_string()),
+            ("/etc/ssl/skat/privkey.pem", dir.join("server-key.pem").display().to_string()),
+            ("/etc/ssl/skat/upstream-ca.pem", ca.display().to_string()),
+            ("skat.internal", "localhost".to_string()),
+            ("10.0.0.5:50051", format!("127.0.0.1:{grpc}")),
+            ("10.0.0.5:8080", format!("127.0.0.1:{web}")),
+        ];
+        let conf = site_conf(
+            &dir,
+            "skat-upstream-tls.conf",
+            &format!("{name}.conf"),
+            (listen, web_listen),
+            &replace,
+        );
+        nginxes.push(start_nginx(&nginx, &conf, &dir));
+        proxies.push(
+            ServerAddress::new(&format!("https://localhost:{listen}")).with_ca_file(Some(dir.join("ca.pem"))),
+        );
+    }
+    let mut trusting = client_from(&proxies[0], "127.0.0.2").await;
+    let mut wrong = client_from(&proxies[1], "127.0.0.2").await;
+    // Through TLS to skat, its certificate verified: the call goes through.
+    let mut served = Err(tonic::Status::unknown("not tried"));
+    for _ in 0..100 {
+        served = create(&mut trusting, tonic::Request::new(table())).await;
+        if served.is_ok() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    served.expect("a table through nginx and a verified TLS upstream");
+    // A certificate from another CA is refused by nginx: the client hears UNAVAILABLE.
+    assert_unavailable(create(&mut wrong, tonic::Request::new(table())).await, "an unverified upstream");
+    let errors = std::fs::read_to_string(dir.join("wrong-ca.conf-error.log")).unwrap_or_default();
+    assert!(
+        errors.contains("certificate verify failed") || errors.contains("upstream SSL certificate"),
+        "{errors}"
+    );
+    // skat stops (a restart): a gRPC status, not the HTML 502 page.
+    let _ = server.0.kill();
+    let _ = server.0.wait();
+    assert_unavailable(create(&mut trusting, tonic::Request::new(table())).await, "a stopped server");
+    let mut stream =
+        trusting.watch_table(pb::WatchTableRequest { table_id: "t".into(), after_seq: Some(0) }).await;
+    if let Ok(s) = &mut stream {
+        let first = s.get_mut().next().await.expect("a status").expect_err("no event from a stopped server");
+        assert_eq!(first.code(), tonic::Code::Unavailable);
+    } else {
+        assert_eq!(stream.expect_err("a status").code(), tonic::Code::Unavailable);
+    }
+    drop(nginxes);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -238,6 +238,18 @@ pub enum Format {
     Challenge,
 }
 
+impl Format {
+    /// The format in words, as people read it (`round robin`, `Swiss`).
+    pub const fn words(self) -> &'static str {
+        match self {
+            Format::RoundRobin => "round robin",
+            Format::Swiss => "Swiss",
+            Format::Casual => "casual meeting",
+            Format::Challenge => "challenge",
+        }
+    }
+}
+
 /// A tournament's settings (stored as JSON, so field names are part of the database).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TournamentSpec {

@@ -9,7 +9,7 @@ use skat_sdk::SdkError;
 
 use super::CmdResult;
 use super::conn::{Conn, NameConn, runtime};
-use super::text::{cell, date};
+use super::text::{cell, date, shorten_digests};
 
 #[derive(Debug, clap::Args)]
 pub struct AdminArgs {
@@ -104,6 +104,9 @@ enum AdminCommand {
         /// Only entries about this account name or tournament id.
         #[arg(long, default_value = "")]
         target: String,
+        /// Print digests (a tournament's deals commitment) whole, not shortened.
+        #[arg(long)]
+        full: bool,
         /// Most entries.
         #[arg(long, default_value_t = 100)]
         limit: u32,
@@ -124,8 +127,9 @@ pub fn admin(args: AdminArgs) -> CmdResult {
                     .into_inner();
                 outln!("account {} ({})", r.name, r.account_id);
                 outln!("bot token {}", r.bot_token);
+                outln!("(shown once: keep it in a file only the bot's owner can read)");
                 outln!(
-                    "(shown once) play: skat bot --strategy heuristic --server {} --bot-token TOKEN",
+                    "play: SKAT_BOT_TOKEN=$(cat FILE) skat bot --strategy heuristic --server {}",
                     conn.server.server
                 );
                 Ok(ExitCode::SUCCESS)
@@ -211,7 +215,7 @@ pub fn admin(args: AdminArgs) -> CmdResult {
                 outln!("account {} owner: {}", bot.name, bot.owner);
                 Ok(ExitCode::SUCCESS)
             }
-            AdminCommand::Log { target, limit, conn } => {
+            AdminCommand::Log { target, limit, full, conn } => {
                 let mut client = conn.connect().await?;
                 let r = client
                     .list_audit_log(conn.request(pb::ListAuditLogRequest {
@@ -236,7 +240,7 @@ pub fn admin(args: AdminArgs) -> CmdResult {
                         cell(&e.peer, 16),
                         cell(&e.action, 18),
                         cell(&e.target, 20),
-                        e.detail
+                        if full { e.detail } else { shorten_digests(&e.detail) }
                     );
                 }
                 Ok(ExitCode::SUCCESS)

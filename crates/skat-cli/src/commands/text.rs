@@ -76,6 +76,33 @@ pub fn each_line(
     Ok(())
 }
 
+/// `text` with every digest in it (a run of 40 or more hex digits: a deals commitment,
+/// a secret) shortened to its first 12 digits and `…`, for a line a person reads; the
+/// commands that shorten say which flag prints them whole.
+pub fn shorten_digests(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut run = String::new();
+    let flush = |run: &mut String, out: &mut String| {
+        if run.len() >= 40 {
+            out.push_str(&run[..12]);
+            out.push('…');
+        } else {
+            out.push_str(run);
+        }
+        run.clear();
+    };
+    for c in text.chars() {
+        if c.is_ascii_hexdigit() {
+            run.push(c);
+        } else {
+            flush(&mut run, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut run, &mut out);
+    out
+}
+
 /// Unix milliseconds as a UTC date and time (`2026-12-02 14:03:09Z`); `-` for 0.
 pub fn date(ms: u64) -> String {
     if ms == 0 {
@@ -88,6 +115,16 @@ pub fn date(ms: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn digests_are_shortened_and_nothing_else() {
+        let digest = "3f0c".repeat(16);
+        assert_eq!(
+            shorten_digests(&format!("`cup`: round robin; deals committed: {digest}")),
+            "`cup`: round robin; deals committed: 3f0c3f0c3f0c…"
+        );
+        assert_eq!(shorten_digests("quota 12 -> 20, deadbeef"), "quota 12 -> 20, deadbeef");
+    }
 
     #[test]
     fn cells_are_aligned_by_display_width() {

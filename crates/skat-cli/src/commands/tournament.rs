@@ -26,50 +26,54 @@ struct IdConn {
     conn: Conn,
 }
 
+/// `skat tournament create`'s settings.
+#[derive(Debug, clap::Args)]
+struct CreateArgs {
+    /// A name.
+    #[arg(long, default_value = "tournament")]
+    name: String,
+    /// The entrants' account names, comma-separated.
+    #[arg(long, value_delimiter = ',', required = true)]
+    entrants: Vec<String>,
+    /// Seats per table.
+    #[arg(long, default_value_t = 3)]
+    seats: u32,
+    /// Deals per list.
+    #[arg(long, default_value_t = 36)]
+    deals: u32,
+    /// Lists per meeting.
+    #[arg(long, default_value_t = 1)]
+    lists: u32,
+    /// Time per action.
+    #[arg(long, default_value = "30s", value_parser = humantime::parse_duration)]
+    action_timeout: Duration,
+    /// Clock per seat per deal (`0s`: none).
+    #[arg(long, default_value = "2m", value_parser = humantime::parse_duration)]
+    deal_clock: Duration,
+    /// Seed of the deals.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// `round-robin` (every group of entrants meets) or `swiss` (rounds of groups by
+    /// standing: for many entrants).
+    #[arg(long, default_value = "round-robin", value_parser = ["round-robin", "swiss"])]
+    format: String,
+    /// Swiss rounds (default: enough for everybody to have met everybody, at most 9).
+    #[arg(long, default_value_t = 0)]
+    rounds: u32,
+    /// Seat no table before this much time has passed (entrants get ready; at most
+    /// 366 days).
+    #[arg(long, default_value = "0s", value_parser = humantime::parse_duration)]
+    start_in: Duration,
+    #[command(flatten)]
+    conn: Conn,
+}
+
 #[derive(Debug, clap::Subcommand)]
 enum TournamentCommand {
     /// Create a tournament (needs the admin token): every group of entrants meets in
     /// duplicate lists, each in every seat rotation (round robin), or groups by standing
     /// meet round after round (Swiss).
-    Create {
-        /// A name.
-        #[arg(long, default_value = "tournament")]
-        name: String,
-        /// The entrants' account names, comma-separated.
-        #[arg(long, value_delimiter = ',', required = true)]
-        entrants: Vec<String>,
-        /// Seats per table.
-        #[arg(long, default_value_t = 3)]
-        seats: u32,
-        /// Deals per list.
-        #[arg(long, default_value_t = 36)]
-        deals: u32,
-        /// Lists per meeting.
-        #[arg(long, default_value_t = 1)]
-        lists: u32,
-        /// Time per action.
-        #[arg(long, default_value = "30s", value_parser = humantime::parse_duration)]
-        action_timeout: Duration,
-        /// Clock per seat per deal (`0s`: none).
-        #[arg(long, default_value = "2m", value_parser = humantime::parse_duration)]
-        deal_clock: Duration,
-        /// Seed of the deals.
-        #[arg(long)]
-        seed: Option<u64>,
-        /// `round-robin` (every group of entrants meets) or `swiss` (rounds of groups by
-        /// standing: for many entrants).
-        #[arg(long, default_value = "round-robin", value_parser = ["round-robin", "swiss"])]
-        format: String,
-        /// Swiss rounds (default: enough for everybody to have met everybody, at most 9).
-        #[arg(long, default_value_t = 0)]
-        rounds: u32,
-        /// Seat no table before this much time has passed (entrants get ready; at most
-        /// 366 days).
-        #[arg(long, default_value = "0s", value_parser = humantime::parse_duration)]
-        start_in: Duration,
-        #[command(flatten)]
-        conn: Conn,
-    },
+    Create(CreateArgs),
     /// Cancel a tournament (admin): unfinished tables are abandoned (not rated, not in
     /// the standings; a table being played plays on, and does not count); the standings
     /// so far stay.
@@ -142,108 +146,8 @@ enum TournamentCommand {
 pub fn tournament(args: TournamentArgs) -> CmdResult {
     runtime()?.block_on(async {
         match args.command {
-            TournamentCommand::Create {
-                name,
-                entrants,
-                seats,
-                deals,
-                lists,
-                action_timeout,
-                deal_clock,
-                seed,
-                format,
-                rounds,
-                start_in,
-                conn,
-            } => {
-                let mut client = conn.connect().await?;
-                let start_ms = if start_in.is_zero() {
-                    0
-                } else {
-                    (std::time::SystemTime::now() + start_in)
-                        .duration_since(std::time::UNIX_EPOCH)
-                        .map_or(0, |d| d.as_millis() as u64)
-                };
-                let request = pb::CreateTournamentRequest {
-                    name,
-                    entrants,
-                    seats,
-                    deals,
-                    lists,
-                    time_control: Some(pb::TimeControl {
-                        action_ms: action_timeout.as_millis() as u64,
-                        deal_ms: deal_clock.as_millis() as u64,
-                    }),
-                    seed,
-                    format: if format == "swiss" {
-                        pb::TournamentFormat::Swiss
-                    } else {
-                        pb::TournamentFormat::RoundRobin
-                    } as i32,
-                    rounds,
-                    start_ms,
-                };
-                let r = client
-                    .create_tournament(conn.request(request))
-                    .await
-                    .map_err(SdkError::from)?
-                    .into_inner();
-                if r.tables_in_all > r.tables {
-                    outln!(
-                        "tournament {} ({} tables in all; {} in its first round)",
-                        r.tournament_id,
-                        r.tables_in_all,
-                        r.tables
-                    );
-                } else {
-                    outln!("tournament {} ({} tables)", r.tournament_id, r.tables_in_all.max(r.tables));
-                }
-                outln!("follow it: skat tournament show {} --server {}", r.tournament_id, conn.server.server);
-                Ok(ExitCode::SUCCESS)
-            }
-            TournamentCommand::Records { id, format, out, conn } => {
-                let (mut client, t) = fetch(&conn, id).await?;
-                let json = format == "json";
-                let format = if json { pb::RecordFormat::Json } else { pb::RecordFormat::Iss };
-                if let Some(dir) = &out {
-                    std::fs::create_dir_all(dir)?;
-                }
-                let mut files = 0;
-                for (n, table) in t.tables.iter().enumerate().filter(|(_, x)| x.status == "finished") {
-                    let records = client
-                        .get_records(conn.request(pb::GetRecordsRequest {
-                            table_id: table.table_id.clone(),
-                            format: format as i32,
-                        }))
-                        .await
-                        .map_err(SdkError::from)?
-                        .into_inner()
-                        .records;
-                    match &out {
-                        Some(dir) => {
-                            let name = format!(
-                                "{:04}-{}.{}",
-                                n + 1,
-                                table.table_id,
-                                if json { "jsonl" } else { "iss" }
-                            );
-                            let mut text = records.join("\n");
-                            text.push('\n');
-                            std::fs::write(dir.join(name), text)?;
-                            files += 1;
-                        }
-                        None => {
-                            for r in records {
-                                outln!("{r}");
-                            }
-                        }
-                    }
-                }
-                if let Some(dir) = &out {
-                    outln!("{files} tables written to {}", dir.display());
-                }
-                Ok(ExitCode::SUCCESS)
-            }
+            TournamentCommand::Create(a) => create(a).await,
+            TournamentCommand::Records { id, format, out, conn } => records(&conn, id, &format, out).await,
             TournamentCommand::Verify { id, commitment, conn } => verify(&conn, id, commitment).await,
             TournamentCommand::Cancel(a) => control(a, pb::TournamentAction::Cancel, None).await,
             TournamentCommand::Pause(a) => control(a, pb::TournamentAction::Pause, None).await,
@@ -257,99 +161,204 @@ pub fn tournament(args: TournamentArgs) -> CmdResult {
                 };
                 control(IdConn { id, conn }, pb::TournamentAction::Unspecified, Some(at)).await
             }
-            TournamentCommand::List { casual, limit, conn } => {
-                let mut client = conn.connect().await?;
-                let r = client
-                    .list_tournaments(conn.request(pb::ListTournamentsRequest {
-                        page_size: limit,
-                        offset: 0,
-                        include_casual: casual,
-                    }))
-                    .await
-                    .map_err(SdkError::from)?
-                    .into_inner();
-                outln!(
-                    "{} {} {} {} {} {:>13} entrants",
-                    cell("id", 13),
-                    cell("format", 11),
-                    cell("status", 9),
-                    cell("name", 24),
-                    cell("start", 20),
-                    "played/in all"
-                );
-                for t in r.tournaments {
-                    outln!(
-                        "{} {} {} {} {} {:>13} {}",
-                        cell(&t.tournament_id, 13),
-                        cell(format_name(t.format), 11),
-                        cell(status_name(t.status), 9),
-                        cell(&t.name, 24),
-                        cell(&date(t.start_ms), 20),
-                        played(t.finished_tables, t.tables_in_all.max(t.tables), t.tables_abandoned),
-                        t.entrants.join(", "),
-                    );
-                }
-                Ok(ExitCode::SUCCESS)
-            }
-            TournamentCommand::Show { id, conn } => {
-                let (_, t) = fetch(&conn, id).await?;
-                let done = t.tables.iter().filter(|x| x.status == "finished").count() as u32;
-                let in_all = t.tables_in_all.max(t.tables.len() as u32);
-                outln!(
-                    "tournament {} `{}` ({}, {} seats)",
-                    t.tournament_id,
-                    t.name,
-                    format_name(t.format),
-                    t.seats
-                );
-                outln!("status   {}", status_name(t.status));
-                outln!("start    {}", date(t.start_ms));
-                if t.finished_ms > 0 {
-                    outln!("ended    {}", date(t.finished_ms));
-                }
-                let abandoned = if t.tables_abandoned > 0 {
-                    format!(", {} abandoned", t.tables_abandoned)
-                } else {
-                    String::new()
-                };
-                outln!("tables   {done}/{in_all} played{abandoned}");
-                if t.rounds > 0 {
-                    outln!("Swiss    round {} of {}", t.round, t.rounds);
-                }
-                outln!(
-                    "{} {:>5} {:>8} {:>9} {:>8} {:>9} {:>9}",
-                    cell("entrant", 24),
-                    "lists",
-                    "SF total",
-                    "SF mean",
-                    "±95%",
-                    "won/decl",
-                    "penalties"
-                );
-                for s in &t.standings {
-                    outln!(
-                        "{} {:>5} {:>8} {:>9.1} {:>8.1} {:>4}/{:<4} {:>9}",
-                        cell(&s.name, 24),
-                        s.lists,
-                        s.seeger_fabian,
-                        s.mean,
-                        s.ci95,
-                        s.won,
-                        s.declared,
-                        s.penalties
-                    );
-                }
-                outln!("head-to-head (Seeger-Fabian per meeting):");
-                for m in &t.meetings {
-                    let who: Vec<String> =
-                        m.entrants.iter().zip(&m.seeger_fabian).map(|(n, sf)| format!("{n} {sf}")).collect();
-                    let round = if m.round > 0 { format!("round {}: ", m.round) } else { String::new() };
-                    outln!("  {round}{}  ({}/{} tables)", who.join(" · "), m.finished, m.tables);
-                }
-                Ok(ExitCode::SUCCESS)
-            }
+            TournamentCommand::List { casual, limit, conn } => list(&conn, casual, limit).await,
+            TournamentCommand::Show { id, conn } => show(&conn, id).await,
         }
     })
+}
+
+impl CreateArgs {
+    fn request(&self) -> pb::CreateTournamentRequest {
+        let start_ms = if self.start_in.is_zero() { 0 } else { unix_ms(SystemTime::now() + self.start_in) };
+        pb::CreateTournamentRequest {
+            name: self.name.clone(),
+            entrants: self.entrants.clone(),
+            seats: self.seats,
+            deals: self.deals,
+            lists: self.lists,
+            time_control: Some(pb::TimeControl {
+                action_ms: self.action_timeout.as_millis() as u64,
+                deal_ms: self.deal_clock.as_millis() as u64,
+            }),
+            seed: self.seed,
+            format: if self.format == "swiss" {
+                pb::TournamentFormat::Swiss
+            } else {
+                pb::TournamentFormat::RoundRobin
+            } as i32,
+            rounds: self.rounds,
+            start_ms,
+        }
+    }
+}
+
+/// `skat tournament create`: the tournament, its tables, and the commitment to its deals
+/// (keep it: `verify --commitment` checks the deals against it when it is over).
+async fn create(a: CreateArgs) -> CmdResult {
+    let mut client = a.conn.connect().await?;
+    let r = client.create_tournament(a.conn.request(a.request())).await.map_err(SdkError::from)?.into_inner();
+    if r.tables_in_all > r.tables {
+        outln!(
+            "tournament {} ({} tables in all; {} in its first round)",
+            r.tournament_id,
+            r.tables_in_all,
+            r.tables
+        );
+    } else {
+        outln!("tournament {} ({} tables)", r.tournament_id, r.tables_in_all.max(r.tables));
+    }
+    if !r.deals_commitment.is_empty() {
+        outln!("deals committed: {}", r.deals_commitment);
+        outln!(
+            "  (keep it; when the tournament is over: skat tournament verify {} --commitment {})",
+            r.tournament_id,
+            r.deals_commitment
+        );
+    }
+    outln!("follow it: skat tournament show {} --server {}", r.tournament_id, a.conn.server.server);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `skat tournament records`: printed, or one file per finished table.
+async fn records(conn: &Conn, id: String, format: &str, out: Option<PathBuf>) -> CmdResult {
+    let (mut client, t) = fetch(conn, id).await?;
+    let json = format == "json";
+    let format = if json { pb::RecordFormat::Json } else { pb::RecordFormat::Iss };
+    if let Some(dir) = &out {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut files = 0;
+    for (n, table) in t.tables.iter().enumerate().filter(|(_, x)| x.status == "finished") {
+        let records =
+            client
+                .get_records(conn.request(pb::GetRecordsRequest {
+                    table_id: table.table_id.clone(),
+                    format: format as i32,
+                }))
+                .await
+                .map_err(SdkError::from)?
+                .into_inner()
+                .records;
+        match &out {
+            Some(dir) => {
+                let name = format!("{:04}-{}.{}", n + 1, table.table_id, if json { "jsonl" } else { "iss" });
+                let mut text = records.join("\n");
+                text.push('\n');
+                std::fs::write(dir.join(name), text)?;
+                files += 1;
+            }
+            None => {
+                for r in records {
+                    outln!("{r}");
+                }
+            }
+        }
+    }
+    if let Some(dir) = &out {
+        outln!("{files} tables written to {}", dir.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `skat tournament list`.
+async fn list(conn: &Conn, casual: bool, limit: u32) -> CmdResult {
+    let mut client = conn.connect().await?;
+    let r = client
+        .list_tournaments(conn.request(pb::ListTournamentsRequest {
+            page_size: limit,
+            offset: 0,
+            include_casual: casual,
+        }))
+        .await
+        .map_err(SdkError::from)?
+        .into_inner();
+    outln!(
+        "{} {} {} {} {} {:>13} entrants",
+        cell("id", 13),
+        cell("format", 11),
+        cell("status", 9),
+        cell("name", 24),
+        cell("start", 20),
+        "played/in all"
+    );
+    for t in r.tournaments {
+        outln!(
+            "{} {} {} {} {} {:>13} {}",
+            cell(&t.tournament_id, 13),
+            cell(format_name(t.format), 11),
+            cell(status_name(t.status), 9),
+            cell(&t.name, 24),
+            cell(&date(t.start_ms), 20),
+            played(t.finished_tables, t.tables_in_all.max(t.tables), t.tables_abandoned),
+            t.entrants.join(", "),
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `skat tournament show`: the head, the standings and the meetings.
+async fn show(conn: &Conn, id: String) -> CmdResult {
+    let (_, t) = fetch(conn, id).await?;
+    let done = t.tables.iter().filter(|x| x.status == "finished").count() as u32;
+    let in_all = t.tables_in_all.max(t.tables.len() as u32);
+    outln!("tournament {} `{}` ({}, {} seats)", t.tournament_id, t.name, format_name(t.format), t.seats);
+    outln!("status   {}", status_name(t.status));
+    outln!("start    {}", date(t.start_ms));
+    if t.finished_ms > 0 {
+        outln!("ended    {}", date(t.finished_ms));
+    }
+    let abandoned =
+        if t.tables_abandoned > 0 { format!(", {} abandoned", t.tables_abandoned) } else { String::new() };
+    outln!("tables   {done}/{in_all} played{abandoned}");
+    if t.rounds > 0 {
+        outln!("Swiss    round {} of {}", t.round, t.rounds);
+    }
+    if !t.deals_commitment.is_empty() {
+        outln!("deals    committed: {}", t.deals_commitment);
+        if !t.deals_secret.is_empty() {
+            outln!(
+                "         secret revealed: {} (skat tournament verify {})",
+                t.deals_secret,
+                t.tournament_id
+            );
+        }
+    }
+    standings(&t);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A tournament's standings and head-to-head, as `show` prints them.
+fn standings(t: &pb::Tournament) {
+    outln!(
+        "{} {:>5} {:>8} {:>9} {:>8} {:>9} {:>9}",
+        cell("entrant", 24),
+        "lists",
+        "SF total",
+        "SF mean",
+        "±95%",
+        "won/decl",
+        "penalties"
+    );
+    for s in &t.standings {
+        outln!(
+            "{} {:>5} {:>8} {:>9.1} {:>8.1} {:>4}/{:<4} {:>9}",
+            cell(&s.name, 24),
+            s.lists,
+            s.seeger_fabian,
+            s.mean,
+            s.ci95,
+            s.won,
+            s.declared,
+            s.penalties
+        );
+    }
+    outln!("head-to-head (Seeger-Fabian per meeting):");
+    for m in &t.meetings {
+        let who: Vec<String> =
+            m.entrants.iter().zip(&m.seeger_fabian).map(|(n, sf)| format!("{n} {sf}")).collect();
+        let round = if m.round > 0 { format!("round {}: ", m.round) } else { String::new() };
+        outln!("  {round}{}  ({}/{} tables)", who.join(" · "), m.finished, m.tables);
+    }
 }
 
 /// `played/in all`, with the abandoned ones when there are.

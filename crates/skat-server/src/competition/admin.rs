@@ -7,6 +7,7 @@
 //! | the audit entry is written after the change succeeded; if the database then fails, the change stands and the log line (`audit` target) still has it | an OK is never taken back |
 //! | no token is ever written to the log | the log is read by more people than the token |
 //! | the operator's list shows owner contacts and former names; the public's (GetBot, the leaderboard) never | bot authors' contacts stay private |
+//! | an account's last seen time is noted when a lobby opens and closes, and every minute while it has a lobby open or a seat here | "last seen" moves while an account plays, at one write per minute for all of them |
 //! | per-account gauges are recomputed every few seconds from the lobbies and seats held here, labelled by the account's name | renames and restarts leave no stale series; one series per account, bounded by the accounts |
 
 use std::collections::HashMap;
@@ -25,6 +26,9 @@ use crate::table::unix_ms;
 
 /// How often the per-account gauges are recomputed.
 const GAUGES_EVERY: Duration = Duration::from_secs(5);
+
+/// How often the accounts playing here have their last seen time moved.
+const SEEN_EVERY: Duration = Duration::from_secs(60);
 
 /// Who acts with the admin token: checked once where the call arrives, carried to
 /// every change it makes (and its audit entry).
@@ -161,12 +165,19 @@ impl Competitions {
     pub(super) fn follow_account_gauges(self: &Arc<Self>) {
         let me = Arc::clone(self);
         tokio::spawn(async move {
+            let mut seen_at = tokio::time::Instant::now();
             loop {
                 tokio::time::sleep(GAUGES_EVERY).await;
                 let lobbies = me.lobbies.open_counts();
                 let seats = me.lobbies.seat_counts();
                 let ids: Vec<AccountId> = lobbies.keys().chain(seats.keys()).cloned().collect();
                 let Ok(store) = me.store() else { return };
+                if seen_at.elapsed() >= SEEN_EVERY {
+                    seen_at = tokio::time::Instant::now();
+                    if let Err(e) = store.touch_accounts(&ids, unix_ms(SystemTime::now())).await {
+                        tracing::warn!(error = %e, "could not note when the accounts playing were last seen");
+                    }
+                }
                 let Ok(accounts) = store.accounts(&ids).await else { continue };
                 let name =
                     |id: &AccountId| accounts.get(id).map_or_else(|| id.to_string(), |a| a.name.to_string());

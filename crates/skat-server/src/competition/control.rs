@@ -123,7 +123,13 @@ impl Competitions {
             if !store.update_spec(&tid, &spec).await? {
                 return Err(refuse("it is over"));
             }
-            details.push(format!("start {} -> {start}", t.spec.start_ms));
+            let before = super::scheduler::start_words(t.spec.start_ms);
+            let after = super::scheduler::start_words(start);
+            details.push(format!(
+                "start moved: {} -> {}",
+                before.trim_start_matches("starts "),
+                after.trim_start_matches("starts ")
+            ));
         }
         match action {
             Some(TournamentAction::Cancel) => {
@@ -131,7 +137,13 @@ impl Competitions {
                     return Err(refuse("it is over"));
                 }
                 let open = plan.iter().filter(|p| !p.status.is_done()).count();
-                details.push(format!("cancelled; {open} unfinished tables abandoned"));
+                let started = plan.iter().any(|p| p.status != TableStatus::Pending);
+                details.push(match (started, open) {
+                    (false, _) => "cancelled before it started".to_string(),
+                    (true, 0) => "cancelled".to_string(),
+                    (true, 1) => "cancelled; 1 unfinished table abandoned".to_string(),
+                    (true, n) => format!("cancelled; {n} unfinished tables abandoned"),
+                });
             }
             Some(a @ (TournamentAction::Pause | TournamentAction::Resume)) => {
                 if !store.set_paused(&tid, a == TournamentAction::Pause).await? {
@@ -144,7 +156,7 @@ impl Competitions {
         self.schedulers.wake();
         let detail = details.join("; ");
         tracing::info!(tournament = %tid, name = %t.name, change = %detail, "tournament updated");
-        self.audit(admin, "update-tournament", tid.as_str(), format!("{} ({})", detail, t.name)).await;
+        self.audit(admin, "update-tournament", tid.as_str(), format!("`{}`: {detail}", t.name)).await;
         let listing = self.list_one(&tid).await?;
         Ok(listing)
     }

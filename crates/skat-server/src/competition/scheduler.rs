@@ -122,16 +122,16 @@ impl Competitions {
             _ => 0,
         };
         let in_all = tables_in_all(&spec);
+        let rounds = if spec.rounds > 0 { format!(" in {} rounds", spec.rounds) } else { String::new() };
         let detail = format!(
-            "`{name}`: {:?}, {} entrants, {} seats, {} rounds, {in_all} tables, start {}",
-            spec.format,
+            "`{name}`: {}{rounds}, {} entrants at {} seats, {in_all} tables, {}",
+            spec.format.words(),
             spec.entrants.len(),
             spec.seats,
-            spec.rounds,
-            spec.start_ms
+            start_words(spec.start_ms)
         );
         let (id, first, commitment) = self.start_tournament(name, spec).await?;
-        let detail = format!("{detail}, deals committed {commitment}");
+        let detail = format!("{detail}; deals committed: {commitment}");
         self.audit(admin, "create-tournament", id.as_str(), detail).await;
         Ok((id, first, in_all, commitment))
     }
@@ -399,4 +399,17 @@ impl Competitions {
         }
         picks
     }
+}
+
+/// A tournament's start in words: `starts at once` or `starts 2026-12-24 18:00 UTC`.
+pub(crate) fn start_words(start_ms: u64) -> String {
+    if start_ms == 0 { "starts at once".to_string() } else { format!("starts {}", utc_words(start_ms)) }
+}
+
+/// Unix milliseconds as a UTC date and time to the minute, `2026-12-24 18:00 UTC`.
+pub(crate) fn utc_words(ms: u64) -> String {
+    let at = std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms);
+    let text = humantime::format_rfc3339_seconds(at).to_string();
+    // `2026-12-24T18:00:00Z`: the date, the hour and the minute.
+    format!("{} {} UTC", &text[..10], &text[11..16])
 }

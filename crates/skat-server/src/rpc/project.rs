@@ -316,9 +316,12 @@ fn tables_in_all_of(spec: &skat_league::TournamentSpec, plan: &[skat_league::Pla
     (tables_in_all(spec) as u32).max(plan.len() as u32)
 }
 
-/// An account as the operator sees it.
+/// An account as the operator sees it. An account with a lobby open here is seen now
+/// (the stored time moves once a minute while it plays, for the other replicas).
 pub(crate) fn bot_account(v: OperatorView) -> pb::BotAccount {
     let a = v.listed.account;
+    let last_seen_ms =
+        if v.lobbies > 0 { crate::table::unix_ms(std::time::SystemTime::now()) } else { a.last_seen_ms };
     let name = a.name.to_string();
     pb::BotAccount {
         account_id: a.account_id.to_string(),
@@ -334,7 +337,7 @@ pub(crate) fn bot_account(v: OperatorView) -> pb::BotAccount {
             uncertainty: r.uncertainty,
             lists: r.lists as u32,
         }),
-        last_seen_ms: a.last_seen_ms,
+        last_seen_ms,
         max_tables: a.max_tables,
         former_names: v.listed.former_names,
         name,

@@ -148,7 +148,10 @@ pub(crate) async fn create(
     let view = project::table_view(&*handle.settled().await, None, Instant::now());
     // A table made with the admin token is an admin action: the audit log has it.
     if let Ok(admin) = s.competitions.admin(bearer(request.metadata())?.as_deref(), ip) {
-        let detail = format!("{seats} seats, {deals} deals, private: {}", join_code.is_some());
+        let detail = format!(
+            "{seats} seats, {deals} deals, {}",
+            if join_code.is_some() { "private (a join code)" } else { "open to everybody" }
+        );
         s.competitions.audit(&admin, "create-table", &id.to_string(), detail).await;
     }
     Ok(pb::CreateTableResponse {

@@ -164,6 +164,25 @@ impl Store {
         Ok(NameClaim::Claimed)
     }
 
+    /// Marks that these accounts were seen now (a lobby open, a seat played): one
+    /// statement for all of them, at most 500.
+    pub(crate) async fn touch_accounts(&self, accounts: &[AccountId], at_ms: u64) -> Result<(), StoreError> {
+        let accounts = &accounts[..accounts.len().min(500)];
+        if accounts.is_empty() {
+            return Ok(());
+        }
+        let sql = format!(
+            "UPDATE skat_accounts SET last_seen_ms = $1 WHERE account_id IN ({})",
+            placeholders(2, accounts.len())
+        );
+        let mut q = sqlx::query(&sql).bind(to_i64(at_ms));
+        for a in accounts {
+            q = q.bind(a.as_str());
+        }
+        q.execute(&self.pool).await?;
+        Ok(())
+    }
+
     /// Marks that a lobby of this account opened or closed now.
     pub(crate) async fn touch_account(&self, account: &AccountId, at_ms: u64) -> Result<(), StoreError> {
         sqlx::query("UPDATE skat_accounts SET last_seen_ms = $1 WHERE account_id = $2")

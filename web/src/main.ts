@@ -6,6 +6,7 @@
 // | `#/` | tables, live and finished, filterable |
 // | `#/table/ID` | one table live: WatchTable is the doorbell, GetTable the state; at a seat this tab holds, the seat's view and decisions (seat.ts) |
 // | `#/play` | a person sits down against bots (play.ts) |
+// | `#/sit/TABLE/TOKEN` | a seat link the operator handed out: the seat is taken into this tab, the link leaves the history (play.ts) |
 // | `#/tv` | follows a table being played, then the next |
 // | `#/replay/ID/DEAL` | a finished deal (DEAL from 1, as everywhere), move by move, from its JSON record (replay.ts) |
 // | `#/tournaments`, `#/tournament/ID` | tournaments, standings, head-to-head |
@@ -18,7 +19,7 @@ import { operatorView } from "./operator";
 import { dealIndex, replayHref, replayView } from "./replay";
 import { count, gameWords, lang, localizeStatic, t } from "./i18n";
 import { verifyDeals } from "./verify";
-import { playView } from "./play";
+import { playView, sitView } from "./play";
 import { LADDER, levelOf } from "./ladder";
 import { authed, contractName, dropSeat, seatControls, seatOf as heldSeat, type SeatAuth } from "./seat";
 import { append, h, link, table, when } from "./dom";
@@ -54,6 +55,7 @@ async function route() {
       case "tables": return await tablesView(parts[1] ?? "all");
       case "table": return await liveView(parts[1]);
       case "play": return await playView(show);
+      case "sit": return await sitView(show, parts[1], parts[2]);
       case "tv": return await tvView();
       case "replay": return await replayView(parts[1], dealIndex(parts[2]), show, (f) => { leave = f; });
       case "tournaments": return await tournamentsView(parts[1] === "casual");

@@ -1,17 +1,29 @@
-// The operator's page (`#/operator`): accounts, who is online, tournaments with cancel,
-// pause and resume, and the audit log, with the admin token.
+// The operator's page (`#/operator`), with the admin token: who is online, tournaments
+// (pause, resume, cancel), the accounts (register, rename, disable, enable, remove, rotate
+// a token, set a quota or an owner contact) and the audit log. Every button is a call the
+// CLI makes too (`skat admin ...`, `skat tournament ...`).
 //
 // | rule | why |
 // |---|---|
 // | the token is typed into the page and kept in session storage only (gone when the tab closes), never in the address or local storage | a shared machine keeps no admin token |
 // | on plain HTTP beyond this machine the page refuses to send it and says why | a token in plain text is a token given away |
-// | every change is a call the CLI makes too (UpdateTournament), so the audit log has it with the page's address | the page is no back door |
+// | a refused token says which token and where it comes from (`skat serve --admin-token` or `SKAT_ADMIN_TOKEN`) | the operator knows what to type |
+// | a new bot token (registration, rotation) is shown once, with a copy button, and never stored by the page | as the CLI prints it: once |
+// | removing an account and rotating a token ask first | a click by mistake must cost nothing |
+// | every change is a call the CLI makes too, so the audit log has it with the page's address | the page is no back door |
+// | long values (digests, owner contacts) wrap inside their cell; digests are shown shortened with a copy button | nothing is cut at the edge |
 import { Code, ConnectError } from "@connectrpc/connect";
 import { api } from "./api";
 import { h, link, table, when } from "./dom";
-import { TournamentAction, TournamentFormat, TournamentStatus, type TournamentSummary } from "./gen/skat/v1/skat_pb";
+import { t } from "./i18n";
+import { TournamentAction, TournamentFormat, TournamentStatus, type BotAccount, type TournamentSummary } from "./gen/skat/v1/skat_pb";
 
 const KEY = "skat-admin-token";
+
+/** A new bot token to show once, on the next drawing of the page (memory only). */
+let tokenToShow: HTMLElement | null = null;
+
+type Show = (title: string, ...content: (Node | string)[]) => void;
 
 /** Whether a token may be sent from here: HTTPS, or this machine. */
 export function safeOrigin(): boolean {
@@ -26,96 +38,197 @@ function statusName(s: number): string {
   return (TournamentStatus[s] ?? "unknown").toLowerCase();
 }
 
-/** Draws the page into `app`; `again` redraws it (after a change). */
-export async function operatorView(show: (title: string, ...content: (Node | string)[]) => void, again: () => void) {
-  const title = h("h1", {}, "Operator");
-  const warning = safeOrigin()
-    ? null
-    : h("p", { class: "error", role: "alert", id: "insecure" },
-      "This page is not on HTTPS: the admin token would travel in plain text, so it is not sent. Serve the page with --tls-cert (docs/deploy.md).");
-  const token = sessionStorage.getItem(KEY);
-  if (!token) {
-    const input = h("input", { type: "password", id: "admin-token", autocomplete: "off", "aria-label": "Admin token" }) as HTMLInputElement;
-    const form = h("form", { id: "token-form" }, h("label", { for: "admin-token" }, "Admin token "), input, " ", h("button", { type: "submit", disabled: !safeOrigin() }, "Sign in"));
-    form.addEventListener("submit", (e) => {
-      e.preventDefault();
-      if (!safeOrigin() || !input.value.trim()) return;
-      sessionStorage.setItem(KEY, input.value.trim());
-      again();
+function errorText(e: unknown): string {
+  return e instanceof ConnectError ? e.rawMessage : String(e);
+}
+
+/** A button with a `data-action`, running `run` on click; errors go to `#op-error`. */
+function button(label: string, action: string, run: () => Promise<void>, attrs: Record<string, string> = {}): HTMLElement {
+  const b = h("button", { type: "button", "data-action": action, ...attrs }, label);
+  b.addEventListener("click", () => {
+    run().catch((e) => {
+      const box = document.getElementById("op-error");
+      if (box) box.textContent = errorText(e);
     });
-    show("Operator", title, ...(warning ? [warning] : []),
-      h("p", { class: "muted" }, "The token is kept in this tab's session storage only, and sent only over HTTPS or to this machine."), form);
-    return;
-  }
-  if (!safeOrigin()) {
-    sessionStorage.removeItem(KEY);
-    show("Operator", title, warning!);
-    return;
-  }
-  const signOut = h("button", { type: "button", id: "sign-out" }, "Sign out");
-  signOut.addEventListener("click", () => {
-    sessionStorage.removeItem(KEY);
-    again();
   });
-  let bots, online, tournaments, log;
+  return b;
+}
+
+/** A value to copy whole: shown shortened when it is a long digest, with a copy button. */
+export function copyable(value: string): HTMLElement {
+  const short = /^[0-9a-f]{40,}$/i.test(value) ? `${value.slice(0, 12)}…` : value;
+  const copy = h("button", { type: "button", class: "copy", "data-copy": value, "aria-label": t("op.copy") }, t("op.copy"));
+  copy.addEventListener("click", () => void navigator.clipboard?.writeText(value).catch(() => undefined));
+  return h("span", { class: "copyable", title: value }, h("code", {}, short), " ", copy);
+}
+
+/** An audit detail with every digest in it shortened and copyable. */
+function detail(text: string): HTMLElement {
+  const out = h("span", { class: "wrap" });
+  for (const part of text.split(/([0-9a-f]{40,})/i)) {
+    out.append(/^[0-9a-f]{40,}$/i.test(part) ? copyable(part) : document.createTextNode(part));
+  }
+  return out;
+}
+
+/** Draws the page into the app; `again` redraws it (after a change). */
+export async function operatorView(show: Show, again: () => void) {
+  const title = h("h1", {}, t("op.title"));
+  const warning = safeOrigin() ? null : h("p", { class: "error", role: "alert", id: "insecure" }, t("op.insecure"));
+  const token = sessionStorage.getItem(KEY);
+  if (!token || !safeOrigin()) {
+    if (!safeOrigin()) sessionStorage.removeItem(KEY);
+    show(t("op.title"), title, ...(warning ? [warning] : []), h("p", { class: "muted" }, t("op.kept")), signInForm(again));
+    return;
+  }
+  let data;
   try {
-    [bots, online, tournaments, log] = await Promise.all([
-      api.listBots({ pageSize: 500, includeRemoved: true }, auth(token)),
-      api.listBots({ onlineOnly: true, pageSize: 500 }, auth(token)),
-      api.listTournaments({ pageSize: 100 }),
-      api.listAuditLog({ pageSize: 100 }, auth(token)),
-    ]);
+    data = await load(token);
   } catch (e) {
     if (e instanceof ConnectError && [Code.PermissionDenied, Code.Unauthenticated].includes(e.code)) {
       sessionStorage.removeItem(KEY);
-      const retry = h("button", { type: "button", id: "try-again" }, "Try again");
+      const retry = h("button", { type: "button", id: "try-again" }, t("op.tryAgain"));
       retry.addEventListener("click", again);
-      show("Operator", title, h("p", { class: "error", role: "alert", id: "refused" }, `The server refused the token: ${e.rawMessage}`), retry);
+      show(t("op.title"), title, h("p", { class: "error", role: "alert", id: "refused" }, t("op.refused", { why: e.rawMessage })), retry);
       return;
     }
     throw e;
   }
-  const state = (b: { removed: boolean; disabled: boolean; lobbies: number }) =>
-    b.removed ? "removed" : b.disabled ? "disabled" : b.lobbies > 0 ? "online" : "offline";
-  const accounts = table(["bot", "owner", "state", ["lobbies", "num"], ["tables", "num"], ["rating", "num"], "last seen", "created", "former names"],
-    bots.bots.map((b) => [link(`#/bot/${encodeURIComponent(b.name)}`, b.name), b.owner, state(b), b.lobbies, b.tablesNow,
-      b.rating ? b.rating.rating.toFixed(2) : "–", b.lastSeenMs ? when(b.lastSeenMs) : "never", when(b.createdMs), b.formerNames.join(", ")]));
-  const onlineTable = online.bots.length
-    ? table(["bot", "owner", ["lobbies", "num"], ["tables", "num"]], online.bots.map((b) => [b.name, b.owner, b.lobbies, b.tablesNow]))
-    : h("p", {}, "No bot is connected to this replica.");
-  const act = (t: TournamentSummary, action: TournamentAction, label: string) => {
-    const b = h("button", { type: "button", "data-action": label, "data-tournament": t.tournamentId }, label);
-    b.addEventListener("click", async () => {
-      if (action === TournamentAction.CANCEL && !confirm(`Cancel ${t.name}? Its unfinished tables are abandoned.`)) return;
-      try {
-        await api.updateTournament({ tournamentId: t.tournamentId, action }, auth(token));
-        again();
-      } catch (e) {
-        alert(e instanceof ConnectError ? e.rawMessage : String(e));
-      }
+  const signOut = button(t("op.signOut"), "sign-out", async () => { sessionStorage.removeItem(KEY); again(); }, { id: "sign-out" });
+  const ops = new Operator(token, again);
+  show(t("op.title"), title, h("p", {}, signOut), h("p", { id: "op-error", class: "error", role: "alert" }),
+    h("h2", {}, t("op.online")), h("section", { id: "online" }, onlineTable(data.online.bots)),
+    h("h2", {}, t("op.tournaments")), h("section", { id: "op-tournaments" }, ops.tournaments(data.tournaments.tournaments)),
+    h("h2", {}, t("op.accounts")), h("section", { id: "accounts" }, ops.register(), ops.accounts(data.bots.bots)),
+    h("h2", {}, t("op.audit")), h("section", { id: "audit" }, auditTable(data.log.entries)));
+}
+
+function signInForm(again: () => void): HTMLElement {
+  const input = h("input", { type: "password", id: "admin-token", autocomplete: "off", "aria-label": t("op.token") }) as HTMLInputElement;
+  const form = h("form", { id: "token-form" }, h("label", { for: "admin-token" }, `${t("op.token")} `), input, " ",
+    h("button", { type: "submit", disabled: !safeOrigin() }, t("op.signIn")), h("p", { class: "muted" }, t("op.whichToken")));
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    if (!safeOrigin() || !input.value.trim()) return;
+    sessionStorage.setItem(KEY, input.value.trim());
+    again();
+  });
+  return form;
+}
+
+async function load(token: string) {
+  const [bots, online, tournaments, log] = await Promise.all([
+    api.listBots({ pageSize: 500, includeRemoved: true }, auth(token)),
+    api.listBots({ onlineOnly: true, pageSize: 500 }, auth(token)),
+    api.listTournaments({ pageSize: 100 }),
+    api.listAuditLog({ pageSize: 100 }, auth(token)),
+  ]);
+  return { bots, online, tournaments, log };
+}
+
+function onlineTable(bots: BotAccount[]): HTMLElement {
+  if (!bots.length) return h("p", {}, t("op.nobodyOnline"));
+  return table([t("col.bot"), t("op.owner"), [t("op.lobbies"), "num"], [t("op.tablesNow"), "num"]],
+    bots.map((b) => [b.name, h("span", { class: "wrap" }, b.owner), b.lobbies, b.tablesNow]));
+}
+
+function auditTable(entries: { atMs: bigint; peer: string; action: string; target: string; detail: string }[]): HTMLElement {
+  if (!entries.length) return h("p", {}, t("op.nothingYet"));
+  return table([t("op.when"), t("op.from"), t("op.action"), t("op.target"), t("op.detail")],
+    entries.map((e) => [when(e.atMs), e.peer, e.action, h("span", { class: "wrap" }, e.target), detail(e.detail)]));
+}
+
+/** The changes the page makes, each one call with the admin token. */
+class Operator {
+  constructor(private readonly token: string, private readonly again: () => void) {}
+
+  private async update(name: string, change: Record<string, unknown>): Promise<string> {
+    const r = await api.updateBot({ name, ...change }, auth(this.token));
+    return r.botToken;
+  }
+
+  /** The registration form; a new account's token is shown once below it. */
+  register(): HTMLElement {
+    const name = h("input", { id: "new-name", required: true, maxlength: 32, autocomplete: "off" }) as HTMLInputElement;
+    const owner = h("input", { id: "new-owner", maxlength: 128, autocomplete: "off" }) as HTMLInputElement;
+    const shown = h("div", { id: "new-token", "aria-live": "polite" }, tokenToShow);
+    tokenToShow = null;
+    const form = h("form", { id: "register-form", class: "controls" },
+      h("label", { for: "new-name" }, t("op.newName")), name, h("label", { for: "new-owner" }, t("op.owner")), owner,
+      h("button", { type: "submit" }, t("op.register")));
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      api.registerBot({ name: name.value, owner: owner.value }, auth(this.token))
+        .then((r) => { tokenToShow = tokenOnce(t("op.registered", { name: r.name }), r.botToken); this.again(); })
+        .catch((err) => shown.replaceChildren(h("p", { class: "error", role: "alert" }, errorText(err))));
     });
-    return b;
-  };
-  const controls = (t: TournamentSummary) => {
-    const s = t.status;
-    if (s === TournamentStatus.FINISHED || s === TournamentStatus.CANCELLED) return "";
-    const pauseOrResume = s === TournamentStatus.PAUSED ? act(t, TournamentAction.RESUME, "resume") : act(t, TournamentAction.PAUSE, "pause");
-    return h("span", { class: "controls" }, pauseOrResume, " ", act(t, TournamentAction.CANCEL, "cancel"));
-  };
-  const tournamentRows = table(["tournament", "format", "status", "start", ["played", "num"], "", ""], tournaments.tournaments.map((t) => [
-    link(`#/tournament/${encodeURIComponent(t.tournamentId)}`, t.name || t.tournamentId),
-    (TournamentFormat[t.format] ?? "").toLowerCase().replace("_", " "),
-    h("span", { "data-status": statusName(t.status) }, statusName(t.status)),
-    when(t.startMs),
-    `${t.finishedTables}/${Math.max(t.tablesInAll, t.tables)}${t.tablesAbandoned ? ` (${t.tablesAbandoned} abandoned)` : ""}`,
-    controls(t), "",
-  ]));
-  const audit = log.entries.length
-    ? table(["when", "from", "action", "target", "detail"], log.entries.map((e) => [when(e.atMs), e.peer, e.action, e.target, e.detail]))
-    : h("p", {}, "Nothing yet.");
-  show("Operator", title, h("p", {}, signOut),
-    h("h2", {}, "Online now"), h("section", { id: "online" }, onlineTable),
-    h("h2", {}, "Tournaments"), h("section", { id: "op-tournaments" }, tournamentRows),
-    h("h2", {}, "Accounts"), h("section", { id: "accounts" }, accounts),
-    h("h2", {}, "Audit log"), h("section", { id: "audit" }, audit));
+    return h("div", {}, form, shown);
+  }
+
+  accounts(bots: BotAccount[]): HTMLElement {
+    const state = (b: BotAccount) => (b.removed ? t("op.removed") : b.disabled ? t("bot.disabled") : b.lobbies > 0 ? t("bot.online") : t("bot.offline"));
+    return table([t("col.bot"), t("op.owner"), t("op.state"), [t("op.quota"), "num"], [t("col.rating"), "num"], t("op.lastSeen"), t("op.created"), t("op.former"), ""],
+      bots.map((b) => [link(`#/bot/${encodeURIComponent(b.name)}`, b.name), h("span", { class: "wrap" }, b.owner), state(b), b.maxTables,
+        b.rating ? b.rating.rating.toFixed(2) : "–", b.lastSeenMs ? when(b.lastSeenMs) : t("op.never"), when(b.createdMs),
+        b.formerNames.join(", "), this.actions(b)]));
+  }
+
+  /** One account's buttons. */
+  private actions(b: BotAccount): HTMLElement {
+    const on = { "data-bot": b.name };
+    const ask = (question: string) => async (run: () => Promise<void>) => { if (confirm(question)) await run(); };
+    const redraw = async (change: Record<string, unknown>) => { await this.update(b.name, change); this.again(); };
+    const rename = button(t("op.rename"), "rename", async () => {
+      const to = prompt(t("op.renameTo", { name: b.name }), b.name);
+      if (to && to !== b.name) await redraw({ rename: to });
+    }, on);
+    const quota = button(t("op.setQuota"), "quota", async () => {
+      const n = Number(prompt(t("op.quotaTo", { name: b.name }), String(b.maxTables)));
+      if (Number.isInteger(n) && n > 0) await redraw({ maxTables: n });
+    }, on);
+    const owner = button(t("op.setOwner"), "owner", async () => {
+      const o = prompt(t("op.ownerTo", { name: b.name }), b.owner);
+      if (o !== null) await redraw({ owner: o });
+    }, on);
+    const toggle = b.disabled || b.removed
+      ? button(t("op.enable"), "enable", () => redraw({ disabled: false }), on)
+      : button(t("op.disable"), "disable", () => redraw({ disabled: true }), on);
+    const remove = b.removed ? "" : button(t("op.remove"), "remove", () => ask(t("op.removeAsk", { name: b.name }))(() => redraw({ remove: true })), on);
+    const rotate = button(t("op.rotate"), "rotate", () => ask(t("op.rotateAsk", { name: b.name }))(async () => {
+      const fresh = await this.update(b.name, { rotateToken: true });
+      tokenToShow = tokenOnce(t("op.rotated", { name: b.name }), fresh);
+      this.again();
+    }), on);
+    return h("span", { class: "controls" }, rename, toggle, remove, rotate, quota, owner);
+  }
+
+  tournaments(list: TournamentSummary[]): HTMLElement {
+    return table([t("col.tournament"), t("col.format"), t("col.status"), t("col.start"), [t("col.played"), "num"], ""], list.map((x) => [
+      link(`#/tournament/${encodeURIComponent(x.tournamentId)}`, x.name || x.tournamentId),
+      t(`format.${(TournamentFormat[x.format] ?? "round_robin").toLowerCase()}` as "format.swiss"),
+      h("span", { "data-status": statusName(x.status) }, t(`tstatus.${statusName(x.status)}` as "tstatus.running")),
+      x.startMs ? when(x.startMs) : "–",
+      `${x.finishedTables}/${Math.max(x.tablesInAll, x.tables)}${x.tablesAbandoned ? ` (${x.tablesAbandoned} ${t("status.abandoned")})` : ""}`,
+      this.tournamentControls(x),
+    ]));
+  }
+
+  private tournamentControls(x: TournamentSummary): Node | string {
+    if (x.status === TournamentStatus.FINISHED || x.status === TournamentStatus.CANCELLED) return "";
+    const on = { "data-tournament": x.tournamentId };
+    const act = (action: TournamentAction, label: string, word: string) => button(word, label, async () => {
+      if (action === TournamentAction.CANCEL && !confirm(t("op.cancelAsk", { name: x.name }))) return;
+      await api.updateTournament({ tournamentId: x.tournamentId, action }, auth(this.token));
+      this.again();
+    }, on);
+    const pauseOrResume = x.status === TournamentStatus.PAUSED
+      ? act(TournamentAction.RESUME, "resume", t("op.resume"))
+      : act(TournamentAction.PAUSE, "pause", t("op.pause"));
+    return h("span", { class: "controls" }, pauseOrResume, act(TournamentAction.CANCEL, "cancel", t("op.cancel")));
+  }
+}
+
+/** A bot token shown once, with a copy button and what to do with it. */
+function tokenOnce(what: string, token: string): HTMLElement {
+  return h("div", { class: "token-once", role: "status" }, h("p", {}, what), copyable(token), h("p", { class: "muted" }, t("op.tokenOnce")));
 }

@@ -3,22 +3,36 @@
 // tables), takes the remaining seat with JoinTable like any bot, keeps the seat token in
 // this tab's session storage, and goes to the table, where the seat's decisions are
 // offered (seat.ts). Other seats may stay open for other people, who join from the table
-// list. Only on HTTPS or this machine: the seat token must not travel in plain text. On a
-// server that lets anonymous clients only watch (`--anonymous spectate`),
-// CreateTable and JoinTable are refused: people play there only at tables the operator
-// opens and hands out.
+// list. Only on HTTPS or this machine: the seat token must not travel in plain text.
+//
+// On a server that lets anonymous clients only watch (`--anonymous spectate`, told by
+// GetServerInfo), CreateTable and JoinTable would be refused: the page says so before
+// offering anything, and offers what works there: a seat the operator hands out (`skat
+// table create --take-seats --page URL` prints a seat link, `#/sit/TABLE/TOKEN`, or the
+// token to paste here). A seat link puts the token into this tab's session storage and
+// replaces itself in the history at once, so the token stays neither in the address bar
+// nor in the history.
 import { ConnectError } from "@connectrpc/connect";
 import { api } from "./api";
+import { AnonymousAccess } from "./gen/skat/v1/skat_pb";
 import { h } from "./dom";
 import { keepSeat } from "./seat";
 import { safeOrigin } from "./operator";
 import { t } from "./i18n";
 import { HOUSE_BOTS } from "./ladder";
 
-export async function playView(show: (title: string, ...content: (Node | string)[]) => void) {
+type Show = (title: string, ...content: (Node | string)[]) => void;
+
+export async function playView(show: Show) {
   // A seat token is a secret: not over plain HTTP beyond this machine.
   if (!safeOrigin()) {
     show(t("nav.play"), h("h1", {}, t("play.title")), h("p", { class: "error", role: "alert", id: "insecure" }, t("play.insecure")));
+    return;
+  }
+  const info = await api.getServerInfo({});
+  if (info.anonymous !== AnonymousAccess.PLAY) {
+    show(t("nav.play"), h("h1", {}, t("play.title")),
+      h("p", { id: "watch-only", role: "status" }, t("play.watchOnly")), seatTokenForm());
     return;
   }
   // The house bots a person may choose from, when online (the ladder's levels, weakest first).
@@ -71,4 +85,49 @@ export async function playView(show: (title: string, ...content: (Node | string)
   show(t("nav.play"), h("h1", {}, t("play.title")),
     h("p", {}, online.length ? t("play.intro") : t("play.noHouse")),
     form);
+}
+
+/** A seat the operator handed out: the table and its seat token, pasted. */
+function seatTokenForm(): HTMLElement {
+  const error = h("p", { id: "seat-error", role: "alert", class: "error" });
+  const field = (id: string, label: string, attrs: Record<string, string> = {}) =>
+    h("label", {}, `${label} `, h("input", { id, name: id, required: "", autocomplete: "off", ...attrs }));
+  const form = h("form", { id: "seat-form", class: "stack" },
+    field("seat-table", t("play.tableId")), field("seat-token", t("play.seatToken"), { type: "password" }),
+    h("button", { type: "submit" }, t("play.takeSeat")), error);
+  form.onsubmit = (e) => {
+    e.preventDefault();
+    const value = (id: string) => (document.getElementById(id) as HTMLInputElement).value.trim();
+    sit(value("seat-table"), value("seat-token"), false).catch((err) => {
+      error.textContent = err instanceof ConnectError ? err.rawMessage : String(err);
+    });
+  };
+  return form;
+}
+
+/** Takes the seat `token` holds at `tableId` into this tab and goes to the table; from a
+ * seat link, the link's history entry is replaced (the token leaves the address). */
+export async function sit(tableId: string, token: string, fromLink: boolean) {
+  const view = (await api.getTable({ tableId }, { headers: { authorization: `Bearer ${token}` } })).table;
+  if (!view || view.yourSeat === undefined) throw new Error(t("play.notYourSeat"));
+  const seat = view.seatInfo.find((s) => s.seat === view.yourSeat);
+  keepSeat(tableId, { token, seat: view.yourSeat, name: seat?.name ?? "" });
+  const to = `#/table/${encodeURIComponent(tableId)}`;
+  if (fromLink) location.replace(to);
+  else location.hash = to;
+}
+
+/** `#/sit/TABLE/TOKEN`: a seat link. */
+export async function sitView(show: Show, tableId: string, token: string) {
+  if (!safeOrigin()) {
+    location.replace("#/play");
+    return;
+  }
+  try {
+    await sit(tableId, token, true);
+  } catch (e) {
+    location.replace("#/play");
+    show(t("nav.play"), h("h1", {}, t("play.title")),
+      h("p", { class: "error", role: "alert", id: "seat-error" }, e instanceof ConnectError ? e.rawMessage : String(e)));
+  }
 }

@@ -1,7 +1,10 @@
 // The operator's page in a real headless Chromium: the admin token typed into the page
-// (kept in session storage only), accounts with their owner contact, who is online, a
-// tournament paused, resumed and cancelled from its buttons, the audit log showing it;
-// and, on plain HTTP beyond this machine, the page refuses to send the token.
+// (kept in session storage only; a wrong one says which token to give), accounts with
+// their owner contact, who is online, an account registered, renamed, disabled, enabled,
+// given a new token and removed from the page, a tournament paused, resumed and
+// cancelled from its buttons, the audit log showing it in words (dates, the deals'
+// commitment shortened with a copy button, nothing cut at the edge); and, on plain HTTP
+// beyond this machine, the page refuses to send the token.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
@@ -40,10 +43,13 @@ test("the operator's page in a real browser", { timeout: 180000 }, async () => {
     const bot = spawn(skat, ["bot", "--server", `127.0.0.1:${grpcPort}`, "--bot-token", tokens.ada], { stdio: "ignore" });
     procs.push(bot);
     const created = cli(grpcPort, "tournament", "create", "--name", "spring cup", "--entrants", "ada,bea,cy", "--start-in", "2h");
+    assert.match(created, /deals committed: [0-9a-f]{64}/, created);
     const tid = created.split(/\s+/)[1];
 
     const page = await browser.newPage();
-    page.on("dialog", (d) => void d.accept());
+    // Dialogs: prompts answered from `answers` (in order), confirmations accepted.
+    const answers = [];
+    page.on("dialog", (d) => void (d.type() === "prompt" ? d.accept(answers.shift() ?? "") : d.accept()));
     const base = `http://127.0.0.1:${webPort}/`;
     await page.goto(base + "#/operator", { waitUntil: "load" });
     await page.waitForSelector("#token-form");
@@ -52,6 +58,7 @@ test("the operator's page in a real browser", { timeout: 180000 }, async () => {
     await page.type("#admin-token", "wrong");
     await page.click("#token-form button[type=submit]");
     await page.waitForSelector("#refused");
+    assert.match(await page.$eval("#refused", (e) => e.textContent), /--admin-token.*SKAT_ADMIN_TOKEN/);
     assert.equal(await page.evaluate(() => sessionStorage.getItem("skat-admin-token")), null);
     await page.click("#try-again");
     await page.waitForSelector("#token-form");
@@ -77,8 +84,44 @@ test("the operator's page in a real browser", { timeout: 180000 }, async () => {
     }
     const audit = await page.$eval("#audit", (e) => e.textContent);
     assert.match(audit, /update-tournament/);
-    assert.match(audit, /cancelled/);
+    assert.match(audit, /cancelled before it started/);
+    assert.match(audit, /round robin/);
+    assert.doesNotMatch(audit, /RoundRobin|abandoned|\d{13}/, "words and dates, not enum names or milliseconds");
     assert.match(audit, /127\.0\.0\.1/);
+    // The commitment: shortened on the page, copied whole by its button.
+    const commitment = created.match(/deals committed: ([0-9a-f]{64})/)[1];
+    const copied = await page.$eval(`#audit [data-copy="${commitment}"]`, (b) => b.closest(".copyable").textContent);
+    assert.ok(copied.includes(commitment.slice(0, 12)) && !copied.includes(commitment), copied);
+    // Nothing runs off the edge at 1280 px: the audit log's table fits its box.
+    await page.setViewport({ width: 1280, height: 900 });
+    const overflow = await page.$eval("#audit .scroll", (e) => e.scrollWidth - e.clientWidth);
+    assert.ok(overflow <= 0, `the audit log is ${overflow} px wider than its box`);
+
+    // Accounts from the page: register one (its token shown once), rename it, disable
+    // and enable it, give it a new token, remove it.
+    await page.type("#new-name", "dot");
+    await page.type("#new-owner", "dot@example.org");
+    await page.click("#register-form button[type=submit]");
+    await page.waitForSelector("#new-token .copyable");
+    const firstToken = await page.$eval("#new-token [data-copy]", (b) => b.getAttribute("data-copy"));
+    assert.match(cli(grpcPort, "admin", "list", "--search", "dot"), /dot@example\.org/);
+    const act = async (action, bot, check) => {
+      await page.click(`button[data-action=${action}][data-bot="${bot}"]`);
+      await until(`${action} ${bot}`, async () => check(cli(grpcPort, "admin", "list", "--removed", "--search", "do")));
+      await page.waitForSelector("#accounts table");
+    };
+    answers.push("dora");
+    await act("rename", "dot", (out) => /^dora\s/m.test(out));
+    await act("disable", "dora", (out) => /^dora\s.*disabled/m.test(out));
+    await act("enable", "dora", (out) => /^dora\s.*offline/m.test(out));
+    await page.click(`button[data-action=rotate][data-bot="dora"]`);
+    await page.waitForFunction((old) => {
+      const b = document.querySelector("#new-token [data-copy]");
+      return b && b.getAttribute("data-copy") !== old;
+    }, {}, firstToken);
+    await act("remove", "dora", (out) => /^dora\s.*removed/m.test(out));
+    const log = cli(grpcPort, "admin", "log", "--target", "dot");
+    assert.match(log, /register-bot/);
     // The public tournament list shows the status and the start too.
     await page.goto(base + "#/tournaments", { waitUntil: "load" });
     // The hash changes at once, the view when its data is in: wait for the view itself.

@@ -71,6 +71,14 @@ struct CreateArgs {
     /// the Python and TypeScript SDKs' `play_with_token`).
     #[arg(long)]
     take_seats: bool,
+    /// The server's page (`https://skat.example.org/`): with --take-seats, each seat's
+    /// link for a person to open (the page takes the seat into that browser tab). A link
+    /// holds its seat's token: hand it to that person only.
+    #[arg(long, requires = "take_seats")]
+    page: Option<String>,
+    /// The seats' names with --take-seats, comma-separated (default `seat 0`, `seat 1`...).
+    #[arg(long, value_delimiter = ',', requires = "take_seats")]
+    seat_names: Vec<String>,
     /// The operator's token: `skat serve --create-token`, or the admin token. Needed to
     /// create a table on a server with a create token, and (with --take-seats) to take
     /// seats on one that seats anonymous clients only through lobbies (`--anonymous
@@ -145,18 +153,28 @@ async fn create(a: CreateArgs) -> CmdResult {
             // The token that made the table seats it too: on a server that seats
             // anonymous clients only through lobbies (--anonymous spectate|none), the
             // operator's token is what lets these joins in.
+            let name = a.seat_names.get(seat as usize).cloned().unwrap_or_else(|| format!("seat {seat}"));
             let (sc, _) = SeatClient::join_as(
                 &address,
                 &id,
-                &format!("seat {seat}"),
+                &name,
                 Some(seat),
                 &created.join_code,
                 a.create_token.as_deref(),
             )
             .await?;
             outln!("  seat {seat} token {}", sc.token());
+            if let Some(page) = &a.page {
+                outln!(
+                    "         link  {}#/sit/{id}/{}",
+                    page.trim_end_matches('/').to_string() + "/",
+                    sc.token()
+                );
+            }
         }
-        outln!("\nPlay a seat with its token:");
+        outln!(
+            "\nPlay a seat with its token (a person: its link, or the page's Play view with the table id and token):"
+        );
         outln!("  skat bot --server {server} --table {id} --token TOKEN");
         outln!("  python -m skat_bot --server {server} --table {id} --token TOKEN");
     } else {

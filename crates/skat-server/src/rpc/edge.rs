@@ -39,7 +39,7 @@ use crate::metrics::Metrics;
 
 /// The methods of `skat.v1.SkatService` (metrics are kept for these; anything else
 /// counts as `other`).
-pub const METHODS: [&str; 29] = [
+pub const METHODS: [&str; 30] = [
     "CreateTable",
     "ListTables",
     "JoinTable",
@@ -69,6 +69,7 @@ pub const METHODS: [&str; 29] = [
     "Challenge",
     "AnswerChallenge",
     "ListChallenges",
+    "GetServerInfo",
 ];
 
 fn method_of(path: &str) -> &'static str {

@@ -13,6 +13,7 @@
 //! | Bid, TakeSkat, Discard, Declare, PlayCard, Resign, Claim | [`actions`] |
 //! | WatchTable: a cursor into the log, a bounded buffer, the stream's end | [`watch`] |
 //! | accounts, lobbies, tournaments, ratings | [`competitions`] |
+//! | what the server allows and its settings (GetServerInfo) | [`server_info`] |
 //! | bearer tokens and the `--anonymous` policy | [`access`] |
 //! | every domain error as a status with `ErrorInfo` | [`refusal`] |
 //! | the domain as protobuf | [`project`] |
@@ -34,6 +35,7 @@ pub(crate) mod limits;
 pub(crate) mod peer;
 pub(crate) mod project;
 pub(crate) mod refusal;
+pub(crate) mod server_info;
 pub(crate) mod service;
 pub(crate) mod tables;
 pub(crate) mod tls;

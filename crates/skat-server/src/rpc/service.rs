@@ -15,7 +15,7 @@ use tonic::{Code, Request, Response, Status};
 
 use super::limits::Clients;
 use super::refusal::Refusal;
-use super::{actions, analysis, challenges, competitions, tables, watch as watching};
+use super::{actions, analysis, challenges, competitions, server_info, tables, watch as watching};
 use crate::analysis::Analyst;
 use crate::competition::Competitions;
 use crate::config::ServerConfig;
@@ -277,5 +277,11 @@ impl SkatService for SkatServer {
         r: Request<pb::ListChallengesRequest>,
     ) -> Answer<pb::ListChallengesResponse> {
         challenges::list(self, r).await.map(Response::new)
+    }
+    async fn get_server_info(
+        &self,
+        r: Request<pb::GetServerInfoRequest>,
+    ) -> Answer<pb::GetServerInfoResponse> {
+        Ok(Response::new(server_info::info(self, &r)))
     }
 }

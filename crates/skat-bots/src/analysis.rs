@@ -152,6 +152,7 @@ fn deal_json(
                     "win": round(k.win),
                 })),
                 "mark": k.map_or("", |k| k.mark.name()),
+                "mark_by": k.map_or("", |k| k.mark_by(a.game.is_null())),
             })
         })
         .collect();

@@ -81,6 +81,20 @@ impl Mark {
     }
 }
 
+impl KnownVerdict {
+    /// What earned the mark: `card points` (the expected loss passed the mark's bound)
+    /// or `winning chance` (the side's chance to win fell by 10 or 30 points, whatever
+    /// the card points: a card can cost 1 point and the game). Empty without a mark.
+    pub fn mark_by(&self, null: bool) -> &'static str {
+        let bound = match self.mark {
+            Mark::None => return "",
+            Mark::Mistake => MISTAKE,
+            Mark::Blunder => BLUNDER,
+        };
+        if !null && self.loss >= bound { "card points" } else { "winning chance" }
+    }
+}
+
 /// One card judged on what its player knew.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct KnownVerdict {

@@ -371,7 +371,10 @@ fn analyze_judges_real_records_card_by_card() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("some.sgf");
     std::fs::write(&file, some.join("\n")).unwrap();
-    let out = skat().args(["analyze", "--worlds", "6", file.to_str().unwrap()]).output().unwrap();
+    let out = skat()
+        .args(["analyze", "--format", "json", "--worlds", "6", file.to_str().unwrap()])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let lines: Vec<serde_json::Value> =
         String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
@@ -392,6 +395,22 @@ fn analyze_judges_real_records_card_by_card() {
     }
     assert!(cards.iter().any(|c| c["mark"] != ""), "no card marked");
     assert!(lines.last().unwrap()["summary"].as_object().is_some_and(|s| !s.is_empty()));
+    // The same analysis for people (the default): a line per deal, the marked cards in
+    // words with what they cost, and the accuracy table; no JSON.
+    let text = skat().args(["analyze", "--worlds", "6", file.to_str().unwrap()]).output().unwrap();
+    assert!(text.status.success());
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert_eq!(text.lines().filter(|l| l.starts_with("deal ")).count(), some.len(), "{text}");
+    assert!(text.contains("on what it knew") && text.contains("accuracy"), "{text}");
+    assert!(!text.contains('{'), "no JSON in the report:\n{text}");
+    // Every mark says what earned it: card points, or the winning chance.
+    for c in cards.iter().filter(|c| c["mark"] != "") {
+        let by = c["mark_by"].as_str().unwrap();
+        assert!(by == "card points" || by == "winning chance", "{c}");
+        if by == "card points" {
+            assert!(c["known"]["loss"].as_f64().unwrap() >= 5.0, "{c}");
+        }
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -2,9 +2,12 @@
 //! double-dummy solver) and on what each player knew (worlds sampled from its seat's
 //! knowledge, as PIMC does): per card the best value and the value of the card played,
 //! the loss, whether it changed the result, a mark; per deal the curve of the declarer's
-//! value; per player the mean loss per decision as declarer and as defender. The JSON is
-//! `skat_bots::analysis`'s, the same as the server's `AnalyzeTable`; what the figures mean
-//! and what they cannot say: docs/analysis.md.
+//! value; per player the mean loss per decision as declarer and as defender. Printed for
+//! people by default ([`report`]); `--format json` prints `skat_bots::analysis`'s JSON, the
+//! same as the server's `AnalyzeTable`. What the figures mean and what they cannot say:
+//! docs/analysis.md.
+
+mod report;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -43,6 +46,26 @@ pub struct Args {
     /// The worlds' seed: the same seed, the same verdicts.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// `text`: a report for people (marked cards, flips, accuracy); `json`: one JSON object
+    /// per deal and a summary line, as AnalyzeTable gives them.
+    #[arg(long, default_value = "text", value_parser = ["text", "json"])]
+    format: String,
+}
+
+impl Args {
+    fn json(&self) -> bool {
+        self.format == "json"
+    }
+
+    /// Prints one deal's analysis in the chosen format.
+    fn deal(&self, d: &Value) {
+        if self.json() { outln!("{d}") } else { out!("{}", report::deal(d)) }
+    }
+
+    /// Prints the summary in the chosen format.
+    fn summary(&self, s: &Value) {
+        if self.json() { outln!("{s}") } else { out!("{}", report::summary(s)) }
+    }
 }
 
 pub fn run(args: Args) -> CmdResult {
@@ -54,15 +77,19 @@ pub fn run(args: Args) -> CmdResult {
     let mut failed = 0;
     super::text::each_line(&args.files, |line, location| {
         match read(line) {
-            Ok((record, id, names)) => outln!("{}", report.deal(&record, &id, &names)),
-            Err(e) => {
+            Ok((record, id, names)) => args.deal(&report.deal(&record, &id, &names)),
+            Err(e) if args.json() => {
                 failed += 1;
                 outln!("{}", json!({ "location": location, "error": e }));
+            }
+            Err(e) => {
+                failed += 1;
+                eprintln!("skat: {location}: {e}");
             }
         }
         Ok(())
     })?;
-    outln!("{}", report.summary());
+    args.summary(&report.summary());
     Ok(if failed > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }
 
@@ -77,9 +104,9 @@ async fn from_server(args: &Args, table: &str) -> CmdResult {
         let state = pb::AnalysisState::try_from(r.state).unwrap_or(pb::AnalysisState::Unspecified);
         if state == pb::AnalysisState::Ready {
             for deal in &r.deals {
-                outln!("{deal}");
+                args.deal(&serde_json::from_str(deal)?);
             }
-            outln!("{}", r.summary);
+            args.summary(&serde_json::from_str(&r.summary)?);
             eprintln!("analysed in {} ms with {} worlds per card", r.took_ms, r.worlds);
             return Ok(ExitCode::SUCCESS);
         }

@@ -103,23 +103,82 @@ fn state(c: &pb::ChallengeInfo) -> &'static str {
     }
 }
 
+/// `a`, `a and b`, `a, b and c`.
+fn names(list: &[String]) -> String {
+    match list {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// `4 deals, one list`, `36 deals each, 3 lists`: the meeting a challenge asks for.
+fn meeting(deals: u32, lists: u32) -> String {
+    let deals = if deals == 1 { "1 deal".to_string() } else { format!("{deals} deals") };
+    match lists {
+        0 | 1 => format!("{deals}, one list"),
+        n => format!("{deals} each, {n} lists in every seat rotation"),
+    }
+}
+
+/// A challenge in a line of words: who, whom, the meeting, where it stands.
 fn line(c: &pb::ChallengeInfo) -> String {
-    format!(
-        "challenge {} by {} to {} · {} · accepted by [{}] · {} deals × {} lists{}{}",
+    let waiting: Vec<String> = c.opponents.iter().filter(|o| !c.accepted.contains(o)).cloned().collect();
+    let mut text = format!(
+        "challenge {}: {} challenges {} to {}{}",
         c.challenge_id,
         c.challenger,
-        c.opponents.join(", "),
-        state(c),
-        c.accepted.join(", "),
-        c.deals,
-        c.lists,
-        if c.rated { " · rated" } else { "" },
-        if c.tournament_id.is_empty() {
-            String::new()
-        } else {
-            format!(" · tournament {}", c.tournament_id)
-        },
-    )
+        names(&c.opponents),
+        meeting(c.deals, c.lists),
+        if c.rated { ", rated" } else { ", not rated" }
+    );
+    let accepted = if c.accepted.is_empty() { String::new() } else { format!("accepted by {}", names(&c.accepted)) };
+    let now = match state(c) {
+        "pending" if accepted.is_empty() => {
+            format!("waiting for {} (until {})", names(&waiting), super::text::date(c.expires_ms))
+        }
+        "pending" => format!("{accepted}; waiting for {}", names(&waiting)),
+        "accepted" => format!("accepted by {}: the meeting is tournament {}", names(&c.accepted), c.tournament_id),
+        "declined" if accepted.is_empty() => "declined".to_string(),
+        "declined" => format!("declined ({accepted})"),
+        "expired" => format!("expired: no answer from {}", names(&waiting)),
+        other => other.to_string(),
+    };
+    text.push_str(" · ");
+    text.push_str(&now);
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_challenge_reads_as_words() {
+        let mut c = pb::ChallengeInfo {
+            challenge_id: "c1".into(),
+            challenger: "ann".into(),
+            opponents: vec!["house-pimc".into(), "house-random".into()],
+            deals: 4,
+            lists: 1,
+            state: pb::ChallengeState::Pending as i32,
+            expires_ms: 1_796_378_519_631,
+            ..Default::default()
+        };
+        assert_eq!(
+            line(&c),
+            "challenge c1: ann challenges house-pimc and house-random to 4 deals, one list, not rated \
+             · waiting for house-pimc and house-random (until 2026-12-04 10:01:59Z)"
+        );
+        c.accepted = vec!["house-pimc".into()];
+        assert!(line(&c).ends_with("· accepted by house-pimc; waiting for house-random"), "{}", line(&c));
+        c.accepted.push("house-random".into());
+        c.state = pb::ChallengeState::Accepted as i32;
+        c.tournament_id = "t9".into();
+        assert!(line(&c).ends_with("· accepted by house-pimc and house-random: the meeting is tournament t9"));
+        assert!(!line(&c).contains('['));
+        assert_eq!(meeting(36, 3), "36 deals each, 3 lists in every seat rotation");
+    }
 }
 
 async fn make(a: MakeArgs) -> CmdResult {

@@ -27,5 +27,4 @@ class FirstBot(Bot):
 if __name__ == "__main__":
     server, table = sys.argv[1], sys.argv[2]
     finished = join_and_play(server, table, FirstBot(), name="first-bot")
-    for s in finished.standings:
-        print(s.name, s.seeger_fabian)
+    print(finished)  # a table of the seats, their points and places

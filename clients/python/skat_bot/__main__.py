@@ -62,6 +62,8 @@ def main():
                 on_illegal=args.on_illegal, accept_challenges=accept,
             )
             print(f"lobby: {len(played)} tables played")
+            for result in played:
+                print(result)
             return
         seat = Seat.with_token(server, args.table, args.token) if args.token else Seat.join(server, args.table, args.name, args.seat)
         finished = play(seat, JackBot(args.seed), on_illegal=args.on_illegal)
@@ -72,8 +74,7 @@ def main():
         if e.code() == grpc.StatusCode.UNAVAILABLE and why is None:
             sys.exit(f"skat_bot: cannot reach {args.server}: {e.details()}")
         sys.exit(f"skat_bot: the server refused: {e.details()}" + (f" ({why})" if why else ""))
-    for s in finished.standings:
-        print(f"seat {s.seat} {s.name:<16} plain {s.plain:>6}  Seeger-Fabian {s.seeger_fabian:>6}  declared {s.declared} won {s.won}")
+    print(finished)
 
 
 if __name__ == "__main__":

@@ -50,7 +50,8 @@ _REQUESTS = {
 
 @dataclass
 class Finished:
-    """How a list ended for this seat."""
+    """How a list ended for this seat. ``str()`` of it is a table of the seats, their
+    points and places (what ``print(result)`` shows); ``place`` is this seat's."""
 
     seat: int
     standings: List[pb.Standing]
@@ -58,6 +59,25 @@ class Finished:
     decisions: int
     #: Decisions at which the knowledge was compared with the view (``verify_knowledge``).
     verified: int = 0
+    #: The table.
+    table_id: str = ""
+
+    def ranked(self) -> List[pb.Standing]:
+        """The standings, best Seeger-Fabian first (seat order between equals)."""
+        return sorted(self.standings, key=lambda s: (-s.seeger_fabian, s.seat))
+
+    @property
+    def place(self) -> int:
+        """This seat's place by Seeger-Fabian (1: first), 0 when it has no standing."""
+        return next((i + 1 for i, s in enumerate(self.ranked()) if s.seat == self.seat), 0)
+
+    def __str__(self) -> str:
+        head = f"table {self.table_id or '?'}, seat {self.seat}: place {self.place} of {len(self.standings)}"
+        lines = [head, f"{'':2}{'seat':>4}  {'player':<20} {'Seeger-Fabian':>13} {'points':>7} {'won/declared':>12}"]
+        for s in self.ranked():
+            mark = ">" if s.seat == self.seat else " "
+            lines.append(f"{mark:2}{s.seat:>4}  {s.name[:20]:<20} {s.seeger_fabian:>13} {s.plain:>7} {f'{s.won}/{s.declared}':>12}")
+        return "\n".join(lines)
 
 
 def _follow(address: ServerAddress, call):
@@ -219,7 +239,7 @@ def play(
                 last = event.seq
                 failures = 0
                 if event.HasField("match_ended"):
-                    return Finished(seat.seat, list(event.match_ended.standings), reconnects, decisions, verified)
+                    return Finished(seat.seat, list(event.match_ended.standings), reconnects, decisions, verified, seat.table_id)
                 if event.seq >= act_from and k.has_turn():
                     if verify_knowledge:
                         verified += _verify(seat, k, last)

@@ -87,3 +87,23 @@ def test_observations_over_the_wire_equal_the_environments(server):  # noqa: F81
     # The same list: the environment's scores are the server's.
     view = stub.GetTable(pb.GetTableRequest(table_id=table)).table
     assert [s.seeger_fabian for s in view.standings] == [s[2] for s in env.standings()]
+
+
+def test_a_finished_list_prints_as_a_table_of_seats_points_and_places():
+    from skat.v1 import skat_pb2 as pb
+    from skat_sdk.play import Finished
+
+    standings = [
+        pb.Standing(seat=0, name="heuristic", plain=210, seeger_fabian=820, declared=9, won=7),
+        pb.Standing(seat=1, name="mine", plain=150, seeger_fabian=410, declared=8, won=5),
+        pb.Standing(seat=2, name="random", plain=-120, seeger_fabian=-300, declared=6, won=2),
+    ]
+    f = Finished(seat=1, standings=standings, reconnects=0, decisions=40, table_id="t1")
+    text = str(f)
+    lines = text.splitlines()
+    assert lines[0] == "table t1, seat 1: place 2 of 3"
+    # Seat 0 is there (protobuf's text form leaves out fields at zero), best first.
+    assert [line.split()[0] for line in lines[2:]] == ["0", ">", "2"]
+    assert "heuristic" in lines[2] and "820" in lines[2]
+    assert lines[3].startswith("> ") and "5/8" in lines[3]
+    assert "seeger_fabian:" not in text and f.place == 2

@@ -23,7 +23,7 @@ class FirstBot extends Bot {
 async function main() {
   const [server, table] = process.argv.slice(2);
   const finished = await joinAndPlay(server, table, new FirstBot(), { name: "first-bot" });
-  for (const s of finished.standings) console.log(s.name, s.seegerFabian);
+  console.log(String(finished)); // a table of the seats, their points and places
 }
 
 main().catch((e) => {

@@ -13,7 +13,7 @@ export {
   Bot,
   type Choice,
   type Decisions,
-  type Finished,
+  Finished,
   IllegalAction,
   MOVED_ON,
   OWNER_METADATA,

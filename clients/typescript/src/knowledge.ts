@@ -75,7 +75,9 @@ export interface Dealt {
   skat: Set<Card>;
 }
 
-/** What the seat may do now (the Rust SDK's fields; card lists in the proto's order). */
+/** What the seat may do now (the Rust SDK's fields). Cards are sets, as everywhere in the
+ * SDK (`ReadonlySet<Card>`: `has`, `size`, `[...set]`); `sorted(set)` lists them by card
+ * number. */
 export interface LegalActions {
   /** May say any ladder value from this one up. */
   bidFrom?: number;
@@ -84,9 +86,10 @@ export interface LegalActions {
   pickUpSkat: boolean;
   playHand: boolean;
   /** Must discard exactly two of these (non-empty only while discarding). */
-  discardFrom: Card[];
+  discardFrom: ReadonlySet<Card>;
   contracts: Contract[];
-  cards: Card[];
+  /** The cards it may play now. */
+  cards: ReadonlySet<Card>;
   claim: boolean;
   resign: boolean;
 }
@@ -97,9 +100,9 @@ export const NO_LEGAL: LegalActions = Object.freeze({
   pass: false,
   pickUpSkat: false,
   playHand: false,
-  discardFrom: [],
+  discardFrom: new Set<Card>(),
   contracts: [],
-  cards: [],
+  cards: new Set<Card>(),
   claim: false,
   resign: false,
 });
@@ -113,9 +116,9 @@ export function legalFrom(l: PbLegal | undefined): LegalActions {
     pass: l.mayPass,
     pickUpSkat: l.pickUpSkat,
     playHand: l.playHand,
-    discardFrom: [...l.discardFrom].sort((a, b) => a - b),
+    discardFrom: new Set([...l.discardFrom].sort((a, b) => a - b)),
     contracts: l.contracts.map((c) => ({ game: c.game, announcement: c.announcement })),
-    cards: [...l.cards].sort((a, b) => a - b),
+    cards: new Set([...l.cards].sort((a, b) => a - b)),
     claim: l.claim,
     resign: l.resign,
   };
@@ -129,9 +132,9 @@ export function hasTurn(l: LegalActions): boolean {
     l.pass ||
     l.pickUpSkat ||
     l.playHand ||
-    l.discardFrom.length > 0 ||
+    l.discardFrom.size > 0 ||
     l.contracts.length > 0 ||
-    l.cards.length > 0
+    l.cards.size > 0
   );
 }
 

@@ -45,6 +45,7 @@ async function main() {
     };
     const played = await lobby(server, botToken, () => new JackBot(), lists === undefined ? undefined : Number(lists), options);
     console.log(`lobby: ${played.length} tables played`);
+    for (const result of played) console.log(String(result));
     return;
   }
   if (!tableId) {
@@ -59,9 +60,7 @@ async function main() {
     ? await Seat.withToken(server, tableId, token)
     : await Seat.join(server, tableId, arg("name") ?? "ts-bot", seatArg === undefined ? undefined : Number(seatArg));
   const finished = await play(seat, new JackBot(), { onIllegal });
-  for (const s of finished.standings) {
-    console.log(`seat ${s.seat} ${s.name.padEnd(16)} plain ${s.plain}  Seeger-Fabian ${s.seegerFabian}  declared ${s.declared} won ${s.won}`);
-  }
+  console.log(String(finished));
 }
 
 /** What to do about a call that failed before the server answered it. */

@@ -6,7 +6,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { BidCall, type Standing, type TableView } from "./gen/skat/v1/skat_pb";
 import { type Connection, type Server, ServerAddress, bearer, connect, serverAddress } from "./client";
 import { brokenConnection, reason } from "./errors";
-import { Card, codeOf } from "./cards";
+import { Card, codeOf, sorted } from "./cards";
 import { type Contract, Knowledge, type LegalActions } from "./knowledge";
 import { logger } from "./log";
 
@@ -27,7 +27,8 @@ export class Bot {
   }
   /** You picked up the skat (it is in `k.hand`): the two cards to put away. */
   discard(k: Knowledge): [Card, Card] {
-    return [k.legal.discardFrom[0], k.legal.discardFrom[1]];
+    const [a, b] = sorted(k.legal.discardFrom);
+    return [a, b];
   }
   /** Your declaration, one of `k.legal.contracts`. */
   declare(k: Knowledge): Contract {
@@ -35,7 +36,7 @@ export class Bot {
   }
   /** Your card, one of `k.legal.cards`. */
   play(k: Knowledge): Card {
-    return k.legal.cards[0];
+    return sorted(k.legal.cards)[0];
   }
   /** A comment on the decision just made (at most 280 characters), sent with it and shown
    * to everybody once the deal has ended (the replay, the records). null: none. */
@@ -80,8 +81,11 @@ export class IllegalAction extends Error {}
 /** The first legal action, in the order every SDK uses. */
 export function firstLegal(k: Knowledge): Choice | null {
   const l = k.legal;
-  if (l.cards.length > 0) return { rpc: "playCard", card: l.cards[0] };
-  if (l.discardFrom.length >= 2) return { rpc: "discard", cards: [l.discardFrom[0], l.discardFrom[1]] };
+  if (l.cards.size > 0) return { rpc: "playCard", card: sorted(l.cards)[0] };
+  if (l.discardFrom.size >= 2) {
+    const [a, b] = sorted(l.discardFrom);
+    return { rpc: "discard", cards: [a, b] };
+  }
   if (l.contracts.length > 0) return { rpc: "declare", contract: l.contracts[0] };
   if (l.pickUpSkat) return { rpc: "takeSkat", pickUp: true };
   if (l.pass) return { rpc: "bid", call: BidCall.PASS };
@@ -115,9 +119,9 @@ export function describeLegal(l: LegalActions): string {
   if (l.pass) parts.push("pass");
   if (l.pickUpSkat) parts.push("pick up the skat");
   if (l.playHand) parts.push("play hand");
-  if (l.discardFrom.length > 0) parts.push(`discard 2 of ${l.discardFrom.map(codeOf).join(" ")}`);
+  if (l.discardFrom.size > 0) parts.push(`discard 2 of ${sorted(l.discardFrom).map(codeOf).join(" ")}`);
   if (l.contracts.length > 0) parts.push(`declare one of ${l.contracts.length} contracts`);
-  if (l.cards.length > 0) parts.push(`play ${l.cards.map(codeOf).join(" ")}`);
+  if (l.cards.size > 0) parts.push(`play ${sorted(l.cards).map(codeOf).join(" ")}`);
   if (l.resign) parts.push("resign");
   return parts.join(" | ") || "nothing";
 }
@@ -139,8 +143,8 @@ function instead(k: Knowledge, refused: Choice, why: string, onIllegal: OnIllega
 /** Asks the bot the decision `k.legal` calls for (null: not the seat's turn). */
 export function decide(bot: Bot, k: Knowledge): Choice | null {
   const legal = k.legal;
-  if (legal.cards.length > 0) return { rpc: "playCard", card: bot.play(k) };
-  if (legal.discardFrom.length > 0) return { rpc: "discard", cards: [...bot.discard(k)] };
+  if (legal.cards.size > 0) return { rpc: "playCard", card: bot.play(k) };
+  if (legal.discardFrom.size > 0) return { rpc: "discard", cards: [...bot.discard(k)] };
   if (legal.contracts.length > 0) return { rpc: "declare", contract: bot.declare(k) };
   if (legal.pickUpSkat || legal.playHand) {
     const pickUp = legal.pickUpSkat && legal.playHand ? bot.takeSkat(k) : legal.pickUpSkat;
@@ -160,12 +164,51 @@ export const MOVED_ON = new Set(["STALE_SEQ", "NOT_YOUR_TURN", "WRONG_PHASE", "D
 
 export type { Standing };
 
-/** How a list ended for this seat. */
-export interface Finished {
-  seat: number;
-  standings: Standing[];
-  reconnects: number;
-  decisions: number;
+/** How a list ended for this seat. `String(result)` and `console.log(result)` show a
+ * table of the seats, their points and places; `place` is this seat's. */
+export class Finished {
+  constructor(
+    readonly seat: number,
+    readonly standings: Standing[],
+    readonly reconnects: number,
+    readonly decisions: number,
+    readonly tableId: string = "",
+  ) {}
+
+  /** The standings, best Seeger-Fabian first (seat order between equals). */
+  ranked(): Standing[] {
+    return [...this.standings].sort((a, b) => b.seegerFabian - a.seegerFabian || a.seat - b.seat);
+  }
+
+  /** This seat's place by Seeger-Fabian (1: first), 0 when it has no standing. */
+  get place(): number {
+    return this.ranked().findIndex((s) => s.seat === this.seat) + 1;
+  }
+
+  toString(): string {
+    const lines = [`table ${this.tableId || "?"}, seat ${this.seat}: place ${this.place} of ${this.standings.length}`,
+      `  ${"seat".padStart(4)}  ${"player".padEnd(20)} ${"Seeger-Fabian".padStart(13)} ${"points".padStart(7)} ${"won/declared".padStart(12)}`];
+    for (const s of this.ranked()) {
+      const mark = s.seat === this.seat ? ">" : " ";
+      lines.push(`${mark} ${String(s.seat).padStart(4)}  ${s.name.slice(0, 20).padEnd(20)} ${String(s.seegerFabian).padStart(13)} ` +
+        `${String(s.plain).padStart(7)} ${`${s.won}/${s.declared}`.padStart(12)}`);
+    }
+    return lines.join("\n");
+  }
+
+  /** What Node's console.log prints: the table, not the messages' internals. */
+  [Symbol.for("nodejs.util.inspect.custom")](): string {
+    return this.toString();
+  }
+
+  /** The plain data (JSON.stringify), without the messages' type names. */
+  toJSON() {
+    return {
+      tableId: this.tableId, seat: this.seat, place: this.place, reconnects: this.reconnects, decisions: this.decisions,
+      standings: this.standings.map((s) => ({ seat: s.seat, name: s.name, seegerFabian: s.seegerFabian, plain: s.plain,
+        declared: s.declared, won: s.won, lost: s.lost, penalties: s.penalties })),
+    };
+  }
 }
 
 /** The trailer in which a replica that does not own a table names the one that does. */
@@ -410,7 +453,7 @@ export async function play(seat: Seat, bot: Bot, options: PlayOptions = {}): Pro
           failures = 0;
           if (event.kind.case === "matchEnded") {
             abort.abort();
-            return { seat: seat.seat, standings: event.kind.value.standings, reconnects, decisions };
+            return new Finished(seat.seat, event.kind.value.standings, reconnects, decisions, seat.tableId);
           }
           if (event.seq >= actFrom && k.hasTurn()) await act(event.seq);
         }

@@ -21,7 +21,7 @@ const GAME_OF_SUIT: Record<string, GameType> = {
   C: GameType.CLUBS,
 };
 
-const cheapest = (cards: Card[]) => cards.reduce((a, b) => (pointsOf(b) < pointsOf(a) ? b : a));
+const cheapest = (cards: Iterable<Card>) => [...cards].reduce((a, b) => (pointsOf(b) < pointsOf(a) ? b : a));
 
 export class JackBot extends Bot {
   bid(k: Knowledge): number | null {
@@ -48,7 +48,7 @@ export class JackBot extends Bot {
   }
   play(k: Knowledge): Card {
     const cards = k.legal.cards;
-    if (!k.currentTrick) return cards.find((c) => rankOf(c) === "A") ?? cheapest(cards);
+    if (!k.currentTrick) return [...cards].find((c) => rankOf(c) === "A") ?? cheapest(cards);
     return cheapest(cards);
   }
 }

@@ -225,7 +225,10 @@ async fn challenges_against_house_bots_and_accounts() {
         text.contains("challenges house-random and house-heuristic to 2 deals, one list, not rated"),
         "{text}"
     );
-    assert!(text.contains("· accepted by house-random and house-heuristic: the meeting is tournament "), "{text}");
+    assert!(
+        text.contains("· accepted by house-random and house-heuristic: the meeting is tournament "),
+        "{text}"
+    );
     assert!(text.contains("deals committed: ") && !text.contains('['), "{text}");
     let tournament = text.split("tournament ").nth(1).unwrap().split_whitespace().next().unwrap().to_string();
     let t = finished(&mut c, &tournament).await;
@@ -276,7 +279,10 @@ async fn challenges_against_house_bots_and_accounts() {
         .args(["--bot-token", &shy])
         .output()
         .unwrap();
-    assert!(String::from_utf8_lossy(&cli_out.stdout).contains("· declined (accepted by house-heuristic)"), "{cli_out:?}");
+    assert!(
+        String::from_utf8_lossy(&cli_out.stdout).contains("· declined (accepted by house-heuristic)"),
+        "{cli_out:?}"
+    );
     let again = pb::AnswerChallengeRequest { challenge_id: waiting.challenge_id.clone(), accept: true };
     let late = c.answer_challenge(with_token(again, &shy)).await.unwrap_err();
     assert_eq!(reason(&late), Some(R::ChallengeState), "{late:?}");

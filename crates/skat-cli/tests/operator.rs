@@ -349,3 +349,85 @@ async fn reqwest_metrics(port: u16) -> String {
     stream.read_to_string(&mut body).await.unwrap();
     body
 }
+
+/// What the operator reads from the command line (issue 45): `admin --help` names every
+/// command, `register-bot` suggests no token on a command line, a missing or wrong admin
+/// token says how to give one, `tournament create` and `show` print the deals'
+/// commitment, `admin log` shows dates and words with the commitment shortened (whole
+/// with `--full`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_the_operator_reads() {
+    let dir = std::env::temp_dir().join(format!("skat-operator-text-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (port, metrics) = (free_port(), free_port());
+    let _server = serve(port, metrics, &dir);
+    let _ = client(port).await;
+    let help = String::from_utf8(skat().args(["admin", "--help"]).output().unwrap().stdout).unwrap();
+    for command in [
+        "register-bot",
+        "list",
+        "online",
+        "rename",
+        "remove",
+        "disable-bot",
+        "enable-bot",
+        "rotate-token",
+        "set-quota",
+        "set-owner",
+        "log",
+    ] {
+        assert!(help.lines().any(|l| l.trim_start().starts_with(command)), "{command} in:\n{help}");
+    }
+    assert!(
+        help.contains("audit log") && !help.contains("Operator commands: register bot accounts"),
+        "{help}"
+    );
+    let registered = skat()
+        .args(["admin", "register-bot", "--name", "ann", "--server", &format!("127.0.0.1:{port}")])
+        .args(["--admin-token", ADMIN])
+        .output()
+        .unwrap();
+    let said = String::from_utf8(registered.stdout).unwrap();
+    assert!(said.contains("SKAT_BOT_TOKEN=") && !said.contains("--bot-token"), "{said}");
+    for name in ["bob", "cid"] {
+        register(port, name, Some(ADMIN)).unwrap();
+    }
+    // Without the admin token, and with a wrong one: the way to give it.
+    for token in [None, Some("wrong")] {
+        let mut cmd = skat();
+        cmd.args(["admin", "list", "--server", &format!("127.0.0.1:{port}")]);
+        if let Some(t) = token {
+            cmd.args(["--admin-token", t]);
+        }
+        let out = cmd.output().unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(!out.status.success(), "{err}");
+        assert!(err.contains("--admin-token TOKEN") && err.contains("SKAT_ADMIN_TOKEN"), "{token:?}: {err}");
+    }
+    let created =
+        cli(port, &["tournament", "create", "--entrants", "ann,bob,cid", "--start-in", "2h"]).unwrap();
+    let commitment = created
+        .lines()
+        .find_map(|l| l.strip_prefix("deals committed: "))
+        .unwrap_or_else(|| panic!("the commitment in:\n{created}"))
+        .to_string();
+    assert_eq!(commitment.len(), 64, "{created}");
+    assert!(created.contains(&format!("--commitment {commitment}")), "{created}");
+    let id = created.split_whitespace().nth(1).unwrap().to_string();
+    let shown = cli(port, &["tournament", "show", &id]).unwrap();
+    assert!(shown.contains(&format!("committed: {commitment}")), "{shown}");
+    cli(port, &["tournament", "cancel", &id]).unwrap();
+    let log = cli(port, &["admin", "log"]).unwrap();
+    assert!(
+        log.contains(&format!("deals committed: {}…", &commitment[..12])) && !log.contains(&commitment),
+        "{log}"
+    );
+    assert!(
+        log.contains("round robin") && log.contains("cancelled before it started") && log.contains(" UTC"),
+        "{log}"
+    );
+    assert!(!log.contains("RoundRobin") && !log.contains("abandoned"), "{log}");
+    let full = cli(port, &["admin", "log", "--full"]).unwrap();
+    assert!(full.contains(&commitment), "{full}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

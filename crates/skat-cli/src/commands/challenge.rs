@@ -132,13 +132,16 @@ fn line(c: &pb::ChallengeInfo) -> String {
         meeting(c.deals, c.lists),
         if c.rated { ", rated" } else { ", not rated" }
     );
-    let accepted = if c.accepted.is_empty() { String::new() } else { format!("accepted by {}", names(&c.accepted)) };
+    let accepted =
+        if c.accepted.is_empty() { String::new() } else { format!("accepted by {}", names(&c.accepted)) };
     let now = match state(c) {
         "pending" if accepted.is_empty() => {
             format!("waiting for {} (until {})", names(&waiting), super::text::date(c.expires_ms))
         }
         "pending" => format!("{accepted}; waiting for {}", names(&waiting)),
-        "accepted" => format!("accepted by {}: the meeting is tournament {}", names(&c.accepted), c.tournament_id),
+        "accepted" => {
+            format!("accepted by {}: the meeting is tournament {}", names(&c.accepted), c.tournament_id)
+        }
         "declined" if accepted.is_empty() => "declined".to_string(),
         "declined" => format!("declined ({accepted})"),
         "expired" => format!("expired: no answer from {}", names(&waiting)),
@@ -175,7 +178,9 @@ mod tests {
         c.accepted.push("house-random".into());
         c.state = pb::ChallengeState::Accepted as i32;
         c.tournament_id = "t9".into();
-        assert!(line(&c).ends_with("· accepted by house-pimc and house-random: the meeting is tournament t9"));
+        assert!(
+            line(&c).ends_with("· accepted by house-pimc and house-random: the meeting is tournament t9")
+        );
         assert!(!line(&c).contains('['));
         assert_eq!(meeting(36, 3), "36 deals each, 3 lists in every seat rotation");
     }

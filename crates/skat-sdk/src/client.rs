@@ -250,6 +250,7 @@ impl SeatClient {
             name: name.into(),
             seat,
             join_code: join_code.into(),
+            join_key: String::new(),
         };
         let home = server.clone();
         let (server, r) = follow_redirects(server, |mut c| {

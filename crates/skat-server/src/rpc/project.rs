@@ -86,7 +86,15 @@ pub(crate) fn events_after(
                 }),
                 (_, None) => None,
             };
-            pb::Event { seq: i as u64 + 1, time_unix_ms: e.time_ms, kind: Some(kind), seat_to_move, legal }
+            pb::Event {
+                seq: i as u64 + 1,
+                time_unix_ms: e.time_ms,
+                kind: Some(kind),
+                seat_to_move,
+                legal,
+                deadline_unix_ms: e.deadline.0,
+                deal_clock_left_ms: e.deadline.1,
+            }
         })
         .collect()
 }

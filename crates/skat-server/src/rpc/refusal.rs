@@ -24,6 +24,9 @@ use crate::table::settings::SettingsError;
 use crate::table::slots::SlotError;
 use crate::table::{ChangeError, TableError};
 
+/// The trailer that carries a refusal's reason as plain text (beside `ErrorInfo`).
+pub(crate) const REASON_TRAILER: &str = "skat-error-reason";
+
 /// `ErrorInfo.domain` of every refusal.
 pub(crate) const DOMAIN: &str = convert::ERROR_DOMAIN;
 
@@ -58,15 +61,23 @@ impl Refusal {
         Refusal::new(Code::ResourceExhausted, R::Limit, message).with("limit", flag).with("max", max)
     }
 
-    /// The status with its `ErrorInfo` detail.
+    /// The status with its `ErrorInfo` detail, and the reason again as plain text in the
+    /// `skat-error-reason` trailer: a tool that prints trailers but cannot decode the
+    /// detail (`buf curl -v`, which decodes only the detail types linked into it; curl;
+    /// a proxy's log) still shows why.
     pub fn status(self) -> Status {
         let metadata: HashMap<String, String> =
             self.metadata.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-        Status::with_error_details(
+        let reason = convert::reason_name(self.reason);
+        let mut status = Status::with_error_details(
             self.code,
             self.message,
-            ErrorDetails::with_error_info(convert::reason_name(self.reason), DOMAIN, metadata),
-        )
+            ErrorDetails::with_error_info(reason, DOMAIN, metadata),
+        );
+        if let Ok(value) = reason.parse() {
+            status.metadata_mut().insert(REASON_TRAILER, value);
+        }
+        status
     }
 }
 
@@ -100,6 +111,7 @@ impl From<TableError> for Refusal {
             }
             TableError::JoinLimit(max) => Refusal::limit("max-joins", max, message),
             TableError::JoinCode => Refusal::new(Code::PermissionDenied, R::JoinCode, message),
+            TableError::JoinKeyTaken(_) => Refusal::new(Code::PermissionDenied, R::JoinKeyTaken, message),
             TableError::Replay(_) => Refusal::new(Code::Internal, R::Internal, message),
             TableError::Rule(e) => {
                 let (reason, metadata) = convert::match_reason(&e);

@@ -5,6 +5,7 @@
 //! | a table exists once its creation is durable (else it is removed and the call fails) | an OK is a promise |
 //! | a table counts against its creator's address until it expires (`--max-tables-per-client`) | one client cannot fill the server |
 //! | a seat token is resolved to its seat under the table's lock | the seat cannot change hands between the check and its use |
+//! | a JoinTable retried with its `join_key` gets its seat back (table/seats.rs); the key is kept only as a hash | a crash after the server seated a client loses nothing |
 //! | GetTable shows only what is durable ([`crate::table::TableHandle::settled`]) | nobody sees a change a crash could take back |
 //! | records: only deals whose end is published | the cards of a deal are public only once its end is durable |
 //! | a tournament table's spectators and records wait for its list's other rotations (`competition::embargo`) | duplicate deals the same cards at every rotation |
@@ -27,7 +28,7 @@ use super::limits::{Resource, client_of};
 use super::project;
 use super::refusal::Refusal;
 use super::service::{SkatServer, record_table};
-use crate::secret::{SeatToken, random_u64, same_token};
+use crate::secret::{SeatToken, TokenHash, random_u64, same_token};
 use crate::store::{Cursor, ListFilter};
 use crate::table::records::RecordContext;
 use crate::table::settings::{self, deals_or_standard};
@@ -163,6 +164,24 @@ pub(crate) async fn create(
     })
 }
 
+/// A JoinTable's `join_key` as the table keeps it (its hash), or none when empty: 16 to
+/// 128 printable ASCII characters, so that a key is hard to guess and fits a log line's
+/// rules (it is never logged).
+fn join_key(key: &str) -> Result<Option<TokenHash>, Status> {
+    if key.is_empty() {
+        return Ok(None);
+    }
+    if !(16..=128).contains(&key.len()) || !key.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(Refusal::new(
+            Code::InvalidArgument,
+            R::InvalidJoinKey,
+            "a join key has 16 to 128 printable ASCII characters (a random UUID will do)",
+        )
+        .into());
+    }
+    Ok(Some(TokenHash::of(key)))
+}
+
 /// A name under the name policy (`skat_league::names`), or empty (a table without a
 /// name; a player named after its seat).
 fn optional_name(kind: NameKind, name: &str) -> Result<String, Status> {
@@ -231,16 +250,22 @@ pub(crate) async fn join(
         })?),
         None => None,
     };
+    let key = join_key(&req.join_key)?;
     let token = SeatToken::generate()?;
-    let (seat, view) = handle
+    let (joined, view) = handle
         .mutate(&s.journal, &s.metrics, |t| -> Result<_, TableError> {
             let now = Instant::now();
-            let seat = t.join(&name, seat, &req.join_code, token.hash(), now)?;
-            Ok((seat, project::table_view(t, Some(seat), now)))
+            let joined = t.join_keyed(&name, seat, &req.join_code, token.hash(), key, now)?;
+            Ok((joined, project::table_view(t, Some(joined.seat), now)))
         })
         .await??;
-    tracing::info!(seat = %seat, "seat taken");
-    Ok(pb::JoinTableResponse { seat: u32::from(seat), token: token.reveal().to_string(), table: Some(view) })
+    tracing::info!(seat = %joined.seat, rejoined = joined.rejoined, "seat taken");
+    Ok(pb::JoinTableResponse {
+        seat: u32::from(joined.seat),
+        token: token.reveal().to_string(),
+        table: Some(view),
+        rejoined: joined.rejoined,
+    })
 }
 
 /// LeaveTable: the seat is free (during a match its deal is forfeited).

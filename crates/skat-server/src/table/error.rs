@@ -43,6 +43,9 @@ pub enum TableError {
     /// A private table, and the request's join code is missing or wrong.
     #[error("this table is private: JoinTable needs the join code its creator was given")]
     JoinCode,
+    /// A join key some seat was taken with, from a player of another name.
+    #[error("this join key took seat {0} under another name: a key belongs to one player")]
+    JoinKeyTaken(Seat),
     /// The rules (or the match) refuse the action.
     #[error(transparent)]
     Rule(#[from] MatchError),

@@ -60,6 +60,10 @@ pub enum Input {
         name: String,
         /// The hash of the seat token.
         token: TokenHash,
+        /// The hash of the client's join key, when it gave one (a retried JoinTable
+        /// with it gets this seat back).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        key: Option<TokenHash>,
     },
     /// A player left.
     Left {

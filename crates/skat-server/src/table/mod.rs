@@ -85,6 +85,10 @@ pub(crate) struct LogEntry {
     pub(crate) turn: Option<(Seat, LegalActions, bool)>,
     /// What the other seats may do out of turn after this event (resign, claim), by seat.
     pub(crate) out_of_turn: [OutOfTurn; 4],
+    /// The turn's deadline after this event (Unix ms; 0: none) and what is left of the
+    /// seat to move's deal clock then (ms; 0: no deal clock): a stream reader sees its
+    /// time on the event that hands it the turn.
+    pub(crate) deadline: (u64, u64),
 }
 
 /// What a seat may do when it is not its turn: during play, resign; the declarer, claim.
@@ -98,6 +102,8 @@ pub(crate) struct OutOfTurn {
 pub(crate) struct Slot {
     pub(crate) name: String,
     pub(crate) token: Option<TokenHash>,
+    /// The hash of the join key the seat was taken with, if any.
+    pub(crate) key: Option<TokenHash>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -236,8 +242,8 @@ impl Table {
             let when = at(entry.at_ms);
             let ok = match entry.input {
                 Input::Created { .. } => false,
-                Input::Joined { seat, name, token } => {
-                    table.seat_player(&name, Some(seat), token, when).is_ok()
+                Input::Joined { seat, name, token, key } => {
+                    table.seat_player(&name, Some(seat), token, key, when).is_ok()
                 }
                 Input::Left { seat } => table.leave(seat, when).is_ok(),
                 Input::Acted { seat, action, comment } => {
@@ -370,6 +376,7 @@ impl Table {
             event,
             turn: None,
             out_of_turn: [OutOfTurn::default(); 4],
+            deadline: (0, 0),
         });
         self.seq()
     }

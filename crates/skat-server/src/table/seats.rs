@@ -5,6 +5,8 @@
 //! | a private table's join code is checked before anything else | a stranger learns nothing about a private table |
 //! | every join counts against `max_joins` for the table's life | each join and leave is an event in the log: join/leave loops cannot grow it without bound |
 //! | names keep printable characters only (no `[` `]`), at most 64 | names end up in records and logs |
+//! | a join key that took a seat gets that seat back (a new token) for the same name, and is refused for another | a client that crashed after JoinTable keeps its seat; a key is one player's |
+//! | a seat that is left forgets its key | the next player of that seat is somebody else |
 //! | when the last seat fills, the first deal is dealt | play starts by itself |
 //! | leaving during a match forfeits the seat's deal (ISS `LE`) and leaves the seat open | the list goes on; whoever takes the seat plays on |
 //! | only the start counts as activity | joining and leaving a waiting table in a loop must not keep it alive |
@@ -16,6 +18,22 @@ use skat_engine::{Action, ForfeitReason};
 
 use super::{Input, Slot, Table, TableError, TableEvent};
 use crate::secret::TokenHash;
+
+/// What a JoinTable got: its seat, and whether it was handed back to a retry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Joined {
+    /// The seat.
+    pub seat: Seat,
+    /// An earlier JoinTable with the same key took it.
+    pub rejoined: bool,
+}
+
+/// A name as a table keeps it: printable characters only, at most 64 (names end up in
+/// records and logs); `seat N` when nothing is left.
+fn clean_name(name: &str, seat: Seat) -> String {
+    let clean: String = name.chars().filter(|c| !c.is_control() && *c != '[' && *c != ']').take(64).collect();
+    if clean.trim().is_empty() { format!("seat {seat}") } else { clean.trim().to_string() }
+}
 
 impl Table {
     pub(super) fn check_not_finished(&self) -> Result<(), TableError> {
@@ -37,12 +55,39 @@ impl Table {
         token: TokenHash,
         now: Instant,
     ) -> Result<Seat, TableError> {
+        self.join_keyed(name, seat, join_code, token, None, now).map(|j| j.seat)
+    }
+
+    /// [`Table::join`] with the client's join `key`: a key that took a seat before under
+    /// the same name gets that seat back with the new token (`rejoined`), so a client
+    /// that crashed after the server seated it gets its seat, not a second one.
+    pub fn join_keyed(
+        &mut self,
+        name: &str,
+        seat: Option<Seat>,
+        join_code: &str,
+        token: TokenHash,
+        key: Option<TokenHash>,
+        now: Instant,
+    ) -> Result<Joined, TableError> {
         if let Some(code) = &self.config.join_code
             && !code.matches(join_code)
         {
             return Err(TableError::JoinCode);
         }
-        self.seat_player(name, seat, token, now)
+        if let Some(key) = key
+            && let Some(i) = self.slots.iter().position(|s| s.token.is_some() && s.key == Some(key))
+        {
+            let held = Seat::new(i as u8);
+            if self.slots[i].name != clean_name(name, held) {
+                return Err(TableError::JoinKeyTaken(held));
+            }
+            self.check_not_finished()?;
+            self.rekey(held, token, now)?;
+            return Ok(Joined { seat: held, rejoined: true });
+        }
+        let seat = self.seat_player(name, seat, token, key, now)?;
+        Ok(Joined { seat, rejoined: false })
     }
 
     /// Seats a player whose right to join has been checked (or is being replayed).
@@ -51,6 +96,7 @@ impl Table {
         name: &str,
         seat: Option<Seat>,
         token: TokenHash,
+        key: Option<TokenHash>,
         now: Instant,
     ) -> Result<Seat, TableError> {
         self.check_not_finished()?;
@@ -66,12 +112,9 @@ impl Table {
             }
         };
         self.joins += 1;
-        // Names end up in records and logs: printable characters only, at most 64.
-        let clean: String =
-            name.chars().filter(|c| !c.is_control() && *c != '[' && *c != ']').take(64).collect();
-        let name = if clean.trim().is_empty() { format!("seat {seat}") } else { clean.trim().to_string() };
-        self.slots[usize::from(seat)] = Slot { name: name.clone(), token: Some(token) };
-        self.record(Input::Joined { seat, name: name.clone(), token }, now);
+        let name = clean_name(name, seat);
+        self.slots[usize::from(seat)] = Slot { name: name.clone(), token: Some(token), key };
+        self.record(Input::Joined { seat, name: name.clone(), token, key }, now);
         self.push(TableEvent::SeatJoined { seat, name }, now);
         if !self.started && self.slots.iter().all(|s| s.token.is_some()) {
             self.started = true;
@@ -101,6 +144,7 @@ impl Table {
         self.check_not_finished()?;
         let slot = self.slots.get_mut(usize::from(seat)).ok_or(TableError::NoSuchSeat(seat))?;
         slot.token = None;
+        slot.key = None;
         if !self.started {
             slot.name.clear();
         }

@@ -7,7 +7,7 @@
 //! | the deadline is the smaller of the action limit and what is left of the seat's deal clock | both time controls hold |
 //! | an open seat forfeits at once when no clock runs | a list with an empty seat still ends |
 //! | clocks refill when a new deal starts | the deal clock is per deal |
-//! | after every change the last event notes who must act and what others may do out of turn | a stream reader can act on the event alone |
+//! | after every change the last event notes who must act, what others may do out of turn, the turn's deadline and the deal clock left | a stream reader can act on the event alone, and knows its time |
 
 use std::time::{Duration, Instant};
 
@@ -114,6 +114,7 @@ impl Table {
         if let Some(t) = self.turn {
             if Some(t.seat) == to_move && t.deal == deal && actor != Some(t.seat) {
                 // Someone else resigned or joined: the turn runs on.
+                self.mark_deadline(now);
                 return;
             }
             if t.deal == self.clock_deal && self.config.deal_ms > 0 {
@@ -147,6 +148,16 @@ impl Table {
                 deadline: limit.and_then(|l| now.checked_add(l)),
             }
         });
+        self.mark_deadline(now);
+    }
+
+    /// Notes on the last event the turn's deadline and the deal clock left to its seat.
+    fn mark_deadline(&mut self, now: Instant) {
+        let deadline = self.deadline_unix_ms(now);
+        let clock = self.turn.map_or(0, |t| self.clock_left(usize::from(t.seat), now).as_millis() as u64);
+        if let Some(last) = self.log.last_mut() {
+            last.deadline = (deadline, clock);
+        }
     }
 
     /// The turn that will time out next: its id and deadline.

@@ -7,8 +7,9 @@ repeated."""
 
 import logging
 import time
+import uuid
 from dataclasses import dataclass
-from typing import List, Union
+from typing import List, Optional, Union
 
 import grpc
 
@@ -151,16 +152,34 @@ class Seat:
 
     @classmethod
     def join(
-        cls, server: Union[str, ServerAddress], table_id: str, name: str = "python-bot", seat=None, join_code: str = ""
+        cls,
+        server: Union[str, ServerAddress],
+        table_id: str,
+        name: str = "python-bot",
+        seat=None,
+        join_code: str = "",
+        join_key: Optional[str] = None,
     ) -> "Seat":
-        """Takes a seat (the first open one unless ``seat`` is given)."""
+        """Takes a seat (the first open one unless ``seat`` is given). ``join_key``: keep
+        one (16 to 128 printable characters) to get the same seat back after a crash
+        (JoinTable with it again returns the seat, with a new token); by default a random
+        one, with which a JoinTable whose answer was lost is retried."""
         home = server_address(server)
         # The answer is the seat token: it must not come back in plain text either.
         home.check_secret("join code" if join_code else "seat token")
-        req = pb.JoinTableRequest(table_id=table_id, name=name, join_code=join_code)
+        req = pb.JoinTableRequest(table_id=table_id, name=name, join_code=join_code, join_key=join_key or uuid.uuid4().hex)
         if seat is not None:
             req.seat = seat
-        address, r = _follow(home, lambda stub: stub.JoinTable(req))
+        for attempt in range(3):
+            try:
+                address, r = _follow(home, lambda stub: stub.JoinTable(req))
+                break
+            except grpc.RpcError as e:
+                # The answer may be lost after the server seated us: the same key again
+                # gets that seat, never a second one.
+                if e.code() != grpc.StatusCode.UNAVAILABLE or attempt == 2:
+                    raise
+                time.sleep(0.2 * (attempt + 1))
         return cls(address, table_id, r.token, r.seat, home=home)
 
     @classmethod

@@ -2,6 +2,7 @@
 // `playWithToken`, and the SDK does the rest: the stream, the seat's `Knowledge`,
 // `expectedSeq`, reconnecting and resuming with `afterSeq`.
 
+import { randomUUID } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { BidCall, type Standing, type TableView } from "./gen/skat/v1/skat_pb";
 import { type Connection, type Server, ServerAddress, bearer, connect, serverAddress } from "./client";
@@ -308,12 +309,27 @@ export class Seat {
 
   /** Takes a seat (the first open one unless `seat` is given), following a redirect to
    * the replica that owns the table. */
-  static async join(server: Server, tableId: string, name = "ts-bot", seat?: number, joinCode = ""): Promise<Seat> {
+  /** Takes a seat (the first open one unless `seat` is given). `joinKey`: keep one (16 to
+   * 128 printable characters) to get the same seat back after a crash (JoinTable with it
+   * again returns the seat, with a new token); by default a random one, with which a
+   * JoinTable whose answer was lost is retried. */
+  static async join(server: Server, tableId: string, name = "ts-bot", seat?: number, joinCode = "", joinKey?: string): Promise<Seat> {
     const home = serverAddress(server);
     // The answer is the seat token: it must not come back in plain text either.
     home.checkSecret(joinCode ? "join code" : "seat token");
-    const [address, r] = await follow(home, (c) => c.joinTable({ tableId, name, seat, joinCode }));
-    return new Seat(address, tableId, r.token, r.seat, home);
+    const key = joinKey ?? randomUUID();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const [address, r] = await follow(home, (c) => c.joinTable({ tableId, name, seat, joinCode, joinKey: key }));
+        return new Seat(address, tableId, r.token, r.seat, home);
+      } catch (e) {
+        // The answer may be lost after the server seated us: the same key again gets that
+        // seat, never a second one.
+        const lost = e instanceof ConnectError && (e.code === Code.Unavailable || brokenConnection(e));
+        if (!lost || attempt === 2) throw e;
+        await new Promise((r) => setTimeout(r, 200 * (attempt + 1)));
+      }
+    }
   }
 
   /** A seat from a token handed out elsewhere (`skat arena`, `skat table create --take-seats`). */

@@ -483,3 +483,91 @@ fn the_version_names_the_allocator_in_use() {
     assert!(stdout.contains(named), "{stdout}");
     assert_eq!(stderr.contains("mimalloc: process init"), mimalloc, "{stderr}");
 }
+
+/// A seat survives its client's crash (issue 51): `skat bot --join-key K` killed with
+/// SIGKILL in the middle of a list and started again with the same key and name gets
+/// its seat back (no second seat), plays on and finishes the list.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_killed_mid_list_gets_its_seat_back_with_its_join_key() {
+    use std::process::Stdio;
+    let port = common::free_port();
+    let _server = common::Kill(
+        skat()
+            .args([
+                "serve",
+                "--addr",
+                &format!("127.0.0.1:{port}"),
+                "--metrics-addr",
+                "off",
+                "--web-addr",
+                "off",
+            ])
+            .args(["--database", "memory", "--action-timeout", "20s"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let mut c = common::client(port).await;
+    let table = c
+        .create_table(skat_proto::pb::CreateTableRequest { deals: 4, seed: Some(11), ..Default::default() })
+        .await
+        .unwrap()
+        .into_inner()
+        .table_id;
+    let server = format!("127.0.0.1:{port}");
+    let bot = |key: &str| {
+        skat()
+            .args(["bot", "--strategy", "random", "--server", &server, "--table", &table, "--name", "crashy"])
+            .args(["--join-key", key])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    const KEY: &str = "0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9";
+    let mut first = common::Kill(bot(KEY));
+    let _others: Vec<common::Kill> = (0..2)
+        .map(|_| {
+            common::Kill(
+                skat()
+                    .args(["bot", "--strategy", "heuristic", "--server", &server, "--table", &table])
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .spawn()
+                    .unwrap(),
+            )
+        })
+        .collect();
+    // Killed while the list is being played.
+    let view = |c: &mut skat_proto::pb::skat_service_client::SkatServiceClient<tonic::transport::Channel>| {
+        let mut c = c.clone();
+        let table = table.clone();
+        async move {
+            c.get_table(skat_proto::pb::GetTableRequest { table_id: table })
+                .await
+                .unwrap()
+                .into_inner()
+                .table
+                .unwrap()
+        }
+    };
+    for _ in 0..200 {
+        if view(&mut c).await.seq > 12 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    first.0.kill().unwrap();
+    first.0.wait().unwrap();
+    let at_kill = view(&mut c).await;
+    assert_eq!(at_kill.status, skat_proto::pb::TableStatus::Playing as i32, "killed mid-list");
+    let again = bot(KEY).wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&again.stdout);
+    assert!(again.status.success(), "{said}");
+    assert!(said.contains("finished"), "{said}");
+    let v = view(&mut c).await;
+    assert_eq!(v.status, skat_proto::pb::TableStatus::Finished as i32, "the list was played to its end");
+    let named: Vec<&str> = v.seat_info.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(named.iter().filter(|n| **n == "crashy").count(), 1, "one seat, not two: {named:?}");
+}

@@ -123,6 +123,14 @@ impl SdkError {
     }
 }
 
+/// A fresh join key: 16 random bytes in hex.
+fn random_key() -> Result<String, SdkError> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| SdkError::Protocol(format!("no randomness for a join key: {e}")))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
 /// A seat number the server sent must be a seat (0 to 3), so that [`SeatClient::seat`]
 /// can never stand for another one.
 fn check_seat(seat: u32) -> Result<(), SdkError> {
@@ -242,6 +250,23 @@ impl SeatClient {
         join_code: &str,
         operator_token: Option<&str>,
     ) -> Result<(SeatClient, pb::TableView), SdkError> {
+        let key = random_key()?;
+        SeatClient::join_keyed(server, table_id, name, seat, join_code, operator_token, &key).await
+    }
+
+    /// [`SeatClient::join_as`] with a join key the caller keeps (16 to 128 printable
+    /// characters): JoinTable with the same key and name gets the same seat back, with a
+    /// new token, after a crash. A JoinTable whose answer is lost (the connection broke,
+    /// UNAVAILABLE) is retried with the key, so it never takes a second seat.
+    pub async fn join_keyed(
+        server: impl Into<ServerAddress>,
+        table_id: &str,
+        name: &str,
+        seat: Option<u32>,
+        join_code: &str,
+        operator_token: Option<&str>,
+        join_key: &str,
+    ) -> Result<(SeatClient, pb::TableView), SdkError> {
         let server = server.into();
         // The answer carries the seat's token, and every later call sends it.
         server.check_secret("seat token")?;
@@ -250,17 +275,29 @@ impl SeatClient {
             name: name.into(),
             seat,
             join_code: join_code.into(),
-            join_key: String::new(),
+            join_key: join_key.into(),
         };
         let home = server.clone();
-        let (server, r) = follow_redirects(server, |mut c| {
-            let req = match operator_token {
-                Some(t) => with_token(req.clone(), t),
-                None => tonic::Request::new(req.clone()),
-            };
-            async move { c.join_table(req).await.map(|r| r.into_inner()) }
-        })
-        .await?;
+        let mut attempt = 0;
+        let (server, r) = loop {
+            let answer = follow_redirects(server.clone(), |mut c| {
+                let req = match operator_token {
+                    Some(t) => with_token(req.clone(), t),
+                    None => tonic::Request::new(req.clone()),
+                };
+                async move { c.join_table(req).await.map(|r| r.into_inner()) }
+            })
+            .await;
+            match answer {
+                Err(SdkError::Status(s))
+                    if attempt < 2 && (s.code() == tonic::Code::Unavailable || broken_connection(&s)) =>
+                {
+                    attempt += 1;
+                    tokio::time::sleep(std::time::Duration::from_millis(200 * attempt)).await;
+                }
+                other => break other?,
+            }
+        };
         let view = r.table.ok_or_else(|| SdkError::Protocol("JoinTable answered without a table".into()))?;
         let client = server.connect().await?;
         check_seat(r.seat)?;

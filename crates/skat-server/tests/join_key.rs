@@ -17,7 +17,12 @@ fn reason(s: &tonic::Status) -> Option<R> {
     skat_proto::convert::status_reason(s)
 }
 
-async fn join_keyed(c: &mut Client, table: &str, name: &str, key: &str) -> Result<pb::JoinTableResponse, tonic::Status> {
+async fn join_keyed(
+    c: &mut Client,
+    table: &str,
+    name: &str,
+    key: &str,
+) -> Result<pb::JoinTableResponse, tonic::Status> {
     c.join_table(pb::JoinTableRequest {
         table_id: table.into(),
         name: name.into(),
@@ -44,7 +49,8 @@ async fn a_retried_join_gets_its_seat_back_even_after_a_restart() {
     assert_eq!((again.seat, again.rejoined), (1, true));
     assert_ne!(again.token, took.token);
     assert_eq!(view(&mut c, &table, Some(&again.token)).await.your_seat, Some(1));
-    let old = c.get_table(authed(pb::GetTableRequest { table_id: table.clone() }, &took.token)).await.unwrap_err();
+    let old =
+        c.get_table(authed(pb::GetTableRequest { table_id: table.clone() }, &took.token)).await.unwrap_err();
     assert_eq!(reason(&old), Some(R::NotSeated), "the old token stopped working: {old:?}");
     // Nothing more was seated: seat 2 is still open.
     let v = view(&mut c, &table, None).await;
@@ -55,7 +61,11 @@ async fn a_retried_join_gets_its_seat_back_even_after_a_restart() {
     // A key that is not one.
     for bad in ["short", "with a space in it, long enough", &"x".repeat(129)] {
         let refused = join_keyed(&mut c, &table, "crashy", bad).await.unwrap_err();
-        assert_eq!((refused.code(), reason(&refused)), (Code::InvalidArgument, Some(R::InvalidJoinKey)), "{bad}");
+        assert_eq!(
+            (refused.code(), reason(&refused)),
+            (Code::InvalidArgument, Some(R::InvalidJoinKey)),
+            "{bad}"
+        );
     }
     join(&mut c, &table, "third").await;
 

@@ -58,6 +58,11 @@ pub struct Args {
     /// The join code of a private table.
     #[arg(long, default_value = "")]
     join_code: String,
+    /// A join key to keep (16 to 128 printable characters, e.g. a UUID): run the bot
+    /// again with the same key and name after a crash and it gets its seat back instead
+    /// of a new one. Default: a random key (a lost JoinTable answer is still retried).
+    #[arg(long, env = "SKAT_JOIN_KEY", hide_env_values = true)]
+    join_key: Option<String>,
     /// When the server refuses the bot's action as illegal (or the SDK finds it so):
     /// `fallback` plays the first legal action, `resign` gives the deal up, `stop` leaves
     /// the seat. Each case is logged first (`illegal action refused`).
@@ -107,15 +112,31 @@ pub fn run(args: Args) -> CmdResult {
             },
             None => {
                 let name = args.name.clone().unwrap_or_else(|| args.strategy.clone());
-                let (seat, _) = SeatClient::join_as(
-                    &address,
-                    &table,
-                    &name,
-                    args.seat,
-                    &args.join_code,
-                    args.create_token.as_deref(),
-                )
-                .await?;
+                let (seat, _) = match &args.join_key {
+                    Some(key) => {
+                        SeatClient::join_keyed(
+                            &address,
+                            &table,
+                            &name,
+                            args.seat,
+                            &args.join_code,
+                            args.create_token.as_deref(),
+                            key,
+                        )
+                        .await?
+                    }
+                    None => {
+                        SeatClient::join_as(
+                            &address,
+                            &table,
+                            &name,
+                            args.seat,
+                            &args.join_code,
+                            args.create_token.as_deref(),
+                        )
+                        .await?
+                    }
+                };
                 play(seat, &mut bot, options).await
             }
         }

@@ -149,7 +149,8 @@ fn a_replayed_journal_rebuilds_the_table_event_for_event() {
         // A journal cut short, or with an entry that does not apply, replays its prefix.
         let mut bad = journal.clone();
         let cut = journal.len() / 2;
-        bad[cut].input = Input::Joined { seat: Seat::new(0), name: "x".into(), token: TokenHash::of("x"), key: None };
+        bad[cut].input =
+            Input::Joined { seat: Seat::new(0), name: "x".into(), token: TokenHash::of("x"), key: None };
         let (p, applied) = Table::replay(t.id.clone(), bad, t0).unwrap();
         assert_eq!(applied, cut);
         assert!(p.seq() < t.seq());

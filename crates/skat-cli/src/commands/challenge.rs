@@ -152,40 +152,6 @@ fn line(c: &pb::ChallengeInfo) -> String {
     text
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_challenge_reads_as_words() {
-        let mut c = pb::ChallengeInfo {
-            challenge_id: "c1".into(),
-            challenger: "ann".into(),
-            opponents: vec!["house-pimc".into(), "house-random".into()],
-            deals: 4,
-            lists: 1,
-            state: pb::ChallengeState::Pending as i32,
-            expires_ms: 1_796_378_519_631,
-            ..Default::default()
-        };
-        assert_eq!(
-            line(&c),
-            "challenge c1: ann challenges house-pimc and house-random to 4 deals, one list, not rated \
-             · waiting for house-pimc and house-random (until 2026-12-04 10:01:59Z)"
-        );
-        c.accepted = vec!["house-pimc".into()];
-        assert!(line(&c).ends_with("· accepted by house-pimc; waiting for house-random"), "{}", line(&c));
-        c.accepted.push("house-random".into());
-        c.state = pb::ChallengeState::Accepted as i32;
-        c.tournament_id = "t9".into();
-        assert!(
-            line(&c).ends_with("· accepted by house-pimc and house-random: the meeting is tournament t9")
-        );
-        assert!(!line(&c).contains('['));
-        assert_eq!(meeting(36, 3), "36 deals each, 3 lists in every seat rotation");
-    }
-}
-
 async fn make(a: MakeArgs) -> CmdResult {
     let mut client = a.token.server.connect(Some("bot token")).await?;
     let time_control = super::conn::time_control(a.action_timeout, a.deal_clock);
@@ -247,4 +213,38 @@ async fn answer(a: AnswerArgs, accept: bool) -> CmdResult {
         .await?;
     outln!("{}", line(&c));
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_challenge_reads_as_words() {
+        let mut c = pb::ChallengeInfo {
+            challenge_id: "c1".into(),
+            challenger: "ann".into(),
+            opponents: vec!["house-pimc".into(), "house-random".into()],
+            deals: 4,
+            lists: 1,
+            state: pb::ChallengeState::Pending as i32,
+            expires_ms: 1_796_378_519_631,
+            ..Default::default()
+        };
+        assert_eq!(
+            line(&c),
+            "challenge c1: ann challenges house-pimc and house-random to 4 deals, one list, not rated \
+             · waiting for house-pimc and house-random (until 2026-12-04 10:01:59Z)"
+        );
+        c.accepted = vec!["house-pimc".into()];
+        assert!(line(&c).ends_with("· accepted by house-pimc; waiting for house-random"), "{}", line(&c));
+        c.accepted.push("house-random".into());
+        c.state = pb::ChallengeState::Accepted as i32;
+        c.tournament_id = "t9".into();
+        assert!(
+            line(&c).ends_with("· accepted by house-pimc and house-random: the meeting is tournament t9")
+        );
+        assert!(!line(&c).contains('['));
+        assert_eq!(meeting(36, 3), "36 deals each, 3 lists in every seat rotation");
+    }
 }

@@ -111,7 +111,13 @@ pub(crate) struct Turn {
     pub(crate) id: u64,
     pub(crate) seat: Seat,
     pub(crate) deal: u32,
-    pub(crate) started: Instant,
+    /// When it started on the table's wall clock, in whole Unix milliseconds: clocks are
+    /// charged from these, so a replay (whose times are the journal's milliseconds)
+    /// charges exactly what the live table charged.
+    pub(crate) started_ms: u64,
+    /// The time it was given (the action limit or the deal clock left, the smaller), in
+    /// whole milliseconds; none: no clock.
+    pub(crate) limit_ms: Option<u64>,
     pub(crate) deadline: Option<Instant>,
 }
 
@@ -277,7 +283,10 @@ impl Table {
             self.finished_at = Some(now.checked_sub(age).unwrap_or(now));
         }
         self.turn = None;
-        self.settle(now, None);
+        // The seat to move gets its turn afresh, but the events keep the deadlines they
+        // were recorded with: a table's events are the same bytes before and after a
+        // restart (GetTable has the turn's new deadline).
+        self.settle_turn(now, None);
     }
 
     /// When the table was created (Unix milliseconds).

@@ -106,20 +106,27 @@ impl Table {
         Ok(self.seq())
     }
 
-    /// Brings the turn and clocks up to date after a change by `actor`.
+    /// Brings the turn and clocks up to date after a change by `actor`, and notes on the
+    /// last event who must act, by when.
     pub(super) fn settle(&mut self, now: Instant, actor: Option<Seat>) {
+        self.settle_turn(now, actor);
+        self.mark_deadline();
+    }
+
+    /// [`Table::settle`] without noting the deadline on the last event.
+    pub(super) fn settle_turn(&mut self, now: Instant, actor: Option<Seat>) {
         self.mark_turn();
         let to_move = if self.started { self.game.seat_to_move() } else { None };
         let deal = self.game.deal_number();
+        let now_ms = unix_ms(self.wall(now));
         if let Some(t) = self.turn {
             if Some(t.seat) == to_move && t.deal == deal && actor != Some(t.seat) {
                 // Someone else resigned or joined: the turn runs on.
-                self.mark_deadline(now);
                 return;
             }
             if t.deal == self.clock_deal && self.config.deal_ms > 0 {
                 let clock = &mut self.clocks[usize::from(t.seat)];
-                *clock = clock.saturating_sub(now.duration_since(t.started));
+                *clock = clock.saturating_sub(Duration::from_millis(now_ms.saturating_sub(t.started_ms)));
             }
         }
         if deal != self.clock_deal {
@@ -144,19 +151,23 @@ impl Table {
                 id: self.turn_ids,
                 seat,
                 deal,
-                started: now,
+                started_ms: now_ms,
+                limit_ms: limit.map(|l| l.as_millis() as u64),
                 deadline: limit.and_then(|l| now.checked_add(l)),
             }
         });
-        self.mark_deadline(now);
     }
 
-    /// Notes on the last event the turn's deadline and the deal clock left to its seat.
-    fn mark_deadline(&mut self, now: Instant) {
-        let deadline = self.deadline_unix_ms(now);
-        let clock = self.turn.map_or(0, |t| self.clock_left(usize::from(t.seat), now).as_millis() as u64);
+    /// Notes on the last event the turn's deadline and the deal clock its seat had when
+    /// the turn began: both follow from journaled times, so a replay writes the same.
+    fn mark_deadline(&mut self) {
+        let noted = self.turn.map_or((0, 0), |t| {
+            let clock =
+                if self.config.deal_ms > 0 { self.clocks[usize::from(t.seat)].as_millis() as u64 } else { 0 };
+            (t.limit_ms.map_or(0, |l| t.started_ms + l), clock)
+        });
         if let Some(last) = self.log.last_mut() {
-            last.deadline = (deadline, clock);
+            last.deadline = noted;
         }
     }
 
@@ -191,7 +202,8 @@ impl Table {
         }
         let mut left = self.clocks.get(seat).copied().unwrap_or_default();
         if let Some(t) = self.turn.filter(|t| usize::from(t.seat) == seat && t.deal == self.clock_deal) {
-            left = left.saturating_sub(now.duration_since(t.started));
+            let spent = unix_ms(self.wall(now)).saturating_sub(t.started_ms);
+            left = left.saturating_sub(Duration::from_millis(spent));
         }
         left
     }

@@ -173,7 +173,7 @@ async fn create(a: CreateArgs) -> CmdResult {
             }
         }
         outln!(
-            "\nPlay a seat with its token (a person: its link, or the page's Play view with the table id and token):"
+            "\nPlay a seat with its token: a bot with one of these, a person with the seat's link or on the page's Play view:"
         );
         outln!("  skat bot --server {server} --table {id} --token TOKEN");
         outln!("  python -m skat_bot --server {server} --table {id} --token TOKEN");

@@ -137,7 +137,9 @@ impl Competitions {
                     return Err(refuse("it is over"));
                 }
                 let open = plan.iter().filter(|p| !p.status.is_done()).count();
-                let started = plan.iter().any(|p| p.status != TableStatus::Pending);
+                // Started: its start time has come (its tables are due), or a table was seated.
+                let started = t.spec.start_ms <= unix_ms(SystemTime::now())
+                    || plan.iter().any(|p| p.status != TableStatus::Pending);
                 details.push(match (started, open) {
                     (false, _) => "cancelled before it started".to_string(),
                     (true, 0) => "cancelled".to_string(),

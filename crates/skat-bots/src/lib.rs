@@ -10,7 +10,6 @@
 //!
 //! [`Strategy`] picks one by name (`skat bot --strategy NAME`, `skat arena --bots ...`).
 
-#![warn(missing_docs)]
 
 pub mod analysis;
 pub mod evidence;

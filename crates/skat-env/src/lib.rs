@@ -13,7 +13,6 @@
 //! | (observation, action, outcome) examples from ISS records | [`examples`] |
 
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 pub mod actions;
 pub mod batch;

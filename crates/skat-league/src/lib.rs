@@ -14,7 +14,6 @@
 //! | per-entrant totals, mean and Student-t interval, meetings | [`standings`] |
 //! | Weng-Lin rating updates from a list's placements | [`rating`] |
 
-#![warn(missing_docs)]
 
 pub mod deals;
 pub mod model;

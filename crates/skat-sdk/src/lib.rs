@@ -47,7 +47,6 @@
 //! }
 //! ```
 
-#![warn(missing_docs)]
 
 pub mod address;
 pub mod bot;

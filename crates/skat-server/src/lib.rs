@@ -21,7 +21,6 @@
 //! Competitions without I/O (plans, standings, ratings) are the `skat-league` crate's;
 //! the rules are the engine's. See `docs/architecture.md`.
 
-#![warn(missing_docs)]
 
 pub(crate) mod analysis;
 pub(crate) mod competition;

@@ -128,6 +128,21 @@ async fn every_refusal_carries_its_reason() {
     let info = refused.get_error_details().error_info().cloned().unwrap();
     assert_eq!(info.metadata.get("rule").map(String::as_str), Some("bidi"), "{info:?}");
     assert_eq!(info.metadata.get("field").map(String::as_str), Some("player"), "{info:?}");
+    // Join keys: one that is not one, and one that took a seat under another name.
+    let keyed = client.create_table(pb::CreateTableRequest::default()).await.unwrap().into_inner().table_id;
+    let keyed_join = |name: &str, key: &str| pb::JoinTableRequest {
+        table_id: keyed.clone(),
+        name: name.into(),
+        join_key: key.into(),
+        ..Default::default()
+    };
+    cases.check(client.join_table(keyed_join("a", "short")).await, Code::InvalidArgument, R::InvalidJoinKey);
+    client.join_table(keyed_join("a", "a-key-of-sixteen-or-more")).await.unwrap();
+    cases.check(
+        client.join_table(keyed_join("b", "a-key-of-sixteen-or-more")).await,
+        Code::PermissionDenied,
+        R::JoinKeyTaken,
+    );
 
     // Settings, tables, tokens.
     cases.check(

@@ -6,7 +6,6 @@
 //! directly (`InProcess`), an embedded server on loopback, or a remote server. The
 //! standings come from the deal records, which are also written as ISS files.
 
-
 pub mod run;
 pub mod sprt;
 pub mod standings;

@@ -8,10 +8,10 @@
 
 use std::time::{Duration, Instant};
 
+use skat_bot_api::decide;
 use skat_bots::{HeuristicBot, PimcBot, PimcConfig};
 use skat_engine::seat_view::DealFrame;
 use skat_engine::{Deal, Dealt, Position, Seat, SeatView};
-use skat_sdk::bot::decide;
 
 fn main() {
     for name in ["pimc", "pimc-plain", "pimc-fast", "pimc-bold"] {

@@ -17,11 +17,11 @@
 use std::fmt::Write as _;
 use std::task::{Context, Poll, Waker};
 
+use skat_bot_api::{Bot, Knowledge, decide};
 use skat_bots::HeuristicBot;
 use skat_bots::hand_model::{FEATURES, Weights, family, features};
 use skat_bots::heuristic::discard_for;
 use skat_engine::{Action, Bid, Card, Contract, GameType, Match, MatchConfig, Outcome, Position, Seat};
-use skat_sdk::{Bot, Knowledge, decide};
 
 /// A seat that declares `game` from `declarer` and otherwise plays like the heuristic.
 struct Forced {

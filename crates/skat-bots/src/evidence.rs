@@ -19,9 +19,9 @@
 //! Each factor is at least [`FLOOR`], so a world the auction makes unlikely still turns
 //! up now and then.
 
+use skat_bot_api::Knowledge;
 use skat_engine::auction::Call;
 use skat_engine::{Bid, CardSet, Contract, GameType, Position};
-use skat_sdk::Knowledge;
 
 use crate::hand_model::{Moment, win_chance};
 use crate::heuristic::value;

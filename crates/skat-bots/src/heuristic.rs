@@ -6,8 +6,8 @@
 //! as declarer, gives points to its partner's tricks as defender, and keeps track of the
 //! cards out.
 
+use skat_bot_api::{Bot, Knowledge};
 use skat_engine::{Bid, Card, CardSet, Contract, GameType, Position, Rank, Suit};
-use skat_sdk::{Bot, Knowledge};
 
 use crate::hand_model::{Moment, win_chance};
 

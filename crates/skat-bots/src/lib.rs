@@ -1,6 +1,6 @@
 //! # skat-bots
 //!
-//! Example strategies written only against the SDK's [`Knowledge`](skat_sdk::Knowledge):
+//! Example strategies written only against the SDK's [`Knowledge`](skat_bot_api::Knowledge):
 //!
 //! - [`random`]: a uniformly random legal action at every decision;
 //! - [`heuristic`]: a club player's rules of thumb for discarding and play, bidding and
@@ -10,7 +10,6 @@
 //!
 //! [`Strategy`] picks one by name (`skat bot --strategy NAME`, `skat arena --bots ...`).
 
-
 pub mod analysis;
 pub mod evidence;
 pub mod hand_model;
@@ -19,8 +18,8 @@ pub mod judge;
 pub mod pimc;
 pub mod random;
 
+use skat_bot_api::{Bot, Knowledge};
 use skat_engine::{Bid, Card, Contract};
-use skat_sdk::{Bot, Knowledge};
 
 pub use heuristic::HeuristicBot;
 pub use pimc::{PimcBot, PimcConfig};

@@ -23,8 +23,8 @@
 
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
+use skat_bot_api::{Bot, Knowledge};
 use skat_engine::{Bid, Card, CardSet, Contract, GameType, Position, Rank};
-use skat_sdk::{Bot, Knowledge};
 use skat_solver::Solver;
 
 use crate::HeuristicBot;

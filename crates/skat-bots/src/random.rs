@@ -2,8 +2,8 @@
 
 use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
+use skat_bot_api::{Bot, Knowledge};
 use skat_engine::{Bid, Card, Contract};
-use skat_sdk::{Bot, Knowledge};
 
 /// Plays uniformly at random among the legal actions (coin flips for yes/no decisions).
 #[derive(Debug, Clone)]

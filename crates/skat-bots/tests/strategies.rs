@@ -1,10 +1,10 @@
 //! Every built-in strategy, by the name `skat bot` and `skat arena` know it, plays whole
 //! deals to their end with legal actions, and the same seed gives the same game.
 
+use skat_bot_api::decide;
 use skat_bots::Strategy;
 use skat_engine::seat_view::DealFrame;
 use skat_engine::{Deal, Dealt, Seat, SeatView};
-use skat_sdk::bot::decide;
 
 /// Plays deal `d` with `name` at forehand and two heuristic bots; every action, in order.
 fn play(name: &str, seed: u64, d: u64) -> Vec<String> {

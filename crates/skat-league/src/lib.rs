@@ -14,7 +14,6 @@
 //! | per-entrant totals, mean and Student-t interval, meetings | [`standings`] |
 //! | Weng-Lin rating updates from a list's placements | [`rating`] |
 
-
 pub mod deals;
 pub mod model;
 pub mod names;

@@ -8,7 +8,6 @@
 //! everywhere. [`codec`] is the codec every method is generated with (prost's, with
 //! buffers sized for Skat's small messages).
 
-
 pub mod codec;
 pub mod convert;
 #[doc(hidden)]

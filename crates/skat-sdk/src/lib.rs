@@ -47,7 +47,6 @@
 //! }
 //! ```
 
-
 pub mod address;
 pub mod bot;
 pub mod client;
@@ -59,10 +58,6 @@ pub use address::ServerAddress;
 pub use bot::{Bot, decide};
 pub use client::{SdkError, SeatClient};
 
-/// What a seat knows when it must decide: the engine's [`skat_engine::SeatView`], folded
-/// from the seat's stream of events (the same type the in-process arena folds from the
-/// engine's events, so a bot sees the same thing everywhere). Its fields are the deal
-/// view's (`hand`, `legal`, `auction`, `tricks`, `current_trick`, `contract`...), and it
-/// answers `position()`, `game()`, `is_declarer()`, `played()`, `cards_out()`,
-/// `cannot_hold()` and `same_side()`.
-pub type Knowledge = skat_engine::SeatView;
+/// What a seat knows when it must decide ([`skat_bot_api::Knowledge`], the engine's
+/// `SeatView`), folded here from the seat's stream of events.
+pub use skat_bot_api::Knowledge;

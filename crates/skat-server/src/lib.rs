@@ -21,7 +21,6 @@
 //! Competitions without I/O (plans, standings, ratings) are the `skat-league` crate's;
 //! the rules are the engine's. See `docs/architecture.md`.
 
-
 pub(crate) mod analysis;
 pub(crate) mod competition;
 mod config;

@@ -6,8 +6,10 @@ use std::path::PathBuf;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let proto_root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../proto");
-    let file = proto_root.join("skat/v1/skat.proto");
-    println!("cargo:rerun-if-changed={}", file.display());
+    let files = [proto_root.join("skat/v1/skat.proto"), proto_root.join("skat/v1/hosting.proto")];
+    for file in &files {
+        println!("cargo:rerun-if-changed={}", file.display());
+    }
     if std::env::var_os("PROTOC").is_none() {
         // SAFETY of intent: build scripts are single-threaded; prost-build reads PROTOC.
         unsafe { std::env::set_var("PROTOC", protoc_bin_vendored::protoc_bin_path()?) };
@@ -16,6 +18,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     tonic_prost_build::configure()
         .codec_path("crate::codec::SkatCodec")
         .file_descriptor_set_path(out.join("skat_v1_descriptor.bin"))
-        .compile_protos(&[file], &[proto_root])?;
+        .compile_protos(&files, &[proto_root])?;
     Ok(())
 }

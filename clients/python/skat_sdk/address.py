@@ -64,10 +64,14 @@ class ServerAddress:
         address = address.strip().rstrip("/")
         self.url = address if "://" in address else f"http://{address}"
         scheme, rest = self.url.split("://", 1)
-        if scheme not in ("http", "https"):
-            raise ValueError(f"{address}: a server address is host:port, http://host:port or https://host[:port]")
+        if scheme not in ("http", "https", "unix"):
+            raise ValueError(
+                f"{address}: a server address is host:port, http://host:port, https://host[:port] or unix:///path"
+            )
         self.tls = scheme == "https"
-        host_port = rest.split("/", 1)[0]
+        # A Unix socket (a hosted bot's sandbox: docs/hosted-bots.md): gRPC's own target.
+        self.unix = scheme == "unix"
+        host_port = self.url if self.unix else rest.split("/", 1)[0]
         # gRPC's target: host:port, with the TLS port by default.
         if self.tls and not _has_port(host_port):
             host_port = f"{host_port}:443"
@@ -100,6 +104,8 @@ class ServerAddress:
     @property
     def is_loopback(self) -> bool:
         """Whether the server is this machine (a loopback address or ``localhost``)."""
+        if self.unix:
+            return True
         host = self.host
         if host.lower() == "localhost":
             return True
@@ -124,6 +130,10 @@ class ServerAddress:
 
     def channel(self) -> grpc.Channel:
         """A gRPC channel: TLS for ``https://`` (never plain text instead)."""
+        if self.unix:
+            # gRPC's C core names a socket's path as the HTTP/2 authority, which the
+            # server's HTTP/2 stack refuses as malformed: name the host instead.
+            return grpc.insecure_channel(self.target, options=[("grpc.default_authority", "localhost")])
         if not self.tls:
             return grpc.insecure_channel(self.target)
         roots = _read(self.ca_file) if self.ca_file else None

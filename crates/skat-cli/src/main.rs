@@ -67,8 +67,9 @@ enum Command {
     Loadbench(commands::loadbench::Args),
     /// How many tables of thinking bots the server holds (ramp), and whether it stays flat for hours (soak)
     Capacity(commands::capacity::Args),
-    /// Run a built-in bot at a table on a server.
-    Bot(commands::bot::Args),
+    /// Run a built-in bot at a table on a server; or submit, list and activate hosted
+    /// versions of an account's bot and read their sandboxes' output (docs/hosted-bots.md).
+    Bot(Box<commands::bot::Args>),
     /// Run a competition between bots (duplicate lists, parallel tables, standings).
     Arena(commands::arena::Args),
     /// Create a table for bots (`skat table create`) or list the server's tables.
@@ -93,6 +94,10 @@ enum Command {
     /// Copy a running server's SQLite journal to a new file, consistently, and check it
     /// (tables, tournaments, accounts, ratings).
     Backup(commands::backup::Args),
+    /// The runner of hosted bots: follows the server's feed of their seats and plays each
+    /// in a sandbox (podman), with equal CPU and memory and no network but the server
+    /// (docs/hosted-bots.md). `skat serve --runner podman` runs it in the server's process.
+    Runner(commands::runner::Args),
     /// Make a private CA and certificates signed by it (tests, private networks, mutual
     /// TLS); run again on the same folder to rotate the certificates.
     Certs(commands::certs::Args),
@@ -109,7 +114,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => commands::serve::run(*args),
         Command::Loadbench(args) => commands::loadbench::run(args),
         Command::Capacity(args) => commands::capacity::run(args),
-        Command::Bot(args) => commands::bot::run(args),
+        Command::Bot(args) => commands::bot::run(*args),
         Command::Arena(args) => commands::arena::run_cmd(args),
         Command::Table(args) => commands::table::run(args),
         Command::Watch(args) => commands::watch::run(args),
@@ -119,6 +124,7 @@ fn main() -> ExitCode {
         Command::Challenge(args) => commands::challenge::run(args),
         Command::HouseBots(args) => commands::house::run(args),
         Command::Certs(args) => commands::certs::run(args),
+        Command::Runner(args) => commands::runner::run(args),
         Command::Backup(args) => commands::backup::run(args),
     };
     match result {

@@ -4,6 +4,7 @@
 //! |---|---|
 //! | `host:port`, `http://host:port` | plain text |
 //! | `https://host[:port]` | TLS, trusting the system's roots, or the CA in `ca_file` (`--ca-file`, `SKAT_CA_FILE`) for a private CA |
+//! | `unix:///path/to/socket` | a Unix socket on this machine (`skat serve --unix-socket`): how a hosted bot's sandbox reaches the server |
 //!
 //! A server that wants mutual TLS (`skat serve --tls-client-ca`) gets this client's
 //! certificate and key from `with_client_identity` (`--client-cert`/`--client-key`,
@@ -44,7 +45,11 @@ impl ServerAddress {
     /// (secrets may travel in plain text).
     pub fn new(address: &str) -> ServerAddress {
         let address = address.trim().trim_end_matches('/');
-        let url = if address.contains("://") { address.to_string() } else { format!("http://{address}") };
+        let url = if address.contains("://") || address.starts_with("unix:") {
+            address.to_string()
+        } else {
+            format!("http://{address}")
+        };
         let file = |name| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
         ServerAddress {
             url,
@@ -100,8 +105,16 @@ impl ServerAddress {
         authority.split(':').next().unwrap_or(authority)
     }
 
-    /// Whether the server is this machine (a loopback address or `localhost`).
+    /// The socket's path, for a `unix://` address.
+    pub fn unix_path(&self) -> Option<&str> {
+        self.url.strip_prefix("unix://").or_else(|| self.url.strip_prefix("unix:"))
+    }
+
+    /// Whether the server is this machine (a loopback address, `localhost` or a Unix socket).
     pub fn is_loopback(&self) -> bool {
+        if self.unix_path().is_some() {
+            return true;
+        }
         let host = self.host();
         host.eq_ignore_ascii_case("localhost") || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
     }
@@ -150,7 +163,23 @@ impl ServerAddress {
 
     /// A channel to the server.
     pub async fn channel(&self) -> Result<Channel, SdkError> {
-        self.endpoint()?.connect().await.map_err(|e| SdkError::Connect { url: self.url.clone(), source: e })
+        let fail = |e| SdkError::Connect { url: self.url.clone(), source: e };
+        if let Some(path) = self.unix_path() {
+            let path = PathBuf::from(path);
+            // The URI only names the `:authority`; the connector goes to the socket.
+            let endpoint =
+                Endpoint::from_static("http://localhost").connect_timeout(std::time::Duration::from_secs(5));
+            let connector = tower::service_fn(move |_: tonic::transport::Uri| {
+                let path = path.clone();
+                async move {
+                    Ok::<_, std::io::Error>(hyper_util::rt::TokioIo::new(
+                        tokio::net::UnixStream::connect(path).await?,
+                    ))
+                }
+            });
+            return endpoint.connect_with_connector(connector).await.map_err(fail);
+        }
+        self.endpoint()?.connect().await.map_err(fail)
     }
 
     /// A client of the server: TLS for `https://` (never plain text instead).

@@ -228,6 +228,44 @@ pub struct ServerConfig {
     pub analysis: AnalysisConfig,
     /// Challenges one account may make per hour.
     pub challenges_per_hour: usize,
+    /// Hosted bots: submissions, the runner's token, sandbox sizes.
+    pub hosting: HostingConfig,
+    /// Also serve gRPC on this Unix socket (for sandboxes: the only way out of theirs).
+    pub unix_socket: Option<PathBuf>,
+}
+
+/// Hosted bots (`skat serve --hosting-*`, docs/hosted-bots.md).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostingConfig {
+    /// Where submitted archives are kept (`None`: archives are refused; references to
+    /// images in a registry are still taken).
+    pub images_dir: Option<PathBuf>,
+    /// Largest archive taken, in bytes.
+    pub max_image_bytes: u64,
+    /// New versions wait for the operator's approval before they play.
+    pub approval: bool,
+    /// The runner's token (`None`: no runner may follow the feed).
+    pub runner_token: Option<String>,
+    /// A sandbox's CPU (requests = limits), in millicores, unless a tournament says.
+    pub cpu_millis: u32,
+    /// A sandbox's memory, in MiB, unless a tournament says.
+    pub memory_mib: u32,
+    /// Versions kept per account (the oldest inactive, unpinned ones go first).
+    pub versions_per_account: usize,
+}
+
+impl Default for HostingConfig {
+    fn default() -> Self {
+        HostingConfig {
+            images_dir: None,
+            max_image_bytes: 512 * 1024 * 1024,
+            approval: false,
+            runner_token: None,
+            cpu_millis: 1000,
+            memory_mib: 512,
+            versions_per_account: 20,
+        }
+    }
 }
 
 impl ServerConfig {
@@ -285,6 +323,8 @@ impl Default for ServerConfig {
             peer_address_template: None,
             analysis: AnalysisConfig::default(),
             challenges_per_hour: 20,
+            hosting: HostingConfig::default(),
+            unix_socket: None,
         }
     }
 }

@@ -12,6 +12,7 @@
 //! | room | what | depends on |
 //! |---|---|---|
 //! | `rpc/` | the gRPC service by RPC group, refusals, the protobuf projection, streams, the edge layer, per-address limits, the page | everything below |
+//! | `hosting/` | hosted bots: versions and their archives, the runner's feed (a lobby per hosted account), sandbox reports | competition, journal, store |
 //! | `competition/` | accounts, lobbies, casual matchmaking, tournament schedulers, results and ratings, read models | journal, store, table |
 //! | `journal/` | an OK only once durable (group commit), recovery, listings, expiry, replicas' leases and takeover | store, table |
 //! | `store/` | SQL only (SQLite, PostgreSQL): tables, accounts, tournaments | — |
@@ -24,6 +25,7 @@
 pub(crate) mod analysis;
 pub(crate) mod competition;
 mod config;
+pub(crate) mod hosting;
 pub(crate) mod journal;
 mod metrics;
 pub(crate) mod rpc;
@@ -38,9 +40,11 @@ use std::sync::Arc;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-pub use config::{AnalysisConfig, Anonymous, Database, ForwardedHeader, ServerConfig, TlsFiles};
+pub use config::{
+    AnalysisConfig, Anonymous, Database, ForwardedHeader, HostingConfig, ServerConfig, TlsFiles,
+};
 pub use journal::recovery::Recovered;
-pub use metrics::{Metrics, cpu_seconds};
+pub use metrics::{HostingMetrics, Metrics, cpu_seconds};
 pub use rpc::edge::METHODS;
 
 /// The health service name that answers SERVING until the process exits (liveness);
@@ -193,7 +197,14 @@ pub async fn start(
         }
     });
     let releasing = journal.clone();
+    let hosting = hosting::Hosting::new(
+        journal.clone(),
+        Arc::clone(&config),
+        Arc::clone(&competitions),
+        metrics.clone(),
+    );
     let parts = rpc::Parts {
+        hosting,
         config: Arc::clone(&config),
         metrics: metrics.clone(),
         tables,

@@ -53,6 +53,47 @@ pub struct Metrics {
     process: [Gauge; 3],
     /// This process's CPU seconds (user and system), refreshed at each scrape.
     process_cpu: Gauge<f64, std::sync::atomic::AtomicU64>,
+    /// Hosted bots.
+    pub hosting: HostingMetrics,
+}
+
+/// Hosted bots' metrics: accounts the runner's feed follows, sandboxes by how they ended.
+#[derive(Clone, Debug, Default)]
+pub struct HostingMetrics {
+    /// Hosted accounts the runner's feed follows now.
+    pub accounts: Gauge,
+    /// Sandboxes running, as the runner reported them.
+    pub sandboxes_running: Gauge,
+    /// Sandboxes ended, by outcome (`exited`, `stopped`, `out-of-memory`, `timed-out`,
+    /// `failed-to-start`).
+    pub sandboxes_ended: Family<Labels, Counter>,
+}
+
+impl HostingMetrics {
+    fn register(registry: &mut Registry) -> HostingMetrics {
+        let m = HostingMetrics::default();
+        registry.register(
+            "hosted_accounts",
+            "Hosted accounts whose seats the runner's feed passes on (0 without a runner)",
+            m.accounts.clone(),
+        );
+        registry.register(
+            "sandboxes_running",
+            "Hosted bots' sandboxes running, as the runner reported them",
+            m.sandboxes_running.clone(),
+        );
+        registry.register(
+            "sandboxes_ended",
+            "Hosted bots' sandboxes ended, by outcome (exited, stopped, out-of-memory, timed-out, failed-to-start)",
+            m.sandboxes_ended.clone(),
+        );
+        m
+    }
+
+    /// Counts a sandbox that ended.
+    pub fn ended(&self, outcome: &str) {
+        self.sandboxes_ended.get_or_create(&vec![("outcome", outcome.to_string())]).inc();
+    }
 }
 
 impl std::fmt::Debug for Metrics {
@@ -161,6 +202,7 @@ impl Metrics {
         registry.register("timeouts", "Seats that ran out of time and forfeited a deal", timeouts.clone());
         registry.register("rpc_duration_seconds", "gRPC handling time by method", rpc_seconds.clone());
         registry.register("rpcs", "gRPC requests by method and status code", rpcs.clone());
+        let hosting = HostingMetrics::register(&mut registry);
         Metrics {
             registry: Arc::new(registry),
             tables,
@@ -180,6 +222,7 @@ impl Metrics {
             database_bytes,
             process,
             process_cpu,
+            hosting,
         }
     }
 

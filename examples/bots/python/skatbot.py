@@ -5,7 +5,11 @@ snapshot and on every event that gives it a turn, drops its stream once and resu
 after_seq, reads one refusal's reason, and prints the standings.
 
     python skatbot.py SERVER TABLE NAME [JOIN_KEY]      (stubs on PYTHONPATH)
+
+Hosted (docs/hosted-bots.md): with SKAT_SEAT_TOKEN set, it plays that seat at SKAT_TABLE
+on SKAT_SERVER (unix:///run/skat/grpc.sock in a sandbox; gRPC speaks Unix sockets).
 """
+import os
 import sys
 import time
 import uuid
@@ -85,6 +89,8 @@ class Bot:
             for n, msg in enumerate(stream, start=1):
                 if msg.HasField("snapshot"):  # act on it: it may be our turn already
                     last = msg.snapshot.seq
+                    if msg.snapshot.status in (pb.TABLE_STATUS_FINISHED, pb.TABLE_STATUS_ABANDONED):
+                        return True, last  # over before we came: nothing to play
                     if msg.snapshot.HasField("deal") and is_turn(msg.snapshot.deal.legal):
                         self.act(msg.snapshot.deal.legal, last)
                     continue
@@ -107,7 +113,25 @@ class Bot:
         return False, last
 
 
+def hosted():
+    """The runner gave this sandbox a seat: play it to the end."""
+    table, token = os.environ["SKAT_TABLE"], os.environ["SKAT_SEAT_TOKEN"]
+    print(f"hosted: playing seat {os.environ.get('SKAT_SEAT', '?')} at {table}", flush=True)
+    # gRPC's C core would name the socket's path as the HTTP/2 authority, which the
+    # server refuses as malformed: name the host instead.
+    options = [("grpc.default_authority", "localhost")]
+    stub = rpc.SkatServiceStub(grpc.insecure_channel(os.environ["SKAT_SERVER"], options=options))
+    bot = Bot(stub, table, token)
+    bot.tested = True
+    ended, last = bot.watch(0, drop_after=0)
+    while not ended:
+        time.sleep(0.1)
+        ended, last = bot.watch(last, drop_after=0)
+
+
 def main():
+    if os.environ.get("SKAT_SEAT_TOKEN"):
+        return hosted()
     if len(sys.argv) < 4:
         sys.exit("usage: skatbot.py SERVER TABLE NAME [JOIN_KEY]")
     server, table, name = sys.argv[1:4]

@@ -98,6 +98,30 @@ enum AdminCommand {
         #[command(flatten)]
         conn: Conn,
     },
+    /// Approve a hosted bot's version (with `skat serve --hosting-approval`, versions wait
+    /// for it), or withdraw the approval (`--withdraw`).
+    ApproveVersion {
+        /// The account's name.
+        #[arg(long)]
+        name: String,
+        /// The version's digest (or its first 12 or more hex digits).
+        #[arg(long)]
+        digest: String,
+        /// Send it back to pending: it no longer plays.
+        #[arg(long)]
+        withdraw: bool,
+        #[command(flatten)]
+        conn: Conn,
+    },
+    /// Hosted bots' sandboxes, newest first: which bot, table, outcome, CPU, memory
+    /// (`--running`: only those running now).
+    Sandboxes {
+        /// Only sandboxes running now.
+        #[arg(long)]
+        running: bool,
+        #[command(flatten)]
+        conn: Conn,
+    },
     /// The audit log: every admin action (when, from which address, what), newest
     /// first.
     Log {
@@ -147,6 +171,10 @@ pub fn admin(args: AdminArgs) -> CmdResult {
                 )
                 .await
             }
+            AdminCommand::ApproveVersion { name, digest, withdraw, conn } => {
+                super::hosted::approve(&conn, name, digest, !withdraw).await
+            }
+            AdminCommand::Sandboxes { running, conn } => super::hosted::sandboxes(&conn, running).await,
             AdminCommand::Online { conn } => {
                 list(&conn, pb::ListBotsRequest { online_only: true, page_size: 1000, ..Default::default() })
                     .await

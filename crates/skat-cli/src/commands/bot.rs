@@ -9,7 +9,12 @@ use skat_sdk::play::{OnIllegal, PlayOptions, play};
 use super::CmdResult;
 
 #[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct Args {
+    /// Hosted versions of an account's bot (docs/hosted-bots.md); without one, run a
+    /// built-in strategy.
+    #[command(subcommand)]
+    action: Option<super::hosted::BotAction>,
     /// The strategy: `random`, `heuristic`, `pimc-fast`, `pimc`, `pimc-bold` (the ladder
     /// of levels, weakest first; docs/bots.md) or `pimc-plain`; pimc's settings after
     /// colons, e.g. `pimc:samples=48:nodes=800000:evidence=off:bold=50`.
@@ -19,7 +24,7 @@ pub struct Args {
     server: super::conn::ServerArgs,
     /// The table to join (takes the first open seat unless --seat). Without it, and with
     /// --bot-token, the bot enters its account's lobby and plays every seat it is given.
-    #[arg(long, required_unless_present = "bot_token")]
+    #[arg(long, env = "SKAT_TABLE", required_unless_present = "bot_token")]
     table: Option<String>,
     /// An account's bot token (RegisterBot, `skat admin register-bot`): lobby mode.
     #[arg(long, env = "SKAT_BOT_TOKEN", hide_env_values = true)]
@@ -42,8 +47,9 @@ pub struct Args {
     /// `bots` naming it seats it (within its quota).
     #[arg(long)]
     open_tables: bool,
-    /// A seat token handed out by `skat arena` (plays that seat instead of joining).
-    #[arg(long)]
+    /// A seat token handed out by `skat arena`, a lobby, or the runner of hosted bots
+    /// (plays that seat instead of joining).
+    #[arg(long, env = "SKAT_SEAT_TOKEN", hide_env_values = true)]
     token: Option<String>,
     /// The seat to take when joining.
     #[arg(long)]
@@ -73,7 +79,10 @@ pub struct Args {
     seed: u64,
 }
 
-pub fn run(args: Args) -> CmdResult {
+pub fn run(mut args: Args) -> CmdResult {
+    if let Some(action) = args.action.take() {
+        return super::hosted::run(action);
+    }
     // Checks the strategy's name before anything connects.
     Strategy::parse(&args.strategy, args.seed)?;
     super::serve::init_tracing(super::serve::LogFormat::Text);

@@ -210,6 +210,43 @@ pub struct Args {
     /// the time of the hardest cards.
     #[arg(long, env = "SKAT_ANALYSIS_NODES", default_value_t = 4_000_000, value_parser = clap::value_parser!(u64).range(10_000..=1_000_000_000))]
     pub analysis_nodes: u64,
+    /// Also serve gRPC (the game service and health) on this Unix socket: a hosted bot's
+    /// sandbox gets it mounted as its only way out (docs/hosted-bots.md).
+    #[arg(long, env = "SKAT_UNIX_SOCKET")]
+    pub unix_socket: Option<PathBuf>,
+    /// A file holding the runner token: the runner of hosted bots follows the feed of
+    /// their seats with it (`skat runner --runner-token-file`). Without it no runner may.
+    #[arg(long, env = "SKAT_RUNNER_TOKEN_FILE")]
+    pub hosting_runner_token_file: Option<PathBuf>,
+    /// New versions of hosted bots wait for the operator's approval
+    /// (`skat admin approve-version`) before they play.
+    #[arg(long, env = "SKAT_HOSTING_APPROVAL")]
+    pub hosting_approval: bool,
+    /// Largest image archive a hosted bot may submit, in bytes.
+    #[arg(long, env = "SKAT_HOSTING_MAX_IMAGE_BYTES", default_value_t = 512 * 1024 * 1024)]
+    pub hosting_max_image_bytes: u64,
+    /// CPU of a hosted bot's sandbox, in millicores (requests = limits).
+    #[arg(long, env = "SKAT_HOSTING_CPU_MILLIS", default_value_t = 1000, value_parser = clap::value_parser!(u32).range(100..=64_000))]
+    pub hosting_cpu_millis: u32,
+    /// Memory of a hosted bot's sandbox, in MiB.
+    #[arg(long, env = "SKAT_HOSTING_MEMORY_MIB", default_value_t = 512, value_parser = clap::value_parser!(u32).range(16..=65_536))]
+    pub hosting_memory_mib: u32,
+    /// Run the runner of hosted bots in this process: `podman` (needs --unix-socket and
+    /// --hosting-runner-token-file; the sandbox settings are `skat runner`'s).
+    #[arg(long, value_parser = ["podman"])]
+    pub runner: Option<String>,
+    /// Where the in-process runner keeps its files (default: `runner/` in --data-dir).
+    #[arg(long)]
+    pub runner_dir: Option<PathBuf>,
+    /// The in-process runner's OCI runtime for podman (`runc`, `crun`, `runsc`).
+    #[arg(long)]
+    pub runner_oci_runtime: Option<String>,
+    /// The cores the in-process runner's sandboxes run on (`1`, `2-7`; default: any).
+    #[arg(long)]
+    pub runner_sandbox_cpuset: Option<String>,
+    /// The in-process runner's wall-clock limit per sandbox.
+    #[arg(long, default_value = "6h", value_parser = humantime::parse_duration)]
+    pub runner_sandbox_wall: Duration,
     /// Also play a live demo: three built-in bots play a list at one table, printed here
     /// as it happens, and an open table waits for your bots (on plain text: not with TLS).
     #[arg(long, conflicts_with = "tls_cert")]
@@ -289,7 +326,7 @@ impl Args {
             shutdown_grace: self.shutdown_grace,
             server_name: "skat-server".into(),
             node_id: self.node_id.clone().filter(|n| !n.is_empty()),
-            database: Database::from_setting(&self.database, data_dir),
+            database: Database::from_setting(&self.database, data_dir.clone()),
             retention: self.retention.0,
             journal_gather: self.journal_gather,
             replica_lease: self.replica_lease,
@@ -317,6 +354,22 @@ impl Args {
                 })
                 .collect::<Result<_, _>>()?,
             peer_address_template: self.peer_address_template.clone().filter(|t| !t.is_empty()),
+            hosting: skat_server::HostingConfig {
+                images_dir: match self.database.as_str() {
+                    "memory" => None,
+                    _ => Some(data_dir.join("images")),
+                },
+                max_image_bytes: self.hosting_max_image_bytes,
+                approval: self.hosting_approval,
+                runner_token: match &self.hosting_runner_token_file {
+                    Some(f) => Some(super::runner::token_of(None, Some(f))?).filter(|t| !t.is_empty()),
+                    None => None,
+                },
+                cpu_millis: self.hosting_cpu_millis,
+                memory_mib: self.hosting_memory_mib,
+                ..Default::default()
+            },
+            unix_socket: self.unix_socket.clone(),
         })
     }
 }
@@ -356,6 +409,45 @@ pub async fn shutdown_signal() {
     }
 }
 
+/// `--runner podman`: the runner's settings, following this server over loopback.
+fn in_process_runner(
+    args: &Args,
+    config: &ServerConfig,
+    addr: SocketAddr,
+) -> Result<Option<skat_host::RunnerConfig>, Box<dyn std::error::Error>> {
+    if args.runner.is_none() {
+        return Ok(None);
+    }
+    let (Some(socket), Some(token)) = (&config.unix_socket, &config.hosting.runner_token) else {
+        return Err(
+            "--runner needs --unix-socket (the sandboxes' way to the server) and --hosting-runner-token-file"
+                .into(),
+        );
+    };
+    let mut at = addr;
+    if at.ip().is_unspecified() {
+        at.set_ip(if at.is_ipv4() { [127, 0, 0, 1].into() } else { std::net::Ipv6Addr::LOCALHOST.into() });
+    }
+    let scheme = if config.tls.is_some() { "https" } else { "http" };
+    let work_dir = match (&args.runner_dir, &config.hosting.images_dir) {
+        (Some(d), _) => d.clone(),
+        (None, Some(images)) => images.with_file_name("runner"),
+        (None, None) => std::env::temp_dir().join(format!("skat-runner-{}", std::process::id())),
+    };
+    let sandbox = super::runner::SandboxArgs {
+        socket: socket.clone(),
+        work_dir,
+        podman: PathBuf::from("podman"),
+        oci_runtime: args.runner_oci_runtime.clone(),
+        sandbox_wall: args.runner_sandbox_wall,
+        sandbox_pids: 64,
+        sandbox_tmp_mib: 16,
+        sandbox_cpuset: args.runner_sandbox_cpuset.clone(),
+    };
+    let server = skat_sdk::ServerAddress::new(&format!("{scheme}://{at}"));
+    Ok(Some(sandbox.config(server, token.clone(), "in-process".into())))
+}
+
 /// Removes a temporary directory when dropped.
 struct RemoveOnDrop(PathBuf);
 
@@ -389,6 +481,7 @@ pub fn run(args: Args) -> CmdResult {
     }
     let database = config.database.describe();
     let tls = config.tls.is_some();
+    let config_for_runner = config.clone();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async {
         let server = skat_server::start(config, shutdown_signal()).await?;
@@ -433,8 +526,22 @@ pub fn run(args: Args) -> CmdResult {
             let at = skat_sdk::ServerAddress::new(&format!("http://{at}"));
             super::house::spawn(at, admin, args.house_bots.clone(), args.house_budget)?;
         }
+        let runner = match in_process_runner(&args, &config_for_runner, server.addr)? {
+            Some(config) => {
+                let (tx, rx) = tokio::sync::watch::channel(false);
+                let task = tokio::spawn(skat_host::run(config, rx));
+                Some((tx, task))
+            }
+            None => None,
+        };
         let journal_failed = server.journal_failed.clone();
         server.task.await??;
+        if let Some((tx, task)) = runner {
+            let _ = tx.send(true);
+            if let Ok(Err(e)) = task.await {
+                tracing::error!(error = %e, "the runner stopped");
+            }
+        }
         if *journal_failed.borrow() {
             return Err("the journal could not write to the database, or this replica lost its lease to another (the log says which); restart to recover from it".into());
         }

@@ -64,6 +64,10 @@ struct CreateArgs {
     /// 366 days).
     #[arg(long, default_value = "0s", value_parser = humantime::parse_duration)]
     start_in: Duration,
+    /// Hosted: every entrant plays its active version in the server's sandboxes, pinned
+    /// now (`skat tournament show` lists the digests); an entrant without one is refused.
+    #[arg(long)]
+    hosted: bool,
     #[command(flatten)]
     conn: Conn,
 }
@@ -188,6 +192,7 @@ impl CreateArgs {
             } as i32,
             rounds: self.rounds,
             start_ms,
+            hosted: self.hosted,
         }
     }
 }
@@ -312,6 +317,9 @@ async fn show(conn: &Conn, id: String) -> CmdResult {
     outln!("tables   {done}/{in_all} played{abandoned}");
     if t.rounds > 0 {
         outln!("Swiss    round {} of {}", t.round, t.rounds);
+    }
+    for v in &t.versions {
+        outln!("hosted   {} plays {}", v.name, v.digest);
     }
     if !t.deals_commitment.is_empty() {
         outln!("deals    committed: {}", t.deals_commitment);

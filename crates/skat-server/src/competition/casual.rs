@@ -102,7 +102,7 @@ impl Competitions {
                 commitment: String::new(),
                 unrated: false,
             };
-            if let Err(e) = me.start_tournament("casual".into(), spec).await {
+            if let Err(e) = me.start_tournament("casual".into(), spec, &[]).await {
                 tracing::warn!(error = %e, "could not start a casual meeting");
                 for a in &group {
                     me.casual.done(a);

@@ -329,6 +329,12 @@ impl Competitions {
         }
     }
 
+    /// Ends every open lobby of an account (it became hosted: its seats go to the
+    /// runner's feed, which opens a lobby of its own).
+    pub(crate) fn close_lobbies(&self, account: &AccountId) {
+        self.lobbies.close_all(account);
+    }
+
     /// Hands a seat to its account's open lobbies.
     pub(crate) fn hand_out(
         &self,

@@ -29,6 +29,7 @@ use super::control::{check_rounds, check_start};
 use super::error::shown;
 use super::{CompetitionError, Competitions, lock};
 use crate::secret::random_u64;
+use crate::store::hosting::Pin;
 use crate::store::tournaments::Tournament;
 use crate::store::{Store, StoreError};
 use crate::table::unix_ms;
@@ -93,6 +94,7 @@ impl Competitions {
         entrant_names: &[String],
         mut spec: TournamentSpec,
         admin: &Admin,
+        pins: &[Pin],
     ) -> Result<(TournamentId, usize, usize, String), CompetitionError> {
         let store = self.store()?;
         // No name (an older client): the tournament is called `tournament`.
@@ -130,8 +132,10 @@ impl Competitions {
             spec.seats,
             start_words(spec.start_ms)
         );
-        let (id, first, commitment) = self.start_tournament(name, spec).await?;
-        let detail = format!("{detail}; deals committed: {commitment}");
+        let (id, first, commitment) = self.start_tournament(name, spec, pins).await?;
+        let hosted =
+            if pins.is_empty() { String::new() } else { format!("; hosted, {} versions pinned", pins.len()) };
+        let detail = format!("{detail}{hosted}; deals committed: {commitment}");
         self.audit(admin, "create-tournament", id.as_str(), detail).await;
         Ok((id, first, in_all, commitment))
     }
@@ -139,14 +143,19 @@ impl Competitions {
     /// Stores a tournament with its first plan, takes its lease and starts its scheduler.
     /// Its deals come from `spec.secret` (drawn here when empty); returns the id, the
     /// tables of the first plan and the commitment to the secret.
+    /// A hosted tournament's `pins` are kept before its first table is seated.
     pub(super) async fn start_tournament(
         self: &Arc<Self>,
         name: String,
         spec: TournamentSpec,
+        pins: &[Pin],
     ) -> Result<(TournamentId, usize, String), CompetitionError> {
         let store = self.store()?;
         let (t, plan, lease_until_ms) = self.new_tournament(name, spec)?;
         store.create_tournament(&t, &plan, lease_until_ms).await?;
+        if !pins.is_empty() {
+            store.pin_versions(t.tournament_id.as_str(), pins).await?;
+        }
         self.launch(&t, plan.len());
         Ok((t.tournament_id, plan.len(), t.spec.commitment))
     }

@@ -134,6 +134,10 @@ pub(crate) async fn lobby(s: &SkatServer, request: Request<pb::LobbyRequest>) ->
     // connection's limits.
     let permit = s.open_stream(&request)?;
     let account = s.competitions.authenticate(token.as_deref()).await?;
+    // A hosted account's seats go to the runner: a lobby of its own would race it.
+    if let Some(v) = s.hosting.hosted_version(&account.account_id).await? {
+        return Err(crate::hosting::HostingError::Hosted(v.digest).into());
+    }
     let r = request.get_ref();
     let mut seats = s
         .competitions
@@ -217,8 +221,10 @@ pub(crate) async fn create_tournament(
         commitment: String::new(),
         unrated: false,
     };
+    // A hosted tournament pins every entrant's version now (NOT_HOSTED names one without).
+    let pins = if r.hosted { s.hosting.pins_for(&r.entrants).await? } else { Vec::new() };
     let (id, tables, in_all, commitment) =
-        s.competitions.create_tournament(&r.name, &r.entrants, spec, &admin).await?;
+        s.competitions.create_tournament(&r.name, &r.entrants, spec, &admin, &pins).await?;
     Ok(pb::CreateTournamentResponse {
         tournament_id: id.to_string(),
         tables: tables as u32,
@@ -234,7 +240,12 @@ pub(crate) async fn get_tournament(
 ) -> Result<pb::GetTournamentResponse, Status> {
     s.admit(request.metadata(), Access::Read).await?;
     let details = s.competitions.tournament(&request.get_ref().tournament_id).await?;
-    Ok(pb::GetTournamentResponse { tournament: Some(project::tournament(details)) })
+    let mut tournament = project::tournament(details);
+    let pinned = s.hosting.pinned_names(&tournament.tournament_id).await?;
+    tournament.hosted = !pinned.is_empty();
+    tournament.versions =
+        pinned.into_iter().map(|(name, digest)| pb::EntrantVersion { name, digest }).collect();
+    Ok(pb::GetTournamentResponse { tournament: Some(tournament) })
 }
 
 /// GetLeaderboard: a page of ratings, best first.

@@ -72,7 +72,23 @@ pub const METHODS: [&str; 30] = [
     "GetServerInfo",
 ];
 
+/// The methods of `skat.v1.HostingService`, likewise.
+pub const HOSTING_METHODS: [&str; 9] = [
+    "SubmitBotVersion",
+    "ListBotVersions",
+    "ActivateBotVersion",
+    "ApproveBotVersion",
+    "ListSandboxes",
+    "GetSandboxLog",
+    "RunnerFeed",
+    "FetchBotImage",
+    "ReportSandbox",
+];
+
 fn method_of(path: &str) -> &'static str {
+    if let Some(m) = path.strip_prefix("/skat.v1.HostingService/") {
+        return HOSTING_METHODS.iter().find(|x| **x == m).copied().unwrap_or("other");
+    }
     match path.strip_prefix("/skat.v1.SkatService/") {
         Some(m) => METHODS.iter().find(|x| **x == m).copied().unwrap_or("other"),
         None if path.starts_with("/grpc.health.") => "Health",

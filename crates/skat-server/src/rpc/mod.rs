@@ -13,6 +13,8 @@
 //! | Bid, TakeSkat, Discard, Declare, PlayCard, Resign, Claim | [`actions`] |
 //! | WatchTable: a cursor into the log, a bounded buffer, the stream's end | [`watch`] |
 //! | accounts, lobbies, tournaments, ratings | [`competitions`] |
+//! | hosted bots: versions, sandboxes, the runner's feed (`skat.v1.HostingService`) | [`hosting`] |
+//! | gRPC on a Unix socket, for sandboxes | [`unix`] |
 //! | what the server allows and its settings (GetServerInfo) | [`server_info`] |
 //! | bearer tokens and the `--anonymous` policy | [`access`] |
 //! | every domain error as a status with `ErrorInfo` | [`refusal`] |
@@ -29,6 +31,7 @@ pub(crate) mod analysis;
 pub(crate) mod challenges;
 pub(crate) mod competitions;
 pub(crate) mod edge;
+pub(crate) mod hosting;
 #[cfg(test)]
 mod knowledge_corpus;
 pub(crate) mod limits;
@@ -39,6 +42,7 @@ pub(crate) mod server_info;
 pub(crate) mod service;
 pub(crate) mod tables;
 pub(crate) mod tls;
+pub(crate) mod unix;
 pub(crate) mod watch;
 #[cfg(feature = "web")]
 pub(crate) mod web;
@@ -48,6 +52,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use skat_proto::pb::hosting_service_server::HostingServiceServer;
 use skat_proto::pb::skat_service_server::SkatServiceServer;
 use tokio::sync::watch as signal;
 use tokio::task::JoinHandle;
@@ -69,6 +74,10 @@ pub(crate) fn h2_streams(config: &ServerConfig) -> u32 {
     u32::try_from(streams.saturating_add(8)).unwrap_or(u32::MAX)
 }
 
+/// Largest HostingService request: an archive chunk or a sandbox report with its
+/// output (1 MiB) and room to spare.
+const HOSTING_MESSAGE_BYTES: usize = 2 * 1024 * 1024;
+
 /// What the service is made of, from [`crate::start`].
 pub(crate) struct Parts {
     pub(crate) config: Arc<ServerConfig>,
@@ -76,6 +85,7 @@ pub(crate) struct Parts {
     pub(crate) tables: Arc<Tables>,
     pub(crate) journal: Journal,
     pub(crate) competitions: Arc<Competitions>,
+    pub(crate) hosting: Arc<crate::hosting::Hosting>,
     /// Set to true after the drain: streams end, the server stops.
     pub(crate) stop: signal::Sender<bool>,
     /// Turns true if the journal failed (the server then stops by itself).
@@ -96,7 +106,7 @@ pub(crate) async fn serve(
     parts: Parts,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<Serving> {
-    let Parts { config, metrics, tables, journal, competitions, stop, mut failed } = parts;
+    let Parts { config, metrics, tables, journal, competitions, hosting, stop, mut failed } = parts;
     let (health_reporter, health_service) = tonic_health::server::health_reporter();
     health_reporter.set_serving::<SkatServiceServer<SkatServer>>().await;
     // For liveness probes: stays SERVING while the server drains, so that a pod that is
@@ -116,13 +126,27 @@ pub(crate) async fn serve(
         .map_err(std::io::Error::other)?;
 
     let stopped = stop.subscribe();
-    let service =
-        SkatServer::new(tables, Arc::clone(&config), metrics.clone(), stopped.clone(), journal, competitions);
+    let service = SkatServer::new(
+        tables,
+        Arc::clone(&config),
+        metrics.clone(),
+        stopped.clone(),
+        journal,
+        competitions,
+        hosting,
+    );
     let clients = Arc::clone(&service.clients);
     let web_addr = serve_web(&config, &service, &metrics, &stopped).await?;
     // Requests are small, so the limit applies to them; responses are built by the
     // server from bounded tables.
-    let grpc = SkatServiceServer::new(service).max_decoding_message_size(config.max_message_bytes);
+    let grpc = SkatServiceServer::new(service.clone()).max_decoding_message_size(config.max_message_bytes);
+    // Archive chunks and sandbox reports (1 MiB of output) are larger than game requests.
+    let hosting = HostingServiceServer::new(hosting::HostingApi::new(service.clone()))
+        .max_decoding_message_size(HOSTING_MESSAGE_BYTES);
+    let unix = match &config.unix_socket {
+        Some(path) => Some(unix::serve(path, grpc.clone(), &config, &metrics, stopped.clone())?),
+        None => None,
+    };
 
     let drain = config.drain;
     let drain_metrics = metrics.clone();
@@ -170,13 +194,14 @@ pub(crate) async fn serve(
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .add_service(grpc)
+        .add_service(hosting)
         .serve_with_incoming_shutdown(incoming, on_shutdown);
     // Graceful shutdown waits for every open response; a client that never reads its
     // stream would hold it forever. After the drain, `shutdown_grace` is all they get.
     let grace = config.shutdown_grace;
     let mut stopped = stopped;
     let task = tokio::spawn(async move {
-        tokio::select! {
+        let result = tokio::select! {
             result = serve => result.map_err(std::io::Error::other),
             _ = async {
                 let _ = stopped.wait_for(|s| *s).await;
@@ -185,7 +210,11 @@ pub(crate) async fn serve(
                 tracing::warn!(grace_ms = grace.as_millis() as u64, "connections still open after the grace period: closing them");
                 Ok(())
             }
+        };
+        if let Some(unix) = unix {
+            let _ = unix.await;
         }
+        result
     });
     metrics.serving.set(1);
     Ok(Serving { web_addr, task })

@@ -261,6 +261,9 @@ pub(crate) fn tournament(d: TournamentDetails) -> pb::Tournament {
         deals_commitment: t.spec.commitment.clone(),
         // The secret only once nothing more is dealt from it.
         deals_secret: if t.status.is_over() { t.spec.secret.reveal().to_string() } else { String::new() },
+        // Filled in by GetTournament from the hosting room.
+        hosted: false,
+        versions: Vec::new(),
         tables_in_all: tables_in_all_of(&t.spec, &plan),
         tables_finished: plan.iter().filter(|p| p.status == TableStatus::Finished).count() as u32,
         tables_abandoned: plan.iter().filter(|p| p.status == TableStatus::Abandoned).count() as u32,

@@ -18,6 +18,7 @@ use tonic_types::{ErrorDetails, StatusExt};
 use skat_league::NameError;
 
 use crate::competition::CompetitionError;
+use crate::hosting::HostingError;
 use crate::secret::NoRandomness;
 use crate::store::StoreError;
 use crate::table::settings::SettingsError;
@@ -252,6 +253,45 @@ impl From<CompetitionError> for Refusal {
     }
 }
 
+impl From<HostingError> for Refusal {
+    fn from(e: HostingError) -> Refusal {
+        use HostingError as E;
+        let message = e.to_string();
+        match e {
+            E::NoDatabase => Refusal::new(Code::FailedPrecondition, R::NoDatabase, message),
+            E::Storage(e) => e.into(),
+            E::Competition(e) => e.into(),
+            E::NotAnImage(_) => Refusal::new(Code::InvalidArgument, R::NotAnImage, message),
+            E::TooLarge(max) => {
+                Refusal::new(Code::ResourceExhausted, R::ImageTooLarge, message).with("max", max)
+            }
+            E::NoArchives => Refusal::new(Code::FailedPrecondition, R::HostingUnavailable, message)
+                .with("state", "no-archives"),
+            E::Io(e) => {
+                tracing::error!(error = %e, "an image archive could not be stored");
+                Refusal::new(
+                    Code::Unavailable,
+                    R::StorageUnavailable,
+                    "the archive could not be stored; retry",
+                )
+            }
+            E::VersionNotFound(_) => Refusal::new(Code::NotFound, R::VersionNotFound, message),
+            E::BotNotFound(_) => Refusal::new(Code::NotFound, R::BotNotFound, message),
+            E::RunnerTokenInvalid => Refusal::new(Code::Unauthenticated, R::RunnerTokenInvalid, message),
+            E::NotHosted(name) => {
+                Refusal::new(Code::FailedPrecondition, R::NotHosted, message).with("bot", name)
+            }
+            E::SandboxNotFound(_) => Refusal::new(Code::NotFound, R::SandboxNotFound, message),
+            E::Hosted(digest) => {
+                Refusal::new(Code::FailedPrecondition, R::AccountHosted, message).with("digest", digest)
+            }
+            E::Setting(_) | E::Protocol(_) => {
+                Refusal::new(Code::InvalidArgument, R::InvalidSettings, message)
+            }
+        }
+    }
+}
+
 /// Every domain error is a status through its refusal: handlers write `?`.
 macro_rules! status_from {
     ($($error:ty),+) => {
@@ -263,7 +303,16 @@ macro_rules! status_from {
     };
 }
 
-status_from!(TableError, ChangeError, SettingsError, SlotError, NoRandomness, StoreError, CompetitionError);
+status_from!(
+    TableError,
+    ChangeError,
+    SettingsError,
+    SlotError,
+    NoRandomness,
+    StoreError,
+    CompetitionError,
+    HostingError
+);
 
 #[cfg(test)]
 mod tests {

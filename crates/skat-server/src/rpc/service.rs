@@ -19,6 +19,7 @@ use super::{actions, analysis, challenges, competitions, server_info, tables, wa
 use crate::analysis::Analyst;
 use crate::competition::Competitions;
 use crate::config::ServerConfig;
+use crate::hosting::Hosting;
 use crate::journal::{Journal, recovery};
 use crate::metrics::Metrics;
 use crate::table::{TableHandle, TableId, Tables};
@@ -34,6 +35,7 @@ pub(crate) struct SkatServer {
     pub(crate) journal: Journal,
     pub(crate) competitions: Arc<Competitions>,
     pub(crate) analyst: Arc<Analyst>,
+    pub(crate) hosting: Arc<Hosting>,
 }
 
 /// The trailer that carries the address of the replica owning a table.
@@ -66,6 +68,7 @@ impl SkatServer {
         shutdown: watch::Receiver<bool>,
         journal: Journal,
         competitions: Arc<Competitions>,
+        hosting: Arc<Hosting>,
     ) -> Self {
         let analyst = Analyst::start(config.analysis, journal.store().cloned(), shutdown.clone());
         SkatServer {
@@ -77,6 +80,7 @@ impl SkatServer {
             shutdown,
             journal,
             competitions,
+            hosting,
         }
     }
 

@@ -12,6 +12,7 @@
 //! | `skat_audit` | what was done with the admin token | by the competitions, with the change | [`audit`] |
 //! | `skat_challenges`, `skat_challenge_opponents` | challenges and each opponent's answer | by the competitions | [`challenges`] |
 //! | `skat_nodes` | replicas, their epochs and leases (who may write which table) | on start, with every commit, by a replica taking a dead one's tables over | [`nodes`] |
+//! | `skat_bot_versions`, `skat_hosted_pins`, `skat_sandboxes` | hosted bots' versions, the versions a hosted tournament pinned, the sandboxes the runner reported | by the hosting room | [`hosting`] |
 //! | `skat_analyses` | finished tables' analyses (AnalyzeTable's cache) | by the analysis workers; deleted with their table | [`analyses`] |
 //!
 //! The schema is created and upgraded by sqlx's migrator when the server starts (on
@@ -21,6 +22,7 @@ pub(crate) mod accounts;
 pub(crate) mod analyses;
 pub(crate) mod audit;
 pub(crate) mod challenges;
+pub(crate) mod hosting;
 pub(crate) mod log;
 pub(crate) mod names;
 pub(crate) mod nodes;
@@ -154,6 +156,13 @@ impl<'s> MigrationSource<'s> for Schema {
                     Cow::Borrowed("name keys"),
                     MigrationType::Simple,
                     Cow::Borrowed(include_str!("../../migrations/0010_name_keys.sql")),
+                    false,
+                ),
+                Migration::new(
+                    11,
+                    Cow::Borrowed("hosting"),
+                    MigrationType::Simple,
+                    Cow::Borrowed(include_str!("../../migrations/0011_hosting.sql")),
                     false,
                 ),
             ])

@@ -5,6 +5,9 @@
 //! after_seq, reads one refusal's reason, and prints the standings.
 //!
 //! `skat-example-bot SERVER TABLE NAME [JOIN_KEY]`
+//!
+//! Hosted (docs/hosted-bots.md): with `SKAT_SEAT_TOKEN` set, it plays that seat at
+//! `SKAT_TABLE` on `SKAT_SERVER` (`unix:///run/skat/grpc.sock` in a sandbox) instead.
 
 use pb::skat_service_client::SkatServiceClient;
 use pb::watch_table_response::Kind;
@@ -108,6 +111,10 @@ impl Bot {
             match msg.kind {
                 Some(Kind::Snapshot(view)) => {
                     *last = view.seq; // act on it: it may be our turn already
+                    let over = [pb::TableStatus::Finished as i32, pb::TableStatus::Abandoned as i32];
+                    if over.contains(&view.status) {
+                        return true; // over before we came: nothing to play
+                    }
                     if let Some(l) = view.deal.and_then(|d| d.legal).filter(is_turn) {
                         self.act(&l, view.seq).await;
                     }
@@ -151,9 +158,42 @@ fn random_key() -> std::io::Result<String> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
+/// A client of `server`: `host:port`, or `unix:///path` (a hosted bot's sandbox).
+async fn connect(server: &str) -> Result<SkatServiceClient<Channel>, Box<dyn std::error::Error>> {
+    let Some(path) = server.strip_prefix("unix://") else {
+        let url = if server.contains("://") { server.to_string() } else { format!("http://{server}") };
+        return Ok(SkatServiceClient::connect(url).await?); // TLS: https:// with tls features
+    };
+    let path = path.to_string();
+    let channel = tonic::transport::Endpoint::from_static("http://localhost")
+        .connect_with_connector(tower::service_fn(move |_: tonic::transport::Uri| {
+            let path = path.clone();
+            async move {
+                Ok::<_, std::io::Error>(hyper_util::rt::TokioIo::new(
+                    tokio::net::UnixStream::connect(path).await?,
+                ))
+            }
+        }))
+        .await?;
+    Ok(SkatServiceClient::new(channel))
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    // Hosted: the runner gave this sandbox a seat; nothing to join.
+    if let (Ok(server), Ok(table), Ok(token)) =
+        (std::env::var("SKAT_SERVER"), std::env::var("SKAT_TABLE"), std::env::var("SKAT_SEAT_TOKEN"))
+    {
+        println!("hosted: playing seat {} at {table}", std::env::var("SKAT_SEAT").unwrap_or_default());
+        let c = connect(&server).await?;
+        let mut bot = Bot { c, table, token, tested: true };
+        let mut last = 0;
+        while !bot.watch(last, &mut last, 0).await {
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        return Ok(());
+    }
     let [server, table, name, rest @ ..] = &args[..] else {
         return Err("usage: skat-example-bot SERVER TABLE NAME [JOIN_KEY]".into());
     };
@@ -161,7 +201,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some(k) => k.clone(),
         None => random_key()?,
     };
-    let mut c = SkatServiceClient::connect(format!("http://{server}")).await?; // TLS: https:// with tls features
+    let mut c = connect(server).await?;
     let mut token = String::new();
     for _ in 0..2 {
         // The second is a retry, as after a lost answer: the same seat.

@@ -1,0 +1,29 @@
+//! # skat-host
+//!
+//! The runner of hosted bots (docs/hosted-bots.md): it follows the server's feed of
+//! seats that hosted accounts are to play, and plays each in a sandbox of its own, with
+//! equal CPU and memory, no network but the server's Unix socket, a read-only root, no
+//! capabilities, a pids limit and a wall-clock limit; then it reports how each sandbox
+//! ended (exit status, out-of-memory kills, CPU time, peak memory, its output).
+//!
+//! | concern | where |
+//! |---|---|
+//! | one sandbox's specification, as `podman run` arguments and as a Pod | [`spec`] |
+//! | the engine: podman's command line | [`podman`] |
+//! | what a sandbox used, from its cgroup | [`cgroup`] |
+//! | one sandbox's life: start, watch, limits, output, removal | [`sandbox`] |
+//! | the feed, images once per version, reports, nothing left behind | [`runner`] |
+//!
+//! It runs inside `skat serve --runner` or as its own process (`skat runner`), so that
+//! a cluster can give it machines of its own.
+
+pub mod cgroup;
+pub mod podman;
+pub mod runner;
+pub mod sandbox;
+pub mod spec;
+
+pub use podman::Podman;
+pub use runner::{RunnerConfig, RunnerError, run};
+pub use sandbox::Limits;
+pub use spec::SandboxSpec;

@@ -1,0 +1,353 @@
+//! One sandbox's life: start it from the version's image, watch it (its state, what it
+//! uses, the wall-clock limit, whether its table is over), then read its output, remove
+//! it and say how it ended.
+//!
+//! | ending | outcome | seen from |
+//! |---|---|---|
+//! | the bot exits by itself | `exited` (its status) | the container's state |
+//! | the kernel kills it for memory | `out-of-memory` | `OOMKilled` |
+//! | it outlives the wall-clock limit | `timed-out` (killed) | the runner's clock |
+//! | its table ended and it did not exit within [`AFTER_TABLE`] | `stopped` | GetTable |
+//! | it never started | `failed-to-start` (podman's words) | `podman run` |
+//!
+//! The seat forfeits on the table's clock in every case where the bot does not play: a
+//! sandbox is a player, not a referee.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant, SystemTime};
+
+use skat_proto::pb;
+use skat_proto::pb::skat_service_client::SkatServiceClient;
+use tonic::transport::Channel;
+
+use crate::cgroup::{self, Usage};
+use crate::podman::{Podman, State};
+use crate::spec::{LABEL, SOCKET_IN_SANDBOX, SandboxSpec};
+
+/// How often a sandbox is looked at.
+const LOOK_EVERY: Duration = Duration::from_millis(500);
+
+/// How often its table is asked whether it is over.
+const TABLE_EVERY: Duration = Duration::from_secs(5);
+
+/// How long a sandbox may outlive its table before it is stopped.
+pub const AFTER_TABLE: Duration = Duration::from_secs(10);
+
+/// Output kept per sandbox.
+pub const MAX_LOG: usize = 1024 * 1024;
+
+/// What a sandbox is for.
+#[derive(Debug, Clone)]
+pub struct Seat {
+    /// The account's name.
+    pub bot_name: String,
+    /// The version's digest.
+    pub digest: String,
+    /// The image to run (loaded or pulled already).
+    pub image: String,
+    /// argv words.
+    pub command: Vec<String>,
+    /// The table.
+    pub table_id: String,
+    /// The seat.
+    pub seat: u32,
+    /// Its token.
+    pub seat_token: String,
+    /// The tournament, or empty.
+    pub tournament_id: String,
+    /// CPU in millicores.
+    pub cpu_millis: u32,
+    /// Memory in MiB.
+    pub memory_mib: u32,
+}
+
+/// The runner's settings a sandbox needs.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// The server's socket on the host.
+    pub socket: PathBuf,
+    /// Where env files are written (mode 0600, removed once the sandbox started).
+    pub work_dir: PathBuf,
+    /// Wall-clock limit per sandbox.
+    pub wall: Duration,
+    /// Most processes and threads.
+    pub pids: u32,
+    /// `/tmp`'s size in MiB.
+    pub tmpfs_mib: u32,
+    /// An OCI runtime for sandboxes (`runsc`: gVisor).
+    pub runtime_class: Option<String>,
+    /// The cores sandboxes run on (`None`: any).
+    pub cpuset: Option<String>,
+}
+
+/// How a sandbox ended (or that it runs).
+#[derive(Debug, Clone, Default)]
+pub struct Ending {
+    /// `running`, `exited`, `stopped`, `out-of-memory`, `timed-out`, `failed-to-start`.
+    pub outcome: &'static str,
+    /// Exit status.
+    pub exit_code: i32,
+    /// What it used.
+    pub usage: Usage,
+    /// In words.
+    pub detail: String,
+    /// Output, the last [`MAX_LOG`] bytes.
+    pub log: Vec<u8>,
+    /// Whether older output was dropped.
+    pub log_truncated: bool,
+}
+
+/// A sandbox's output as it grows: podman's k8s-file log (lines `TIME STREAM TAG TEXT`,
+/// a `P` tag for part of a line), read from where the last look stopped and kept to the
+/// last [`MAX_LOG`] bytes. podman truncates the file at its size cap: a file shorter than
+/// the last look is read from its start again, and the output is marked cut.
+#[derive(Debug, Default)]
+struct LogTail {
+    raw: Vec<u8>,
+    offset: u64,
+    dropped: bool,
+}
+
+impl LogTail {
+    async fn look(&mut self, path: &std::path::Path) {
+        use tokio::io::{AsyncReadExt as _, AsyncSeekExt as _};
+        let Ok(mut f) = tokio::fs::File::open(path).await else { return };
+        let len = f.metadata().await.map_or(0, |m| m.len());
+        if len < self.offset {
+            self.offset = 0;
+            self.dropped = true;
+        }
+        if f.seek(std::io::SeekFrom::Start(self.offset)).await.is_err() {
+            return;
+        }
+        let mut more = Vec::new();
+        if f.read_to_end(&mut more).await.is_ok() {
+            self.offset += more.len() as u64;
+            self.raw.extend_from_slice(&more);
+        }
+        // Raw lines carry about 40 bytes of prefix each: twice the text kept is enough.
+        if self.raw.len() > 2 * MAX_LOG {
+            let cut = self.raw.len() - 2 * MAX_LOG;
+            self.raw.drain(..cut);
+            self.dropped = true;
+        }
+    }
+
+    /// The text, the last [`MAX_LOG`] bytes, and whether older output was dropped.
+    fn text(self) -> (Vec<u8>, bool) {
+        let mut out = Vec::with_capacity(self.raw.len());
+        for line in self.raw.split(|b| *b == b'\n') {
+            let mut fields = line.splitn(4, |b| *b == b' ');
+            let (Some(_time), Some(_stream), Some(tag)) = (fields.next(), fields.next(), fields.next())
+            else {
+                continue;
+            };
+            out.extend_from_slice(fields.next().unwrap_or_default());
+            if tag != b"P" {
+                out.push(b'\n');
+            }
+        }
+        let mut dropped = self.dropped;
+        if out.len() > MAX_LOG {
+            let cut = out.len() - MAX_LOG;
+            out.drain(..cut);
+            dropped = true;
+        }
+        (out, dropped)
+    }
+}
+
+/// A sandbox's report for the server.
+pub fn report(id: &str, seat: &Seat, started: SystemTime, ending: &Ending, ended: bool) -> pb::Sandbox {
+    let ms = |t: SystemTime| t.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
+    let outcome = match ending.outcome {
+        "running" => pb::SandboxOutcome::Running,
+        "exited" => pb::SandboxOutcome::Exited,
+        "stopped" => pb::SandboxOutcome::Stopped,
+        "out-of-memory" => pb::SandboxOutcome::OutOfMemory,
+        "timed-out" => pb::SandboxOutcome::TimedOut,
+        _ => pb::SandboxOutcome::FailedToStart,
+    };
+    pb::Sandbox {
+        id: id.to_string(),
+        bot_name: seat.bot_name.clone(),
+        digest: seat.digest.clone(),
+        table_id: seat.table_id.clone(),
+        seat: seat.seat,
+        tournament_id: seat.tournament_id.clone(),
+        outcome: outcome as i32,
+        exit_code: ending.exit_code,
+        cpu_ms: ending.usage.cpu_ms,
+        memory_peak_bytes: ending.usage.memory_peak,
+        started_unix_ms: ms(started),
+        ended_unix_ms: if ended { ms(SystemTime::now()) } else { 0 },
+        detail: ending.detail.clone(),
+        log_bytes: ending.log.len() as u64,
+        log_truncated: ending.log_truncated,
+    }
+}
+
+/// The specification of a seat's sandbox.
+pub fn spec_of(id: &str, seat: &Seat, limits: &Limits) -> SandboxSpec {
+    SandboxSpec {
+        name: format!("skat-{id}"),
+        image: seat.image.clone(),
+        command: seat.command.clone(),
+        env: vec![
+            ("SKAT_SERVER".into(), format!("unix://{SOCKET_IN_SANDBOX}")),
+            ("SKAT_TABLE".into(), seat.table_id.clone()),
+            ("SKAT_SEAT".into(), seat.seat.to_string()),
+            ("SKAT_SEAT_TOKEN".into(), seat.seat_token.clone()),
+            ("SKAT_BOT_NAME".into(), seat.bot_name.clone()),
+        ],
+        cpu_millis: seat.cpu_millis,
+        memory_mib: seat.memory_mib,
+        pids: limits.pids,
+        tmpfs_mib: limits.tmpfs_mib,
+        socket: Some(limits.socket.clone()),
+        labels: vec![
+            (LABEL.into(), "1".into()),
+            ("skat.sandbox".into(), id.to_string()),
+            ("skat.table".into(), seat.table_id.clone()),
+            ("skat.seat".into(), seat.seat.to_string()),
+        ],
+        wall: limits.wall,
+        runtime_class: limits.runtime_class.clone(),
+        user: 65534,
+        cpuset: limits.cpuset.clone(),
+    }
+}
+
+/// Writes the env file (mode 0600): values are single lines (a token, a table id).
+async fn env_file(path: &std::path::Path, env: &[(String, String)]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let text: String = env.iter().map(|(k, v)| format!("{k}={}\n", v.replace(['\n', '\r'], ""))).collect();
+    let path = path.to_path_buf();
+    tokio::task::spawn_blocking(move || {
+        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&path)?;
+        f.write_all(text.as_bytes())
+    })
+    .await
+    .map_err(std::io::Error::other)?
+}
+
+/// Starts the sandbox: its container's name, or podman's words.
+pub async fn start(podman: &Podman, id: &str, spec: &SandboxSpec, limits: &Limits) -> Result<String, String> {
+    let env_path = limits.work_dir.join(format!("env-{id}"));
+    env_file(&env_path, &spec.env)
+        .await
+        .map_err(|e| format!("the runner could not write the sandbox's environment: {e}"))?;
+    let started = podman.run(spec, &env_path).await;
+    let _ = tokio::fs::remove_file(&env_path).await;
+    match started {
+        Ok(_) => Ok(spec.name.clone()),
+        Err(e) => {
+            podman.remove(&spec.name).await;
+            Err(format!("the sandbox did not start: {e}"))
+        }
+    }
+}
+
+/// Whether the table is over (finished or abandoned), asked with the seat's token.
+async fn table_over(client: &mut SkatServiceClient<Channel>, seat: &Seat) -> bool {
+    let mut request = tonic::Request::new(pb::GetTableRequest { table_id: seat.table_id.clone() });
+    if let Ok(v) = format!("Bearer {}", seat.seat_token).parse() {
+        request.metadata_mut().insert("authorization", v);
+    }
+    match client.get_table(request).await {
+        Ok(r) => r.into_inner().table.is_some_and(|t| {
+            matches!(
+                pb::TableStatus::try_from(t.status),
+                Ok(pb::TableStatus::Finished | pb::TableStatus::Abandoned)
+            )
+        }),
+        // A table that is gone is over.
+        Err(s) => s.code() == tonic::Code::NotFound,
+    }
+}
+
+/// Watches a started sandbox until it ends, then reads its output and removes it.
+pub async fn watch(
+    podman: &Podman,
+    name: &str,
+    seat: &Seat,
+    limits: &Limits,
+    mut server: Option<SkatServiceClient<Channel>>,
+) -> Ending {
+    let begun = Instant::now();
+    let mut usage = Usage::default();
+    let mut last_table_look = Instant::now();
+    let mut table_ended: Option<Instant> = None;
+    let mut forced: Option<&'static str> = None;
+    let mut state = State::default();
+    let mut log = LogTail::default();
+    loop {
+        match podman.inspect(name).await {
+            Some(s) => state = s,
+            None => break,
+        }
+        if let Some(u) = cgroup::usage(&state.cgroup) {
+            usage = u;
+        }
+        log.look(&state.log_path).await;
+        if !state.running {
+            break;
+        }
+        if begun.elapsed() > limits.wall {
+            forced = Some("timed-out");
+            podman.stop(name, Duration::from_secs(1)).await;
+            continue;
+        }
+        if table_ended.is_none()
+            && last_table_look.elapsed() >= TABLE_EVERY
+            && let Some(client) = server.as_mut()
+        {
+            last_table_look = Instant::now();
+            if table_over(client, seat).await {
+                table_ended = Some(Instant::now());
+            }
+        }
+        if table_ended.is_some_and(|t| t.elapsed() >= AFTER_TABLE) {
+            forced = Some("stopped");
+            podman.stop(name, Duration::from_secs(2)).await;
+            continue;
+        }
+        tokio::time::sleep(LOOK_EVERY).await;
+    }
+    log.look(&state.log_path).await;
+    let (log, log_truncated) = log.text();
+    podman.remove(name).await;
+    let took = begun.elapsed().as_secs();
+    // podman does not always see the kernel's OOM kill (cgroups v1): the cgroup's own
+    // count, or a SIGKILL at the limit, says the same.
+    let limit = u64::from(seat.memory_mib) << 20;
+    let oom = state.oom_killed
+        || usage.oom_kills > 0
+        || (forced.is_none() && state.exit_code == 137 && usage.memory_peak >= limit / 10 * 9);
+    let (outcome, detail) = if oom {
+        (
+            "out-of-memory",
+            format!("killed by the kernel: out of memory ({} MiB) after {took} s", seat.memory_mib),
+        )
+    } else if let Some(f) = forced {
+        let words = if f == "timed-out" {
+            format!("killed at the wall-clock limit ({} s)", limits.wall.as_secs())
+        } else {
+            format!("stopped: its table had ended {} s before and it had not exited", AFTER_TABLE.as_secs())
+        };
+        (f, words)
+    } else if state.exit_code == 0 {
+        ("exited", format!("exited with status 0 after {took} s"))
+    } else {
+        let hint = if state.error.is_empty() { String::new() } else { format!(" ({})", state.error) };
+        (
+            "exited",
+            format!(
+                "exited with status {} after {took} s{hint}: it crashed or gave up (see its output)",
+                state.exit_code
+            ),
+        )
+    };
+    Ending { outcome, exit_code: state.exit_code, usage, detail, log, log_truncated }
+}

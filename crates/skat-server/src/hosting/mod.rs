@@ -1,0 +1,411 @@
+//! # The hosting room
+//!
+//! Hosted bots (docs/hosted-bots.md): an account submits versions of its bot as container
+//! images, and the runner plays the account's seats with the active one, in sandboxes.
+//!
+//! | rule | why | where |
+//! |---|---|---|
+//! | a version is named by its digest and never changes | a finished tournament says exactly which code played | [`upload`], `store/hosting.rs` |
+//! | an archive is stored content-addressed, size-capped while it arrives, and checked to be an image archive before it is kept | a bad upload stores nothing | [`upload`] |
+//! | a reference must pin a digest (`name@sha256:...`) | a tag can be moved under a running tournament | [`Hosting::submit_reference`] |
+//! | an account is hosted when it has an active version the operator allows (approved) | one switch for the author; the operator may review first | [`Hosting::activate`], [`Hosting::approve`] |
+//! | a hosted account's seats go to the runner's feed (a lobby opened on its behalf), never to a lobby of its own | two players for one seat would race | [`feed`] |
+//! | the feed carries a seat token, never the account's bot token | a sandbox acts for one seat at one table and nothing else | [`feed`] |
+//! | a hosted tournament pins each entrant's version at creation | the version that played is the one that was entered | [`Hosting::pins_for`] |
+//! | one runner follows the feed at a time; a newer one takes it over | a restarted runner is not locked out by its own dead stream | [`feed`] |
+//! | sandboxes and their output are bounded per account (50, 1 MiB each) | the database does not grow with a chatty bot | `store/hosting.rs` |
+//!
+//! Only `rpc` knows protobuf: this room speaks in [`StoredVersion`], [`StoredSandbox`]
+//! and [`feed::HostedSeat`].
+
+pub(crate) mod error;
+pub(crate) mod feed;
+pub(crate) mod upload;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
+use skat_league::AccountId;
+use tokio::sync::Notify;
+
+pub(crate) use error::HostingError;
+
+use crate::competition::Competitions;
+use crate::competition::admin::Admin;
+use crate::config::ServerConfig;
+use crate::journal::Journal;
+use crate::metrics::Metrics;
+use crate::secret::same_token;
+use crate::store::Store;
+use crate::store::accounts::Account;
+use crate::store::hosting::{Pin, SandboxFilter, StoredSandbox, StoredVersion, VersionState};
+use crate::store::tables::unix_ms_now;
+
+/// Output kept per sandbox, in bytes (the oldest is dropped).
+pub(crate) const MAX_LOG_BYTES: usize = 1024 * 1024;
+
+/// The hosting of one server.
+#[derive(Debug)]
+pub(crate) struct Hosting {
+    journal: Journal,
+    config: Arc<ServerConfig>,
+    competitions: Arc<Competitions>,
+    metrics: Metrics,
+    /// The newest feed's number: an older feed ends when it sees a newer one.
+    feed_generation: AtomicU64,
+    /// Versions changed: the feed looks at the hosted accounts again at once.
+    changed: Notify,
+}
+
+impl Hosting {
+    /// The hosting of the server whose competitions are `competitions`.
+    pub(crate) fn new(
+        journal: Journal,
+        config: Arc<ServerConfig>,
+        competitions: Arc<Competitions>,
+        metrics: Metrics,
+    ) -> Arc<Hosting> {
+        Arc::new(Hosting {
+            journal,
+            config,
+            competitions,
+            metrics,
+            feed_generation: AtomicU64::new(0),
+            changed: Notify::new(),
+        })
+    }
+
+    fn store(&self) -> Result<&Store, HostingError> {
+        self.journal.store().ok_or(HostingError::NoDatabase)
+    }
+
+    /// The account a bot token names.
+    pub(crate) async fn author(&self, token: Option<&str>) -> Result<Account, HostingError> {
+        Ok(self.competitions.authenticate(token).await?)
+    }
+
+    /// The operator.
+    pub(crate) fn admin(&self, token: Option<&str>, peer: std::net::IpAddr) -> Result<Admin, HostingError> {
+        Ok(self.competitions.admin(token, peer)?)
+    }
+
+    /// Checks the runner token.
+    pub(crate) fn runner(&self, token: Option<&str>) -> Result<(), HostingError> {
+        match (&self.config.hosting.runner_token, token) {
+            (Some(want), Some(got)) if same_token(got, want) => Ok(()),
+            _ => Err(HostingError::RunnerTokenInvalid),
+        }
+    }
+
+    /// Where an archive with this digest is kept.
+    pub(crate) fn archive_path(&self, digest: &str) -> Option<PathBuf> {
+        let hex = digest.strip_prefix("sha256:")?;
+        if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        Some(self.config.hosting.images_dir.as_ref()?.join(format!("sha256-{hex}.tar")))
+    }
+
+    /// A version pulled from a registry: its reference must pin a digest.
+    pub(crate) async fn submit_reference(
+        &self,
+        account: &Account,
+        image_ref: &str,
+        header: &VersionHeader,
+    ) -> Result<StoredVersion, HostingError> {
+        let digest = pinned_digest(image_ref)?;
+        self.keep(account, digest, image_ref.to_string(), 0, header).await
+    }
+
+    /// Keeps a version (as it stands when the account had it already), activates it when
+    /// asked, and prunes the account's oldest versions beyond the limit.
+    pub(crate) async fn keep(
+        &self,
+        account: &Account,
+        digest: String,
+        image_ref: String,
+        size_bytes: u64,
+        header: &VersionHeader,
+    ) -> Result<StoredVersion, HostingError> {
+        let store = self.store()?;
+        header.check()?;
+        let state = if self.config.hosting.approval { VersionState::Pending } else { VersionState::Approved };
+        let v = StoredVersion {
+            account_id: account.account_id.clone(),
+            digest: digest.clone(),
+            image_ref,
+            size_bytes,
+            command: header.command.clone(),
+            sdk: header.sdk.clone(),
+            state,
+            active: false,
+            failure: String::new(),
+            submitted_ms: unix_ms_now(),
+        };
+        if store.insert_version(&v).await? {
+            tracing::info!(account = %account.name, %digest, size_bytes, "bot version submitted");
+            for gone in
+                store.prune_versions(&account.account_id, self.config.hosting.versions_per_account).await?
+            {
+                self.forget_archive(&gone).await;
+            }
+        }
+        if header.activate
+            && let Some(v) = self.activate(account, &digest).await?
+        {
+            return Ok(v);
+        }
+        self.version(&account.account_id, &digest).await
+    }
+
+    async fn forget_archive(&self, digest: &str) {
+        let Ok(store) = self.store() else { return };
+        if matches!(store.digest_in_use(digest).await, Ok(false))
+            && let Some(path) = self.archive_path(digest)
+        {
+            let _ = tokio::fs::remove_file(path).await;
+        }
+    }
+
+    async fn version(&self, account: &AccountId, digest: &str) -> Result<StoredVersion, HostingError> {
+        self.store()?
+            .version(account, digest)
+            .await?
+            .ok_or_else(|| HostingError::VersionNotFound(digest.into()))
+    }
+
+    /// The version of `account` a digest or a prefix of it names (at least 12 digits).
+    async fn find(&self, account: &AccountId, digest: &str) -> Result<StoredVersion, HostingError> {
+        let want = digest.trim();
+        let hex = want.strip_prefix("sha256:").unwrap_or(want);
+        if hex.len() < 12 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(HostingError::VersionNotFound(want.chars().take(80).collect()));
+        }
+        let all = self.store()?.versions(account).await?;
+        let mut found = all.into_iter().filter(|v| v.digest["sha256:".len()..].starts_with(hex));
+        match (found.next(), found.next()) {
+            (Some(v), None) => Ok(v),
+            _ => Err(HostingError::VersionNotFound(want.chars().take(80).collect())),
+        }
+    }
+
+    /// The account's versions, newest first.
+    pub(crate) async fn versions(&self, account: &Account) -> Result<Vec<StoredVersion>, HostingError> {
+        Ok(self.store()?.versions(&account.account_id).await?)
+    }
+
+    /// Makes a version the one that plays (an empty digest: none plays; the account's
+    /// own lobbies may open again).
+    pub(crate) async fn activate(
+        &self,
+        account: &Account,
+        digest: &str,
+    ) -> Result<Option<StoredVersion>, HostingError> {
+        let store = self.store()?;
+        if digest.trim().is_empty() {
+            store.set_active(&account.account_id, None).await?;
+            self.changed.notify_waiters();
+            tracing::info!(account = %account.name, "hosting ended: no version is active");
+            return Ok(None);
+        }
+        let v = self.find(&account.account_id, digest).await?;
+        store.set_active(&account.account_id, Some(&v.digest)).await?;
+        // Its own lobbies end: its seats go to the runner from now on.
+        self.competitions.close_lobbies(&account.account_id);
+        self.changed.notify_waiters();
+        tracing::info!(account = %account.name, digest = %v.digest, "bot version activated");
+        self.version(&account.account_id, &v.digest).await.map(Some)
+    }
+
+    /// The operator approves a version (or sends it back to pending).
+    pub(crate) async fn approve(
+        &self,
+        admin: &Admin,
+        bot_name: &str,
+        digest: &str,
+        approve: bool,
+    ) -> Result<StoredVersion, HostingError> {
+        let store = self.store()?;
+        let account = store
+            .account_by_name(bot_name)
+            .await?
+            .ok_or_else(|| HostingError::BotNotFound(bot_name.into()))?;
+        let v = self.find(&account.account_id, digest).await?;
+        let state = if approve { VersionState::Approved } else { VersionState::Pending };
+        store.set_version_state(&account.account_id, &v.digest, state, "").await?;
+        let what = if approve { "approve-version" } else { "withdraw-approval" };
+        self.competitions.audit(admin, what, account.name.as_str(), v.digest.clone()).await;
+        self.changed.notify_waiters();
+        self.version(&account.account_id, &v.digest).await
+    }
+
+    /// The version that plays an account's seats, when it is hosted now (an active,
+    /// approved version): its own lobbies are refused.
+    pub(crate) async fn hosted_version(
+        &self,
+        account: &AccountId,
+    ) -> Result<Option<StoredVersion>, HostingError> {
+        let Some(store) = self.journal.store() else { return Ok(None) };
+        Ok(store.versions(account).await?.into_iter().find(|v| v.active && v.state == VersionState::Approved))
+    }
+
+    /// A hosted tournament's pins: every entrant's active, approved version, with the
+    /// server's sandbox size. NOT_HOSTED names the first entrant without one.
+    pub(crate) async fn pins_for(&self, names: &[String]) -> Result<Vec<Pin>, HostingError> {
+        let store = self.store()?;
+        let mut pins = Vec::with_capacity(names.len());
+        for name in names {
+            let account =
+                store.account_by_name(name).await?.ok_or_else(|| HostingError::BotNotFound(name.clone()))?;
+            let v = store.versions(&account.account_id).await?.into_iter().find(|v| v.active);
+            match v {
+                Some(v) if v.state == VersionState::Approved => pins.push(Pin {
+                    account_id: account.account_id,
+                    digest: v.digest,
+                    cpu_millis: self.config.hosting.cpu_millis,
+                    memory_mib: self.config.hosting.memory_mib,
+                }),
+                _ => return Err(HostingError::NotHosted(account.name.to_string())),
+            }
+        }
+        Ok(pins)
+    }
+
+    /// A tournament's entrants and their pinned versions, by name.
+    pub(crate) async fn pinned_names(
+        &self,
+        tournament_id: &str,
+    ) -> Result<Vec<(String, String)>, HostingError> {
+        let Some(store) = self.journal.store() else { return Ok(Vec::new()) };
+        let pins = store.pins(tournament_id).await?;
+        let ids: Vec<AccountId> = pins.iter().map(|p| p.account_id.clone()).collect();
+        let accounts = store.accounts(&ids).await?;
+        Ok(pins
+            .into_iter()
+            .map(|p| {
+                let name = accounts
+                    .get(&p.account_id)
+                    .map_or_else(|| p.account_id.to_string(), |a| a.name.to_string());
+                (name, p.digest)
+            })
+            .collect())
+    }
+
+    /// The runner's report of a sandbox.
+    pub(crate) async fn report(
+        &self,
+        mut sandbox: StoredSandbox,
+        log: Option<&[u8]>,
+        version_failure: &str,
+    ) -> Result<(), HostingError> {
+        let store = self.store()?;
+        let account: AccountId =
+            sandbox.account_id.parse().map_err(|_| HostingError::BotNotFound(sandbox.account_id.clone()))?;
+        if !version_failure.is_empty() {
+            let failure: String = version_failure.chars().filter(|c| !c.is_control()).take(500).collect();
+            store.set_version_state(&account, &sandbox.digest, VersionState::Failed, &failure).await?;
+            self.changed.notify_waiters();
+        }
+        let log = log.map(|bytes| {
+            let start = bytes.len().saturating_sub(MAX_LOG_BYTES);
+            sandbox.log_truncated |= start > 0;
+            String::from_utf8_lossy(&bytes[start..]).into_owned()
+        });
+        sandbox.detail = sandbox.detail.chars().filter(|c| !c.is_control()).take(500).collect();
+        if sandbox.outcome == "running" {
+            self.metrics.hosting.sandboxes_running.inc();
+        } else {
+            self.metrics.hosting.ended(&sandbox.outcome);
+            if sandbox.outcome != "failed-to-start" {
+                self.metrics.hosting.sandboxes_running.dec();
+            }
+        }
+        store.put_sandbox(&sandbox, log.as_deref()).await?;
+        Ok(())
+    }
+
+    /// Sandboxes, newest first.
+    pub(crate) async fn sandboxes(
+        &self,
+        filter: &SandboxFilter<'_>,
+    ) -> Result<Vec<StoredSandbox>, HostingError> {
+        Ok(self.store()?.sandboxes(filter).await?)
+    }
+
+    /// A sandbox's output, for its account (or the operator: `account` None).
+    pub(crate) async fn sandbox_log(
+        &self,
+        id: &str,
+        account: Option<&AccountId>,
+    ) -> Result<(StoredSandbox, String), HostingError> {
+        let found = self.store()?.sandbox_log(id).await?;
+        match found {
+            Some((s, log)) if account.is_none_or(|a| a.to_string() == s.account_id) => Ok((s, log)),
+            _ => Err(HostingError::SandboxNotFound(id.chars().take(64).collect())),
+        }
+    }
+}
+
+/// What the author says of a version.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct VersionHeader {
+    /// argv words.
+    pub(crate) command: Vec<String>,
+    /// The SDK.
+    pub(crate) sdk: String,
+    /// Activate at once.
+    pub(crate) activate: bool,
+}
+
+impl VersionHeader {
+    /// At most 32 argv words of 4 KiB (line breaks and tabs allowed: `python3 -c` takes
+    /// a program), an SDK name of 32 printable characters.
+    fn check(&self) -> Result<(), HostingError> {
+        let printable = |s: &str| s.chars().all(|c| !c.is_control());
+        let word = |s: &str| s.len() <= 4096 && s.chars().all(|c| !c.is_control() || c == '\n' || c == '\t');
+        if self.command.len() > 32 || !self.command.iter().all(|w| word(w)) {
+            return Err(HostingError::Setting(
+                "a command has at most 32 words of 4 KiB, without control characters but line breaks and tabs".into(),
+            ));
+        }
+        if self.sdk.chars().count() > 32 || !printable(&self.sdk) {
+            return Err(HostingError::Setting("an SDK name has at most 32 printable characters".into()));
+        }
+        Ok(())
+    }
+}
+
+/// The digest a reference pins: `name@sha256:<64 hex>`.
+pub(crate) fn pinned_digest(image_ref: &str) -> Result<String, HostingError> {
+    let bad = || {
+        HostingError::NotAnImage(format!(
+            "`{}` is not pinned by digest: give `NAME@sha256:<64 hex digits>` (a tag can change under a tournament)",
+            image_ref.chars().take(200).collect::<String>()
+        ))
+    };
+    if image_ref.len() > 512 || image_ref.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        return Err(bad());
+    }
+    let (name, digest) = image_ref.rsplit_once('@').ok_or_else(bad)?;
+    let hex = digest.strip_prefix("sha256:").ok_or_else(bad)?;
+    if name.is_empty() || hex.len() != 64 || !hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+        return Err(bad());
+    }
+    Ok(digest.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pinned_digest;
+
+    #[test]
+    fn a_reference_must_pin_a_digest() {
+        let d = "sha256:".to_string() + &"ab".repeat(32);
+        assert_eq!(pinned_digest(&format!("registry.example.org/me/bot@{d}")).ok(), Some(d.clone()));
+        for bad in ["me/bot:1", "me/bot@sha256:abc", "@".to_string().as_str(), "me/bot@md5:00", "me bot@x"] {
+            assert!(pinned_digest(bad).is_err(), "{bad}");
+        }
+        assert!(pinned_digest(&format!("me/bot@{}", d.to_uppercase())).is_err());
+    }
+}

@@ -1,0 +1,312 @@
+//! Hosted bots over the wire (issue 47), without an engine: submissions (an archive, a
+//! reference, what is refused and stores nothing), approval, the runner's feed (a hosted
+//! account's seat with a token for that seat alone, never the bot token), a hosted
+//! account's own lobby refused, the runner token checked, sandbox reports, and each
+//! author reading only its own sandboxes. `deploy/test-hosted.sh` runs the same with
+//! podman.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use skat_proto::pb;
+use skat_proto::pb::ErrorReason as R;
+use skat_proto::pb::hosting_service_client::HostingServiceClient;
+use skat_server::{Database, HostingConfig, ServerConfig};
+use tonic::Code;
+use tonic::transport::Channel;
+use tonic_types::StatusExt as _;
+
+const ADMIN: &str = "admin-secret";
+const RUNNER: &str = "runner-secret-token";
+
+fn reason(status: &tonic::Status) -> Option<R> {
+    let info = status.get_error_details().error_info().cloned()?;
+    R::from_str_name(&format!("ERROR_REASON_{}", info.reason))
+}
+
+/// A tar holding what `podman save --format oci-archive` writes at its top.
+fn oci_archive(salt: &str) -> Vec<u8> {
+    let mut b = Vec::new();
+    for (name, data) in [
+        ("oci-layout", r#"{"imageLayoutVersion":"1.0.0"}"#.to_string()),
+        ("index.json", format!("{{\"salt\":\"{salt}\"}}")),
+    ] {
+        let mut h = [0u8; 512];
+        h[..name.len()].copy_from_slice(name.as_bytes());
+        h[100..107].copy_from_slice(b"0000644");
+        let size = format!("{:011o}", data.len());
+        h[124..135].copy_from_slice(size.as_bytes());
+        h[136..147].copy_from_slice(b"00000000000");
+        h[156] = b'0';
+        h[257..262].copy_from_slice(b"ustar");
+        h[148..156].copy_from_slice(b"        ");
+        let sum: u32 = h.iter().map(|&x| u32::from(x)).sum();
+        h[148..155].copy_from_slice(format!("{sum:06o}\0").as_bytes());
+        b.extend_from_slice(&h);
+        b.extend_from_slice(data.as_bytes());
+        b.resize(b.len().div_ceil(512) * 512, 0);
+    }
+    b.resize(b.len() + 1024, 0);
+    b
+}
+
+struct Hosted {
+    server: TestServer,
+    hosting: HostingServiceClient<Channel>,
+    games: Client,
+    _dir: std::path::PathBuf,
+}
+
+async fn hosted(approval: bool) -> Hosted {
+    // Kept for the test's length; each test removes it at its end.
+    let dir = tempfile::tempdir().unwrap().keep();
+    let server = TestServer::start(ServerConfig {
+        database: Database::Sqlite(dir.clone()),
+        admin_token: Some(ADMIN.into()),
+        hosting: HostingConfig {
+            images_dir: Some(dir.join("images")),
+            max_image_bytes: 64 * 1024,
+            approval,
+            runner_token: Some(RUNNER.into()),
+            ..HostingConfig::default()
+        },
+        ..config()
+    })
+    .await;
+    let games = server.client().await;
+    let channel =
+        Channel::from_shared(format!("http://{}", server.server.addr)).unwrap().connect().await.unwrap();
+    Hosted { server, hosting: HostingServiceClient::new(channel), games, _dir: dir }
+}
+
+impl Hosted {
+    async fn register(&mut self, name: &str) -> String {
+        let r = self
+            .games
+            .register_bot(authed(pb::RegisterBotRequest { name: name.into(), owner: String::new() }, ADMIN));
+        r.await.unwrap().into_inner().bot_token
+    }
+
+    async fn submit(
+        &mut self,
+        token: &str,
+        archive: Vec<u8>,
+        activate: bool,
+    ) -> Result<pb::BotVersion, tonic::Status> {
+        use pb::submit_bot_version_request::Part;
+        let header = pb::BotVersionHeader {
+            command: vec!["/bot".into()],
+            sdk: "rust".into(),
+            activate,
+            ..Default::default()
+        };
+        let mut parts = vec![pb::SubmitBotVersionRequest { part: Some(Part::Header(header)) }];
+        parts.extend(
+            archive.chunks(4000).map(|c| pb::SubmitBotVersionRequest { part: Some(Part::Chunk(c.to_vec())) }),
+        );
+        let r = self.hosting.submit_bot_version(authed(tokio_stream::iter(parts), token)).await?;
+        Ok(r.into_inner().version.unwrap())
+    }
+
+    fn images(&self) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(self._dir.join("images"))
+            .map(|d| d.filter_map(Result::ok).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+            .unwrap_or_default();
+        names.sort();
+        names
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn submissions_are_kept_by_digest_and_bad_ones_store_nothing() {
+    let mut h = hosted(false).await;
+    let token = h.register("alpha").await;
+    let v = h.submit(&token, oci_archive("1"), false).await.unwrap();
+    assert!(v.digest.starts_with("sha256:") && v.digest.len() == 71, "{}", v.digest);
+    assert_eq!(v.state, pb::VersionState::Approved as i32);
+    assert!(!v.active);
+    // The same bytes again: the same version, unchanged.
+    let again = h.submit(&token, oci_archive("1"), false).await.unwrap();
+    assert_eq!(again.digest, v.digest);
+    assert_eq!(h.images(), vec![format!("sha256-{}.tar", &v.digest[7..])]);
+
+    let not = h.submit(&token, b"#!/bin/sh\necho hello\n".repeat(40), false).await.unwrap_err();
+    assert_eq!((not.code(), reason(&not)), (Code::InvalidArgument, Some(R::NotAnImage)));
+    let big = h.submit(&token, vec![0u8; 70 * 1024], false).await.unwrap_err();
+    assert_eq!((big.code(), reason(&big)), (Code::ResourceExhausted, Some(R::ImageTooLarge)));
+    assert_eq!(h.images().len(), 1, "a refused upload left a file: {:?}", h.images());
+
+    let reference = |r: &str| pb::SubmitBotVersionRequest {
+        part: Some(pb::submit_bot_version_request::Part::Header(pb::BotVersionHeader {
+            image_ref: r.into(),
+            ..Default::default()
+        })),
+    };
+    let tagged = h
+        .hosting
+        .submit_bot_version(authed(tokio_stream::iter(vec![reference("me/bot:1")]), &token))
+        .await
+        .unwrap_err();
+    assert_eq!(reason(&tagged), Some(R::NotAnImage));
+    let pinned = format!("registry.example.org/me/bot@sha256:{}", "cd".repeat(32));
+    let r = h
+        .hosting
+        .submit_bot_version(authed(tokio_stream::iter(vec![reference(&pinned)]), &token))
+        .await
+        .unwrap();
+    assert_eq!(r.into_inner().version.unwrap().digest, format!("sha256:{}", "cd".repeat(32)));
+
+    let listed = h
+        .hosting
+        .list_bot_versions(authed(pb::ListBotVersionsRequest {}, &token))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(listed.versions.len(), 2);
+    let wrong = h.hosting.list_bot_versions(authed(pb::ListBotVersionsRequest {}, "nope")).await.unwrap_err();
+    assert_eq!(reason(&wrong), Some(R::BotTokenInvalid));
+    h.server.stop();
+    std::fs::remove_dir_all(&h._dir).ok();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hosted_seat_goes_to_the_runner_with_a_seat_token_and_its_reports_to_its_author_alone() {
+    let mut h = hosted(true).await;
+    let token = h.register("alpha").await;
+    let other = h.register("beta").await;
+    let v = h.submit(&token, oci_archive("2"), true).await.unwrap();
+    // With approval required, a new version waits: the account is not hosted yet.
+    assert_eq!(v.state, pb::VersionState::Pending as i32);
+    assert!(v.active);
+    let approve = |approve: bool| pb::ApproveBotVersionRequest {
+        bot_name: "alpha".into(),
+        digest: v.digest[..19].into(),
+        approve,
+    };
+    let denied = h.hosting.approve_bot_version(authed(approve(true), &other)).await.unwrap_err();
+    assert_eq!(reason(&denied), Some(R::AdminRequired));
+    let approved = h.hosting.approve_bot_version(authed(approve(true), ADMIN)).await.unwrap().into_inner();
+    assert_eq!(approved.version.unwrap().state, pb::VersionState::Approved as i32);
+
+    // The runner's feed: the runner token only.
+    let refused =
+        h.hosting.runner_feed(authed(pb::RunnerFeedRequest { runner: "r".into() }, ADMIN)).await.unwrap_err();
+    assert_eq!(reason(&refused), Some(R::RunnerTokenInvalid));
+    let mut feed = h
+        .hosting
+        .runner_feed(authed(pb::RunnerFeedRequest { runner: "r".into() }, RUNNER))
+        .await
+        .unwrap()
+        .into_inner();
+
+    // Its own lobby is refused: the runner plays its seats.
+    let mut lobby = None;
+    for _ in 0..50 {
+        match h.games.lobby(authed(pb::LobbyRequest::default(), &token)).await {
+            Err(e) => {
+                lobby = Some(e);
+                break;
+            }
+            Ok(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+    let lobby = lobby.expect("a hosted account's lobby is refused");
+    assert_eq!((lobby.code(), reason(&lobby)), (Code::FailedPrecondition, Some(R::AccountHosted)));
+
+    // A person's table that asks for it: the seat comes through the feed (once the feed
+    // has opened the account's lobby).
+    let mut table = None;
+    for _ in 0..50 {
+        let r = h
+            .games
+            .create_table(pb::CreateTableRequest {
+                seats: 3,
+                deals: 1,
+                bots: vec!["alpha".into()],
+                ..Default::default()
+            })
+            .await;
+        if let Ok(r) = r {
+            table = Some(r.into_inner().table_id);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let table = table.expect("the table seats the hosted bot");
+    let seat = within(10, feed.message()).await.unwrap().unwrap().seat.unwrap();
+    assert_eq!((seat.bot_name.as_str(), seat.table_id.as_str()), ("alpha", table.as_str()));
+    assert_eq!(seat.version.as_ref().unwrap().digest, v.digest);
+    assert_ne!(seat.seat_token, token, "the bot token never leaves for a sandbox");
+    assert_eq!((seat.cpu_millis, seat.memory_mib), (1000, 512));
+    let view = view(&mut h.games, &table, Some(&seat.seat_token)).await;
+    assert_eq!(view.your_seat, Some(seat.seat), "the token acts for that seat");
+
+    // The runner reports; the author reads it, another account does not.
+    let sandbox = pb::Sandbox {
+        id: "s1".into(),
+        bot_name: "alpha".into(),
+        digest: v.digest.clone(),
+        table_id: table.clone(),
+        seat: seat.seat,
+        outcome: pb::SandboxOutcome::OutOfMemory as i32,
+        exit_code: 137,
+        cpu_ms: 1234,
+        detail: "killed by the kernel: out of memory".into(),
+        ..Default::default()
+    };
+    let report = pb::ReportSandboxRequest {
+        sandbox: Some(sandbox),
+        log: b"hello\n".to_vec(),
+        version_failure: String::new(),
+    };
+    let wrong = h.hosting.report_sandbox(authed(report.clone(), &token)).await.unwrap_err();
+    assert_eq!(reason(&wrong), Some(R::RunnerTokenInvalid));
+    h.hosting.report_sandbox(authed(report, RUNNER)).await.unwrap();
+    let mine = h
+        .hosting
+        .list_sandboxes(authed(pb::ListSandboxesRequest::default(), &token))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(mine.sandboxes.len(), 1);
+    assert_eq!(mine.sandboxes[0].outcome, pb::SandboxOutcome::OutOfMemory as i32);
+    let log = h
+        .hosting
+        .get_sandbox_log(authed(pb::GetSandboxLogRequest { sandbox_id: "s1".into() }, &token))
+        .await
+        .unwrap();
+    assert_eq!(log.into_inner().log, b"hello\n");
+    let theirs = h
+        .hosting
+        .get_sandbox_log(authed(pb::GetSandboxLogRequest { sandbox_id: "s1".into() }, &other))
+        .await
+        .unwrap_err();
+    assert_eq!(reason(&theirs), Some(R::SandboxNotFound));
+    let none = h
+        .hosting
+        .list_sandboxes(authed(pb::ListSandboxesRequest::default(), &other))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(none.sandboxes.is_empty());
+    let all = h
+        .hosting
+        .list_sandboxes(authed(pb::ListSandboxesRequest::default(), ADMIN))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(all.sandboxes[0].bot_name, "alpha");
+
+    // Hosting ends: the account's own lobby opens again.
+    let off = h
+        .hosting
+        .activate_bot_version(authed(pb::ActivateBotVersionRequest { digest: String::new() }, &token))
+        .await
+        .unwrap();
+    assert!(off.into_inner().version.is_none());
+    assert!(h.games.lobby(authed(pb::LobbyRequest::default(), &token)).await.is_ok());
+    h.server.stop();
+    std::fs::remove_dir_all(&h._dir).ok();
+}

@@ -1,0 +1,309 @@
+#!/usr/bin/env bash
+# Hosted bots on the real engine (docs/hosted-bots.md): a `skat serve --runner podman`
+# with its Unix socket, the Rust and Python example bots and the `skat` binary built as
+# images FROM scratch (no base image pulled), submitted as archives, then
+#
+#   1. a hosted round robin between the three to its standings, the digests pinned;
+#   2. every bad input: not an image, too large, a reference without a digest, an image
+#      that cannot be pulled, a bot that crashes at start or mid-deal, runs out of
+#      memory, spins every core, forks without end, fills its /tmp, floods its output,
+#      tries to reach the host, the metrics port and the internet, or never connects;
+#      each says why, its seat forfeits and the other seats' games go on;
+#   3. fairness: a bot's decision times next to a neighbour that spins every core it
+#      sees, against the same bot alone (p99 within 20%);
+#   4. nothing left behind: no sandbox once the runner stops; a runner that starts
+#      removes what a dead one left.
+#
+#   deploy/test-hosted.sh      (as root, with podman and runc; SKAT_BIN: the skat binary)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+skat="${SKAT_BIN:-$root/target/debug/skat}"
+work=$(mktemp -d /tmp/skat-hosted.XXXXXX)
+server_pid=""
+cleanup() {
+  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
+  for c in $(podman ps -a --filter label=skat.hosted=1 --format '{{.Names}}' 2>/dev/null); do podman rm -f "$c" >/dev/null 2>&1 || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+fail() {
+  echo "FAIL: $*" >&2
+  [ -f "$work/server.log" ] && { tail -40 "$work/server.log" >&2; cp "$work/server.log" /tmp/skat-hosted-server.log; echo "(the server's log: /tmp/skat-hosted-server.log)" >&2; }
+  exit 1
+}
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+echo "building the images (FROM scratch, nothing pulled)"
+SKAT_PROFILE=debug "$root/examples/bots/image.sh" rust "$work/rust.tar" >/dev/null
+"$root/examples/bots/image.sh" python "$work/python.tar" >/dev/null
+SKAT_PROFILE=debug "$root/examples/bots/image.sh" skat "$work/skat.tar" >/dev/null
+ls -la "$work"/*.tar | awk '{print "  " $9 ": " int($5/1048576) " MiB"}'
+
+port=$(free_port); mport=$(free_port)
+# Sandboxes on the last core, the server and the test's own bots on the others.
+sandbox_cpus=$(( $(nproc) - 1 ))
+server="127.0.0.1:$port"
+export SKAT_SERVER="http://$server" SKAT_ADMIN_TOKEN=admin-token-for-the-hosted-test
+head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/runner-token"
+start_server() {
+  "$skat" serve --addr "$server" --metrics-addr "127.0.0.1:$mport" --web-addr off --data-dir "$work/data" \
+    --admin-token "$SKAT_ADMIN_TOKEN" --unix-socket "$work/skat.sock" --hosting-runner-token-file "$work/runner-token" \
+    --runner podman --runner-dir "$work/runner" --runner-sandbox-wall 90s --runner-sandbox-cpuset "$sandbox_cpus" --hosting-cpu-millis 500 \
+    --hosting-memory-mib 192 --hosting-max-image-bytes $((160 << 20)) --action-timeout 4s --deal-clock 40s \
+    --account-max-tables 16 >>"$work/server.log" 2>&1 &
+  server_pid=$!
+  for _ in $(seq 100); do "$skat" table list >/dev/null 2>&1 && return 0; sleep 0.1; done
+  fail "the server did not start"
+}
+start_server
+
+declare -A token
+register() { # register NAME: keeps its bot token
+  token[$1]=$("$skat" admin register-bot --name "$1" | awk '/^bot token/{print $3}')
+  [ -n "${token[$1]}" ] || fail "no token for $1"
+}
+submit() { # submit NAME ARCHIVE [COMMAND]: the version's digest
+  "$skat" bot submit --bot-token "${token[$1]}" --archive "$2" --command "${3:-}" --sdk test --activate |
+    awk 'NR==1{print $1}'
+}
+for b in rust-bot python-bot builtin crash midcrash oom spinner forker filler flooder prober sleeper unpulled neighbour; do register "$b"; done
+
+echo "1. submissions"
+rust=$(submit rust-bot "$work/rust.tar")
+python=$(submit python-bot "$work/python.tar")
+builtin=$(submit builtin "$work/skat.tar" "/app/bot bot --strategy heuristic")
+[[ $rust == sha256:* && $python == sha256:* && $builtin == sha256:* ]] || fail "no digests: $rust $python $builtin"
+echo "  rust-bot $rust, python-bot $python, builtin $builtin"
+
+said=$("$skat" bot submit --bot-token "${token[crash]}" --archive "$root/README.md" 2>&1 || true)
+grep -q "not an image archive" <<<"$said" || fail "a file that is not an image: $said"
+head -c $((161 << 20)) /dev/zero >"$work/big.tar"
+said=$("$skat" bot submit --bot-token "${token[crash]}" --archive "$work/big.tar" 2>&1 || true)
+grep -q "larger than this server takes" <<<"$said" || fail "too large: $said"
+rm -f "$work/big.tar"
+[ -z "$(ls "$work/data/images" | grep -v '^sha256-')" ] || fail "an upload left a file: $(ls "$work/data/images")"
+said=$("$skat" bot submit --bot-token "${token[crash]}" --image registry.example.org/me/bot:1 2>&1 || true)
+grep -q "not pinned by digest" <<<"$said" || fail "a reference without a digest: $said"
+"$skat" bot submit --bot-token "${token[unpulled]}" --activate \
+  --image "registry.invalid/nobody/bot@sha256:$(printf 'ab%.0s' $(seq 32))" >/dev/null
+echo "  not an image, too large, no digest: refused, nothing stored"
+
+echo "2. a hosted round robin: rust-bot, python-bot, builtin"
+tid=$("$skat" tournament create --name hosted --entrants rust-bot,python-bot,builtin --deals 3 --hosted | awk '/^tournament/{print $2}')
+[ -n "$tid" ] || fail "no tournament"
+said=$("$skat" tournament create --name nope --entrants rust-bot,python-bot,crash --hosted 2>&1 || true)
+grep -q "has no active, approved version" <<<"$said" || fail "a hosted tournament with an entrant not hosted: $said"
+
+# Bad bots, each at a table of its own with two good ones, all at once.
+json_cmd() { python3 -c 'import json,sys; print(json.dumps(["/usr/bin/python3","-c",sys.argv[1]]))' "$1"; }
+bad() { submit "$1" "$work/python.tar" "$(json_cmd "$2")" >/dev/null; }
+hostip=$(hostname -I 2>/dev/null | awk '{print $1}'); hostip=${hostip:-10.0.2.15}
+bad crash 'import sys
+print("giving up at start", flush=True)
+sys.exit(3)'
+bad midcrash 'import os, threading, runpy
+threading.Timer(5, lambda: os._exit(7)).start()
+runpy.run_path("/app/skatbot.py", run_name="__main__")'
+bad oom 'b = []
+while True:
+    b.append(b"x" * (16 << 20))
+    print(len(b) * 16, "MiB", flush=True)'
+bad spinner 'import os
+for _ in range(3):
+    os.fork()
+while True:
+    pass'
+bad forker 'import os, time
+n = 0
+while True:
+    try:
+        if os.fork() == 0:
+            time.sleep(1000)
+            os._exit(0)
+        n += 1
+    except OSError as e:
+        print("fork refused after", n, "children:", e, flush=True)
+        time.sleep(1000)'
+bad filler 'f = open("/tmp/fill", "wb")
+try:
+    while True:
+        f.write(b"x" * (1 << 20))
+        f.flush()
+except OSError as e:
+    print("tmp full:", e, flush=True)
+    raise SystemExit(4)'
+bad flooder 'import sys
+while True:
+    sys.stdout.write("flood " * 100 + "\n")'
+bad prober "import socket, runpy
+for host, port in [('$hostip', 22), ('$hostip', $mport), ('127.0.0.1', $mport), ('127.0.0.1', $port), ('10.88.0.1', 53), ('1.1.1.1', 443)]:
+    try:
+        socket.create_connection((host, port), timeout=3)
+        print('connected to', host, port, flush=True)
+    except OSError as e:
+        print('blocked', host, port, e, flush=True)
+try:
+    socket.getaddrinfo('example.org', 443)
+    print('resolved example.org', flush=True)
+except OSError as e:
+    print('blocked dns', e, flush=True)
+runpy.run_path('/app/skatbot.py', run_name='__main__')"
+bad sleeper 'import time
+time.sleep(100000)'
+
+declare -A tables
+for b in crash midcrash oom spinner forker filler flooder prober sleeper unpulled; do
+  tables[$b]=$("$skat" table create --deals 2 --bots "$b,rust-bot,python-bot" --name "$b" --admin-token "$SKAT_ADMIN_TOKEN" | awk '/^table/{print $2}')
+  [ -n "${tables[$b]}" ] || fail "no table for $b"
+done
+echo "  ${#tables[@]} tables, each a bad bot beside rust-bot and python-bot"
+
+wait_tables() { # wait_tables SECONDS TABLE...: every one finished
+  local limit=$1; shift
+  for _ in $(seq "$limit"); do
+    local open=0
+    for t in "$@"; do
+      "$skat" table list --filter all --limit 500 2>/dev/null | grep -F "$t" | grep -q finished || open=$((open + 1))
+    done
+    [ $open -eq 0 ] && return 0
+    sleep 1
+  done
+  "$skat" table list --filter all --limit 500 >&2 || true
+  fail "tables still open after $limit s"
+}
+wait_tables 300 "${tables[@]}"
+echo "  every table with a bad bot finished: the other seats' games went on"
+for _ in $(seq 60); do
+  "$skat" tournament show "$tid" | grep -q '^status.*finished' && break
+  sleep 2
+done
+shown=$("$skat" tournament show "$tid")
+grep -q '^status.*finished' <<<"$shown" || { echo "$shown" >&2; fail "the hosted tournament did not finish"; }
+for pair in "rust-bot $rust" "python-bot $python" "builtin $builtin"; do
+  grep -qF "hosted   ${pair% *} plays ${pair#* }" <<<"$shown" || { echo "$shown" >&2; fail "no pinned digest for ${pair% *}"; }
+done
+echo "  the hosted round robin finished, its digests pinned:"
+grep -E '^hosted|^ *[0-9]+\.' <<<"$shown" | sed 's/^/    /' | head -8
+
+# Every sandbox ended and was reported: what the author and the operator read.
+for _ in $(seq 30); do
+  "$skat" admin sandboxes --running | grep -q "no sandboxes running" && break
+  sleep 1
+done
+all=$("$skat" admin sandboxes)
+expect() { # expect BOT WORDS: the bot's sandbox line says so
+  grep -F " $1 at " <<<"$all" | grep -qF -- "$2" || { grep -F " $1 at " <<<"$all" >&2; fail "$1: expected \"$2\""; }
+  echo "  $1: $2"
+}
+expect crash "exited with status 3"
+expect midcrash "exited with status 7"
+expect oom "out of memory"
+expect spinner "stopped: its table had ended"
+expect forker "stopped: its table had ended"
+expect filler "exited with status 4"
+expect flooder "stopped: its table had ended"
+expect prober "exited with status 0"
+expect sleeper "stopped: its table had ended"
+expect unpulled "failed to start"
+expect rust-bot "exited with status 0"
+expect python-bot "exited with status 0"
+log_of() { # log_of BOT: its newest sandbox's output, read with its own token
+  local id; id=$("$skat" bot logs --bot-token "${token[$1]}" | awk 'NR==1{print $1}')
+  "$skat" bot logs --bot-token "${token[$1]}" --sandbox "$id" 2>/dev/null
+}
+log_of crash | grep -q "giving up at start" || fail "crash: its output"
+log_of filler | grep -q "tmp full:.*No space left" || fail "filler: /tmp was not capped"
+log_of forker | grep -q "fork refused after" || fail "forker: the pids limit"
+probe=$(log_of prober)
+grep -q "^connected" <<<"$probe" && { echo "$probe" >&2; fail "prober reached something"; }
+[ "$(grep -c '^blocked' <<<"$probe")" -eq 7 ] || { echo "$probe" >&2; fail "prober: not every attempt blocked"; }
+echo "  prober: the host, the metrics port, the server's TCP port, the gateway, the internet and DNS: all blocked"
+flood=$("$skat" bot logs --bot-token "${token[flooder]}" --sandbox "$("$skat" bot logs --bot-token "${token[flooder]}" | awk 'NR==1{print $1}')" 2>&1 >/dev/null)
+grep -q "older output was dropped" <<<"$flood" || fail "flooder: output not capped: $flood"
+said=$("$skat" bot logs --bot-token "${token[rust-bot]}" --sandbox "$("$skat" bot logs --bot-token "${token[crash]}" | awk 'NR==1{print $1}')" 2>&1 || true)
+grep -q "no sandbox" <<<"$said" || fail "an author read another bot's output: $said"
+"$skat" bot versions --bot-token "${token[unpulled]}" | grep -q "failed" || fail "unpulled: the version is not marked failed"
+echo "  output capped at 1 MiB; each author reads only its own; the unpullable version says why"
+
+curl -s "http://127.0.0.1:$mport/metrics" | grep -q 'skat_sandboxes_ended_total{outcome="out-of-memory"} 1' || fail "metrics: no OOM counted"
+echo "  metrics count sandboxes by outcome"
+
+echo "3. fairness: decision times alone and beside a spinner"
+python3 -m venv "$work/venv"
+"$work/venv/bin/pip" install --quiet --disable-pip-version-check grpcio grpcio-tools
+"$work/venv/bin/python" -m grpc_tools.protoc -I "$root/proto" --python_out="$work" --grpc_python_out="$work" "$root/proto/skat/v1/skat.proto"
+submit neighbour "$work/python.tar" "$(json_cmd 'import runpy
+g = runpy.run_path("/app/skatbot.py")
+act = g["Bot"].act
+def slow(self, legal, seq):
+    x = 0
+    for i in range(3000000):
+        x += i
+    return act(self, legal, seq)
+g["Bot"].act = slow
+g["hosted"]()')" >/dev/null
+times() { # times TABLE: the neighbour's decision times (ms), from the table's events
+  PYTHONPATH="$work" "$work/venv/bin/python" "$root/deploy/decision_times.py" "$server" "$1" neighbour
+}
+fair_table() { "$skat" table create --deals 4 --bots neighbour --name "$1" --action-timeout 10s --admin-token "$SKAT_ADMIN_TOKEN" | awk '/^table/{print $2}'; }
+host_bots() { for _ in 1 2; do "$skat" bot --strategy random --table "$1" >/dev/null 2>&1 & done; }
+alone=$(fair_table alone); host_bots "$alone"
+wait_tables 300 "$alone"
+spin=$("$skat" table create --deals 4 --bots spinner --name spin --action-timeout 10s --admin-token "$SKAT_ADMIN_TOKEN" | awk '/^table/{print $2}')
+host_bots "$spin"
+sleep 3
+beside=$(fair_table beside); host_bots "$beside"
+wait_tables 300 "$beside"
+a=$(times "$alone"); b=$(times "$beside")
+echo "  alone:  $a"
+echo "  beside: $b"
+python3 - "$a" "$b" <<'PY'
+import sys
+p99 = lambda s: float(s.split("p99=")[1].split()[0])
+a, b = p99(sys.argv[1]), p99(sys.argv[2])
+print(f"  p99 beside a spinner / alone = {b / a:.3f}")
+sys.exit(0 if b <= a * 1.2 else 1)
+PY
+echo "  a neighbour that spins every core does not slow a bot: ok"
+
+echo "4. nothing left behind"
+kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
+left=$(podman ps -a --filter label=skat.hosted=1 --format '{{.Names}}')
+[ -z "$left" ] || fail "sandboxes left after the runner stopped: $left"
+podman run -d --name skat-orphan --label skat.hosted=1 --network none localhost/skat-example-bot-rust:latest >/dev/null
+start_server
+for _ in $(seq 50); do [ -z "$(podman ps -a --filter name=skat-orphan --format '{{.Names}}')" ] && break; sleep 0.2; done
+[ -z "$(podman ps -a --filter name=skat-orphan --format '{{.Names}}')" ] || fail "a restarted runner left an orphan"
+echo "  a stopped runner leaves no sandbox; a starting one removes an orphan"
+
+echo "5. the sandbox as a Pod: validated against Kubernetes' schemas, run with podman kube play"
+seats=$("$skat" table create --deals 1 --take-seats --action-timeout 10s)
+ptable=$(awk '/^table/{print $2}' <<<"$seats")
+for n in 1 2; do "$skat" bot --strategy random --table "$ptable" --token "$(awk "/seat $n token/{print \$4}" <<<"$seats")" >/dev/null 2>&1 & done
+"$skat" runner --socket "$work/skat.sock" --work-dir "$work/runner" --pod-size 500 192 \
+  --print-pod localhost/skat-example-bot-rust:latest >"$work/pod.json"
+sed -i "s/\"TABLE\"/\"$ptable\"/; s/\"SEAT-TOKEN\"/\"$(awk '/seat 0 token/{print $4}' <<<"$seats")\"/" "$work/pod.json"
+if [ -n "${KUBERNETES_VALIDATE:-}" ]; then
+  for version in 1.32.0 1.37.0; do
+    "$KUBERNETES_VALIDATE" --quiet --no-warn -k "$version" --strict "$work/pod.json"
+    kubectl kustomize "$root/deploy/k8s/hosted" >"$work/hosted.yaml"
+    "$KUBERNETES_VALIDATE" --quiet --no-warn -k "$version" --strict "$work/hosted.yaml"
+  done
+  echo "  the Pod, the Role, RoleBinding, NetworkPolicy and namespace: valid for Kubernetes 1.32 and 1.37"
+fi
+# podman 4.3's kube play reads its defaults from CONTAINERS_CONF only (not _OVERRIDE): runc,
+# and open-files limits below this machine's hard limit.
+printf '[containers]\ndefault_ulimits = ["nofile=4096:4096", "nproc=4096:4096"]\n[engine]\nruntime = "runc"\n' >"$work/containers.conf"
+CONTAINERS_CONF="$work/containers.conf" podman kube play --network none "$work/pod.json" >/dev/null
+wait_tables 120 "$ptable"
+for _ in $(seq 60); do
+  state=$(podman inspect --format '{{.State.Status}} {{.State.ExitCode}}' skat-example-bot 2>/dev/null || echo gone)
+  [[ $state == exited* ]] && break
+  sleep 1
+done
+limits=$(podman inspect --format '{{.HostConfig.Memory}} {{.HostConfig.CpuQuota}}/{{.HostConfig.CpuPeriod}} {{.HostConfig.ReadonlyRootfs}}' skat-example-bot)
+CONTAINERS_CONF="$work/containers.conf" podman kube down "$work/pod.json" >/dev/null
+[ "$state" = "exited 0" ] || fail "the Pod's bot: $state"
+[ "$limits" = "201326592 50000/100000 true" ] || fail "the Pod's limits as podman set them: $limits"
+echo "  the Pod played its seat to the end: 192 MiB, half a CPU, a read-only root"
+echo "hosted bots: ok"

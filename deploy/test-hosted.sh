@@ -270,7 +270,7 @@ echo "4. nothing left behind"
 kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
 left=$(podman ps -a --filter label=skat.hosted=1 --format '{{.Names}}')
 [ -z "$left" ] || fail "sandboxes left after the runner stopped: $left"
-podman run -d --name skat-orphan --label skat.hosted=1 --network none localhost/skat-example-bot-rust:latest >/dev/null
+podman --runtime runc run -d --name skat-orphan --label skat.hosted=1 --network none --ulimit nofile=1024:1024 --ulimit nproc=4096:4096 localhost/skat-example-bot-rust:latest >/dev/null
 start_server
 for _ in $(seq 50); do [ -z "$(podman ps -a --filter name=skat-orphan --format '{{.Names}}')" ] && break; sleep 0.2; done
 [ -z "$(podman ps -a --filter name=skat-orphan --format '{{.Names}}')" ] || fail "a restarted runner left an orphan"

@@ -60,13 +60,17 @@ struct Hosted {
 }
 
 async fn hosted(approval: bool) -> Hosted {
+    hosted_with(approval, true).await
+}
+
+async fn hosted_with(approval: bool, archives: bool) -> Hosted {
     // Kept for the test's length; each test removes it at its end.
     let dir = tempfile::tempdir().unwrap().keep();
     let server = TestServer::start(ServerConfig {
         database: Database::Sqlite(dir.clone()),
         admin_token: Some(ADMIN.into()),
         hosting: HostingConfig {
-            images_dir: Some(dir.join("images")),
+            images_dir: archives.then(|| dir.join("images")),
             max_image_bytes: 64 * 1024,
             approval,
             runner_token: Some(RUNNER.into()),
@@ -167,6 +171,21 @@ async fn submissions_are_kept_by_digest_and_bad_ones_store_nothing() {
     assert_eq!(listed.versions.len(), 2);
     let wrong = h.hosting.list_bot_versions(authed(pb::ListBotVersionsRequest {}, "nope")).await.unwrap_err();
     assert_eq!(reason(&wrong), Some(R::BotTokenInvalid));
+    let unknown = pb::ActivateBotVersionRequest { digest: "sha256:0123456789ab".into() };
+    let unknown = h.hosting.activate_bot_version(authed(unknown, &token)).await.unwrap_err();
+    assert_eq!((unknown.code(), reason(&unknown)), (Code::NotFound, Some(R::VersionNotFound)));
+
+    // A hosted tournament takes only entrants with an active, approved version.
+    h.register("beta").await;
+    h.register("gamma").await;
+    let t = pb::CreateTournamentRequest {
+        entrants: vec!["alpha".into(), "beta".into(), "gamma".into()],
+        deals: 1,
+        hosted: true,
+        ..Default::default()
+    };
+    let not = h.games.create_tournament(authed(t, ADMIN)).await.unwrap_err();
+    assert_eq!((not.code(), reason(&not)), (Code::FailedPrecondition, Some(R::NotHosted)));
     h.server.stop();
     std::fs::remove_dir_all(&h._dir).ok();
 }
@@ -307,6 +326,16 @@ async fn a_hosted_seat_goes_to_the_runner_with_a_seat_token_and_its_reports_to_i
         .unwrap();
     assert!(off.into_inner().version.is_none());
     assert!(h.games.lobby(authed(pb::LobbyRequest::default(), &token)).await.is_ok());
+    h.server.stop();
+    std::fs::remove_dir_all(&h._dir).ok();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_without_a_place_for_archives_says_so() {
+    let mut h = hosted_with(false, false).await;
+    let token = h.register("alpha").await;
+    let refused = h.submit(&token, oci_archive("3"), false).await.unwrap_err();
+    assert_eq!((refused.code(), reason(&refused)), (Code::FailedPrecondition, Some(R::HostingUnavailable)));
     h.server.stop();
     std::fs::remove_dir_all(&h._dir).ok();
 }

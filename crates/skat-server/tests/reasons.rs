@@ -24,8 +24,9 @@ use tonic_types::StatusExt as _;
 /// needs a failing database (skat-cli/tests/durability.rs makes one fail); the account
 /// and tournament reasons need a database (skat-cli/tests/competition.rs and
 /// skat-cli/tests/operator.rs), the challenge and people's-table reasons too
-/// (skat-cli/tests/challenges.rs).
-const UNREACHABLE: [R; 18] = [
+/// (skat-cli/tests/challenges.rs), the hosting reasons too (skat-server/tests/hosting.rs,
+/// and deploy/test-hosted.sh with podman).
+const UNREACHABLE: [R; 26] = [
     R::Unspecified,
     R::Internal,
     R::DealOver,
@@ -44,6 +45,14 @@ const UNREACHABLE: [R; 18] = [
     R::ChallengeNotFound,
     R::ChallengeState,
     R::BotUnavailable,
+    R::NotAnImage,
+    R::ImageTooLarge,
+    R::VersionNotFound,
+    R::RunnerTokenInvalid,
+    R::HostingUnavailable,
+    R::NotHosted,
+    R::SandboxNotFound,
+    R::AccountHosted,
 ];
 
 struct Cases {

@@ -106,7 +106,10 @@ test("the operator's page in a real browser", { timeout: 180000 }, async () => {
     const firstToken = await page.$eval("#new-token [data-copy]", (b) => b.getAttribute("data-copy"));
     assert.match(cli(grpcPort, "admin", "list", "--search", "dot"), /dot@example\.org/);
     const act = async (action, bot, check) => {
-      await page.click(`button[data-action=${action}][data-bot="${bot}"]`);
+      // The list is drawn again after each change: wait for the button, then press it.
+      const button = `button[data-action=${action}][data-bot="${bot}"]`;
+      await page.waitForSelector(button);
+      await page.click(button);
       await until(`${action} ${bot}`, async () => check(cli(grpcPort, "admin", "list", "--removed", "--search", "do")));
       await page.waitForSelector("#accounts table");
     };
@@ -114,6 +117,7 @@ test("the operator's page in a real browser", { timeout: 180000 }, async () => {
     await act("rename", "dot", (out) => /^dora\s/m.test(out));
     await act("disable", "dora", (out) => /^dora\s.*disabled/m.test(out));
     await act("enable", "dora", (out) => /^dora\s.*offline/m.test(out));
+    await page.waitForSelector(`button[data-action=rotate][data-bot="dora"]`);
     await page.click(`button[data-action=rotate][data-bot="dora"]`);
     await page.waitForFunction((old) => {
       const b = document.querySelector("#new-token [data-copy]");

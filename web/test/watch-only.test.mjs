@@ -35,7 +35,7 @@ test("a watch-only server: seats from the operator, by link or by token", { time
       "--take-seats", "--seat-names", "Hans,Grete,Karl", "--page", base], { encoding: "utf8" });
     assert.equal(made.status, 0, made.stderr);
     const tableId = made.stdout.match(/^table (\S+)/m)[1];
-    const links = [...made.stdout.matchAll(/link\s+(\S+)/g)].map((m) => m[1]);
+    const links = [...made.stdout.matchAll(/^\s+link\s+(http\S+)/gm)].map((m) => m[1]);
     const tokens = [...made.stdout.matchAll(/token (\S+)/g)].map((m) => m[1]);
     assert.equal(links.length, 3, made.stdout);
 

@@ -203,7 +203,10 @@ def test_a_bot_authors_first_hour(server, tmp_path):
     ]
     out, _ = bot.communicate(timeout=300)
     assert bot.returncode == 0
-    assert out.splitlines()[0].startswith("first-bot ")
+    # The finished list in words: the bot's table, seat and place, then a row per seat.
+    lines = out.splitlines()
+    assert lines[0].startswith(f"table {table}, seat 0: place "), out
+    assert any(line.startswith(">") and "first-bot" in line for line in lines), out
     for p in rust:
         assert p.wait(timeout=60) == 0
     watched, _ = watcher.communicate(timeout=60)

@@ -319,12 +319,15 @@ pub async fn watch(
     let (log, log_truncated) = log.text();
     podman.remove(name).await;
     let took = begun.elapsed().as_secs();
-    // podman does not always see the kernel's OOM kill (cgroups v1): the cgroup's own
-    // count, or a SIGKILL at the limit, says the same.
+    // podman does not always see the kernel's OOM kill (cgroups v1), and a bot killed
+    // within its first look leaves no cgroup reading: the cgroup's own count, or a
+    // SIGKILL the runner did not send (nothing else in a sandbox sends one but the
+    // kernel at the memory limit, unless the bot kills itself) says the same, unless the
+    // last reading was far below the limit.
     let limit = u64::from(seat.memory_mib) << 20;
-    let oom = state.oom_killed
-        || usage.oom_kills > 0
-        || (forced.is_none() && state.exit_code == 137 && usage.memory_peak >= limit / 10 * 9);
+    let killed = forced.is_none() && state.exit_code == 137;
+    let near_limit = usage.memory_peak == 0 || usage.memory_peak.saturating_mul(2) >= limit;
+    let oom = state.oom_killed || usage.oom_kills > 0 || (killed && near_limit);
     let (outcome, detail) = if oom {
         (
             "out-of-memory",

@@ -318,7 +318,20 @@ pub async fn watch(
     log.look(&state.log_path).await;
     let (log, log_truncated) = log.text();
     podman.remove(name).await;
-    let took = begun.elapsed().as_secs();
+    let (outcome, detail) = verdict(&state, usage, forced, seat, limits, begun.elapsed().as_secs());
+    Ending { outcome, exit_code: state.exit_code, usage, detail, log, log_truncated }
+}
+
+/// How a sandbox ended, and the words for it: `forced` is what the runner did to it
+/// (`timed-out`, `stopped`), `took` its seconds.
+fn verdict(
+    state: &State,
+    usage: Usage,
+    forced: Option<&'static str>,
+    seat: &Seat,
+    limits: &Limits,
+    took: u64,
+) -> (&'static str, String) {
     // podman does not always see the kernel's OOM kill (cgroups v1), and a bot killed
     // within its first look leaves no cgroup reading: the cgroup's own count, or a
     // SIGKILL the runner did not send (nothing else in a sandbox sends one but the
@@ -328,7 +341,7 @@ pub async fn watch(
     let killed = forced.is_none() && state.exit_code == 137;
     let near_limit = usage.memory_peak == 0 || usage.memory_peak.saturating_mul(2) >= limit;
     let oom = state.oom_killed || usage.oom_kills > 0 || (killed && near_limit);
-    let (outcome, detail) = if oom {
+    if oom {
         (
             "out-of-memory",
             format!("killed by the kernel: out of memory ({} MiB) after {took} s", seat.memory_mib),
@@ -351,6 +364,5 @@ pub async fn watch(
                 state.exit_code
             ),
         )
-    };
-    Ending { outcome, exit_code: state.exit_code, usage, detail, log, log_truncated }
+    }
 }

@@ -5,8 +5,11 @@
 #   2. memory per idle sandbox (a bot waiting for its turn);
 #   3. the per-decision overhead of a hosted bot (the Unix socket, the sandbox) against
 #      the same bot on the host over TCP loopback: random bots, which decide at once;
-#   4. pimc-fast (release) hosted at one CPU: CPU per decision and decision time, and the
-#      hosted seats a two-core node holds under a time control.
+#   4. pimc-fast (release) hosted at one CPU: CPU per decision and decision time;
+#   5. a ramp: tables of three hosted pimc-fast seats at 0.1 CPU each, sandboxes on one
+#      core and the server on the other, 3, 6, 12, 18, 24 seats at once, under a clock of
+#      2 s per action: decision times and forfeits at each step (how many seats the
+#      node holds).
 #
 #   deploy/bench-hosted.sh      (as root with podman and runc; release builds)
 set -euo pipefail
@@ -112,7 +115,35 @@ n = int(d.split("n=")[1].split()[0]); p50 = float(d.split("p50=")[1].split()[0])
 # The first deal's decisions are not in n (the sandbox may start late): count them at the same rate.
 per = cpu * 1000 / (n * 6 / 5)
 print(f"  about {per:.0f} CPU ms per decision (p50 decision {p50:.0f} ms at one CPU)")
-# At one CPU per seat (requests = limits) a two-core node holds two seats whatever they
-# think; a smaller share holds more, as long as a decision stays well inside the clock.
-print("  seats per two-core node at one CPU each: 2; at 0.1 CPU each, beside the server's core: 10-18")
 PY
+
+echo "5. a ramp: hosted pimc-fast seats at 0.1 CPU each on one core, 2 s per action"
+kill "$server_pid"; wait "$server_pid" 2>/dev/null || true
+"$skat" serve --addr "127.0.0.1:$port" --metrics-addr off --web-addr off --data-dir "$work/data" --admin-token bench-admin \
+  --unix-socket "$work/skat.sock" --hosting-runner-token-file "$work/runner-token" --runner podman --runner-dir "$work/runner" \
+  --runner-sandbox-cpuset "$(( $(nproc) - 1 ))" --hosting-cpu-millis 100 --hosting-memory-mib 128 --account-max-tables 32 \
+  --action-timeout 2s >>"$work/server.log" 2>&1 &
+server_pid=$!
+for _ in $(seq 100); do "$skat" table list >/dev/null 2>&1 && break; sleep 0.1; done
+for b in ramp-a ramp-b ramp-c; do
+  tok=$(token_of "$b")
+  "$skat" bot submit --bot-token "$tok" --archive "$work/skat.tar" --command "/app/bot bot --strategy pimc-fast" --activate >/dev/null
+done
+sleep 3
+for n in 1 2 4 6 8; do
+  tables=()
+  for _ in $(seq "$n"); do tables+=("$("$skat" table create --deals 4 --bots ramp-a,ramp-b,ramp-c | awk '/^table/{print $2}')"); done
+  for t in "${tables[@]}"; do wait_table "$t"; done
+  rows=()
+  for t in "${tables[@]}"; do for b in ramp-a ramp-b ramp-c; do rows+=("$(times "$t" "$b")"); done; done
+  python3 - "$n" "${rows[@]}" <<'PY'
+import sys
+n = int(sys.argv[1]); rows = sys.argv[2:]
+field = lambda r, k: float(r.split(k + "=")[1].split()[0])
+p50 = sorted(field(r, "p50") for r in rows)[len(rows) // 2]
+p99 = max(field(r, "p99") for r in rows)
+forfeits = sum(int(field(r, "forfeits")) for r in rows)
+print(f"  {3 * n:2d} seats at once: decision p50 {p50:.0f} ms, worst seat's p99 {p99:.0f} ms, forfeits {forfeits}")
+PY
+  sleep 12
+done

@@ -39,14 +39,14 @@ SKAT_PROFILE=debug "$root/examples/bots/image.sh" rust "$work/rust.tar" >/dev/nu
 SKAT_PROFILE=debug "$root/examples/bots/image.sh" skat "$work/skat.tar" >/dev/null
 ls -la "$work"/*.tar | awk '{print "  " $9 ": " int($5/1048576) " MiB"}'
 
-port=$(free_port); mport=$(free_port)
+port=$(free_port); mport=$(free_port); wport=$(free_port)
 # Sandboxes on the last core, the server and the test's own bots on the others.
 sandbox_cpus=$(( $(nproc) - 1 ))
 server="127.0.0.1:$port"
 export SKAT_SERVER="http://$server" SKAT_ADMIN_TOKEN=admin-token-for-the-hosted-test
 head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/runner-token"
 start_server() {
-  "$skat" serve --addr "$server" --metrics-addr "127.0.0.1:$mport" --web-addr off --data-dir "$work/data" \
+  "$skat" serve --addr "$server" --metrics-addr "127.0.0.1:$mport" --web-addr "127.0.0.1:$wport" --data-dir "$work/data" \
     --admin-token "$SKAT_ADMIN_TOKEN" --unix-socket "$work/skat.sock" --hosting-runner-token-file "$work/runner-token" \
     --runner podman --runner-dir "$work/runner" --runner-sandbox-wall 90s --runner-sandbox-cpuset "$sandbox_cpus" --hosting-cpu-millis 500 \
     --hosting-memory-mib 192 --hosting-max-image-bytes $((160 << 20)) --action-timeout 4s --deal-clock 40s \
@@ -224,6 +224,13 @@ said=$("$skat" bot logs --bot-token "${token[rust-bot]}" --sandbox "$("$skat" bo
 grep -q "no sandbox" <<<"$said" || fail "an author read another bot's output: $said"
 "$skat" bot versions --bot-token "${token[unpulled]}" | grep -q "failed" || fail "unpulled: the version is not marked failed"
 echo "  output capped at 1 MiB; each author reads only its own; the unpullable version says why"
+# The same, as an author reads it on the page (#/my-bot), in a real browser.
+if [ -d "$root/web/node_modules/puppeteer-core" ]; then
+  node "$root/web/test/support/bot-page.mjs" "http://127.0.0.1:$wport/" "${token[crash]}" "${token[oom]}" "${token[unpulled]}" ||
+    fail "the bot page"
+else
+  echo "  SKIPPED the bot page in a browser: web/node_modules is not installed (scripts/test-all installs it)"
+fi
 
 curl -s "http://127.0.0.1:$mport/metrics" | grep -q 'skat_sandboxes_ended_total{outcome="out-of-memory"} 1' || fail "metrics: no OOM counted"
 echo "  metrics count sandboxes by outcome"
@@ -283,13 +290,21 @@ for n in 1 2; do "$skat" bot --strategy random --table "$ptable" --token "$(awk 
 "$skat" runner --socket "$work/skat.sock" --work-dir "$work/runner" --pod-size 500 192 \
   --print-pod localhost/skat-example-bot-rust:latest >"$work/pod.json"
 sed -i "s/\"TABLE\"/\"$ptable\"/; s/\"SEAT-TOKEN\"/\"$(awk '/seat 0 token/{print $4}' <<<"$seats")\"/" "$work/pod.json"
+# What the Kubernetes engine creates for the same seat: a Secret and the Pod (its API
+# calls are tested in crates/skat-host/tests/kubernetes.rs).
+printf 'not a real CA\n' >"$work/ca.pem"
+"$skat" runner --engine kubernetes --server https://localhost:50051 --ca-file "$work/ca.pem" \
+  --pod-size 500 192 --print-pod registry.example.org/bot@sha256:0000 >"$work/cluster.yaml"
+grep -q '"hostAliases"' "$work/cluster.yaml" || fail "the cluster Pod pins no server address"
+grep -q '"secretKeyRef"' "$work/cluster.yaml" || fail "the cluster Pod does not take its token from the Secret"
 if [ -n "${KUBERNETES_VALIDATE:-}" ]; then
+  kubectl kustomize "$root/deploy/k8s/hosted" >"$work/hosted.yaml"
   for version in 1.32.0 1.37.0; do
-    "$KUBERNETES_VALIDATE" --quiet --no-warn -k "$version" --strict "$work/pod.json"
-    kubectl kustomize "$root/deploy/k8s/hosted" >"$work/hosted.yaml"
-    "$KUBERNETES_VALIDATE" --quiet --no-warn -k "$version" --strict "$work/hosted.yaml"
+    for f in pod.json cluster.yaml hosted.yaml; do
+      "$KUBERNETES_VALIDATE" --quiet --no-warn -k "$version" --strict "$work/$f"
+    done
   done
-  echo "  the Pod, the Role, RoleBinding, NetworkPolicy and namespace: valid for Kubernetes 1.32 and 1.37"
+  echo "  the Pods (podman's and the cluster's), the Secret, the runner's StatefulSet, Role, RoleBinding, NetworkPolicies and namespace: valid for Kubernetes 1.32 and 1.37"
 fi
 # podman 4.3's kube play reads its defaults from CONTAINERS_CONF only (not _OVERRIDE): runc,
 # and open-files limits below this machine's hard limit.

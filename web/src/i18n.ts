@@ -4,7 +4,7 @@
 // come from the platform's `Intl`. TypeScript checks that German has every English id.
 
 const en = {
-  "nav.tables": "Tables", "nav.play": "Play", "nav.tv": "TV", "nav.tournaments": "Tournaments", "nav.leaderboard": "Leaderboard", "nav.operator": "Operator",
+  "nav.tables": "Tables", "nav.play": "Play", "nav.tv": "TV", "nav.tournaments": "Tournaments", "nav.leaderboard": "Leaderboard", "nav.myBot": "My bot", "nav.operator": "Operator",
   "footer": "Everything here comes from the same skat.v1 API the bots use, as a spectator (or, at your own seat, as that seat) sees it: no card is shown before the rules reveal it.",
   "lang.label": "Language",
   "error.title": "Something went wrong", "notfound": "Not found", "notfound.back": "All tables",
@@ -106,6 +106,22 @@ const en = {
   "op.rotate": "new token", "op.rotateAsk": "Give {name} a new bot token? The old one stops working and its lobbies end.",
   "op.setQuota": "quota", "op.quotaTo": "Tables {name} may play at once (1 to 1000):", "op.setOwner": "owner", "op.ownerTo": "Owner contact of {name}:",
   "op.pause": "pause", "op.resume": "resume", "op.cancel": "cancel", "op.cancelAsk": "Cancel {name}? Its unfinished tables are abandoned.",
+  // the author's page of a hosted bot
+  "mine.title": "My bot", "mine.token": "Bot token",
+  "mine.kept": "For a hosted bot's author: its versions, its sandboxes and their output. The token is kept in this tab's session storage only, and sent only over HTTPS or to this machine.",
+  "mine.whichToken": "Your bot's token: the one the operator gave you (skat admin register-bot), which your bot uses with --bot-token or SKAT_BOT_TOKEN.",
+  "mine.insecure": "This page is not on HTTPS: the bot token would travel in plain text, so it is not sent. Ask the operator to serve the page with --tls-cert.",
+  "mine.refused": "The server refused the token: {why}. Give your bot's token (the one it plays with, --bot-token or SKAT_BOT_TOKEN).",
+  "mine.versions": "Versions", "mine.sandboxes": "Sandboxes (newest first)",
+  "mine.noVersions": "No version submitted yet: skat bot submit --bot-token T --archive bot.tar (docs/hosted-bots.md).",
+  "mine.noSandboxes": "No sandbox yet: your bot has not been seated as a hosted bot.",
+  "mine.digest": "digest", "mine.submitted": "submitted", "mine.active": "active", "mine.image": "image",
+  "mine.archive": "archive, {mib} MiB", "mine.pending": "waiting for approval", "mine.approved": "may play", "mine.failed": "failed",
+  "mine.started": "started", "mine.table": "table", "mine.seat": "seat {n}", "mine.exit": "exit status",
+  "mine.cpu": "CPU s", "mine.memory": "peak MiB", "mine.output": "output ({kib} KiB)", "mine.outputOf": "Output of sandbox {id}",
+  "mine.cut": "Older output was dropped: the last 1 MiB is kept.", "mine.silent": "(no output)",
+  "mine.running": "running", "mine.exited": "exited", "mine.stopped": "stopped after its table",
+  "mine.oom": "out of memory", "mine.timedOut": "wall-clock limit", "mine.failedToStart": "did not start",
   // cards and games
   "card": "{rank} of {suit}", "suit.0": "diamonds", "suit.1": "hearts", "suit.2": "spades", "suit.3": "clubs",
   "rank.0": "seven", "rank.1": "eight", "rank.2": "nine", "rank.3": "queen", "rank.4": "king", "rank.5": "ten", "rank.6": "ace", "rank.7": "jack",
@@ -117,7 +133,7 @@ const en = {
 type Id = keyof typeof en;
 
 const de: Record<Id, string> = {
-  "nav.tables": "Tische", "nav.play": "Spielen", "nav.tv": "TV", "nav.tournaments": "Turniere", "nav.leaderboard": "Rangliste", "nav.operator": "Betreiber",
+  "nav.tables": "Tische", "nav.play": "Spielen", "nav.tv": "TV", "nav.tournaments": "Turniere", "nav.leaderboard": "Rangliste", "nav.myBot": "Mein Bot", "nav.operator": "Betreiber",
   "footer": "Alles hier kommt aus derselben skat.v1-Schnittstelle, die die Bots benutzen, so wie ein Zuschauer (oder, am eigenen Platz, dieser Platz) es sieht: keine Karte wird gezeigt, bevor die Regeln sie aufdecken.",
   "lang.label": "Sprache",
   "error.title": "Etwas ist schiefgegangen", "notfound": "Nicht gefunden", "notfound.back": "Alle Tische",
@@ -211,6 +227,22 @@ const de: Record<Id, string> = {
   "op.rotate": "neues Token", "op.rotateAsk": "{name} ein neues Bot-Token geben? Das alte gilt dann nicht mehr, und seine Lobbys enden.",
   "op.setQuota": "Kontingent", "op.quotaTo": "Tische, die {name} gleichzeitig spielen darf (1 bis 1000):", "op.setOwner": "Besitzer", "op.ownerTo": "Kontakt des Besitzers von {name}:",
   "op.pause": "anhalten", "op.resume": "fortsetzen", "op.cancel": "absagen", "op.cancelAsk": "{name} absagen? Seine unfertigen Tische werden abgebrochen.",
+  // the author's page of a hosted bot
+  "mine.title": "Mein Bot", "mine.token": "Bot-Token",
+  "mine.kept": "Für die Autorin eines gehosteten Bots: seine Versionen, seine Sandboxen und ihre Ausgabe. Das Token bleibt nur im Sitzungsspeicher dieses Tabs und wird nur über HTTPS oder an diesen Rechner gesendet.",
+  "mine.whichToken": "Das Token deines Bots: das vom Betreiber (skat admin register-bot), mit dem dein Bot über --bot-token oder SKAT_BOT_TOKEN spielt.",
+  "mine.insecure": "Diese Seite läuft nicht über HTTPS: das Bot-Token ginge im Klartext übers Netz, darum wird es nicht gesendet. Bitte den Betreiber, die Seite mit --tls-cert bereitzustellen.",
+  "mine.refused": "Der Server hat das Token abgelehnt: {why}. Gib das Token deines Bots an (mit dem er spielt, --bot-token oder SKAT_BOT_TOKEN).",
+  "mine.versions": "Versionen", "mine.sandboxes": "Sandboxen (neueste zuerst)",
+  "mine.noVersions": "Noch keine Version eingereicht: skat bot submit --bot-token T --archive bot.tar (docs/hosted-bots.md).",
+  "mine.noSandboxes": "Noch keine Sandbox: dein Bot saß noch nicht als gehosteter Bot am Tisch.",
+  "mine.digest": "Digest", "mine.submitted": "eingereicht", "mine.active": "aktiv", "mine.image": "Image",
+  "mine.archive": "Archiv, {mib} MiB", "mine.pending": "wartet auf Freigabe", "mine.approved": "darf spielen", "mine.failed": "gescheitert",
+  "mine.started": "gestartet", "mine.table": "Tisch", "mine.seat": "Platz {n}", "mine.exit": "Exit-Status",
+  "mine.cpu": "CPU s", "mine.memory": "Spitze MiB", "mine.output": "Ausgabe ({kib} KiB)", "mine.outputOf": "Ausgabe der Sandbox {id}",
+  "mine.cut": "Ältere Ausgabe wurde verworfen: das letzte 1 MiB bleibt.", "mine.silent": "(keine Ausgabe)",
+  "mine.running": "läuft", "mine.exited": "beendet", "mine.stopped": "nach dem Tisch gestoppt",
+  "mine.oom": "Speicher erschöpft", "mine.timedOut": "Zeitlimit", "mine.failedToStart": "nicht gestartet",
   "card": "{suit} {rank}", "suit.0": "Karo", "suit.1": "Herz", "suit.2": "Pik", "suit.3": "Kreuz",
   "rank.0": "Sieben", "rank.1": "Acht", "rank.2": "Neun", "rank.3": "Dame", "rank.4": "König", "rank.5": "Zehn", "rank.6": "Ass", "rank.7": "Bube",
   "game.diamonds": "Karo", "game.hearts": "Herz", "game.spades": "Pik", "game.clubs": "Kreuz", "game.grand": "Grand", "game.null": "Null",

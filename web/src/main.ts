@@ -13,9 +13,11 @@
 // | `#/leaderboard` | ratings |
 // | `#/bot/NAME` | one bot: rating over time, recent lists |
 // | `#/operator` | the operator's page, with the admin token (operator.ts) |
+// | `#/my-bot` | a hosted bot's author: versions, sandboxes and their output, with the bot token (mybot.ts) |
 import { Code, ConnectError } from "@connectrpc/connect";
 import { api } from "./api";
 import { operatorView } from "./operator";
+import { myBotView } from "./mybot";
 import { dealIndex, replayHref, replayView } from "./replay";
 import { count, gameWords, lang, localizeStatic, t } from "./i18n";
 import { verifyDeals } from "./verify";
@@ -63,6 +65,7 @@ async function route() {
       case "leaderboard": return await leaderboardView();
       case "bot": return await botView(parts[1]);
       case "operator": return await operatorView(show, () => void route());
+      case "my-bot": return await myBotView(show, () => void route());
       default: show(t("notfound"), h("h1", {}, t("notfound")), link("#/", t("notfound.back")));
     }
   } catch (e) {

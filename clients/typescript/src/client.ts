@@ -6,6 +6,7 @@
 //   conn.close();
 
 import { readFileSync } from "node:fs";
+import { connect as netConnect } from "node:net";
 import { createClient, type CallOptions, type Client } from "@connectrpc/connect";
 import { Http2SessionManager, createGrpcTransport } from "@connectrpc/connect-node";
 import { SkatService } from "./gen/skat/v1/skat_pb";
@@ -71,6 +72,7 @@ export function serverUrl(address: string): string {
  * |---|---|
  * | `host:port`, `http://host:port` | plain text |
  * | `https://host[:port]` | TLS with Node's roots, or the CA in `caFile` |
+ * | `unix:///path/to/socket` | a Unix socket on this machine (`skat serve --unix-socket`): how a hosted bot's sandbox reaches the server |
  *
  * A secret (a seat or bot token, a join code) never travels in plain text to anything but
  * this machine (a loopback address or `localhost`) unless `insecure` allows it:
@@ -86,8 +88,10 @@ export class ServerAddress {
   constructor(address: string, options: TlsOptions = {}) {
     this.url = serverUrl(address);
     const scheme = this.url.slice(0, this.url.indexOf("://"));
-    if (scheme !== "http" && scheme !== "https") {
-      throw new Error(`${address}: a server address is host:port, http://host:port or https://host[:port]`);
+    if (scheme !== "http" && scheme !== "https" && scheme !== "unix") {
+      throw new Error(
+        `${address}: a server address is host:port, http://host:port, https://host[:port] or unix:///path`,
+      );
     }
     this.caFile = options.caFile ?? (process.env.SKAT_CA_FILE || undefined);
     this.insecure = options.insecure ?? envFlag("SKAT_INSECURE");
@@ -105,8 +109,14 @@ export class ServerAddress {
     return this.url.startsWith("https://");
   }
 
-  /** Whether the server is this machine. */
+  /** The socket's path, for a `unix://` address. */
+  get unixPath(): string | undefined {
+    return this.url.startsWith("unix://") ? this.url.slice("unix://".length) : undefined;
+  }
+
+  /** Whether the server is this machine (a loopback address, `localhost` or a Unix socket). */
   get isLoopback(): boolean {
+    if (this.unixPath !== undefined) return true;
     const host = new URL(this.url).hostname.replace(/^\[|\]$/g, "").toLowerCase();
     if (host === "localhost" || host === "::1") return true;
     const v4 = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(host);
@@ -137,7 +147,7 @@ export function serverAddress(server: Server, options: TlsOptions = {}): ServerA
 }
 
 /** Connects to a server (`host:port`, `http://host:port`, or `https://host[:port]` for
- * TLS, never plain text instead). */
+ * TLS, never plain text instead; `unix:///path` for a Unix socket). */
 export function connect(server: Server, options: TlsOptions = {}): Connection {
   const address = serverAddress(server, options);
   const url = address.url;
@@ -149,8 +159,13 @@ export function connect(server: Server, options: TlsOptions = {}): Connection {
           : {}),
       }
     : {};
-  const sessions = new Http2SessionManager(url, { idleConnectionTimeoutMs: 60_000 }, tls);
-  const transport = createGrpcTransport({ baseUrl: url, sessionManager: sessions });
+  // A Unix socket: HTTP/2 in plain text over the socket, with `localhost` as the authority
+  // (what the server expects of a local client).
+  const socket = address.unixPath;
+  const base = socket === undefined ? url : "http://localhost";
+  const session = socket === undefined ? tls : { createConnection: () => netConnect(socket) };
+  const sessions = new Http2SessionManager(base, { idleConnectionTimeoutMs: 60_000 }, session);
+  const transport = createGrpcTransport({ baseUrl: base, sessionManager: sessions });
   return { client: createClient(SkatService, transport), url, close: () => sessions.abort() };
 }
 

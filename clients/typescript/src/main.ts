@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// skat-ts-bot --server HOST:PORT|https://HOST --table ID [--token T | --name N] [--seat S]
+// skat-ts-bot --server HOST:PORT|https://HOST|unix:///PATH --table ID [--token T | --name N] [--seat S]
+// (a hosted sandbox: SKAT_SERVER, SKAT_TABLE and SKAT_SEAT_TOKEN from the environment)
 // skat-ts-bot --server HOST:PORT|https://HOST --bot-token T [--lists N] [--max-tables N] [--casual 3|4] [--accept-challenges A,B|*]
 //   [--ca-file CA.pem] [--client-cert C.pem --client-key K.pem] [--insecure] [--on-illegal fallback|resign|stop]
 // The SDK's example bot (JackBot in strategy.ts).
@@ -21,7 +22,8 @@ function flag(name: string): boolean | undefined {
 }
 
 async function main() {
-  const tableId = arg("table");
+  // A hosted sandbox (docs/hosted-bots.md) names its seat in the environment.
+  const tableId = arg("table") ?? (process.env.SKAT_TABLE || undefined);
   const server = new ServerAddress(arg("server") ?? process.env.SKAT_SERVER ?? "127.0.0.1:50051", {
     caFile: arg("ca-file"),
     insecure: flag("insecure"),
@@ -50,11 +52,11 @@ async function main() {
   }
   if (!tableId) {
     console.error(
-      "usage: skat-ts-bot --server HOST:PORT|https://HOST [--ca-file CA.pem] [--insecure] [--on-illegal fallback|resign|stop] (--table ID [--token T | --name N] [--seat S] | --bot-token T [--lists N] [--max-tables N] [--casual 3|4] [--accept-challenges A,B|*])",
+      "usage: skat-ts-bot --server HOST:PORT|https://HOST|unix:///PATH [--ca-file CA.pem] [--insecure] [--on-illegal fallback|resign|stop] (--table ID [--token T | --name N] [--seat S] | --bot-token T [--lists N] [--max-tables N] [--casual 3|4] [--accept-challenges A,B|*])",
     );
     process.exit(2);
   }
-  const token = arg("token");
+  const token = arg("token") ?? (process.env.SKAT_SEAT_TOKEN || undefined);
   const seatArg = arg("seat");
   const seat = token
     ? await Seat.withToken(server, tableId, token)

@@ -110,3 +110,36 @@ test("no token goes in plain text to another machine", async () => {
     else process.env.SKAT_INSECURE = saved;
   }
 });
+
+test("three TypeScript seats play over a Unix socket (a hosted bot's way to the server)", { timeout: 120_000 }, async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "skat-ts-unix-"));
+  const socket = path.join(dir, "grpc.sock");
+  const port = await freePort();
+  const server = spawn(
+    SKAT,
+    ["serve", "--addr", `127.0.0.1:${port}`, "--web-addr", "off", "--metrics-addr", "off", "--database", "memory",
+      "--unix-socket", socket],
+    { stdio: "ignore" },
+  );
+  try {
+    const address = new ServerAddress(`unix://${socket}`);
+    assert.ok(address.isLoopback && !address.isTls);
+    assert.equal(address.unixPath, socket);
+    address.checkSecret("seat token");
+    await waitReady(address);
+    const conn = connect(address);
+    const { tableId } = await conn.client.createTable({ seats: 3, deals: 2, seed: 11n });
+    conn.close();
+    // Seats joined over TCP, played over the socket with their tokens (as a sandbox does).
+    const joined = [];
+    for (let i = 0; i < 3; i++) joined.push(await Seat.join(`127.0.0.1:${port}`, tableId, `ts${i}`));
+    const seats = await Promise.all(joined.map((s) => Seat.withToken(address, tableId, s.token)));
+    const finished = await Promise.all(seats.map((s) => play(s, new JackBot())));
+    for (const f of finished) assert.equal(f.standings.length, 3);
+    // A socket that is not there fails; it does not hang.
+    await assert.rejects(Seat.withToken(`unix://${dir}/nothing.sock`, tableId, "x"));
+  } finally {
+    server.kill();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

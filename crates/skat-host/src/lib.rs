@@ -9,7 +9,9 @@
 //! | concern | where |
 //! |---|---|
 //! | one sandbox's specification, as `podman run` arguments and as a Pod | [`spec`] |
-//! | the engine: podman's command line | [`podman`] |
+//! | the engine a sandbox runs on: podman or Kubernetes | [`engine`] |
+//! | podman, through its command line | [`podman`] |
+//! | Kubernetes, Pods and Secrets through its API (`kube`) | [`kubernetes`] |
 //! | what a sandbox used, from its cgroup | [`cgroup`] |
 //! | one sandbox's life: start, watch, limits, output, removal | [`sandbox`] |
 //! | the feed, images once per version, reports, nothing left behind | [`runner`] |
@@ -18,11 +20,15 @@
 //! a cluster can give it machines of its own.
 
 pub mod cgroup;
+pub mod engine;
+pub mod kubernetes;
 pub mod podman;
 pub mod runner;
 pub mod sandbox;
 pub mod spec;
 
+pub use engine::Engine;
+pub use kubernetes::{ClusterServer, Kubernetes};
 pub use podman::Podman;
 pub use runner::{RunnerConfig, RunnerError, run};
 pub use sandbox::Limits;

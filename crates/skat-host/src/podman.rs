@@ -49,6 +49,12 @@ pub struct State {
     pub error: String,
     /// Its log file (k8s-file).
     pub log_path: PathBuf,
+    /// The engine stopped it at its deadline (a Pod's `activeDeadlineSeconds`).
+    pub deadline: bool,
+    /// It never started because its image could not be had.
+    pub image_failed: bool,
+    /// Not started yet, and why (a Pod that waits for a node).
+    pub waiting: Option<String>,
 }
 
 impl Podman {
@@ -133,6 +139,7 @@ impl Podman {
             log_path: PathBuf::from(
                 v.get(0)?.pointer("/HostConfig/LogConfig/Path").and_then(Value::as_str).unwrap_or(""),
             ),
+            ..State::default()
         })
     }
 

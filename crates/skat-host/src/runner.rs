@@ -6,7 +6,7 @@
 //! |---|---|
 //! | at start, every sandbox with the runner's label is removed | a runner that died left them; their seats come again through the feed |
 //! | one sandbox per seat and token | the feed hands a seat out again when it reopens; a seat given a new token (the server restarted) gets a new sandbox |
-//! | an image is fetched, checked against its digest and loaded once per version | a version is immutable |
+//! | an image is fetched, checked against its digest and loaded once per version (podman; a cluster's nodes pull references) | a version is immutable |
 //! | a version whose image cannot be loaded or pulled is reported failed, in podman's words | the author reads why, and the server stops handing its seats out |
 //! | on shutdown, every sandbox is stopped and removed | a stopped runner leaves nothing behind |
 
@@ -24,7 +24,7 @@ use tokio::sync::{OnceCell, watch};
 use tokio::task::JoinHandle;
 use tonic::transport::Channel;
 
-use crate::podman::Podman;
+use crate::engine::Engine;
 use crate::sandbox::{self, Ending, Limits, Seat};
 
 /// Why the runner stopped.
@@ -48,7 +48,7 @@ pub struct RunnerConfig {
     /// A name for the operator.
     pub name: String,
     /// The engine.
-    pub podman: Podman,
+    pub engine: Engine,
     /// Sandbox settings.
     pub limits: Limits,
 }
@@ -70,9 +70,9 @@ pub async fn run(config: RunnerConfig, mut shutdown: watch::Receiver<bool>) -> R
         std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
             .map_err(|e| RunnerError::WorkDir(dir.clone(), e))?;
     }
-    let left = config.podman.labelled().await;
+    let left = config.engine.labelled().await;
     for name in &left {
-        config.podman.remove(name).await;
+        config.engine.remove(name).await;
     }
     if !left.is_empty() {
         tracing::info!(removed = left.len(), "sandboxes left by an earlier runner removed");
@@ -106,8 +106,8 @@ pub async fn run(config: RunnerConfig, mut shutdown: watch::Receiver<bool>) -> R
     for (_, (_, task)) in live.drain() {
         task.abort();
     }
-    for name in config.podman.labelled().await {
-        config.podman.remove(&name).await;
+    for name in config.engine.labelled().await {
+        config.engine.remove(&name).await;
     }
     result
 }
@@ -195,7 +195,7 @@ impl Runner {
             cpu_millis: hosted.cpu_millis.max(100),
             memory_mib: hosted.memory_mib.max(16),
         };
-        let podman = &self.config.podman;
+        let engine = &self.config.engine;
         let limits = &self.config.limits;
         seat.image = match self.image(&version).await {
             Ok(i) => i,
@@ -206,7 +206,7 @@ impl Runner {
             }
         };
         let spec = sandbox::spec_of(&id, &seat, limits);
-        let name = match sandbox::start(podman, &id, &spec, limits).await {
+        let name = match engine.start(&id, &spec, limits).await {
             Ok(n) => n,
             Err(why) => {
                 let ending = Ending { outcome: "failed-to-start", detail: why, ..Default::default() };
@@ -218,9 +218,11 @@ impl Runner {
         let running = Ending { outcome: "running", detail: "running".into(), ..Default::default() };
         self.report(&id, &seat, started, &running, false, "").await;
         let client = SkatServiceClient::new(self.channel.clone());
-        let ending = sandbox::watch(podman, &name, &seat, limits, Some(client)).await;
+        let ending = sandbox::watch(engine, &name, &seat, limits, Some(client)).await;
         tracing::info!(sandbox = %id, bot = %seat.bot_name, outcome = ending.outcome, cpu_ms = ending.usage.cpu_ms, "sandbox ended");
-        self.report(&id, &seat, started, &ending, true, "").await;
+        // An image the cluster cannot pull is the version's fault: its seats stop coming.
+        let failure = if ending.image_failed { ending.detail.as_str() } else { "" };
+        self.report(&id, &seat, started, &ending, true, failure).await;
     }
 
     /// Sends a report, trying a few times (the server may be restarting).
@@ -259,7 +261,17 @@ impl Runner {
     }
 
     async fn load(&self, version: &pb::BotVersion) -> Result<String, String> {
-        let podman = &self.config.podman;
+        let podman = match &self.config.engine {
+            Engine::Podman(p) => p,
+            // The kubelet pulls the image when the Pod starts; failures show in the Pod.
+            Engine::Kubernetes(_) if !version.image_ref.is_empty() => return Ok(version.image_ref.clone()),
+            Engine::Kubernetes(_) => {
+                return Err("this server runs hosted bots on Kubernetes, whose nodes pull images from \
+                     registries: submit the version by reference (skat bot submit --image \
+                     REGISTRY/NAME@sha256:...) from a registry the cluster can reach"
+                    .into());
+            }
+        };
         if !version.image_ref.is_empty() {
             podman
                 .pull(&version.image_ref)

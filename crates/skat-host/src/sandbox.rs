@@ -6,9 +6,10 @@
 //! |---|---|---|
 //! | the bot exits by itself | `exited` (its status) | the container's state |
 //! | the kernel kills it for memory | `out-of-memory` | `OOMKilled` |
-//! | it outlives the wall-clock limit | `timed-out` (killed) | the runner's clock |
+//! | it outlives the wall-clock limit | `timed-out` (killed) | the runner's clock, or the Pod's deadline |
 //! | its table ended and it did not exit within [`AFTER_TABLE`] | `stopped` | GetTable |
-//! | it never started | `failed-to-start` (podman's words) | `podman run` |
+//! | it never started | `failed-to-start` (the engine's words) | `podman run`; a Pod's image that cannot be pulled |
+//! | it waited [`START_WITHIN`] to be started | `failed-to-start` | a Pod no node has room for |
 //!
 //! The seat forfeits on the table's clock in every case where the bot does not play: a
 //! sandbox is a player, not a referee.
@@ -20,7 +21,8 @@ use skat_proto::pb;
 use skat_proto::pb::skat_service_client::SkatServiceClient;
 use tonic::transport::Channel;
 
-use crate::cgroup::{self, Usage};
+use crate::cgroup::Usage;
+use crate::engine::Engine;
 use crate::podman::{Podman, State};
 use crate::spec::{LABEL, SOCKET_IN_SANDBOX, SandboxSpec};
 
@@ -29,6 +31,9 @@ const LOOK_EVERY: Duration = Duration::from_millis(500);
 
 /// How often its table is asked whether it is over.
 const TABLE_EVERY: Duration = Duration::from_secs(5);
+
+/// How long a sandbox may wait to be started (a Pod waiting for a node) before it is given up.
+pub const START_WITHIN: Duration = Duration::from_secs(120);
 
 /// How long a sandbox may outlive its table before it is stopped.
 pub const AFTER_TABLE: Duration = Duration::from_secs(10);
@@ -95,6 +100,8 @@ pub struct Ending {
     pub log: Vec<u8>,
     /// Whether older output was dropped.
     pub log_truncated: bool,
+    /// Its image could not be had: the version, not this meeting, is at fault.
+    pub image_failed: bool,
 }
 
 /// A sandbox's output as it grows: podman's k8s-file log (lines `TIME STREAM TAG TEXT`,
@@ -102,14 +109,15 @@ pub struct Ending {
 /// last [`MAX_LOG`] bytes. podman truncates the file at its size cap: a file shorter than
 /// the last look is read from its start again, and the output is marked cut.
 #[derive(Debug, Default)]
-struct LogTail {
+pub struct LogTail {
     raw: Vec<u8>,
     offset: u64,
     dropped: bool,
 }
 
 impl LogTail {
-    async fn look(&mut self, path: &std::path::Path) {
+    /// Reads what the file gained since the last look.
+    pub async fn look(&mut self, path: &std::path::Path) {
         use tokio::io::{AsyncReadExt as _, AsyncSeekExt as _};
         let Ok(mut f) = tokio::fs::File::open(path).await else { return };
         let len = f.metadata().await.map_or(0, |m| m.len());
@@ -134,7 +142,7 @@ impl LogTail {
     }
 
     /// The text, the last [`MAX_LOG`] bytes, and whether older output was dropped.
-    fn text(self) -> (Vec<u8>, bool) {
+    pub fn text(self) -> (Vec<u8>, bool) {
         let mut out = Vec::with_capacity(self.raw.len());
         for line in self.raw.split(|b| *b == b'\n') {
             let mut fields = line.splitn(4, |b| *b == b' ');
@@ -269,7 +277,7 @@ async fn table_over(client: &mut SkatServiceClient<Channel>, seat: &Seat) -> boo
 
 /// Watches a started sandbox until it ends, then reads its output and removes it.
 pub async fn watch(
-    podman: &Podman,
+    engine: &Engine,
     name: &str,
     seat: &Seat,
     limits: &Limits,
@@ -283,20 +291,22 @@ pub async fn watch(
     let mut state = State::default();
     let mut log = LogTail::default();
     loop {
-        match podman.inspect(name).await {
-            Some(s) => state = s,
+        match engine.look(name).await {
+            Some((s, u)) => {
+                state = s;
+                usage = u.unwrap_or(usage);
+            }
             None => break,
         }
-        if let Some(u) = cgroup::usage(&state.cgroup) {
-            usage = u;
-        }
-        log.look(&state.log_path).await;
+        engine.follow_output(&state, &mut log).await;
         if !state.running {
             break;
         }
-        if begun.elapsed() > limits.wall {
-            forced = Some("timed-out");
-            podman.stop(name, Duration::from_secs(1)).await;
+        let (late_start, over_wall) =
+            (state.waiting.is_some() && begun.elapsed() > START_WITHIN, begun.elapsed() > limits.wall);
+        if (late_start || over_wall) && forced.is_none() {
+            forced = Some(if late_start { "failed-to-start" } else { "timed-out" });
+            engine.stop(name, Duration::from_secs(1)).await;
             continue;
         }
         if table_ended.is_none()
@@ -308,18 +318,25 @@ pub async fn watch(
                 table_ended = Some(Instant::now());
             }
         }
-        if table_ended.is_some_and(|t| t.elapsed() >= AFTER_TABLE) {
+        if forced.is_none() && table_ended.is_some_and(|t| t.elapsed() >= AFTER_TABLE) {
             forced = Some("stopped");
-            podman.stop(name, Duration::from_secs(2)).await;
+            engine.stop(name, Duration::from_secs(2)).await;
             continue;
         }
         tokio::time::sleep(LOOK_EVERY).await;
     }
-    log.look(&state.log_path).await;
-    let (log, log_truncated) = log.text();
-    podman.remove(name).await;
+    let (log, log_truncated) = engine.output(name, &state, log).await;
+    engine.remove(name).await;
     let (outcome, detail) = verdict(&state, usage, forced, seat, limits, begun.elapsed().as_secs());
-    Ending { outcome, exit_code: state.exit_code, usage, detail, log, log_truncated }
+    Ending {
+        outcome,
+        exit_code: state.exit_code,
+        usage,
+        detail,
+        log,
+        log_truncated,
+        image_failed: state.image_failed,
+    }
 }
 
 /// How a sandbox ended, and the words for it: `forced` is what the runner did to it
@@ -341,7 +358,16 @@ fn verdict(
     let killed = forced.is_none() && state.exit_code == 137;
     let near_limit = usage.memory_peak == 0 || usage.memory_peak.saturating_mul(2) >= limit;
     let oom = state.oom_killed || usage.oom_kills > 0 || (killed && near_limit);
-    if oom {
+    // A cluster's own deadline (`activeDeadlineSeconds`, the wall-clock limit) is the runner's.
+    let forced = forced.or(state.deadline.then_some("timed-out"));
+    if forced == Some("failed-to-start") || (!state.error.is_empty() && state.exit_code < 0) {
+        let why = if state.error.is_empty() {
+            state.waiting.clone().unwrap_or_default()
+        } else {
+            state.error.clone()
+        };
+        ("failed-to-start", format!("the sandbox did not start: {why}"))
+    } else if oom {
         (
             "out-of-memory",
             format!("killed by the kernel: out of memory ({} MiB) after {took} s", seat.memory_mib),

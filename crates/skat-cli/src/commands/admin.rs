@@ -47,7 +47,7 @@ enum AdminCommand {
         conn: Conn,
     },
     /// The accounts with a lobby open now (on the replica that answers), with their
-    /// lobbies and tables.
+    /// lobbies and tables; then the hosted bots' sandboxes running now (bot, table, start).
     Online {
         #[command(flatten)]
         conn: Conn,
@@ -177,7 +177,10 @@ pub fn admin(args: AdminArgs) -> CmdResult {
             AdminCommand::Sandboxes { running, conn } => super::hosted::sandboxes(&conn, running).await,
             AdminCommand::Online { conn } => {
                 list(&conn, pb::ListBotsRequest { online_only: true, page_size: 1000, ..Default::default() })
-                    .await
+                    .await?;
+                // Hosted bots play in sandboxes: those running now belong to who is online.
+                outln!("hosted bots' sandboxes running:");
+                super::hosted::sandboxes(&conn, true).await
             }
             AdminCommand::Rename { name, to, conn } => {
                 let bot =

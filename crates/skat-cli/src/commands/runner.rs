@@ -1,31 +1,58 @@
 //! `skat runner`: the runner of hosted bots as its own process (docs/hosted-bots.md);
-//! `skat serve --runner podman` runs the same in the server's process.
+//! `skat serve --runner podman` runs the same in the server's process. On Kubernetes the
+//! runner is its own Deployment (`--engine kubernetes`), so that the server's Pods hold
+//! no rights on the API.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use skat_host::{Limits, Podman, RunnerConfig};
+use skat_host::{ClusterServer, Engine, Kubernetes, Limits, Podman, RunnerConfig};
 
 use super::CmdResult;
 use super::conn::ServerArgs;
 
+/// The engines sandboxes run on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum EngineKind {
+    /// podman on this machine: `podman run`, the server's gRPC on a Unix socket.
+    Podman,
+    /// Pods through the Kubernetes API, with the runner's ServiceAccount (deploy/k8s/hosted).
+    Kubernetes,
+}
+
 /// Where sandboxes run, and how.
 #[derive(Debug, Clone, clap::Args)]
 pub struct SandboxArgs {
-    /// The server's Unix socket on this machine (`skat serve --unix-socket`), mounted
-    /// into every sandbox as its only way out.
+    /// The engine.
+    #[arg(long, value_enum, env = "SKAT_RUNNER_ENGINE", default_value = "podman")]
+    pub engine: EngineKind,
+    /// podman: the server's Unix socket on this machine (`skat serve --unix-socket`),
+    /// mounted into every sandbox as its only way out.
     #[arg(long, env = "SKAT_RUNNER_SOCKET")]
-    pub socket: PathBuf,
+    pub socket: Option<PathBuf>,
     /// Where the runner keeps fetched archives and sandboxes' env files (mode 0700).
     #[arg(long, env = "SKAT_RUNNER_DIR", default_value = "/var/lib/skat/runner")]
     pub work_dir: PathBuf,
     /// The podman program.
     #[arg(long, default_value = "podman")]
     pub podman: PathBuf,
-    /// The OCI runtime podman uses (`runc`, `crun`; `runsc` is gVisor).
+    /// podman: the OCI runtime (`runc`, `crun`; `runsc` is gVisor). Kubernetes: the
+    /// Pods' RuntimeClass (e.g. `gvisor`).
     #[arg(long)]
     pub oci_runtime: Option<String>,
+    /// Kubernetes: the namespace bot Pods run in (the runner's Role is limited to it).
+    #[arg(long, env = "SKAT_RUNNER_NAMESPACE", default_value = "skat-bots")]
+    pub kube_namespace: String,
+    /// Kubernetes: the server as the sandboxes reach it (default: --server, the replica
+    /// this runner follows). Its host name is resolved by the runner and pinned in the
+    /// Pod's hostAliases: bot Pods get no DNS.
+    #[arg(long, env = "SKAT_RUNNER_SANDBOX_SERVER")]
+    pub sandbox_server: Option<String>,
+    /// Kubernetes: the CA the sandboxes check the server's certificate against (PEM;
+    /// default: --ca-file). Handed to each Pod in its Secret.
+    #[arg(long, env = "SKAT_RUNNER_SANDBOX_CA_FILE")]
+    pub sandbox_ca_file: Option<PathBuf>,
     /// Wall-clock limit per sandbox (a list of 36 deals with 30 s per action fits in an
     /// hour; the default leaves room).
     #[arg(long, default_value = "6h", value_parser = humantime::parse_duration)]
@@ -43,28 +70,64 @@ pub struct SandboxArgs {
 }
 
 impl SandboxArgs {
-    /// The runner's settings for `server` with `token`.
-    pub fn config(&self, server: skat_sdk::ServerAddress, token: String, name: String) -> RunnerConfig {
-        RunnerConfig {
-            server,
-            token,
-            name,
-            podman: Podman { program: self.podman.clone(), runtime: self.oci_runtime.clone() },
-            limits: Limits {
-                socket: self.socket.clone(),
-                work_dir: self.work_dir.clone(),
-                wall: self.sandbox_wall,
-                pids: self.sandbox_pids,
-                tmpfs_mib: self.sandbox_tmp_mib,
-                runtime_class: None,
-                cpuset: self.sandbox_cpuset.clone(),
-            },
+    /// A sandbox's settings.
+    pub fn limits(&self) -> Limits {
+        let cluster = self.engine == EngineKind::Kubernetes;
+        Limits {
+            socket: self.socket.clone().unwrap_or_default(),
+            work_dir: self.work_dir.clone(),
+            wall: self.sandbox_wall,
+            pids: self.sandbox_pids,
+            tmpfs_mib: self.sandbox_tmp_mib,
+            runtime_class: if cluster { self.oci_runtime.clone() } else { None },
+            cpuset: self.sandbox_cpuset.clone(),
+        }
+    }
+
+    /// How the sandboxes of a cluster reach `server`.
+    async fn cluster_server(&self, server: &ServerArgs) -> Result<ClusterServer, String> {
+        let url = match &self.sandbox_server {
+            Some(s) => skat_sdk::ServerAddress::new(s).url().to_string(),
+            None => server.address().url().to_string(),
+        };
+        if !url.starts_with("https://") {
+            return Err(format!(
+                "the sandboxes would reach {url} in plain text, and their seat tokens with it: \
+                 give the server TLS (--sandbox-server https://...)"
+            ));
+        }
+        let ca = match self.sandbox_ca_file.as_ref().or(server.ca_file.as_ref()) {
+            Some(f) => Some(std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?),
+            None => None,
+        };
+        ClusterServer::resolve(&url, ca).await
+    }
+
+    /// The engine, connected.
+    pub async fn engine(&self, server: &ServerArgs) -> Result<Engine, String> {
+        let podman = Podman {
+            program: self.podman.clone(),
+            runtime: if self.engine == EngineKind::Podman { self.oci_runtime.clone() } else { None },
+        };
+        match self.engine {
+            EngineKind::Podman if self.socket.is_none() => {
+                Err("--engine podman needs --socket: the server's Unix socket (skat serve --unix-socket), \
+                 the sandboxes' only way out"
+                    .into())
+            }
+            EngineKind::Podman => Ok(Engine::Podman(podman)),
+            EngineKind::Kubernetes => {
+                let target = self.cluster_server(server).await?;
+                Ok(Engine::Kubernetes(Kubernetes::connect(&self.kube_namespace, target).await?))
+            }
         }
     }
 }
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
+    /// The server whose feed this runner follows; `{ordinal}` in it (and in
+    /// --sandbox-server) is the number this runner's Pod name ends with.
     #[command(flatten)]
     server: ServerArgs,
     /// The runner token (`skat serve --hosting-runner-token-file`).
@@ -79,27 +142,22 @@ pub struct Args {
     #[arg(long)]
     runner_token_file: Option<PathBuf>,
     /// A name for the operator.
-    #[arg(long, default_value = "runner")]
+    #[arg(long, env = "SKAT_RUNNER_NAME", default_value = "runner")]
     name: String,
     #[command(flatten)]
     sandbox: SandboxArgs,
-    /// Print the Pod a sandbox of this image is (JSON, which is YAML: for `podman kube
-    /// play` and for validating against Kubernetes' schemas) and exit.
+    /// Print what a sandbox of this image is and exit (JSON, which is YAML: for `podman
+    /// kube play` and for validating against Kubernetes' schemas): with --engine podman
+    /// the Pod `podman kube play` runs, with --engine kubernetes the Secret and the Pod
+    /// the runner creates, as two YAML documents.
     #[arg(long, value_name = "IMAGE")]
     print_pod: Option<String>,
-    /// With --print-pod: the Pod reaches the server at this address over the network
-    /// (a cluster, behind the NetworkPolicy of deploy/k8s/hosted) instead of the socket.
-    #[arg(long, requires = "print_pod")]
-    pod_server: Option<String>,
-    /// With --print-pod: the namespace.
-    #[arg(long, default_value = "skat-bots", requires = "print_pod")]
-    pod_namespace: String,
     /// With --print-pod: CPU in millicores and memory in MiB.
     #[arg(long, num_args = 2, value_names = ["MILLICORES", "MIB"], default_values_t = [1000, 512], requires = "print_pod")]
     pod_size: Vec<u32>,
 }
 
-/// The Pod of a sandbox of `image` (placeholders for the seat).
+/// What a sandbox of `image` is (placeholders for the seat).
 fn print_pod(args: &Args, image: &str) -> CmdResult {
     let seat = skat_host::sandbox::Seat {
         bot_name: "example".into(),
@@ -113,18 +171,22 @@ fn print_pod(args: &Args, image: &str) -> CmdResult {
         cpu_millis: args.pod_size.first().copied().unwrap_or(1000),
         memory_mib: args.pod_size.get(1).copied().unwrap_or(512),
     };
-    let config =
-        args.sandbox.config(skat_sdk::ServerAddress::new("http://127.0.0.1:1"), String::new(), String::new());
-    let mut spec = skat_host::sandbox::spec_of("example", &seat, &config.limits);
-    if let Some(server) = &args.pod_server {
-        spec.socket = None;
-        for (k, v) in spec.env.iter_mut() {
-            if k == "SKAT_SERVER" {
-                *v = server.clone();
-            }
+    let spec = skat_host::sandbox::spec_of("example", &seat, &args.sandbox.limits());
+    let namespace = &args.sandbox.kube_namespace;
+    match args.sandbox.engine {
+        EngineKind::Podman => outln!("{}", serde_json::to_string_pretty(&spec.pod(namespace))?),
+        EngineKind::Kubernetes => {
+            let target = super::conn::runtime()?.block_on(args.sandbox.cluster_server(&args.server))?;
+            let secret = skat_host::kubernetes::cluster_secret(&spec, namespace, &target);
+            let pod = skat_host::kubernetes::cluster_pod(&spec, namespace, &target);
+            // Two documents: JSON objects between `---` lines are YAML.
+            outln!(
+                "{}\n---\n{}",
+                serde_json::to_string_pretty(&secret)?,
+                serde_json::to_string_pretty(&pod)?
+            );
         }
     }
-    outln!("{}", serde_json::to_string_pretty(&spec.pod(&args.pod_namespace))?);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -141,7 +203,29 @@ pub fn token_of(
     Ok(text.lines().next().unwrap_or("").trim().to_string())
 }
 
-pub fn run(args: Args) -> CmdResult {
+/// `{ordinal}` in an address: the number this runner's Pod ends with (`skat-runner-1`:
+/// `1`, from `POD_NAME` or the host name), so that runner `N` of a StatefulSet follows
+/// server replica `N` (a replica's feed holds the seats of its own tables).
+fn with_ordinal(address: &str) -> Result<String, String> {
+    if !address.contains("{ordinal}") {
+        return Ok(address.to_string());
+    }
+    let name = std::env::var("POD_NAME")
+        .or_else(|_| std::env::var("HOSTNAME"))
+        .map_err(|_| "{ordinal} needs POD_NAME or HOSTNAME".to_string())?;
+    let ordinal = name
+        .rsplit_once('-')
+        .map(|(_, n)| n)
+        .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        .ok_or_else(|| format!("{{ordinal}}: the Pod's name {name} does not end with -N"))?;
+    Ok(address.replace("{ordinal}", ordinal))
+}
+
+pub fn run(mut args: Args) -> CmdResult {
+    args.server.server = with_ordinal(&args.server.server)?;
+    if let Some(s) = &args.sandbox.sandbox_server {
+        args.sandbox.sandbox_server = Some(with_ordinal(s)?);
+    }
     if let Some(image) = &args.print_pod {
         return print_pod(&args, image);
     }
@@ -149,8 +233,15 @@ pub fn run(args: Args) -> CmdResult {
     let token = token_of(args.runner_token.as_ref(), args.runner_token_file.as_ref())?;
     let address = args.server.address();
     address.check_secret("runner token")?;
-    let config = args.sandbox.config(address, token, args.name.clone());
     let rt = super::conn::runtime()?;
+    let engine = rt.block_on(args.sandbox.engine(&args.server))?;
+    let config = RunnerConfig {
+        server: address,
+        token,
+        name: args.name.clone(),
+        engine,
+        limits: args.sandbox.limits(),
+    };
     rt.block_on(async move {
         let (tx, rx) = tokio::sync::watch::channel(false);
         tokio::spawn(async move {

@@ -232,7 +232,9 @@ pub struct Args {
     #[arg(long, env = "SKAT_HOSTING_MEMORY_MIB", default_value_t = 512, value_parser = clap::value_parser!(u32).range(16..=65_536))]
     pub hosting_memory_mib: u32,
     /// Run the runner of hosted bots in this process: `podman` (needs --unix-socket and
-    /// --hosting-runner-token-file; the sandbox settings are `skat runner`'s).
+    /// --hosting-runner-token-file; the sandbox settings are `skat runner`'s). On
+    /// Kubernetes the runner is its own Deployment (`skat runner --engine kubernetes`),
+    /// so that the server's Pods hold no rights on the API.
     #[arg(long, value_parser = ["podman"])]
     pub runner: Option<String>,
     /// Where the in-process runner keeps its files (default: `runner/` in --data-dir).
@@ -435,17 +437,32 @@ fn in_process_runner(
         (None, None) => std::env::temp_dir().join(format!("skat-runner-{}", std::process::id())),
     };
     let sandbox = super::runner::SandboxArgs {
-        socket: socket.clone(),
+        engine: super::runner::EngineKind::Podman,
+        socket: Some(socket.clone()),
         work_dir,
         podman: PathBuf::from("podman"),
         oci_runtime: args.runner_oci_runtime.clone(),
+        kube_namespace: String::new(),
+        sandbox_server: None,
+        sandbox_ca_file: None,
         sandbox_wall: args.runner_sandbox_wall,
         sandbox_pids: 64,
         sandbox_tmp_mib: 16,
         sandbox_cpuset: args.runner_sandbox_cpuset.clone(),
     };
     let server = skat_sdk::ServerAddress::new(&format!("{scheme}://{at}"));
-    Ok(Some(sandbox.config(server, token.clone(), "in-process".into())))
+    let engine = skat_host::Engine::Podman(skat_host::Podman {
+        program: sandbox.podman.clone(),
+        runtime: sandbox.oci_runtime.clone(),
+    });
+    let limits = sandbox.limits();
+    Ok(Some(skat_host::RunnerConfig {
+        server,
+        token: token.clone(),
+        name: "in-process".into(),
+        engine,
+        limits,
+    }))
 }
 
 /// Removes a temporary directory when dropped.

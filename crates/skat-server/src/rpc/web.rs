@@ -5,7 +5,7 @@
 //!
 //! | concern | how |
 //! |---|---|
-//! | one API | `SkatServiceServer` over the same [`SkatServer`] state, behind `GrpcWebLayer` |
+//! | one API | `SkatServiceServer` (and `HostingServiceServer`, for the bot page) over the same [`SkatServer`] state, behind `GrpcWebLayer` |
 //! | no third-party requests | every asset is served from here; `Content-Security-Policy: default-src 'self'` |
 //! | limits | connections count against the client address's limit, and requests and streams per connection are capped, like the gRPC port's |
 //! | shutdown | stops with the gRPC server, after the same grace |
@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use axum::response::IntoResponse;
 use http::{HeaderValue, StatusCode, header};
+use skat_proto::pb::hosting_service_server::HostingServiceServer;
 use skat_proto::pb::skat_service_server::SkatServiceServer;
 use tokio::sync::watch;
 use tower::Layer;
@@ -65,9 +66,19 @@ pub(crate) fn serve(
     metrics: Metrics,
     mut stopped: watch::Receiver<bool>,
 ) -> Result<tokio::task::JoinHandle<Result<(), tonic::transport::Error>>, super::tls::TlsError> {
+    // The bot page reads an author's versions, sandboxes and their output with the bot
+    // token (HostingService checks it per call, as on the gRPC port; an archive upload is
+    // a client stream, which gRPC-Web cannot carry: that stays with `skat bot submit`).
+    let hosting = tonic_web::GrpcWebLayer::new().layer(
+        HostingServiceServer::new(super::hosting::HostingApi::new(service.clone()))
+            .max_decoding_message_size(config.max_message_bytes),
+    );
     let grpc = tonic_web::GrpcWebLayer::new()
         .layer(SkatServiceServer::new(service).max_decoding_message_size(config.max_message_bytes));
-    let router = axum::Router::new().route_service("/skat.v1.SkatService/{*method}", grpc).fallback(asset);
+    let router = axum::Router::new()
+        .route_service("/skat.v1.SkatService/{*method}", grpc)
+        .route_service("/skat.v1.HostingService/{*method}", hosting)
+        .fallback(asset);
     let tls = match &config.tls {
         Some(files) => Some(super::tls::Tls::start(files, super::tls::ALPN_WEB, &metrics, stopped.clone())?),
         None => None,

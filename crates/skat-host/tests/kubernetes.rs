@@ -1,0 +1,259 @@
+//! The Kubernetes engine against the API's wire protocol: no API server can run here, so
+//! each test answers the runner's HTTP requests as the API server documents them
+//! (objects, `Status` on failure) and checks what the runner asked for, in order: the
+//! Secret before the Pod, no token in the Pod, a stop that keeps the Pod, its log read
+//! before it is deleted, leftovers found by label. The Pod and Secret themselves are
+//! validated against Kubernetes' schemas in deploy/test-hosted.sh.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use http::{Method, Request, Response, StatusCode};
+use kube::client::Body;
+use serde_json::{Value, json};
+use skat_host::kubernetes::{ClusterServer, Kubernetes};
+use skat_host::sandbox::{self, Limits, Seat};
+use skat_host::{Engine, SandboxSpec};
+
+/// One request as the runner sent it.
+#[derive(Debug, Clone)]
+struct Sent {
+    method: Method,
+    path: String,
+    body: Value,
+}
+
+type Answer = Box<dyn FnMut(&Sent) -> (StatusCode, Value) + Send>;
+
+/// An engine whose API calls are answered by `answer`; the requests, in order.
+fn engine(mut answer: Answer) -> (Engine, Arc<Mutex<Vec<Sent>>>) {
+    let (service, mut handle) = tower_test::mock::pair::<Request<Body>, Response<Body>>();
+    let sent = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&sent);
+    tokio::spawn(async move {
+        while let Some((request, reply)) = handle.next_request().await {
+            let (parts, body) = request.into_parts();
+            let bytes = body.collect_bytes().await.unwrap_or_default();
+            let s = Sent {
+                method: parts.method,
+                path: parts.uri.path_and_query().map_or(String::new(), ToString::to_string),
+                body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+            };
+            let (status, value) = answer(&s);
+            log.lock().unwrap().push(s);
+            let text = match value {
+                Value::String(t) => t.into_bytes(),
+                v => serde_json::to_vec(&v).unwrap(),
+            };
+            reply.send_response(Response::builder().status(status).body(Body::from(text)).unwrap());
+        }
+    });
+    let client = kube::Client::new(service, "default");
+    let server = ClusterServer {
+        url: "https://skat-0.skat-headless.skat.svc.cluster.local:50051".into(),
+        alias: Some(("skat-0.skat-headless.skat.svc.cluster.local".into(), "10.1.2.3".parse().unwrap())),
+        ca_pem: Some("-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n".into()),
+    };
+    (Engine::Kubernetes(Kubernetes::with_client(client, "skat-bots", server)), sent)
+}
+
+fn seat() -> Seat {
+    Seat {
+        bot_name: "alice".into(),
+        digest: "sha256:00".into(),
+        image: "registry.example.org/alice@sha256:00".into(),
+        command: Vec::new(),
+        table_id: "t1".into(),
+        seat: 2,
+        seat_token: "the-seat-token".into(),
+        tournament_id: String::new(),
+        cpu_millis: 1000,
+        memory_mib: 512,
+    }
+}
+
+fn limits(wall: Duration) -> Limits {
+    Limits {
+        socket: Default::default(),
+        work_dir: std::env::temp_dir(),
+        wall,
+        pids: 64,
+        tmpfs_mib: 16,
+        runtime_class: Some("gvisor".into()),
+        cpuset: None,
+    }
+}
+
+fn spec() -> SandboxSpec {
+    sandbox::spec_of("abc", &seat(), &limits(Duration::from_secs(60)))
+}
+
+fn pod(status: Value) -> Value {
+    json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "skat-abc", "namespace": "skat-bots"}, "status": status})
+}
+
+fn terminated(exit: i32, reason: &str) -> Value {
+    pod(json!({"phase": "Failed", "containerStatuses": [{
+        "name": "bot", "image": "i", "imageID": "", "ready": false, "restartCount": 0,
+        "state": {"terminated": {"exitCode": exit, "reason": reason}}
+    }]}))
+}
+
+fn running() -> Value {
+    pod(json!({"phase": "Running", "containerStatuses": [{
+        "name": "bot", "image": "i", "imageID": "", "ready": true, "restartCount": 0,
+        "state": {"running": {}}
+    }]}))
+}
+
+fn status(code: u16, reason: &str, message: &str) -> Value {
+    json!({"apiVersion": "v1", "kind": "Status", "status": "Failure", "code": code, "reason": reason, "message": message})
+}
+
+fn paths(sent: &Arc<Mutex<Vec<Sent>>>) -> Vec<String> {
+    sent.lock()
+        .unwrap()
+        .iter()
+        .map(|s| format!("{} {}", s.method, s.path.split('?').next().unwrap_or("")))
+        .collect()
+}
+
+#[tokio::test]
+async fn start_creates_the_secret_then_a_pod_without_the_token() {
+    let (engine, sent) = engine(Box::new(|s: &Sent| (StatusCode::CREATED, s.body.clone())));
+    let name = engine.start("abc", &spec(), &limits(Duration::from_secs(60))).await.unwrap();
+    assert_eq!(name, "skat-abc");
+    assert_eq!(
+        paths(&sent),
+        ["POST /api/v1/namespaces/skat-bots/secrets", "POST /api/v1/namespaces/skat-bots/pods"]
+    );
+    let sent = sent.lock().unwrap();
+    let secret = &sent[0].body;
+    assert_eq!(secret["stringData"]["seat-token"], "the-seat-token");
+    assert!(secret["stringData"]["ca.crt"].as_str().unwrap().contains("BEGIN CERTIFICATE"));
+    assert_eq!(secret["metadata"]["labels"]["skat.hosted"], "1");
+    let pod = &sent[1].body;
+    assert!(!pod.to_string().contains("the-seat-token"), "the token is in the Pod's spec");
+    let env = pod["spec"]["containers"][0]["env"].as_array().unwrap();
+    let var = |n: &str| env.iter().find(|e| e["name"] == n).cloned().unwrap_or(Value::Null);
+    assert_eq!(var("SKAT_SEAT_TOKEN")["valueFrom"]["secretKeyRef"]["name"], "skat-abc");
+    assert_eq!(var("SKAT_SERVER")["value"], "https://skat-0.skat-headless.skat.svc.cluster.local:50051");
+    assert_eq!(var("SKAT_CA_FILE")["value"], "/run/skat-ca/ca.crt");
+    assert_eq!(pod["spec"]["hostAliases"][0]["ip"], "10.1.2.3");
+    assert_eq!(pod["spec"]["runtimeClassName"], "gvisor");
+    assert_eq!(pod["spec"]["automountServiceAccountToken"], false);
+    let c = &pod["spec"]["containers"][0];
+    assert_eq!(c["resources"]["requests"], c["resources"]["limits"]);
+    assert!(pod["spec"]["volumes"].as_array().unwrap().iter().all(|v| v.get("hostPath").is_none()));
+}
+
+#[tokio::test]
+async fn a_pod_the_api_refuses_takes_its_secret_with_it() {
+    let (engine, sent) = engine(Box::new(|s: &Sent| match (s.method.as_str(), s.path.contains("/pods")) {
+        ("POST", true) => (
+            StatusCode::FORBIDDEN,
+            status(
+                403,
+                "Forbidden",
+                "pods \"skat-abc\" is forbidden: violates PodSecurity \"restricted:latest\"",
+            ),
+        ),
+        ("DELETE", true) => (StatusCode::NOT_FOUND, status(404, "NotFound", "pods \"skat-abc\" not found")),
+        _ => (StatusCode::OK, s.body.clone()),
+    }));
+    let err = engine.start("abc", &spec(), &limits(Duration::from_secs(60))).await.unwrap_err();
+    assert!(err.contains("violates PodSecurity"), "{err}");
+    assert_eq!(
+        paths(&sent),
+        [
+            "POST /api/v1/namespaces/skat-bots/secrets",
+            "POST /api/v1/namespaces/skat-bots/pods",
+            "DELETE /api/v1/namespaces/skat-bots/pods/skat-abc",
+            "DELETE /api/v1/namespaces/skat-bots/secrets/skat-abc",
+        ]
+    );
+}
+
+#[tokio::test]
+async fn an_oom_kill_is_read_from_the_pod_and_its_output_before_deletion() {
+    let mut looks = 0;
+    let (engine, sent) = engine(Box::new(move |s: &Sent| match (s.method.as_str(), s.path.as_str()) {
+        ("GET", p) if p.starts_with("/api/v1/namespaces/skat-bots/pods/skat-abc/log") => {
+            (StatusCode::OK, Value::String("thinking\nallocating\n".into()))
+        }
+        ("GET", _) => {
+            looks += 1;
+            (StatusCode::OK, if looks < 2 { running() } else { terminated(137, "OOMKilled") })
+        }
+        _ => (StatusCode::OK, status(200, "", "")),
+    }));
+    let ending = sandbox::watch(&engine, "skat-abc", &seat(), &limits(Duration::from_secs(60)), None).await;
+    assert_eq!(ending.outcome, "out-of-memory", "{}", ending.detail);
+    assert_eq!(ending.exit_code, 137);
+    assert_eq!(ending.log, b"thinking\nallocating\n");
+    let p = paths(&sent);
+    let log_at = p.iter().position(|x| x.ends_with("/log")).unwrap();
+    let delete_at = p.iter().position(|x| x.starts_with("DELETE") && x.contains("/pods/")).unwrap();
+    assert!(log_at < delete_at, "{p:?}");
+    assert!(p.contains(&"DELETE /api/v1/namespaces/skat-bots/secrets/skat-abc".to_string()));
+    let log_query = &sent.lock().unwrap()[log_at].path;
+    assert!(log_query.contains("container=bot") && log_query.contains("limitBytes="), "{log_query}");
+}
+
+#[tokio::test]
+async fn an_image_the_cluster_cannot_pull_fails_the_version() {
+    let (engine, _) = engine(Box::new(|s: &Sent| match s.method.as_str() {
+        "GET" => (
+            StatusCode::OK,
+            pod(json!({"phase": "Pending", "containerStatuses": [{
+                "name": "bot", "image": "i", "imageID": "", "ready": false, "restartCount": 0,
+                "state": {"waiting": {"reason": "ErrImagePull", "message": "manifest unknown"}}
+            }]})),
+        ),
+        _ => (StatusCode::OK, status(200, "", "")),
+    }));
+    let ending = sandbox::watch(&engine, "skat-abc", &seat(), &limits(Duration::from_secs(60)), None).await;
+    assert_eq!(ending.outcome, "failed-to-start");
+    assert!(ending.image_failed);
+    assert!(ending.detail.contains("ErrImagePull: manifest unknown"), "{}", ending.detail);
+}
+
+#[tokio::test]
+async fn the_wall_clock_limit_stops_the_pod_by_its_deadline_and_keeps_it_to_read() {
+    let mut stopped = false;
+    let (engine, sent) = engine(Box::new(move |s: &Sent| match s.method.as_str() {
+        "PATCH" => {
+            stopped = s.body["spec"]["activeDeadlineSeconds"] == 1;
+            (StatusCode::OK, running())
+        }
+        "GET" if s.path.ends_with("/log") || s.path.contains("/log?") => {
+            (StatusCode::OK, Value::String(String::new()))
+        }
+        "GET" if stopped => (StatusCode::OK, pod(json!({"phase": "Failed", "reason": "DeadlineExceeded"}))),
+        "GET" => (StatusCode::OK, running()),
+        _ => (StatusCode::OK, status(200, "", "")),
+    }));
+    let ending = sandbox::watch(&engine, "skat-abc", &seat(), &limits(Duration::ZERO), None).await;
+    assert_eq!(ending.outcome, "timed-out", "{}", ending.detail);
+    let p = paths(&sent);
+    assert_eq!(p[1], "PATCH /api/v1/namespaces/skat-bots/pods/skat-abc", "{p:?}");
+}
+
+#[tokio::test]
+async fn leftovers_are_found_by_label_names_only() {
+    let (engine, sent) = engine(Box::new(|s: &Sent| {
+        let names: &[&str] =
+            if s.path.contains("/pods") { &["skat-a", "skat-b"] } else { &["skat-b", "skat-c"] };
+        let items: Vec<Value> = names
+            .iter()
+            .map(|n| json!({"apiVersion": "meta.k8s.io/v1", "kind": "PartialObjectMetadata", "metadata": {"name": n}}))
+            .collect();
+        (
+            StatusCode::OK,
+            json!({"apiVersion": "meta.k8s.io/v1", "kind": "PartialObjectMetadataList", "metadata": {}, "items": items}),
+        )
+    }));
+    assert_eq!(engine.labelled().await, ["skat-a", "skat-b", "skat-c"]);
+    let sent = sent.lock().unwrap();
+    assert!(sent.iter().all(|s| s.path.contains("labelSelector=skat.hosted%3D1")), "{sent:?}");
+}

@@ -226,7 +226,7 @@ grep -q "no sandbox" <<<"$said" || fail "an author read another bot's output: $s
 echo "  output capped at 1 MiB; each author reads only its own; the unpullable version says why"
 # The same, as an author reads it on the page (#/my-bot), in a real browser.
 if [ -d "$root/web/node_modules/puppeteer-core" ]; then
-  node "$root/web/test/support/bot-page.mjs" "http://127.0.0.1:$wport/" "${token[crash]}" "${token[oom]}" "${token[unpulled]}" ||
+  node "$root/web/checks/bot-page.mjs" "http://127.0.0.1:$wport/" "${token[crash]}" "${token[oom]}" "${token[unpulled]}" ||
     fail "the bot page"
 else
   echo "  SKIPPED the bot page in a browser: web/node_modules is not installed (scripts/test-all installs it)"

@@ -24,11 +24,15 @@ import { verifyDeals } from "./verify";
 import { playView, sitView } from "./play";
 import { LADDER, levelOf } from "./ladder";
 import { authed, contractName, dropSeat, seatControls, seatOf as heldSeat, type SeatAuth } from "./seat";
+import { positionName, ring, switches, tableKeys } from "./felt";
+import { endSheet } from "./sheet";
+import { cardPlayed, yourTurn } from "./sound";
+import { points } from "./value";
 import { append, h, link, table, when } from "./dom";
 import { cardSvg, sortHand } from "./cards";
 import {
   Announcement, BidCall, GameType, Phase, Position, TableFilter, TableStatus, TournamentFormat, TournamentStatus,
-  type DealEnded, type TableView, type Tournament,
+  type DealEnded, type DealView, type TableView, type Tournament,
 } from "./gen/skat/v1/skat_pb";
 
 const app = document.getElementById("app") as HTMLElement;
@@ -78,10 +82,6 @@ void route();
 
 // ---- names ----------------------------------------------------------------------------
 
-const POSITIONS = ["", "forehand", "middlehand", "rearhand"] as const;
-const positionName = (p: number) => (p >= 1 && p <= 3 ? t(POSITIONS[p] as "forehand") : "");
-/** Card points by rank, in the proto's rank order (7 8 9 Q K 10 A J). */
-const POINTS = [0, 0, 0, 3, 4, 10, 11, 2];
 function gameName(game: number, hand: boolean, announcement: number): string {
   return gameWords(GameType[game] ?? "", hand, Announcement[announcement] ?? "");
 }
@@ -152,6 +152,18 @@ async function liveView(tableId: string, onEnd?: () => void) {
   let again = false;
   const waiting: { seq: number; at: number }[] = [];
   let ticker: number | undefined;
+  // Sounds: your turn (when it becomes yours), a card played (when the trick grows).
+  let wasMyTurn = false;
+  let cardsSeen = -1;
+  const cues = (v: TableView) => {
+    const d = v.deal;
+    const mine = !!auth && d?.seatToMove === auth.seat && v.status === TableStatus.PLAYING;
+    if (mine && !wasMyTurn) yourTurn();
+    wasMyTurn = mine;
+    const played = d ? d.tricks.length * 3 + (d.currentTrick?.cards.length ?? 0) + d.number * 100 : -1;
+    if (cardsSeen >= 0 && played > cardsSeen) cardPlayed();
+    cardsSeen = played;
+  };
 
   const refresh = async () => {
     if (fetching) { again = true; return; }
@@ -191,7 +203,8 @@ async function liveView(tableId: string, onEnd?: () => void) {
     }
     probe.renders++;
     const focusedId = document.activeElement?.id;
-    show(view.name || tableId, tableDom(view, lastEnded, tableId, auth, act));
+    cues(view);
+    show(view.name || tableId, tableDom(view, lastEnded, tableId, auth, act, render));
     if (onEnd) {
       app.prepend(h("p", { class: "pill", id: "tv" }, t("table.tv")));
       if (view.status === TableStatus.FINISHED || view.status === TableStatus.ABANDONED) { onEnd(); onEnd = undefined; }
@@ -248,99 +261,38 @@ async function liveView(tableId: string, onEnd?: () => void) {
       const left = Math.max(0, Number(el.dataset.deadline) - Date.now());
       el.textContent = `${(left / 1000).toFixed(0)} s`;
     }
+    for (const el of Array.from(app.querySelectorAll<HTMLElement>("[data-deadline-bar]"))) {
+      const left = Math.max(0, Number(el.dataset.deadlineBar) - Date.now());
+      el.style.width = `${Math.min(100, (100 * left) / Math.max(1, Number(el.dataset.total)))}%`;
+    }
   }, 500);
-  leave = () => { abort.abort(); clearInterval(ticker); };
+  const keys = tableKeys(render);
+  leave = () => { abort.abort(); clearInterval(ticker); keys(); };
 }
 
 function tableDom(v: TableView, lastEnded: DealEnded | undefined, tableId: string, auth: SeatAuth | undefined,
-  act: (send: () => Promise<unknown>) => void): HTMLElement {
+  act: (send: () => Promise<unknown>) => void, redraw: () => void): HTMLElement {
   const d = v.deal;
   const dealNo = d ? d.number : -1;
   const names = v.seatInfo.map((s) => s.name || t("seat.open", { n: s.seat + 1 }));
-  const seatOf = (p: Position) => (d ? d.positionSeats[p - 1] : undefined);
-  const nameAt = (p: Position) => { const s = seatOf(p); return s === undefined ? positionName(p) : names[s]; };
-  const toMove = d?.seatToMove;
-  const root = h("section", { id: "table", "data-deal": dealNo, "data-phase": d ? Phase[d.phase] : "NONE", "data-seq": Number(v.seq), "aria-label": "Table" });
+  const nameAt = (p: Position) => { const s = d ? d.positionSeats[p - 1] : undefined; return s === undefined ? positionName(p) : names[s]; };
+  const root = h("section", { id: "table", "data-deal": dealNo, "data-phase": d ? Phase[d.phase] : "NONE", "data-seq": Number(v.seq),
+    "data-game": d?.contract?.game ? GameType[d.contract.game] : undefined, "aria-label": "Table" });
   append(root, [
     h("h1", {}, v.name || tableId),
     h("p", { class: "status", "data-status": TableStatus[v.status] }, `${statusName(v.status)} · ${t("table.deal", { n: Math.min(v.dealsPlayed + (d && !d.result ? 1 : 0), v.deals), total: v.deals })}`,
       v.tournamentId ? " · " : "", v.tournamentId ? link(`#/tournament/${encodeURIComponent(v.tournamentId)}`, v.tournamentName || v.tournamentId) : "",
       v.dealsPlayed > 0 ? " · " : "", v.dealsPlayed > 0 ? link(replayHref(tableId, v.dealsPlayed - 1), t("table.replayLast")) : ""),
   ]);
-  const felt = h("div", { class: "felt" });
-  // The seats around the trick: a spectator sees forehand left, middlehand at the top,
-  // rearhand right; a seated person sits at the bottom with the next to play on its
-  // left. The dealer who sits out (four seats) takes the place left over.
-  const seats = h("div", { class: "ring" });
-  const order = (seat: number) => { const p = d ? d.positionSeats.indexOf(seat) : -1; return p < 0 ? 9 + seat : p; };
-  const mine = auth && d ? d.positionSeats.indexOf(auth.seat) : -1;
-  const place = (seat: number): string => {
-    const p = d ? d.positionSeats.indexOf(seat) : -1;
-    if (p < 0) return mine >= 0 ? "top" : d ? "bottom" : ["left", "top", "right", "bottom"][seat] ?? "bottom";
-    if (mine < 0) return ["left", "top", "right"][p];
-    return ["bottom", "left", "right"][(p - mine + 3) % 3];
-  };
-  for (const s of [...v.seatInfo].sort((a, b) => order(a.seat) - order(b.seat))) {
-    const standing = v.standings.find((x) => x.seat === s.seat);
-    const clock = v.clocks.find((c) => c.seat === s.seat);
-    const position = d ? d.positionSeats.indexOf(s.seat) : -1;
-    const moving = toMove === s.seat;
-    append(seats, [h("div", { class: `seat at-${place(s.seat)}${moving ? " to-move" : ""}`, "aria-current": moving ? "true" : undefined },
-      // A tournament's players are accounts: their pages exist.
-      h("div", { class: "name" }, s.name ? (v.tournamentId ? link(`#/bot/${encodeURIComponent(s.name)}`, s.name) : s.name) : t("seat.open", { n: s.seat + 1 }), moving ? t("seat.toMove") : ""),
-      h("div", { class: "muted" }, position >= 0 ? positionName(position + 1) : t("seat.sitsOut"),
-        d && position >= 0 ? ` · ${t("seat.cards", { n: d.handSizes[position] ?? 0, cards: count(d.handSizes[position] ?? 0, "one.card") })}` : ""),
-      standing ? h("div", {}, t("seat.points", { plain: standing.plain, sf: standing.seegerFabian })) : "",
-      clock && v.timeControl?.dealMs ? h("div", { class: "muted" }, t("seat.dealClock", { s: (Number(clock.remainingMs) / 1000).toFixed(0) })) : "",
-      moving && Number(v.deadlineUnixMs) ? h("div", {}, t("seat.toAct"), h("span", { "data-deadline": Number(v.deadlineUnixMs), role: "timer" }, "")) : "",
-    )]);
-  }
-  felt.append(seats);
-  if (d) {
-    felt.append(h("div", { class: "controls" }, animationSwitch()));
-    const call = (c: BidCall) => (c === BidCall.SAY ? t("call.say") : c === BidCall.HOLD ? t("call.hold") : c === BidCall.PASS ? t("call.pass") : "");
-    const auction = d.auction.map((c) => `${nameAt(c.position)} ${call(c.call)}${c.value ? " " + c.value : ""}`);
-    append(felt, [h("div", { class: "auction" }, h("strong", {}, t("table.bidding")), auction.length ? auction.join(" · ") : t("table.notStarted"))]);
-    if (d.contract && d.contract.game) {
-      append(felt, [h("div", {}, h("strong", {}, t("table.game")), t("table.plays", { who: nameAt(d.declarer), game: gameName(d.contract.game, d.contract.hand, d.contract.announcement), bid: d.bid }))]);
-    } else if (d.bid) {
-      append(felt, [h("div", {}, t("table.highest", { bid: d.bid }))]);
-    }
-    if (d.skat.length) append(felt, [h("div", {}, h("strong", {}, d.skatPickedUp && d.discards.length ? t("table.skatPicked") : t("table.skat")), h("span", { class: "cards small" }, ...d.skat.map((c) => cardSvg(c, "skat", dealNo))))]);
-    if (d.discards.length) append(felt, [h("div", {}, h("strong", {}, t("table.putAway")), h("span", { class: "cards small", id: "discards" }, ...d.discards.map((c) => cardSvg(c, "skat", dealNo))))]);
-    if (d.openHand.length) append(felt, [h("div", {}, h("strong", {}, t("table.openHand")), h("div", { class: "cards small", id: "open-hand" }, ...d.openHand.map((c) => cardSvg(c, "open", dealNo))))]);
-    const trick = h("div", { class: "cards", id: "trick", "aria-live": "polite", "aria-label": t("table.trick").replace(":", "").trim() });
-    const cardsNow = d.currentTrick?.cards ?? [];
-    for (const [i, c] of cardsNow.entries()) {
-      const pos = d.currentTrick ? ((d.currentTrick.leader - 1 + i) % 3) + 1 : 0;
-      // The card just played slides in (not with the reader's reduced motion or the switch off).
-      const fresh = i === cardsNow.length - 1 && animate();
-      trick.append(h("div", { class: `trick-card${fresh ? " fresh" : ""}` }, cardSvg(c, "trick", dealNo), nameAt(pos)));
-    }
-    seats.append(h("div", { class: "at-trick" }, trick));
-    const taken = [1, 2, 3].map((p) => `${nameAt(p)} ${d.tricks.filter((x) => x.winner === p).length}`);
-    append(felt, [h("div", {}, h("strong", {}, t("table.taken")), taken.join(" · "))]);
-    if (d.declarer && d.contract?.game) {
-      // Card points in the tricks so far (the skat counts for the declarer at the end).
-      const side = (mine: boolean) => d.tricks.filter((x) => (x.winner === d.declarer) === mine)
-        .reduce((sum, x) => sum + x.cards.reduce((a, c) => a + POINTS[(c - 1) % 8], 0), 0);
-      append(felt, [h("div", { id: "card-points" }, h("strong", {}, t("table.points")),
-        t("table.pointsLine", { who: nameAt(d.declarer), mine: side(true), theirs: side(false) }))]);
-    }
-    if (d.tricks.length) {
-      // Every trick of the deal, who led and who took it.
-      const played = t("table.tricksPlayed", { n: d.tricks.length });
-      const history = h("ol", { class: "tricks", id: "tricks", "aria-label": played }, ...d.tricks.map((x) =>
-        h("li", {}, ...x.cards.map((c, i) => h("span", { class: "trick-card inline" }, cardSvg(c, "taken", dealNo), nameAt(((x.leader - 1 + i) % 3) + 1))),
-          ` → ${nameAt(x.winner)}`)));
-      append(felt, [h("details", { open: d.tricks.length <= 3 }, h("summary", {}, played), history)]);
-    }
-  }
+  // The sheet of the deal just ended comes first, until the reader goes on.
+  if (lastEnded) root.append(endSheet(lastEnded, v, names, tableId, redraw));
+  const seated = auth && d && d.positionSeats.includes(auth.seat) ? auth.seat : undefined;
+  const felt = h("div", { class: "felt" }, ring(v, names, seated));
+  if (d) append(felt, [dealFacts(d, nameAt), switches()]);
   root.append(felt);
   if (auth && d && d.positionSeats.includes(auth.seat) && v.status === TableStatus.PLAYING) {
     root.append(seatControls(v, auth, tableId, act));
   }
-  if (lastEnded?.dealt) root.append(dealtDom(lastEnded, names, tableId));
   if (v.results.length) {
     const rows = v.results.map((r, i) => [
       link(replayHref(tableId, i), String(i + 1)),
@@ -353,34 +305,34 @@ function tableDom(v: TableView, lastEnded: DealEnded | undefined, tableId: strin
   return root;
 }
 
-/** Whether a card played slides into the trick: the reader's choice (kept), off when the
- * system asks for reduced motion. */
-function animate(): boolean {
-  return localStorage.getItem("skat-animate") !== "off" && !matchMedia("(prefers-reduced-motion: reduce)").matches;
-}
-
-function animationSwitch(): HTMLElement {
-  const on = localStorage.getItem("skat-animate") !== "off";
-  const b = h("button", { type: "button", id: "animate", "aria-pressed": String(on) }, t("table.animate"));
-  b.onclick = () => {
-    localStorage.setItem("skat-animate", on ? "off" : "on");
-    b.setAttribute("aria-pressed", String(!on));
-  };
-  return b;
-}
-
-function dealtDom(e: DealEnded, names: string[], tableId: string): HTMLElement {
-  const dealt = e.dealt!;
-  const hands = [dealt.forehand, dealt.middlehand, dealt.rearhand];
-  const box = h("section", { "aria-label": t("table.asDealt", { n: e.deal + 1 }).trim() },
-    h("h2", {}, t("table.asDealt", { n: e.deal + 1 }), link(replayHref(tableId, e.deal), t("table.replayIt"))));
-  const grid = h("div", { class: "hands" });
-  hands.forEach((cards, i) => {
-    grid.append(h("div", {}, h("div", {}, `${names[e.positionSeats[i]] ?? positionName(i + 1)} (${positionName(i + 1)})`),
-      h("div", { class: "cards small" }, ...sortHand(cards).map((c) => cardSvg(c, "dealt", e.deal)))));
-  });
-  grid.append(h("div", {}, h("div", {}, t("dealt.skat")), h("div", { class: "cards small" }, ...dealt.skat.map((c) => cardSvg(c, "dealt", e.deal)))));
-  box.append(grid);
+/** What is known of the deal in words: the bidding, the game, the tricks taken, the card
+ * points so far, an open hand, every trick played. */
+function dealFacts(d: DealView, nameAt: (p: Position) => string): HTMLElement {
+  const box = h("div", { class: "facts" });
+  const call = (c: BidCall) => (c === BidCall.SAY ? t("call.say") : c === BidCall.HOLD ? t("call.hold") : c === BidCall.PASS ? t("call.pass") : "");
+  const auction = d.auction.map((c) => `${nameAt(c.position)} ${call(c.call)}${c.value ? " " + c.value : ""}`);
+  append(box, [h("div", { class: "auction" }, h("strong", {}, t("table.bidding")), auction.length ? auction.join(" · ") : t("table.notStarted"))]);
+  if (d.contract && d.contract.game) {
+    append(box, [h("div", {}, h("strong", {}, t("table.game")), t("table.plays", { who: nameAt(d.declarer), game: gameName(d.contract.game, d.contract.hand, d.contract.announcement), bid: d.bid }))]);
+  } else if (d.bid) {
+    append(box, [h("div", {}, t("table.highest", { bid: d.bid }))]);
+  }
+  if (d.openHand.length) append(box, [h("div", {}, h("strong", {}, t("table.openHand")), h("div", { class: "cards small", id: "open-hand" }, ...sortHand(d.openHand, d.contract?.game || undefined).map((c) => cardSvg(c, "open", d.number))))]);
+  const taken = [1, 2, 3].map((p) => `${nameAt(p)} ${d.tricks.filter((x) => x.winner === p).length}`);
+  append(box, [h("div", {}, h("strong", {}, t("table.taken")), taken.join(" · "))]);
+  if (d.declarer && d.contract?.game) {
+    // Card points in the tricks so far (the skat counts for the declarer at the end).
+    const side = (mine: boolean) => d.tricks.filter((x) => (x.winner === d.declarer) === mine).reduce((sum, x) => sum + points(x.cards), 0);
+    append(box, [h("div", { id: "card-points" }, h("strong", {}, t("table.points")),
+      t("table.pointsLine", { who: nameAt(d.declarer), mine: side(true), theirs: side(false) }))]);
+  }
+  if (d.tricks.length) {
+    const played = t("table.tricksPlayed", { n: d.tricks.length });
+    const history = h("ol", { class: "tricks", id: "tricks", "aria-label": played }, ...d.tricks.map((x) =>
+      h("li", {}, ...x.cards.map((c, i) => h("span", { class: "trick-card inline" }, cardSvg(c, "taken", d.number), nameAt(((x.leader - 1 + i) % 3) + 1))),
+        ` → ${nameAt(x.winner)}`)));
+    append(box, [h("details", {}, h("summary", {}, played), history)]);
+  }
   return box;
 }
 

@@ -44,16 +44,21 @@ export async function playView(show: Show) {
       h("option", { value: "" }, t("play.openSeat")));
     // Each opponent a different house bot while there are enough; then open seats.
     (select as HTMLSelectElement).selectedIndex = i < online.length ? i : online.length;
-    return h("label", {}, `${t("play.opponent", { n: i + 1 })} `, select);
+    return h("label", { id: `opponent-${i}-label` }, `${t("play.opponent", { n: i + 1 })} `, select);
   };
+  // A table of three has two opponents: the third is asked for only at a table of four.
+  const seatsSelect = h("select", { id: "seats", name: "seats" },
+    h("option", { value: "3" }, "3"), h("option", { value: "4" }, t("play.four"))) as HTMLSelectElement;
+  const third = opponent(2);
+  third.hidden = true;
+  seatsSelect.onchange = () => { third.hidden = seatsSelect.value !== "4"; };
   const field = (id: string, label: string, value: string, attrs: Record<string, string>) =>
     h("label", {}, `${label} `, h("input", { id, name: id, value, ...attrs }));
   const error = h("p", { id: "play-error", role: "alert", class: "error" });
   const form = h("form", { id: "play-form", class: "stack" },
     field("player-name", t("play.name"), "guest", { maxlength: "32", required: "" }),
-    h("label", {}, `${t("play.seats")} `, h("select", { id: "seats", name: "seats" },
-      h("option", { value: "3" }, "3"), h("option", { value: "4" }, t("play.four")))),
-    opponent(0), opponent(1), opponent(2),
+    h("label", {}, `${t("play.seats")} `, seatsSelect),
+    opponent(0), opponent(1), third,
     field("deals", t("play.deals"), "6", { type: "number", min: "1", max: "36" }),
     field("action-seconds", t("play.seconds"), "120", { type: "number", min: "10", max: "3600" }),
     h("button", { type: "submit", id: "start" }, t("play.start")),

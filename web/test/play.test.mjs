@@ -2,12 +2,19 @@
 // bots (`skat serve --house-bots random,heuristic`): `#/play` makes a table with both bots
 // and takes the last seat; the person bids, picks up or passes, puts two cards away,
 // declares and plays cards by clicking, the page is reloaded in the middle of the deal and
-// the seat goes on; a second table is played by keyboard alone at phone width, in German
+// the seat goes on; a second table is played at phone width by touch (cards tapped) and
+// keys (every other decision), with a reload mid-deal, in German
 // (the language switch: the seat's words and the cards' spoken names). At every
 // step no card of another seat is in the DOM: every card shown as the person's hand is,
 // by the records after the deal, in the person's hand as dealt (or the skat it picked up),
 // and no other card is shown but those the rules reveal (the trick, tricks taken, an open
-// hand, the skat to its declarer, a finished deal).
+// hand, the skat to its declarer, a finished deal). The card table: the hand is sorted
+// for the game declared (jacks, the trump suit, the other suits, each high to low; null
+// in its own order); every legal bid value can be said (one from the box); claim and
+// resign ask once (a single press changes nothing); the last trick stays in place and
+// comes back with L; the end-of-deal sheet's card points add up to 120 and agree with
+// the server's; no third opponent is asked for at a table of three. A screenshot of
+// every phase at both widths goes to target/web-screenshots/.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -18,6 +25,37 @@ import puppeteer from "puppeteer-core";
 import { chromium, freePort, repo, skat, until } from "./support/env.mjs";
 
 const shots = process.env.SKAT_SCREENSHOTS || path.join(repo, "target", "web-screenshots");
+
+/** The ladder of bid values (ISkO). */
+const LADDER = [18, 20, 22, 23, 24, 27, 30, 33, 35, 36, 40, 44, 45, 46, 48, 50, 54, 55, 59, 60, 63, 66, 70, 72, 77, 80, 81, 84, 88,
+  90, 96, 99, 100, 108, 110, 117, 120, 121, 126, 130, 132, 135, 140, 143, 144, 150, 153, 154, 156, 160, 162, 165, 168, 170, 176, 180,
+  187, 192, 198, 204, 216, 240, 264];
+
+/** Whether `codes` (ISS codes as the hand shows them, e.g. CJ, HA, DT) are sorted for
+ * `game` (GAME_TYPE name): jacks first from clubs down (not in null), then one suit after
+ * another, the trump suit first, each high to low (A 10 K Q 9 8 7, or null's A K Q J 10 9 8 7). */
+function sortedFor(codes, game) {
+  const nullGame = game === "NULL";
+  const trump = { DIAMONDS: "D", HEARTS: "H", SPADES: "S", CLUBS: "C" }[game];
+  const order = nullGame ? "AKQJT987" : "AT KQ987".replace(" ", "");
+  let i = 0;
+  if (!nullGame) {
+    const jacks = codes.filter((c) => c[1] === "J");
+    if (jacks.join() !== codes.slice(0, jacks.length).join()) return false;
+    if (jacks.join() !== ["CJ", "SJ", "HJ", "DJ"].filter((j) => jacks.includes(j)).join()) return false;
+    i = jacks.length;
+  }
+  const rest = codes.slice(i);
+  const suits = [];
+  for (const c of rest) if (suits[suits.length - 1] !== c[0]) suits.push(c[0]);
+  if (new Set(suits).size !== suits.length) return false; // each suit in one group
+  if (trump && rest.some((c) => c[0] === trump) && suits[0] !== trump) return false;
+  for (const s of suits) {
+    const ranks = rest.filter((c) => c[0] === s).map((c) => order.indexOf(c[1]));
+    if (ranks.some((r, k) => k > 0 && r < ranks[k - 1])) return false;
+  }
+  return true;
+}
 
 /** Where the page may show a card during a deal besides the person's own hand. */
 const PUBLIC = new Set(["trick", "taken", "open", "skat", "dealt", "replay"]);
@@ -56,6 +94,7 @@ test("a person plays the bots from the page", { timeout: 300000 }, async () => {
     const playTable = async (name, deals, press, reloadAfter) => {
       await page.goto(base + "#/play", { waitUntil: "load" });
       await page.waitForSelector("#play-form");
+      assert.ok(await page.$eval("#opponent-2-label", (e) => e.hidden), "no third opponent at a table of three");
       await page.select("#opponent-0", "house-random");
       await page.select("#opponent-1", "house-heuristic");
       await page.$eval("#player-name", (e, v) => { e.value = v; }, name);
@@ -68,6 +107,7 @@ test("a person plays the bots from the page", { timeout: 300000 }, async () => {
       let discarded = false;
       let said = 0; // the person bids on until it declares (the bots pass at their limits)
       let shot = false;
+      const checked = { sorted: 0, bidBox: false, jumped: false, confirm: false, lastTrick: false, sheet: 0, phases: new Set() };
       for (;;) {
         // Nothing but the person's own hand and what the rules reveal.
         const cards = await page.$$eval("[data-card]", (els) => els.map((e) => [e.getAttribute("data-card"), e.getAttribute("data-where")]));
@@ -76,7 +116,14 @@ test("a person plays the bots from the page", { timeout: 300000 }, async () => {
           else assert.ok(PUBLIC.has(where), `a card shown as ${where}: ${card}`);
         }
         const status = await page.$eval("#table .status", (e) => e.getAttribute("data-status")).catch(() => "");
-        if (status === "FINISHED") break;
+        if (status === "FINISHED") {
+          // The last deal's sheet comes with the end of the list.
+          await page.waitForSelector("#sheet-points", { timeout: 15000 });
+          await until("the last record is read", async () => (await page.$("#sheet-points[data-server]")) || checked.sheet, 5000).catch(() => undefined);
+          await tableChecks(name, checked);
+          break;
+        }
+        await tableChecks(name, checked);
         // The person's move, if it is its turn: a card, two cards to put away, a bid
         // (once), hold, pick up, a contract; else pass.
         const choice = await page.evaluate((said) => {
@@ -95,6 +142,20 @@ test("a person plays the bots from the page", { timeout: 300000 }, async () => {
         if (turn) words.all.add(turn);
         const spoken = await page.$$eval("#my-hand [data-card]", (els) => els.map((e) => e.getAttribute("aria-label")));
         for (const label of spoken) words.all.add(label);
+        if (choice && choice.startsWith("#say-") && !checked.jumped && (await page.$("#bid-value"))) {
+          // A jump bid from the box: the fourth legal value (no button of its own).
+          const value = await page.$eval("#bid-value", (e) => e.options[Math.min(3, e.options.length - 1)].value);
+          await page.select("#bid-value", value);
+          const seq = await page.$eval("#table", (t) => t.getAttribute("data-seq"));
+          await press("#say-chosen");
+          await until("the jump bid is taken", async () =>
+            (await page.$eval("#table", (t) => t.getAttribute("data-seq")).catch(() => seq)) !== seq, 30000);
+          const auction = await page.$eval(".auction", (e) => e.textContent);
+          assert.ok(auction.includes(` ${value}`), `the jump to ${value} is in the bidding: ${auction}`);
+          checked.jumped = true;
+          said++;
+          continue;
+        }
         if (choice) {
           if (process.env.SKAT_PLAY_TRACE) console.log(`${name}: ${choice}`);
           if (choice.startsWith("#say-")) said++;
@@ -123,7 +184,79 @@ test("a person plays the bots from the page", { timeout: 300000 }, async () => {
       assert.ok(steps > 10, `${name} made its decisions (${steps})`);
       assert.ok(words[words.lang].some((w) => words.all.has(w)), `${name} saw its turn in ${words.lang}: ${[...words.all].slice(0, 5)}`);
       assert.ok(discarded, `${name} declared a game: it put two cards away`);
+      assert.ok(checked.sorted > 0, `${name}: the hand was seen sorted for a declared game`);
+      assert.ok(checked.bidBox && checked.jumped, `${name}: every legal bid was offered, and one said from the box`);
+      assert.ok(checked.confirm, `${name}: resign or claim asked once`);
+      assert.ok(checked.lastTrick, `${name}: the last trick stayed in place and came back on demand`);
+      assert.ok(checked.sheet > 0, `${name}: an end-of-deal sheet was read`);
       return { tableId, seen };
+    };
+
+    /** End-of-deal sheets whose card points the page counted from the tricks. */
+    let counted = 0;
+    /** What the card table promises, checked whenever it applies (`checked` counts). */
+    const tableChecks = async (name, checked) => {
+      const phase = await page.$eval("#table", (t) => t.getAttribute("data-phase")).catch(() => "");
+      if (phase && !checked.phases.has(phase)) {
+        checked.phases.add(phase);
+        await page.screenshot({ path: path.join(shots, `20-${name}-${phase.toLowerCase()}.png`), fullPage: true });
+      }
+      // The hand sorted for the game declared.
+      const game = await page.$eval("#table", (t) => t.getAttribute("data-game")).catch(() => null);
+      const hand = await page.$$eval("#my-hand [data-card]", (els) => els.map((e) => e.getAttribute("data-card")));
+      if (game && hand.length > 1) {
+        assert.ok(sortedFor(hand, game), `${name}: the hand in a ${game} game is sorted for it: ${hand.join(" ")}`);
+        checked.sorted++;
+      }
+      // Every legal bid value is offered.
+      if (!checked.bidBox && (await page.$("#bid-value"))) {
+        const offered = await page.$$eval("#bid-value option", (o) => o.map((x) => Number(x.value)));
+        const quick = await page.$$eval("[id^=say-]:not(#say-chosen)", (b) => b.map((x) => Number(x.id.slice(4))));
+        const from = LADDER.indexOf(quick[0]);
+        assert.ok(from >= 0, `quick bids are ladder values: ${quick}`);
+        assert.deepEqual(offered, LADDER.slice(from), "every value up the ladder from the next one");
+        checked.bidBox = true;
+      }
+      // Resign (or claim) asks once: one press changes nothing at the table.
+      const risky = (await page.$("#resign:not([disabled])")) ? "#resign" : (await page.$("#claim:not([disabled])")) ? "#claim" : null;
+      if (!checked.confirm && risky) {
+        const seq = await page.$eval("#table", (t) => t.getAttribute("data-seq"));
+        await page.click(risky);
+        assert.equal(await page.$eval(risky, (b) => b.getAttribute("data-armed")), "1", `${risky} armed by one press`);
+        await new Promise((r) => setTimeout(r, 400));
+        assert.equal(await page.$eval("#table", (t) => t.getAttribute("data-seq")), seq, `one press of ${risky} sent nothing`);
+        assert.notEqual(await page.$eval("#table .status", (e) => e.getAttribute("data-status")), "FINISHED");
+        checked.confirm = true;
+      }
+      // The last trick: in place until the next card is led, and again with L.
+      if (!checked.lastTrick && (await page.$("#last-taken"))) {
+        const inPlace = await page.$$eval("#trick [data-card]", (els) => els.map((e) => e.getAttribute("data-where")));
+        assert.deepEqual(inPlace, ["taken", "taken", "taken"], "the trick just taken lies where it was played");
+        await page.keyboard.press("l");
+        await page.waitForSelector("#last-trick");
+        assert.equal((await page.$$("#last-trick [data-card]")).length, 3, "L shows the last trick");
+        await page.screenshot({ path: path.join(shots, `21-${name}-last-trick.png`), fullPage: true });
+        await page.keyboard.press("l");
+        await until("L hides it again", async () => !(await page.$("#last-trick")), 5000);
+        checked.lastTrick = true;
+      }
+      // The end-of-deal sheet: card points counted from the tricks add up to 120 and
+      // agree with the server's.
+      // (Counted by the page when the deal went to its last trick; after a claim or a
+      // resignation the server's count is shown.)
+      if (await page.$("#sheet-points")) {
+        // The record arrives a moment after the deal ends.
+        await until("the sheet counts from the record", async () => page.$("#sheet-points[data-server]"), 3000).catch(() => undefined);
+        const [mine, theirs, server] = await page.$eval("#sheet-points", (e) => [e.dataset.declarer, e.dataset.defenders, e.dataset.server].map(Number));
+        assert.equal(mine + theirs, 120, `the sheet's card points add up to 120: ${mine} + ${theirs}`);
+        if (!Number.isNaN(server)) {
+          assert.equal(mine, server, "the page's count is the server's");
+          counted++;
+        }
+        if (!checked.sheet) await page.screenshot({ path: path.join(shots, `22-${name}-end-sheet.png`), fullPage: true });
+        checked.sheet++;
+        if (await page.$("#sheet-continue")) await page.click("#sheet-continue");
+      }
     };
 
     // Words each language must show at a seat (a turn, a card's spoken name).
@@ -140,12 +273,18 @@ test("a person plays the bots from the page", { timeout: 300000 }, async () => {
     // English by default (this browser prefers it): the seat's words.
     assert.equal(await page.$eval("html", (e) => e.lang), "en");
     // By keyboard alone, at phone width, in German (the switch, kept for the next visit).
-    await page.setViewport({ width: 390, height: 844, isMobile: true });
+    await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true });
     await page.select("#lang", "de");
     await page.waitForFunction(() => document.querySelector("a[href='#/play']")?.textContent === "Spielen");
     words.lang = "de";
-    const key = async (sel) => { await page.focus(sel); await page.keyboard.press("Enter"); };
-    const second = await playTable("keys", 2, key, -1);
+    // Cards by touch (taps on the fan), every other decision by keys; a reload mid-deal.
+    const key = async (sel) => {
+      if (sel.startsWith("#card-")) { await page.tap(sel); return; }
+      await page.focus(sel);
+      await page.keyboard.press("Enter");
+    };
+    const second = await playTable("keys", 2, key, 9);
+    assert.ok(counted > 0, "a sheet's card points were counted from the tricks and agreed with the server's");
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 1, `no horizontal scrolling on a phone (${overflow} px)`);
     await page.screenshot({ path: path.join(shots, "13-phone-played.png"), fullPage: true });

@@ -4,10 +4,12 @@
 // output; a wrong token is refused and forgotten; signing out forgets the token; the page
 // reads in German too.
 //
-// Usage: node web/test/support/bot-page.mjs PAGE_URL CRASH_TOKEN OOM_TOKEN UNPULLED_TOKEN
+// (Run by deploy/test-hosted.sh; not a test file of its own: it needs sandboxes that ran.)
+//
+// Usage: node web/checks/bot-page.mjs PAGE_URL CRASH_TOKEN OOM_TOKEN UNPULLED_TOKEN
 import assert from "node:assert/strict";
 import puppeteer from "puppeteer-core";
-import { chromium } from "./env.mjs";
+import { chromium } from "../test/support/env.mjs";
 
 const [base, crash, oom, unpulled] = process.argv.slice(2);
 assert.ok(base && crash && oom && unpulled, "usage: bot-page.mjs PAGE_URL CRASH_TOKEN OOM_TOKEN UNPULLED_TOKEN");

@@ -164,6 +164,37 @@ fn decide_now<B: Bot>(runtime: &tokio::runtime::Runtime, bot: &mut B, k: &Knowle
     }
 }
 
+/// Waits until the table's list is complete.
+async fn wait_for_end(
+    client: &mut pb::skat_service_client::SkatServiceClient<tonic::transport::Channel>,
+    table_id: &str,
+) -> Result<(), ArenaError> {
+    let request = pb::WatchTableRequest { table_id: table_id.to_string(), after_seq: Some(0) };
+    let mut stream = client.watch_table(request).await.map_err(SdkError::from)?.into_inner();
+    while let Some(msg) = stream.next().await {
+        if let Some(WatchKind::Event(pb::Event { kind: Some(Kind::MatchEnded(_)), .. })) =
+            msg.map_err(SdkError::from)?.kind
+        {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// A finished table's records, from its JSON records.
+async fn records_of(
+    client: &mut pb::skat_service_client::SkatServiceClient<tonic::transport::Channel>,
+    table_id: &str,
+) -> Result<Vec<DealRecord>, ArenaError> {
+    let request =
+        pb::GetRecordsRequest { table_id: table_id.to_string(), format: pb::RecordFormat::Json as i32 };
+    let json = client.get_records(request).await.map_err(SdkError::from)?.into_inner().records;
+    Ok(json
+        .iter()
+        .map(|r| serde_json::from_str::<DealRecord>(r).map_err(|e| SdkError::Protocol(e.to_string())))
+        .collect::<Result<Vec<_>, _>>()?)
+}
+
 /// Plays one table on a server.
 pub async fn play_remote(
     config: &ArenaConfig,
@@ -223,29 +254,9 @@ pub async fn play_remote(
     }
     if open {
         // Wait for the external bots to finish the list.
-        let mut stream = client
-            .watch_table(pb::WatchTableRequest { table_id: table_id.clone(), after_seq: Some(0) })
-            .await
-            .map_err(SdkError::from)?
-            .into_inner();
-        while let Some(msg) = stream.next().await {
-            if let Some(WatchKind::Event(pb::Event { kind: Some(Kind::MatchEnded(_)), .. })) =
-                msg.map_err(SdkError::from)?.kind
-            {
-                break;
-            }
-        }
+        wait_for_end(&mut client, &table_id).await?;
     }
-    let get = |format: pb::RecordFormat| pb::GetRecordsRequest {
-        table_id: table_id.clone(),
-        format: format as i32,
-    };
-    let json =
-        client.get_records(get(pb::RecordFormat::Json)).await.map_err(SdkError::from)?.into_inner().records;
-    let records = json
-        .iter()
-        .map(|r| serde_json::from_str::<DealRecord>(r).map_err(|e| SdkError::Protocol(e.to_string())))
-        .collect::<Result<Vec<_>, _>>()?;
+    let records = records_of(&mut client, &table_id).await?;
     // Our own ISS writer, so that players are named by entry in every mode.
     let iss = if config.records_dir.is_some() {
         iss_records(config, plan, &records, "skat-arena")
@@ -274,8 +285,36 @@ pub async fn run(
 ) -> Result<(Vec<TableOutcome>, Standings), ArenaError> {
     validate(config)?;
     let plans = config.plan();
+    let bar = progress(config, plans.len());
+    let mut server = None;
+    let url = match &config.mode {
+        Mode::InProcess => None,
+        Mode::Remote(u) => Some(u.clone()),
+        Mode::Embedded => {
+            let (stop, running) = embedded(config, plans.len()).await?;
+            let url = ServerAddress::new(&format!("http://{}", running.addr));
+            server = Some((stop, running));
+            Some(url)
+        }
+    };
+    let config = Arc::new(config.clone());
+    let outcomes = match url {
+        None => in_process(&config, plans, &bar).await?,
+        Some(url) => on_server(&config, plans, url, on_open, &bar).await?,
+    };
+    bar.finish_and_clear();
+    if let Some((stop, running)) = server {
+        let _ = stop.send(());
+        let _ = running.task.await;
+    }
+    let standings = standings::compute(&config, &outcomes);
+    Ok((outcomes, standings))
+}
+
+/// The progress bar (hidden unless asked for): deals played of all.
+fn progress(config: &ArenaConfig, tables: usize) -> indicatif::ProgressBar {
     let bar = if config.progress {
-        indicatif::ProgressBar::new(plans.len() as u64 * u64::from(config.deals))
+        indicatif::ProgressBar::new(tables as u64 * u64::from(config.deals))
     } else {
         indicatif::ProgressBar::hidden()
     };
@@ -285,84 +324,87 @@ pub async fn run(
         )
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
-    let mut server = None;
-    let url = match &config.mode {
-        Mode::InProcess => None,
-        Mode::Remote(u) => Some(u.clone()),
-        Mode::Embedded => {
-            let cfg = skat_server::ServerConfig {
-                addr: "127.0.0.1:0".parse().map_err(|e| ArenaError::Config(format!("{e}")))?,
-                max_tables: plans.len() + 16,
-                // One local client (this arena and the open seats' bots) plays every table.
-                max_tables_per_client: plans.len() + 16,
-                max_streams_per_client: usize::MAX,
-                max_connections_per_client: usize::MAX,
-                max_deals: config.deals.max(skat_server::ServerConfig::default().max_deals),
-                default_action_ms: 0,
-                default_deal_ms: 0,
-                ..skat_server::ServerConfig::default()
-            };
-            let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-            let running = skat_server::start(cfg, async move {
-                let _ = rx.await;
-            })
-            .await?;
-            let url = ServerAddress::new(&format!("http://{}", running.addr));
-            server = Some((tx, running));
-            Some(url)
-        }
+    bar
+}
+
+/// A server of the arena's own on loopback, with room for every table; it stops when the
+/// sender is used.
+async fn embedded(
+    config: &ArenaConfig,
+    tables: usize,
+) -> Result<(tokio::sync::oneshot::Sender<()>, skat_server::RunningServer), ArenaError> {
+    let cfg = skat_server::ServerConfig {
+        addr: "127.0.0.1:0".parse().map_err(|e| ArenaError::Config(format!("{e}")))?,
+        max_tables: tables + 16,
+        // One local client (this arena and the open seats' bots) plays every table.
+        max_tables_per_client: tables + 16,
+        max_streams_per_client: usize::MAX,
+        max_connections_per_client: usize::MAX,
+        max_deals: config.deals.max(skat_server::ServerConfig::default().max_deals),
+        default_action_ms: 0,
+        default_deal_ms: 0,
+        ..skat_server::ServerConfig::default()
     };
-    let config = Arc::new(config.clone());
-    if url.is_none() {
-        // In process: one thread per worker, each playing its share of the tables in a
-        // row (a table of 36 deals takes about 100 µs; a hand-off per table would cost
-        // as much as the table).
-        let workers = config.parallel.max(1).min(plans.len().max(1));
-        let mut shares: Vec<Vec<(usize, TablePlan)>> = vec![Vec::new(); workers];
-        for (i, plan) in plans.into_iter().enumerate() {
-            shares[i % workers].push((i, plan));
-        }
-        let mut tasks = Vec::new();
-        for share in shares {
-            let (config, bar) = (Arc::clone(&config), bar.clone());
-            tasks.push(tokio::task::spawn_blocking(move || {
-                let runtime = tokio::runtime::Builder::new_current_thread().build()?;
-                let mut done = Vec::with_capacity(share.len());
-                for (i, plan) in share {
-                    let outcome = play_in_process_on(&runtime, &config, &plan)?;
-                    write_records(&config, &outcome)?;
-                    bar.inc(u64::from(config.deals));
-                    done.push((i, outcome));
-                }
-                Ok::<_, ArenaError>(done)
-            }));
-        }
-        let mut outcomes = Vec::new();
-        for t in tasks {
-            outcomes.extend(t.await.map_err(|e| ArenaError::Engine(e.to_string()))??);
-        }
-        outcomes.sort_by_key(|(i, _)| *i);
-        let outcomes: Vec<TableOutcome> = outcomes.into_iter().map(|(_, o)| o).collect();
-        bar.finish_and_clear();
-        let standings = standings::compute(&config, &outcomes);
-        return Ok((outcomes, standings));
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let running = skat_server::start(cfg, async move {
+        let _ = rx.await;
+    })
+    .await?;
+    Ok((tx, running))
+}
+
+/// In process: one thread per worker, each playing its share of the tables in a row (a
+/// table of 36 deals takes about 100 µs; a hand-off per table would cost as much as the
+/// table). Outcomes in the plans' order.
+async fn in_process(
+    config: &Arc<ArenaConfig>,
+    plans: Vec<TablePlan>,
+    bar: &indicatif::ProgressBar,
+) -> Result<Vec<TableOutcome>, ArenaError> {
+    let workers = config.parallel.max(1).min(plans.len().max(1));
+    let mut shares: Vec<Vec<(usize, TablePlan)>> = vec![Vec::new(); workers];
+    for (i, plan) in plans.into_iter().enumerate() {
+        shares[i % workers].push((i, plan));
     }
+    let mut tasks = Vec::new();
+    for share in shares {
+        let (config, bar) = (Arc::clone(config), bar.clone());
+        tasks.push(tokio::task::spawn_blocking(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread().build()?;
+            let mut done = Vec::with_capacity(share.len());
+            for (i, plan) in share {
+                let outcome = play_in_process_on(&runtime, &config, &plan)?;
+                write_records(&config, &outcome)?;
+                bar.inc(u64::from(config.deals));
+                done.push((i, outcome));
+            }
+            Ok::<_, ArenaError>(done)
+        }));
+    }
+    let mut outcomes = Vec::new();
+    for t in tasks {
+        outcomes.extend(t.await.map_err(|e| ArenaError::Engine(e.to_string()))??);
+    }
+    outcomes.sort_by_key(|(i, _)| *i);
+    Ok(outcomes.into_iter().map(|(_, o)| o).collect())
+}
+
+/// On a server: at most `parallel` tables at once, each a task.
+async fn on_server(
+    config: &Arc<ArenaConfig>,
+    plans: Vec<TablePlan>,
+    url: ServerAddress,
+    on_open: Arc<dyn Fn(&OpenSeat) + Send + Sync>,
+    bar: &indicatif::ProgressBar,
+) -> Result<Vec<TableOutcome>, ArenaError> {
     let limit = Arc::new(Semaphore::new(config.parallel.max(1)));
     let mut tasks = Vec::new();
     for plan in plans {
         let (config, limit, url, on_open, bar) =
-            (Arc::clone(&config), Arc::clone(&limit), url.clone(), Arc::clone(&on_open), bar.clone());
+            (Arc::clone(config), Arc::clone(&limit), url.clone(), Arc::clone(&on_open), bar.clone());
         tasks.push(tokio::spawn(async move {
             let _permit = limit.acquire_owned().await.map_err(|e| ArenaError::Engine(e.to_string()))?;
-            let outcome = match url {
-                None => {
-                    let c = Arc::clone(&config);
-                    tokio::task::spawn_blocking(move || play_in_process(&c, &plan))
-                        .await
-                        .map_err(|e| ArenaError::Engine(e.to_string()))??
-                }
-                Some(url) => play_remote(&config, &url, &plan, on_open.as_ref()).await?,
-            };
+            let outcome = play_remote(&config, &url, &plan, on_open.as_ref()).await?;
             write_records(&config, &outcome)?;
             bar.inc(u64::from(config.deals));
             Ok::<_, ArenaError>(outcome)
@@ -372,11 +414,5 @@ pub async fn run(
     for t in tasks {
         outcomes.push(t.await.map_err(|e| ArenaError::Engine(e.to_string()))??);
     }
-    bar.finish_and_clear();
-    if let Some((stop, running)) = server {
-        let _ = stop.send(());
-        let _ = running.task.await;
-    }
-    let standings = standings::compute(&config, &outcomes);
-    Ok((outcomes, standings))
+    Ok(outcomes)
 }

@@ -341,121 +341,159 @@ pub fn replay(record: &IssRecord) -> Result<Replay, IssError> {
         return Err(IssError::Syntax("MV does not start with the deal (`w` and 32 cards)".into()));
     };
     let dealt = parse_deal(deal_text)?;
-    let mut deal = Deal::new(dealt);
-    let mut moves = Vec::new();
-    let mut pending: Option<(Position, Contract)> = None;
-
+    let mut r = Replayer { dealt, deal: Deal::new(dealt), moves: Vec::new(), pending: None };
     for (index, &(who, act)) in pairs.iter().enumerate().skip(1) {
-        let text = format!("{who} {act}");
-        let bad = |reason: &str| IssError::BadMove { index, text: text.clone(), reason: reason.into() };
-        let mut apply = |deal: &mut Deal, p: Position, action: Action| -> Result<(), IssError> {
-            deal.apply(p, action).map_err(|error| IssError::Illegal { index, text: text.clone(), error })?;
-            moves.push(Move { position: p, action });
-            Ok(())
-        };
-        if deal.is_finished() {
-            return Err(bad("the deal is already over"));
+        let m = IssMove { index, text: format!("{who} {act}") };
+        if r.deal.is_finished() {
+            return Err(m.bad("the deal is already over"));
         }
         if who == "w" {
-            if let Some((kind, seat)) = act.split_once('.') {
-                let reason = match kind {
-                    "TI" => ForfeitReason::Timeout,
-                    "LE" => ForfeitReason::Left,
-                    _ => {
-                        // The skat shown to the declarer after `s`.
-                        let shown: CardSet = act.parse().map_err(|_| bad("unknown server move"))?;
-                        if shown != dealt.skat || deal.phase() != Phase::Discarding {
-                            return Err(bad("the skat shown is not the skat dealt"));
-                        }
-                        continue;
-                    }
-                };
-                let p =
-                    seat.parse().ok().and_then(Position::from_index).ok_or_else(|| bad("no such seat"))?;
-                apply(&mut deal, p, Action::Forfeit { reason })?;
-                continue;
-            }
-            return Err(bad("unknown server move"));
+            r.server_move(&m, act)?;
+            continue;
         }
         let p = who
             .parse()
             .ok()
             .and_then(Position::from_index)
-            .ok_or_else(|| bad("seat must be w, 0, 1 or 2"))?;
+            .ok_or_else(|| m.bad("seat must be w, 0, 1 or 2"))?;
+        r.seat_move(&m, p, act)?;
+    }
+    let completed_claim = r.complete_claim(pairs.len())?;
+    let Replayer { deal, moves, .. } = r;
+    let outcome = deal.outcome().ok_or(IssError::Unfinished(deal.phase()))?;
+    Ok(Replay { deal, moves, outcome, completed_claim })
+}
+
+/// One move of a record: where it is, as written (for errors).
+struct IssMove {
+    index: usize,
+    text: String,
+}
+
+impl IssMove {
+    fn bad(&self, reason: &str) -> IssError {
+        IssError::BadMove { index: self.index, text: self.text.clone(), reason: reason.into() }
+    }
+}
+
+/// A record's deal being replayed: the engine's deal, the moves so far, and a declaration
+/// waiting for its discards (newer records write `0 G` then `0 SK.S7`).
+struct Replayer {
+    dealt: Dealt,
+    deal: Deal,
+    moves: Vec<Move>,
+    pending: Option<(Position, Contract)>,
+}
+
+impl Replayer {
+    fn apply(&mut self, m: &IssMove, p: Position, action: Action) -> Result<(), IssError> {
+        self.deal.apply(p, action).map_err(|error| IssError::Illegal {
+            index: m.index,
+            text: m.text.clone(),
+            error,
+        })?;
+        self.moves.push(Move { position: p, action });
+        Ok(())
+    }
+
+    /// `w TI.1`, `w LE.0` (a forfeit), or the skat shown to the declarer after `s`.
+    fn server_move(&mut self, m: &IssMove, act: &str) -> Result<(), IssError> {
+        let Some((kind, seat)) = act.split_once('.') else { return Err(m.bad("unknown server move")) };
+        let reason = match kind {
+            "TI" => ForfeitReason::Timeout,
+            "LE" => ForfeitReason::Left,
+            _ => {
+                let shown: CardSet = act.parse().map_err(|_| m.bad("unknown server move"))?;
+                if shown != self.dealt.skat || self.deal.phase() != Phase::Discarding {
+                    return Err(m.bad("the skat shown is not the skat dealt"));
+                }
+                return Ok(());
+            }
+        };
+        let p = seat.parse().ok().and_then(Position::from_index).ok_or_else(|| m.bad("no such seat"))?;
+        self.apply(m, p, Action::Forfeit { reason })
+    }
+
+    /// A seat's move: a call, a pick-up, a resignation or claim, a bid, a card, a
+    /// declaration (with its discards, or waiting for them).
+    fn seat_move(&mut self, m: &IssMove, p: Position, act: &str) -> Result<(), IssError> {
         let action = match act {
-            "??" => continue,
+            "??" => return Ok(()),
             "y" => Action::Hold,
             "p" => Action::Pass,
             "s" => Action::PickUpSkat,
             "RE" => Action::Resign,
             _ if act == "SC" || act.starts_with("SC.") => Action::Claim,
-            _ if act.bytes().all(|b| b.is_ascii_digit()) => {
-                let value = act
+            _ if act.bytes().all(|b| b.is_ascii_digit()) => Action::Bid {
+                value: act
                     .parse()
                     .ok()
                     .and_then(Bid::new)
-                    .ok_or_else(|| bad("not a value on the bid ladder"))?;
-                Action::Bid { value }
-            }
-            _ => {
-                if let Ok(card) = act.parse::<Card>() {
-                    Action::Play { card }
-                } else if let (Some((p0, contract)), Ok(cards)) = (pending, act.parse::<CardSet>()) {
-                    // Newer records: `0 G` then `0 SK.S7`.
-                    if p0 != p {
-                        return Err(bad("discards by another seat than the declarer"));
-                    }
-                    apply(&mut deal, p, Action::Discard { cards })?;
-                    pending = None;
-                    Action::Declare { contract }
-                } else {
-                    let d = parse_declaration(act).ok_or_else(|| bad("not a move"))?;
-                    match deal.phase() {
-                        Phase::SkatDecision => {
-                            if !d.hand {
-                                return Err(bad("declaration without hand, but the skat was not picked up"));
-                            }
-                            apply(&mut deal, p, Action::PlayHand)?;
-                        }
-                        Phase::Discarding if d.hand => {
-                            return Err(bad("hand declared after picking up the skat"));
-                        }
-                        Phase::Discarding => match d.discards {
-                            Some(cards) => apply(&mut deal, p, Action::Discard { cards })?,
-                            None => {
-                                pending = Some((p, d.contract));
-                                continue;
-                            }
-                        },
-                        _ => {}
-                    }
-                    Action::Declare { contract: d.contract }
-                }
-            }
+                    .ok_or_else(|| m.bad("not a value on the bid ladder"))?,
+            },
+            _ => match act.parse::<Card>() {
+                Ok(card) => Action::Play { card },
+                Err(_) => match self.declaration(m, p, act)? {
+                    Some(a) => a,
+                    None => return Ok(()),
+                },
+            },
         };
-        apply(&mut deal, p, action)?;
+        self.apply(m, p, action)
     }
 
-    let mut completed_claim = false;
-    if !deal.is_finished() {
-        let declarer = deal.declarer();
-        let resigned = deal.resigned();
-        let one_defender_resigned = Position::ALL.iter().any(|q| Some(*q) != declarer && resigned[q.index()]);
-        if deal.claimed()
-            && one_defender_resigned
-            && let Some(q) = Position::ALL.into_iter().find(|q| Some(*q) != declarer && !resigned[q.index()])
-        {
-            deal.apply(q, Action::Resign).map_err(|error| IssError::Illegal {
-                index: pairs.len(),
-                text: format!("{} RE (completing the claim)", q.index()),
-                error,
-            })?;
-            moves.push(Move { position: q, action: Action::Resign });
-            completed_claim = true;
+    /// A declaration, its discards applied first; `None` while it waits for them.
+    fn declaration(&mut self, m: &IssMove, p: Position, act: &str) -> Result<Option<Action>, IssError> {
+        if let (Some((p0, contract)), Ok(cards)) = (self.pending, act.parse::<CardSet>()) {
+            if p0 != p {
+                return Err(m.bad("discards by another seat than the declarer"));
+            }
+            self.apply(m, p, Action::Discard { cards })?;
+            self.pending = None;
+            return Ok(Some(Action::Declare { contract }));
         }
+        let d = parse_declaration(act).ok_or_else(|| m.bad("not a move"))?;
+        match self.deal.phase() {
+            Phase::SkatDecision if !d.hand => {
+                return Err(m.bad("declaration without hand, but the skat was not picked up"));
+            }
+            Phase::SkatDecision => self.apply(m, p, Action::PlayHand)?,
+            Phase::Discarding if d.hand => return Err(m.bad("hand declared after picking up the skat")),
+            Phase::Discarding => match d.discards {
+                Some(cards) => self.apply(m, p, Action::Discard { cards })?,
+                None => {
+                    self.pending = Some((p, d.contract));
+                    return Ok(None);
+                }
+            },
+            _ => {}
+        }
+        Ok(Some(Action::Declare { contract: d.contract }))
     }
-    let outcome = deal.outcome().ok_or(IssError::Unfinished(deal.phase()))?;
-    Ok(Replay { deal, moves, outcome, completed_claim })
+
+    /// A claim one defender accepted (resigned) and the record ends: the other defender's
+    /// resignation is implied. Whether it was completed so.
+    fn complete_claim(&mut self, index: usize) -> Result<bool, IssError> {
+        if self.deal.is_finished() {
+            return Ok(false);
+        }
+        let declarer = self.deal.declarer();
+        let resigned = self.deal.resigned();
+        let one_defender_resigned = Position::ALL.iter().any(|q| Some(*q) != declarer && resigned[q.index()]);
+        let Some(q) = Position::ALL.into_iter().find(|q| Some(*q) != declarer && !resigned[q.index()]) else {
+            return Ok(false);
+        };
+        if !(self.deal.claimed() && one_defender_resigned) {
+            return Ok(false);
+        }
+        self.deal.apply(q, Action::Resign).map_err(|error| IssError::Illegal {
+            index,
+            text: format!("{} RE (completing the claim)", q.index()),
+            error,
+        })?;
+        self.moves.push(Move { position: q, action: Action::Resign });
+        Ok(true)
+    }
 }
 
 fn parse_deal(text: &str) -> Result<Dealt, IssError> {

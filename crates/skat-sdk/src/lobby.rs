@@ -178,92 +178,33 @@ where
     home.check_secret("bot token")?;
     let url = home.url().to_string();
     let (news_tx, mut news) = mpsc::channel::<LobbyNews>(256);
-    let challenges = !options.accept_challenges.is_empty();
-    let open_tables = options.open_tables;
-    let request = |casual_seats| pb::LobbyRequest {
-        max_tables: options.max_tables,
-        casual_seats,
-        challenges,
-        open_tables,
-    };
-    let mut lobbies: HashMap<String, JoinHandle<()>> = HashMap::new();
-    lobbies.insert(
-        url.clone(),
-        keep_lobby(
-            home.clone(),
-            bot_token.to_string(),
-            request(options.casual_seats),
-            options.accept_challenges.clone(),
-            news_tx.clone(),
-        ),
+    let request = |casual_seats| lobby_request(&options, casual_seats);
+    let first = request(options.casual_seats);
+    let home_lobby = keep_lobby(
+        home.clone(),
+        bot_token.to_string(),
+        first,
+        options.accept_challenges.clone(),
+        news_tx.clone(),
     );
-    let stop = |lobbies: &mut HashMap<String, JoinHandle<()>>, playing: &mut HashMap<String, Playing>| {
-        for h in lobbies.values() {
-            h.abort();
-        }
-        for (_, (_, h)) in playing.drain() {
-            h.abort();
-        }
-    };
+    let mut lobbies: HashMap<String, JoinHandle<()>> = HashMap::from([(url.clone(), home_lobby)]);
     let mut playing: HashMap<String, Playing> = HashMap::new();
     let mut result = LobbyResult::default();
     loop {
         // Collect finished tables while waiting for the next seat.
         let next = tokio::time::timeout(Duration::from_millis(200), news.recv()).await;
-        let done: Vec<String> =
-            playing.iter().filter(|(_, (_, h))| h.is_finished()).map(|(t, _)| t.clone()).collect();
-        for table in done {
-            if let Some((_, h)) = playing.remove(&table) {
-                match h.await {
-                    Ok(Ok(f)) => {
-                        let mine = f.standings.iter().find(|s| s.seat == u32::from(f.seat));
-                        let mut ranked: Vec<_> =
-                            f.standings.iter().map(|s| (s.seeger_fabian, s.seat)).collect();
-                        ranked.sort_by(|a, b| b.cmp(a));
-                        let place =
-                            ranked.iter().position(|(_, s)| *s == u32::from(f.seat)).map_or(0, |p| p + 1);
-                        tracing::info!(
-                            table = %table,
-                            seat = %f.seat,
-                            seeger_fabian = mine.map_or(0, |s| s.seeger_fabian),
-                            plain = mine.map_or(0, |s| s.plain),
-                            place = %format!("{place}/{}", ranked.len()),
-                            "table finished"
-                        );
-                        result.finished.push(f);
-                    }
-                    Ok(Err(e)) => {
-                        tracing::warn!(table = %table, error = %e, "seat stopped");
-                        result.failed.push((table, e.to_string()));
-                    }
-                    Err(e) if e.is_cancelled() => {}
-                    Err(e) => {
-                        tracing::warn!(table = %table, error = %e, "seat stopped");
-                        result.failed.push((table, e.to_string()));
-                    }
-                }
-            }
-        }
+        collect_finished(&mut playing, &mut result).await;
         if options.lists.is_some_and(|n| result.ended() >= n) {
-            stop(&mut lobbies, &mut playing);
+            stop_all(&lobbies, &mut playing);
             return Ok(result);
         }
-        let (lobby, seat) = match next {
-            Err(_) => continue,
-            Ok(None) => continue,
-            Ok(Some(Err((server, e)))) if server != url => {
-                // A replica followed for a seat is gone for good: its seats are lost, the
-                // bot goes on.
-                tracing::warn!(server = %server, error = %e, "a replica's lobby ended");
-                lobbies.remove(&server);
-                continue;
-            }
-            Ok(Some(Err((_, e)))) => {
-                // The first lobby refused for good: the token is wrong or disabled.
-                stop(&mut lobbies, &mut playing);
+        let (lobby, seat) = match sort_news(next, &url, &mut lobbies) {
+            News::Seat(lobby, seat) => (lobby, *seat),
+            News::Nothing => continue,
+            News::Refused(e) => {
+                stop_all(&lobbies, &mut playing);
                 return Err(e);
             }
-            Ok(Some(Ok(news))) => news,
         };
         let server = if seat.owner_address.is_empty() {
             home.at(&lobby)
@@ -271,10 +212,10 @@ where
             home.at(&lobby).at(&seat.owner_address)
         };
         if seat.seat_token.is_empty() {
-            // A seat on another replica: its lobby there has the token.
+            // A seat on another replica: its lobby there has the token. Only seats there:
+            // the home lobby answers challenges.
             if let std::collections::hash_map::Entry::Vacant(e) = lobbies.entry(server.url().to_string()) {
                 tracing::info!(server = server.url(), table = %seat.table_id, "following a seat to its replica");
-                // Only seats there: the home lobby answers challenges.
                 let seats_only =
                     pb::LobbyRequest { casual_seats: 0, challenges: false, open_tables: false, ..request(0) };
                 e.insert(keep_lobby(server, bot_token.to_string(), seats_only, Vec::new(), news_tx.clone()));
@@ -282,25 +223,10 @@ where
             continue;
         }
         // The same seat again (after a restart): play on with the new token.
-        if let Some((token, h)) = playing.get(&seat.table_id) {
-            if *token == seat.seat_token {
-                continue;
-            }
-            h.abort();
+        if !replaces(&playing, &seat) {
+            continue;
         }
-        let client = match server.connect().await {
-            Ok(c) => c,
-            Err(e) => {
-                // Try again in a moment (the replica may be restarting).
-                tracing::warn!(table = %seat.table_id, error = %e, "cannot reach a seat's server; retrying");
-                let again = news_tx.clone();
-                tokio::spawn(async move {
-                    tokio::time::sleep(Duration::from_millis(500)).await;
-                    let _ = again.send(Ok((lobby, seat))).await;
-                });
-                continue;
-            }
-        };
+        let Some(client) = connect_or_retry(&server, &lobby, &seat, &news_tx).await else { continue };
         // A seat's server gone for good: the home lobby's address finds the table's new
         // owner (if the new owner hands the seat out again, with a new token, it comes
         // as news like any seat).
@@ -311,6 +237,126 @@ where
         let play_options = PlayOptions { on_illegal: options.on_illegal, ..PlayOptions::default() };
         let handle = tokio::spawn(async move { play(sc, &mut bot, play_options).await });
         playing.insert(seat.table_id.clone(), (seat.seat_token, handle));
+    }
+}
+
+/// What a lobby asks for: the tables at once, casual seats, challenges, open tables.
+fn lobby_request(options: &LobbyOptions, casual_seats: u32) -> pb::LobbyRequest {
+    pb::LobbyRequest {
+        max_tables: options.max_tables,
+        casual_seats,
+        challenges: !options.accept_challenges.is_empty(),
+        open_tables: options.open_tables,
+    }
+}
+
+/// What a lobby's news means for the loop.
+enum News {
+    /// A seat to play, from the lobby at this address.
+    Seat(String, Box<pb::SeatAssigned>),
+    /// Nothing to do now.
+    Nothing,
+    /// The home lobby refused for good (the token is wrong or disabled).
+    Refused(SdkError),
+}
+
+/// Sorts a lobby's news: a replica followed for a seat that is gone for good is
+/// forgotten (its seats are lost, the bot goes on); the home lobby's end is the bot's.
+fn sort_news(
+    next: Result<Option<LobbyNews>, tokio::time::error::Elapsed>,
+    home: &str,
+    lobbies: &mut HashMap<String, JoinHandle<()>>,
+) -> News {
+    match next {
+        Err(_) | Ok(None) => News::Nothing,
+        Ok(Some(Err((server, e)))) if server != home => {
+            tracing::warn!(server = %server, error = %e, "a replica's lobby ended");
+            lobbies.remove(&server);
+            News::Nothing
+        }
+        Ok(Some(Err((_, e)))) => News::Refused(e),
+        Ok(Some(Ok((lobby, seat)))) => News::Seat(lobby, Box::new(seat)),
+    }
+}
+
+/// Whether `seat` is to be played: not when it is played already with the same token;
+/// a new token (the server restarted) replaces the old task.
+fn replaces(playing: &HashMap<String, Playing>, seat: &pb::SeatAssigned) -> bool {
+    match playing.get(&seat.table_id) {
+        Some((token, _)) if *token == seat.seat_token => false,
+        Some((_, h)) => {
+            h.abort();
+            true
+        }
+        None => true,
+    }
+}
+
+/// Stops every lobby and every seat being played.
+fn stop_all(lobbies: &HashMap<String, JoinHandle<()>>, playing: &mut HashMap<String, Playing>) {
+    for h in lobbies.values() {
+        h.abort();
+    }
+    for (_, (_, h)) in playing.drain() {
+        h.abort();
+    }
+}
+
+/// A client of a seat's server; when it cannot be reached, the seat comes again as news in
+/// a moment (the replica may be restarting) and `None`.
+async fn connect_or_retry(
+    server: &ServerAddress,
+    lobby: &str,
+    seat: &pb::SeatAssigned,
+    news: &mpsc::Sender<LobbyNews>,
+) -> Option<pb::skat_service_client::SkatServiceClient<tonic::transport::Channel>> {
+    match server.connect().await {
+        Ok(c) => Some(c),
+        Err(e) => {
+            tracing::warn!(table = %seat.table_id, error = %e, "cannot reach a seat's server; retrying");
+            let (again, lobby, seat) = (news.clone(), lobby.to_string(), seat.clone());
+            tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                let _ = again.send(Ok((lobby, seat))).await;
+            });
+            None
+        }
+    }
+}
+
+/// Moves the tables that ended from `playing` into `result`, logging each as the other
+/// SDKs do (`table finished` with the seat's result, or `seat stopped`).
+async fn collect_finished(playing: &mut HashMap<String, Playing>, result: &mut LobbyResult) {
+    let done: Vec<String> =
+        playing.iter().filter(|(_, (_, h))| h.is_finished()).map(|(t, _)| t.clone()).collect();
+    for table in done {
+        let Some((_, h)) = playing.remove(&table) else { continue };
+        match h.await {
+            Ok(Ok(f)) => {
+                let mine = f.standings.iter().find(|s| s.seat == u32::from(f.seat));
+                let mut ranked: Vec<_> = f.standings.iter().map(|s| (s.seeger_fabian, s.seat)).collect();
+                ranked.sort_by(|a, b| b.cmp(a));
+                let place = ranked.iter().position(|(_, s)| *s == u32::from(f.seat)).map_or(0, |p| p + 1);
+                tracing::info!(
+                    table = %table,
+                    seat = %f.seat,
+                    seeger_fabian = mine.map_or(0, |s| s.seeger_fabian),
+                    plain = mine.map_or(0, |s| s.plain),
+                    place = %format!("{place}/{}", ranked.len()),
+                    "table finished"
+                );
+                result.finished.push(f);
+            }
+            Err(e) if e.is_cancelled() => {}
+            Ok(Err(e)) => {
+                tracing::warn!(table = %table, error = %e, "seat stopped");
+                result.failed.push((table, e.to_string()));
+            }
+            Err(e) => {
+                tracing::warn!(table = %table, error = %e, "seat stopped");
+                result.failed.push((table, e.to_string()));
+            }
+        }
     }
 }
 

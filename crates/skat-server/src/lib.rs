@@ -93,37 +93,7 @@ pub async fn start(
 
     // The journal, and every table it holds, before the first request is taken.
     let (failure_tx, failure_rx) = watch::channel(false);
-    let store = match &config.database {
-        Database::Memory => None,
-        Database::Sqlite(dir) => Some(store::Store::open_dir(dir).await),
-        Database::Url(url) => Some(match config.node_id {
-            Some(_) => store::Store::open_replica(url, config.replica_lease).await,
-            None => store::Store::open(url).await,
-        }),
-    };
-    let journal = match store {
-        None => journal::Journal::memory(),
-        Some(opened) => {
-            let store = opened.map_err(|e| {
-                std::io::Error::other(format!(
-                    "cannot open the database ({}): {e}",
-                    config.database.describe()
-                ))
-            })?;
-            // A replica registers before its journal writes anything: every commit renews
-            // the lease of this registration's epoch.
-            let lease = match &config.node_id {
-                Some(node) => Some((
-                    journal::takeover::register(&store, node, config.replica_lease).await.map_err(|e| {
-                        std::io::Error::other(format!("cannot register replica {node} in the database: {e}"))
-                    })?,
-                    config.replica_lease,
-                )),
-                None => None,
-            };
-            journal::Journal::start(store, lease, metrics.clone(), failure_tx, config.journal_gather)
-        }
-    };
+    let journal = open_journal(&config, &metrics, failure_tx).await?;
     let recovered =
         journal::recovery::recover(&journal, &tables, config.max_tables, config.table_expiry, &metrics)
             .await
@@ -145,57 +115,12 @@ pub async fn start(
         )
     })?;
     let addr = listener.local_addr()?;
-
     let metrics_addr = match config.metrics_addr {
-        Some(a) => {
-            let mut rx = stop_rx.clone();
-            let stopped = async move {
-                let _ = rx.wait_for(|s| *s).await;
-            };
-            Some(metrics.clone().serve(a, stopped).await?)
-        }
+        Some(a) => Some(metrics.clone().serve(a, stopped(stop_rx.clone())).await?),
         None => None,
     };
-    journal::expiry::expire_tables(
-        Arc::clone(&tables),
-        journal.clone(),
-        metrics.clone(),
-        config.table_expiry,
-        stop_rx.clone(),
-    );
-    if let Some(retention) = config.retention {
-        journal::expiry::purge_records(&journal, retention, stop_rx.clone());
-    }
-    journal::expiry::watch_size(&journal, metrics.clone(), stop_rx.clone());
-
-    let competitions = competition::Competitions::new(
-        journal.clone(),
-        Arc::clone(&tables),
-        Arc::clone(&config),
-        metrics.clone(),
-    );
-    competitions
-        .start()
-        .await
-        .map_err(|e| std::io::Error::other(format!("cannot resume the running tournaments: {e}")))?;
-    // Replicas: this one's lease, and the tables of dead ones taken over here (the
-    // competitions then watch them and hand their lobby seats out again).
-    let (adopted_tx, mut adopted_rx) = tokio::sync::mpsc::unbounded_channel();
-    journal::takeover::Takeover {
-        journal: journal.clone(),
-        tables: Arc::clone(&tables),
-        max_tables: config.max_tables,
-        expiry: config.table_expiry,
-        metrics: metrics.clone(),
-        adopted: adopted_tx,
-    }
-    .follow(stop_rx.clone());
-    let adopting = Arc::clone(&competitions);
-    tokio::spawn(async move {
-        while let Some(ids) = adopted_rx.recv().await {
-            adopting.adopt(&ids).await;
-        }
-    });
+    keep_tables(&config, &tables, &journal, &metrics, &stop_rx);
+    let competitions = start_competitions(&config, &tables, &journal, &metrics, &stop_rx).await?;
     let releasing = journal.clone();
     let hosting = hosting::Hosting::new(
         journal.clone(),
@@ -232,6 +157,101 @@ pub async fn start(
         recovered,
         metrics,
     })
+}
+
+/// Resolves once `stop` turns true.
+async fn stopped(mut stop: watch::Receiver<bool>) {
+    let _ = stop.wait_for(|s| *s).await;
+}
+
+/// The journal: in memory, or on the configured database (a replica registers first:
+/// every commit renews the lease of this registration's epoch).
+async fn open_journal(
+    config: &ServerConfig,
+    metrics: &Metrics,
+    failure_tx: watch::Sender<bool>,
+) -> std::io::Result<journal::Journal> {
+    let opened = match &config.database {
+        Database::Memory => return Ok(journal::Journal::memory()),
+        Database::Sqlite(dir) => store::Store::open_dir(dir).await,
+        Database::Url(url) => match config.node_id {
+            Some(_) => store::Store::open_replica(url, config.replica_lease).await,
+            None => store::Store::open(url).await,
+        },
+    };
+    let store = opened.map_err(|e| {
+        std::io::Error::other(format!("cannot open the database ({}): {e}", config.database.describe()))
+    })?;
+    let lease = match &config.node_id {
+        Some(node) => Some((
+            journal::takeover::register(&store, node, config.replica_lease).await.map_err(|e| {
+                std::io::Error::other(format!("cannot register replica {node} in the database: {e}"))
+            })?,
+            config.replica_lease,
+        )),
+        None => None,
+    };
+    Ok(journal::Journal::start(store, lease, metrics.clone(), failure_tx, config.journal_gather))
+}
+
+/// The background work that keeps the tables bounded: expiry, the records' retention and
+/// the database's size.
+fn keep_tables(
+    config: &ServerConfig,
+    tables: &Arc<table::Tables>,
+    journal: &journal::Journal,
+    metrics: &Metrics,
+    stop: &watch::Receiver<bool>,
+) {
+    journal::expiry::expire_tables(
+        Arc::clone(tables),
+        journal.clone(),
+        metrics.clone(),
+        config.table_expiry,
+        stop.clone(),
+    );
+    if let Some(retention) = config.retention {
+        journal::expiry::purge_records(journal, retention, stop.clone());
+    }
+    journal::expiry::watch_size(journal, metrics.clone(), stop.clone());
+}
+
+/// The competitions, resumed from the journal; on replicas, the tables of dead ones taken
+/// over here (the competitions then watch them and hand their lobby seats out again).
+async fn start_competitions(
+    config: &Arc<ServerConfig>,
+    tables: &Arc<table::Tables>,
+    journal: &journal::Journal,
+    metrics: &Metrics,
+    stop: &watch::Receiver<bool>,
+) -> std::io::Result<Arc<competition::Competitions>> {
+    let competitions = competition::Competitions::new(
+        journal.clone(),
+        Arc::clone(tables),
+        Arc::clone(config),
+        metrics.clone(),
+    );
+    competitions
+        .start()
+        .await
+        .map_err(|e| std::io::Error::other(format!("cannot resume the running tournaments: {e}")))?;
+    let (adopted_tx, mut adopted_rx) = tokio::sync::mpsc::unbounded_channel();
+    journal::takeover::Takeover {
+        journal: journal.clone(),
+        tables: Arc::clone(tables),
+        max_tables: config.max_tables,
+        expiry: config.table_expiry,
+        metrics: metrics.clone(),
+        adopted: adopted_tx,
+    }
+    .follow(stop.clone());
+    let adopting = Arc::clone(&competitions);
+    tokio::spawn(async move {
+        while let Some(ids) = adopted_rx.recv().await {
+            adopting.adopt(&ids).await;
+        }
+    });
+    Ok(competitions)
 }
 
 /// For the crate's own benchmarks (`benches/`): the table and the journal's recovery,

@@ -112,118 +112,117 @@ impl Metrics {
     /// A fresh registry with every metric registered.
     pub fn new() -> Metrics {
         let mut registry = Registry::with_prefix("skat");
-        let tables = Gauge::default();
-        let watchers = Gauge::default();
-        let deals = Counter::default();
-        let timeouts = Counter::default();
-        let rpc_seconds = Family::<Labels, Histogram>::new_with_constructor(|| {
-            Histogram::new(exponential_buckets(0.000_05, 2.0, 18))
-        });
-        let rpcs = Family::<Labels, Counter>::default();
-        let journal_commits = Counter::default();
-        let journal_entries = Counter::default();
-        let journal_log = Gauge::default();
-        let tables_taken_over = Counter::default();
-        let tls_reloads = Family::<Labels, Counter>::default();
-        let serving = Gauge::default();
-        let account_lobbies = Family::<Labels, Gauge>::default();
-        let account_tables = Family::<Labels, Gauge>::default();
-        let database_bytes = Gauge::default();
-        let process: [Gauge; 3] = Default::default();
-        let process_cpu = Gauge::<f64, std::sync::atomic::AtomicU64>::default();
+        let mut m = Metrics {
+            registry: Arc::new(Registry::default()),
+            tables: Gauge::default(),
+            watchers: Gauge::default(),
+            deals: Counter::default(),
+            timeouts: Counter::default(),
+            rpc_seconds: Family::<Labels, Histogram>::new_with_constructor(|| {
+                Histogram::new(exponential_buckets(0.000_05, 2.0, 18))
+            }),
+            rpcs: Family::<Labels, Counter>::default(),
+            journal_commits: Counter::default(),
+            journal_entries: Counter::default(),
+            journal_log: Gauge::default(),
+            tables_taken_over: Counter::default(),
+            tls_reloads: Family::<Labels, Counter>::default(),
+            serving: Gauge::default(),
+            account_lobbies: Family::<Labels, Gauge>::default(),
+            account_tables: Family::<Labels, Gauge>::default(),
+            database_bytes: Gauge::default(),
+            process: Default::default(),
+            process_cpu: Gauge::<f64, std::sync::atomic::AtomicU64>::default(),
+            hosting: HostingMetrics::default(),
+        };
+        m.register_process(&mut registry);
+        m.register_work(&mut registry);
+        m.hosting = HostingMetrics::register(&mut registry);
+        m.registry = Arc::new(registry);
+        m
+    }
+
+    /// The process, the database, accounts, readiness and TLS.
+    fn register_process(&self, registry: &mut Registry) {
         registry.register(
             "process_cpu_seconds",
             "CPU time of the server process (user and system), at scrape time",
-            process_cpu.clone(),
+            self.process_cpu.clone(),
         );
         registry.register(
             "database_bytes",
             "Size of the journal's database in bytes (SQLite pages in use, or pg_database_size), refreshed every 30 s",
-            database_bytes.clone(),
+            self.database_bytes.clone(),
         );
         registry.register(
             "process_resident_bytes",
             "Resident memory of the server process, at scrape time",
-            process[0].clone(),
+            self.process[0].clone(),
         );
         registry.register(
             "process_open_fds",
             "Open file descriptors of the server process, at scrape time",
-            process[1].clone(),
+            self.process[1].clone(),
         );
         registry.register(
             "runtime_alive_tasks",
             "Live tokio tasks of the server's runtime, at scrape time",
-            process[2].clone(),
+            self.process[2].clone(),
         );
         registry.register(
             "account_lobbies",
             "Open lobby streams per account (label: its name), on this replica; refreshed every 5 s",
-            account_lobbies.clone(),
+            self.account_lobbies.clone(),
         );
         registry.register(
             "account_tables",
             "Tournament tables per account (label: its name) with a seat held on this replica; refreshed every 5 s",
-            account_tables.clone(),
+            self.account_tables.clone(),
         );
         registry.register(
             "serving",
             "1 while the server takes new work (readiness: /health/ready), 0 while it starts or drains",
-            serving.clone(),
+            self.serving.clone(),
         );
         registry.register(
             "tls_reloads",
             "TLS certificate reloads after the files changed, by result (a failed one keeps the old certificate)",
-            tls_reloads.clone(),
+            self.tls_reloads.clone(),
         );
+    }
+
+    /// The journal, tables, streams, deals and RPCs.
+    fn register_work(&self, registry: &mut Registry) {
         registry.register(
             "journal_commits",
             "Journal commits: each makes a batch of changes durable with one fsync",
-            journal_commits.clone(),
+            self.journal_commits.clone(),
         );
-        registry.register("journal_entries", "Journal entries written", journal_entries.clone());
+        registry.register("journal_entries", "Journal entries written", self.journal_entries.clone());
         registry.register(
             "journal_log_entries",
             "Inputs in the journal's hot log not yet moved under their table's key (about two stretches of a few seconds)",
-            journal_log.clone(),
+            self.journal_log.clone(),
         );
         registry.register(
             "tables_taken_over",
             "Tables this replica took over from replicas whose lease ran out (each rebuilt from the journal)",
-            tables_taken_over.clone(),
+            self.tables_taken_over.clone(),
         );
         registry.register(
             "tables",
             "Tables held (waiting, playing, or finished and not yet expired)",
-            tables.clone(),
+            self.tables.clone(),
         );
-        registry.register("watchers", "Open WatchTable streams", watchers.clone());
-        registry.register("deals_played", "Deals finished", deals.clone());
-        registry.register("timeouts", "Seats that ran out of time and forfeited a deal", timeouts.clone());
-        registry.register("rpc_duration_seconds", "gRPC handling time by method", rpc_seconds.clone());
-        registry.register("rpcs", "gRPC requests by method and status code", rpcs.clone());
-        let hosting = HostingMetrics::register(&mut registry);
-        Metrics {
-            registry: Arc::new(registry),
-            tables,
-            watchers,
-            deals,
-            timeouts,
-            rpc_seconds,
-            rpcs,
-            journal_commits,
-            journal_entries,
-            journal_log,
-            tables_taken_over,
-            tls_reloads,
-            serving,
-            account_lobbies,
-            account_tables,
-            database_bytes,
-            process,
-            process_cpu,
-            hosting,
-        }
+        registry.register("watchers", "Open WatchTable streams", self.watchers.clone());
+        registry.register("deals_played", "Deals finished", self.deals.clone());
+        registry.register(
+            "timeouts",
+            "Seats that ran out of time and forfeited a deal",
+            self.timeouts.clone(),
+        );
+        registry.register("rpc_duration_seconds", "gRPC handling time by method", self.rpc_seconds.clone());
+        registry.register("rpcs", "gRPC requests by method and status code", self.rpcs.clone());
     }
 
     /// Records one RPC's latency and outcome.

@@ -6,7 +6,7 @@
 //! - No room but `rpc` (and `lib.rs`, which wires the rooms together) imports `rpc`.
 //! - The rooms' imports form no cycle.
 //! - In the whole workspace, no source file is over 600 lines (tests and generated code
-//!   aside) and no `impl` block over 400.
+//!   aside), no `impl` block over 400 and no function over 80: a reader holds a unit.
 //!
 //! The rooms are the directories under `src/` (and the top-level files `config.rs`,
 //! `metrics.rs`, `secret.rs`); `docs/architecture.md` says what each holds.
@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 const MAX_FILE_LINES: usize = 600;
 const MAX_IMPL_LINES: usize = 400;
+const MAX_FN_LINES: usize = 80;
 /// Names only the wire room may use.
 const WIRE: [&str; 4] = ["tonic", "prost", "skat_proto", "pb::"];
 
@@ -149,6 +150,55 @@ fn impl_blocks(code: &str) -> Vec<(usize, usize)> {
         }
     }
     out
+}
+
+/// Every function's name, first line and length in lines: from the line of its `fn` to
+/// its closing brace (a declaration without a body is none).
+fn functions(code: &str) -> Vec<(String, usize, usize)> {
+    let lines: Vec<&str> = code.lines().collect();
+    let mut out = Vec::new();
+    for (start, line) in lines.iter().enumerate() {
+        let Some(name) = fn_name(line) else { continue };
+        let mut depth = 0i64;
+        let mut opened = false;
+        for (k, l) in lines[start..].iter().enumerate() {
+            for ch in l.chars() {
+                match ch {
+                    '{' => {
+                        depth += 1;
+                        opened = true;
+                    }
+                    '}' => depth -= 1,
+                    _ => {}
+                }
+            }
+            if !opened && l.trim_end().ends_with(';') {
+                break;
+            }
+            if opened && depth <= 0 {
+                out.push((name, start + 1, k + 1));
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// The name of the function a line starts, if it starts one.
+fn fn_name(line: &str) -> Option<String> {
+    let mut words = line.split_whitespace().peekable();
+    while let Some(w) = words.next() {
+        match w {
+            "pub" | "async" | "const" | "unsafe" | "extern" => continue,
+            _ if w.starts_with("pub(") => continue,
+            "fn" => {
+                let name: String = words.peek()?.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                return (!name.is_empty()).then_some(name);
+            }
+            _ => return None,
+        }
+    }
+    None
 }
 
 fn server_src() -> PathBuf {
@@ -290,6 +340,14 @@ fn every_source_file_in_the_workspace_is_small() {
                 ));
             }
         }
+        for (name, start, len) in functions(counted) {
+            if len > MAX_FN_LINES {
+                broken.push(format!(
+                    "{}:{start}: fn {name} is {len} lines (at most {MAX_FN_LINES}: give each step a name)",
+                    path.display()
+                ));
+            }
+        }
     }
     assert!(broken.is_empty(), "{}", broken.join("\n"));
 }
@@ -302,4 +360,9 @@ fn the_checks_themselves_see_what_they_look_for() {
     assert!(!code_only("// tonic\nlet x = \"pb::\";").contains("tonic"));
     assert!(code_only("let t = tonic::Status::ok(\"\");").contains("tonic"));
     assert_eq!(without_tests("a\n#[cfg(test)]\nmod tests {}\n"), "a\n");
+    // Functions: their names and lengths, bodies only.
+    let code = code_only("pub(crate) async fn f(x: u8) -> u8 {\n    let s = \"}\";\n    x\n}\nfn g();\n");
+    assert_eq!(functions(&code), vec![("f".to_string(), 1, 4)]);
+    assert_eq!(fn_name("    pub fn new() -> Self {"), Some("new".into()));
+    assert_eq!(fn_name("    let fn_x = 1;"), None);
 }

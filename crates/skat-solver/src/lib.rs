@@ -338,30 +338,14 @@ impl Solver {
     /// bound outside.
     fn search(&mut self, cx: &Ctx, n: &Node, mut alpha: u8, mut beta: u8) -> u8 {
         self.stats.nodes += 1;
-        if self.aborted
-            || self.limit.is_some_and(|l| self.stats.nodes > l)
-            || (self.stats.nodes.is_multiple_of(STOP_CHECK_NODES)
-                && self.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)))
-        {
+        if self.out_of_budget() {
             // Out of budget, or told to stop: unwind without storing anything.
-            self.aborted = true;
             return alpha;
         }
         let cards = n.hands[0] | n.hands[1] | n.hands[2];
-        let (base, most) = if cx.null {
-            if n.took {
-                return 0;
-            }
-            if cards == 0 {
-                return 1;
-            }
-            (0, 1)
-        } else {
-            // With no point left to play for, the value is what is won.
-            if n.stake == 0 {
-                return n.points;
-            }
-            (n.points, n.points + n.stake)
+        let (base, most) = match n.bounds(cx.null, cards) {
+            Ok(b) => b,
+            Err(exact) => return exact,
         };
         if most <= alpha {
             return most;
@@ -379,9 +363,8 @@ impl Solver {
         let boundary = n.len == 0 && left > TABLE_FROM;
         let (alpha0, beta0) = (alpha, beta);
         let k = if boundary { table::key(cards, n.leader) } else { 0 };
-        let mut known = None;
-        if boundary && let Some(e) = self.table.get(k) {
-            known = Some(e);
+        let known = if boundary { self.table.get(k) } else { None };
+        if let Some(e) = known {
             let (lo, hi) = (base + e.lower, base + e.upper);
             if lo >= beta || lo == hi {
                 self.stats.hits += 1;
@@ -401,49 +384,11 @@ impl Solver {
         {
             moves[..=i].rotate_right(1);
         }
-        if n.len == 2 && left > TABLE_FROM + 1 {
-            // Every card here ends the trick. Ask the memory for all the boundaries they
-            // lead to at once (their cache misses overlap instead of queueing), then see
-            // whether one the table knows already decides this node (enhanced
-            // transposition cutoff).
-            let l = cx.layout;
-            let (mut w, mut ws) = (n.trick[0], n.leader);
-            if l.beats(n.trick[1], w) {
-                (w, ws) = (n.trick[1], (n.leader + 1) % 3);
-            }
-            let mut keys = [0u64; 12];
-            let mut bases = [0u8; 12];
-            let on_table = if cx.null {
-                0
-            } else {
-                l.points[usize::from(n.trick[0])] + l.points[usize::from(n.trick[1])]
-            };
-            for i in 0..count {
-                let card = moves[i];
-                let leader = if l.beats(card, w) { (n.leader + 2) % 3 } else { ws };
-                keys[i] = table::key(cards & !(1 << card), leader);
-                bases[i] = if leader == cx.declarer && !cx.null {
-                    n.points + on_table + l.points[usize::from(card)]
-                } else {
-                    n.points
-                };
-            }
-            self.table.touch(&keys[..count]);
-            for i in 0..count {
-                if cx.null && (if l.beats(moves[i], w) { (n.leader + 2) % 3 } else { ws }) == cx.declarer {
-                    continue;
-                }
-                if let Some(e) = self.table.get(keys[i]) {
-                    if maximising && bases[i] + e.lower >= beta {
-                        self.stats.hits += 1;
-                        return bases[i] + e.lower;
-                    }
-                    if !maximising && bases[i] + e.upper <= alpha {
-                        self.stats.hits += 1;
-                        return bases[i] + e.upper;
-                    }
-                }
-            }
+        if n.len == 2
+            && left > TABLE_FROM + 1
+            && let Some(v) = self.cutoff(cx, n, cards, &moves[..count], maximising, alpha, beta)
+        {
+            return v;
         }
         let mut best = if maximising { 0 } else { u8::MAX };
         let mut best_card = None;
@@ -467,20 +412,122 @@ impl Solver {
             }
         }
         if boundary && !self.aborted {
-            let future = best - base;
-            let mut e = known.unwrap_or(Entry { lower: 0, upper: most - base, best: None });
-            e.best = best_card;
-            if best <= alpha0 {
-                e.upper = e.upper.min(future);
-            } else if best >= beta0 {
-                e.lower = e.lower.max(future);
-            } else {
-                e.lower = future;
-                e.upper = future;
-            }
-            self.table.put(k, e);
+            self.store(k, known, best, base, most, (alpha0, beta0), best_card);
         }
         best
+    }
+}
+
+impl Solver {
+    /// Whether the search must stop: its node budget spent, or told to stop (looked at
+    /// every few thousand nodes); once true, it stays true.
+    #[inline(always)]
+    fn out_of_budget(&mut self) -> bool {
+        self.aborted = self.aborted
+            || self.limit.is_some_and(|l| self.stats.nodes > l)
+            || (self.stats.nodes.is_multiple_of(STOP_CHECK_NODES)
+                && self.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)));
+        self.aborted
+    }
+
+    /// Enhanced transposition cutoff, with two cards of the trick on the table: every card
+    /// here ends the trick. The memory is asked for all the boundaries they lead to at once
+    /// (their cache misses overlap instead of queueing), then whether one the table knows
+    /// already decides this node.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn cutoff(
+        &mut self,
+        cx: &Ctx,
+        n: &Node,
+        cards: u32,
+        moves: &[u8],
+        maximising: bool,
+        alpha: u8,
+        beta: u8,
+    ) -> Option<u8> {
+        let l = cx.layout;
+        let (mut w, mut ws) = (n.trick[0], n.leader);
+        if l.beats(n.trick[1], w) {
+            (w, ws) = (n.trick[1], (n.leader + 1) % 3);
+        }
+        let mut keys = [0u64; 12];
+        let mut bases = [0u8; 12];
+        let on_table =
+            if cx.null { 0 } else { l.points[usize::from(n.trick[0])] + l.points[usize::from(n.trick[1])] };
+        for (i, &card) in moves.iter().enumerate() {
+            let leader = if l.beats(card, w) { (n.leader + 2) % 3 } else { ws };
+            keys[i] = table::key(cards & !(1 << card), leader);
+            bases[i] = if leader == cx.declarer && !cx.null {
+                n.points + on_table + l.points[usize::from(card)]
+            } else {
+                n.points
+            };
+        }
+        self.table.touch(&keys[..moves.len()]);
+        for (i, &card) in moves.iter().enumerate() {
+            if cx.null && (if l.beats(card, w) { (n.leader + 2) % 3 } else { ws }) == cx.declarer {
+                continue;
+            }
+            if let Some(e) = self.table.get(keys[i]) {
+                if maximising && bases[i] + e.lower >= beta {
+                    self.stats.hits += 1;
+                    return Some(bases[i] + e.lower);
+                }
+                if !maximising && bases[i] + e.upper <= alpha {
+                    self.stats.hits += 1;
+                    return Some(bases[i] + e.upper);
+                }
+            }
+        }
+        None
+    }
+
+    /// Stores what the search learned of a boundary position: an exact value, or a bound
+    /// when it fell outside the window it was searched with.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn store(
+        &mut self,
+        k: u64,
+        known: Option<Entry>,
+        best: u8,
+        base: u8,
+        most: u8,
+        window: (u8, u8),
+        best_card: Option<u8>,
+    ) {
+        let future = best - base;
+        let mut e = known.unwrap_or(Entry { lower: 0, upper: most - base, best: None });
+        e.best = best_card;
+        if best <= window.0 {
+            e.upper = e.upper.min(future);
+        } else if best >= window.1 {
+            e.lower = e.lower.max(future);
+        } else {
+            e.lower = future;
+            e.upper = future;
+        }
+        self.table.put(k, e);
+    }
+}
+
+impl Node {
+    /// The least and the most the position can still be worth, or its exact value when
+    /// nothing is left to play for (null: the declarer took a trick, or every card is
+    /// played; otherwise no point is left on the table or in hand).
+    #[inline(always)]
+    fn bounds(&self, null: bool, cards: u32) -> Result<(u8, u8), u8> {
+        if null {
+            return if self.took {
+                Err(0)
+            } else if cards == 0 {
+                Err(1)
+            } else {
+                Ok((0, 1))
+            };
+        }
+        if self.stake == 0 { Err(self.points) } else { Ok((self.points, self.points + self.stake)) }
     }
 }
 

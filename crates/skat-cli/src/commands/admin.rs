@@ -142,142 +142,114 @@ enum AdminCommand {
 pub fn admin(args: AdminArgs) -> CmdResult {
     runtime()?.block_on(async {
         match args.command {
-            AdminCommand::RegisterBot { name, owner, conn } => {
-                let mut client = conn.connect().await?;
-                let r = client
-                    .register_bot(conn.request(pb::RegisterBotRequest { name, owner }))
-                    .await
-                    .map_err(SdkError::from)?
-                    .into_inner();
-                outln!("account {} ({})", r.name, r.account_id);
-                outln!("bot token {}", r.bot_token);
-                outln!("(shown once: keep it in a file only the bot's owner can read)");
-                outln!(
-                    "play: SKAT_BOT_TOKEN=$(cat FILE) skat bot --strategy heuristic --server {}",
-                    conn.server.server
-                );
-                Ok(ExitCode::SUCCESS)
-            }
+            AdminCommand::RegisterBot { name, owner, conn } => register(&conn, name, owner).await,
             AdminCommand::List { search, removed, limit, conn } => {
-                list(
-                    &conn,
-                    pb::ListBotsRequest {
-                        query: search,
-                        include_removed: removed,
-                        online_only: false,
-                        page_size: limit,
-                        offset: 0,
-                    },
-                )
-                .await
+                let request = pb::ListBotsRequest {
+                    query: search,
+                    include_removed: removed,
+                    online_only: false,
+                    page_size: limit,
+                    offset: 0,
+                };
+                list(&conn, request).await
             }
             AdminCommand::ApproveVersion { name, digest, withdraw, conn } => {
                 super::hosted::approve(&conn, name, digest, !withdraw).await
             }
             AdminCommand::Sandboxes { running, conn } => super::hosted::sandboxes(&conn, running).await,
-            AdminCommand::Online { conn } => {
-                list(&conn, pb::ListBotsRequest { online_only: true, page_size: 1000, ..Default::default() })
-                    .await?;
-                // Hosted bots play in sandboxes: those running now belong to who is online.
-                outln!("hosted bots' sandboxes running:");
-                super::hosted::sandboxes(&conn, true).await
-            }
+            AdminCommand::Online { conn } => online(&conn).await,
             AdminCommand::Rename { name, to, conn } => {
                 let bot =
                     update(&conn, pb::UpdateBotRequest { name, rename: to, ..Default::default() }).await?;
-                outln!("account {} renamed (formerly {})", bot.name, bot.former_names.join(", "));
-                Ok(ExitCode::SUCCESS)
+                done(format!("account {} renamed (formerly {})", bot.name, bot.former_names.join(", ")))
             }
             AdminCommand::Remove(a) => {
-                let bot = update(
-                    &a.conn,
-                    pb::UpdateBotRequest { name: a.name, remove: true, ..Default::default() },
-                )
-                .await?;
-                outln!("account {} removed (disabled and hidden; enable-bot brings it back)", bot.name);
-                Ok(ExitCode::SUCCESS)
+                let request = pb::UpdateBotRequest { name: a.name, remove: true, ..Default::default() };
+                let bot = update(&a.conn, request).await?;
+                done(format!("account {} removed (disabled and hidden; enable-bot brings it back)", bot.name))
             }
             AdminCommand::DisableBot(a) => {
-                let bot = update(
-                    &a.conn,
-                    pb::UpdateBotRequest { name: a.name, disabled: Some(true), ..Default::default() },
-                )
-                .await?;
-                outln!("account {} disabled", bot.name);
-                Ok(ExitCode::SUCCESS)
+                let request =
+                    pb::UpdateBotRequest { name: a.name, disabled: Some(true), ..Default::default() };
+                done(format!("account {} disabled", update(&a.conn, request).await?.name))
             }
             AdminCommand::EnableBot(a) => {
-                let bot = update(
-                    &a.conn,
-                    pb::UpdateBotRequest { name: a.name, disabled: Some(false), ..Default::default() },
-                )
-                .await?;
-                outln!("account {} enabled", bot.name);
-                Ok(ExitCode::SUCCESS)
+                let request =
+                    pb::UpdateBotRequest { name: a.name, disabled: Some(false), ..Default::default() };
+                done(format!("account {} enabled", update(&a.conn, request).await?.name))
             }
-            AdminCommand::RotateToken(a) => {
-                let mut client = a.conn.connect().await?;
-                let r = client
-                    .update_bot(a.conn.request(pb::UpdateBotRequest {
-                        name: a.name.clone(),
-                        rotate_token: true,
-                        ..Default::default()
-                    }))
-                    .await
-                    .map_err(SdkError::from)?
-                    .into_inner();
-                outln!("account {} has a new bot token", a.name);
-                outln!("bot token {}", r.bot_token);
-                Ok(ExitCode::SUCCESS)
-            }
+            AdminCommand::RotateToken(a) => rotate(&a.conn, a.name).await,
             AdminCommand::SetQuota { name, max_tables, conn } => {
-                let bot = update(
-                    &conn,
-                    pb::UpdateBotRequest { name, max_tables: Some(max_tables), ..Default::default() },
-                )
-                .await?;
-                outln!("account {} plays at most {} tables at once", bot.name, bot.max_tables);
-                Ok(ExitCode::SUCCESS)
+                let request =
+                    pb::UpdateBotRequest { name, max_tables: Some(max_tables), ..Default::default() };
+                let bot = update(&conn, request).await?;
+                done(format!("account {} plays at most {} tables at once", bot.name, bot.max_tables))
             }
             AdminCommand::SetOwner { name, owner, conn } => {
-                let bot =
-                    update(&conn, pb::UpdateBotRequest { name, owner: Some(owner), ..Default::default() })
-                        .await?;
-                outln!("account {} owner: {}", bot.name, bot.owner);
-                Ok(ExitCode::SUCCESS)
+                let request = pb::UpdateBotRequest { name, owner: Some(owner), ..Default::default() };
+                let bot = update(&conn, request).await?;
+                done(format!("account {} owner: {}", bot.name, bot.owner))
             }
-            AdminCommand::Log { target, limit, full, conn } => {
-                let mut client = conn.connect().await?;
-                let r = client
-                    .list_audit_log(conn.request(pb::ListAuditLogRequest {
-                        page_size: limit,
-                        offset: 0,
-                        target,
-                    }))
-                    .await
-                    .map_err(SdkError::from)?
-                    .into_inner();
-                outln!(
-                    "{} {} {} {} detail",
-                    cell("when", 20),
-                    cell("from", 16),
-                    cell("action", 18),
-                    cell("target", 20)
-                );
-                for e in r.entries {
-                    outln!(
-                        "{} {} {} {} {}",
-                        cell(&date(e.at_ms), 20),
-                        cell(&e.peer, 16),
-                        cell(&e.action, 18),
-                        cell(&e.target, 20),
-                        if full { e.detail } else { shorten_digests(&e.detail) }
-                    );
-                }
-                Ok(ExitCode::SUCCESS)
-            }
+            AdminCommand::Log { target, limit, full, conn } => audit_log(&conn, target, limit, full).await,
         }
     })
+}
+
+/// Prints one line and succeeds.
+fn done(line: String) -> CmdResult {
+    outln!("{line}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// RegisterBot: the new account and its token, shown once.
+async fn register(conn: &Conn, name: String, owner: String) -> CmdResult {
+    let mut client = conn.connect().await?;
+    let r = client
+        .register_bot(conn.request(pb::RegisterBotRequest { name, owner }))
+        .await
+        .map_err(SdkError::from)?
+        .into_inner();
+    outln!("account {} ({})", r.name, r.account_id);
+    outln!("bot token {}", r.bot_token);
+    outln!("(shown once: keep it in a file only the bot's owner can read)");
+    outln!("play: SKAT_BOT_TOKEN=$(cat FILE) skat bot --strategy heuristic --server {}", conn.server.server);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Who is online, then the hosted bots' sandboxes running now (they belong to who is online).
+async fn online(conn: &Conn) -> CmdResult {
+    list(conn, pb::ListBotsRequest { online_only: true, page_size: 1000, ..Default::default() }).await?;
+    outln!("hosted bots' sandboxes running:");
+    super::hosted::sandboxes(conn, true).await
+}
+
+/// A new bot token for an account (the old one stops working), shown once.
+async fn rotate(conn: &Conn, name: String) -> CmdResult {
+    let mut client = conn.connect().await?;
+    let request = pb::UpdateBotRequest { name: name.clone(), rotate_token: true, ..Default::default() };
+    let r = client.update_bot(conn.request(request)).await.map_err(SdkError::from)?.into_inner();
+    outln!("account {name} has a new bot token");
+    outln!("bot token {}", r.bot_token);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The audit log as a table (digests shortened unless `full`).
+async fn audit_log(conn: &Conn, target: String, limit: u32, full: bool) -> CmdResult {
+    let mut client = conn.connect().await?;
+    let request = pb::ListAuditLogRequest { page_size: limit, offset: 0, target };
+    let r = client.list_audit_log(conn.request(request)).await.map_err(SdkError::from)?.into_inner();
+    outln!("{} {} {} {} detail", cell("when", 20), cell("from", 16), cell("action", 18), cell("target", 20));
+    for e in r.entries {
+        outln!(
+            "{} {} {} {} {}",
+            cell(&date(e.at_ms), 20),
+            cell(&e.peer, 16),
+            cell(&e.action, 18),
+            cell(&e.target, 20),
+            if full { e.detail } else { shorten_digests(&e.detail) }
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// UpdateBot, and the account after the change.

@@ -87,9 +87,10 @@ pub struct Args {
     max_lists: u32,
 }
 
-pub fn run_cmd(args: Args) -> CmdResult {
-    let entries = args.bots.iter().map(|b| Entry::parse(b)).collect::<Result<Vec<_>, _>>()?;
-    let mode = if args.in_process {
+/// Where the arena's tables are played: in this process, on an embedded server, or on a
+/// server named by `--server` (with its TLS settings).
+fn mode_of(args: &Args) -> Mode {
+    if args.in_process {
         Mode::InProcess
     } else if let Some(url) = &args.server {
         Mode::Remote(
@@ -99,7 +100,40 @@ pub fn run_cmd(args: Args) -> CmdResult {
         )
     } else {
         Mode::Embedded
-    };
+    }
+}
+
+/// Prints each open seat (a seat for a bot of the reader's own) with its token and the
+/// commands that play it; the server's address once.
+fn open_seat_printer() -> Arc<dyn Fn(&OpenSeat) + Send + Sync> {
+    let announced = std::sync::Once::new();
+    Arc::new(move |s: &OpenSeat| {
+        announced.call_once(|| {
+            eprintln!(
+                "arena server: {} (open seats are played there; each line below is one seat to play, with its token)",
+                s.server
+            );
+        });
+        eprintln!(
+            "open seat: table {} seat {} token {} (list {}, rotation {})\n  skat bot --strategy NAME --server {} --table {} --token {}\n  python -m skat_bot --server {} --table {} --token {}",
+            s.table_id,
+            s.seat,
+            s.token,
+            s.list,
+            s.rotation,
+            s.server,
+            s.table_id,
+            s.token,
+            s.server,
+            s.table_id,
+            s.token
+        );
+    })
+}
+
+pub fn run_cmd(args: Args) -> CmdResult {
+    let entries = args.bots.iter().map(|b| Entry::parse(b)).collect::<Result<Vec<_>, _>>()?;
+    let mode = mode_of(&args);
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
     let config = ArenaConfig {
         entries,
@@ -121,29 +155,7 @@ pub fn run_cmd(args: Args) -> CmdResult {
         config.seed,
         if config.duplicate { "duplicate (every seat rotation)" } else { "no rotation" }
     );
-    let announced = std::sync::Once::new();
-    let on_open: Arc<dyn Fn(&OpenSeat) + Send + Sync> = Arc::new(move |s: &OpenSeat| {
-        announced.call_once(|| {
-            eprintln!(
-                "arena server: {} (open seats are played there; each line below is one seat to play, with its token)",
-                s.server
-            );
-        });
-        eprintln!(
-            "open seat: table {} seat {} token {} (list {}, rotation {})\n  skat bot --strategy NAME --server {} --table {} --token {}\n  python -m skat_bot --server {} --table {} --token {}",
-            s.table_id,
-            s.seat,
-            s.token,
-            s.list,
-            s.rotation,
-            s.server,
-            s.table_id,
-            s.token,
-            s.server,
-            s.table_id,
-            s.token
-        );
-    });
+    let on_open = open_seat_printer();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let started = std::time::Instant::now();
     if args.sprt {

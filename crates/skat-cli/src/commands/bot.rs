@@ -3,8 +3,8 @@
 use std::process::ExitCode;
 
 use skat_bots::Strategy;
-use skat_sdk::SeatClient;
 use skat_sdk::play::{OnIllegal, PlayOptions, play};
+use skat_sdk::{SdkError, SeatClient};
 
 use super::CmdResult;
 
@@ -87,68 +87,15 @@ pub fn run(mut args: Args) -> CmdResult {
     Strategy::parse(&args.strategy, args.seed)?;
     super::serve::init_tracing(super::serve::LogFormat::Text);
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-    let address = args.server.address();
     let on_illegal: OnIllegal = args.on_illegal.parse()?;
-    let options = PlayOptions { on_illegal, ..PlayOptions::default() };
     let Some(table) = args.table.clone() else {
-        let bot_token = args.bot_token.clone().unwrap_or_default();
-        let (strategy, seed) = (args.strategy.clone(), args.seed);
-        let result = runtime.block_on(skat_sdk::lobby::run(
-            &address,
-            &bot_token,
-            move || {
-                Strategy::by_name(&strategy, seed)
-                    .unwrap_or_else(|| Strategy::by_name("random", seed).expect("built in"))
-            },
-            skat_sdk::lobby::LobbyOptions {
-                on_illegal,
-                lists: args.lists,
-                max_tables: args.max_tables,
-                casual_seats: args.casual.unwrap_or(0),
-                accept_challenges: args.accept_challenges.clone(),
-                open_tables: args.open_tables,
-            },
-        ))?;
-        outln!("lobby: {} tables played, {} stopped", result.finished.len(), result.failed.len());
-        return Ok(ExitCode::SUCCESS);
+        return runtime.block_on(lobby(&args, on_illegal));
     };
     let mut bot = Strategy::by_name(&args.strategy, args.seed).ok_or("unknown strategy")?;
+    let options = PlayOptions { on_illegal, ..PlayOptions::default() };
     let finished = runtime.block_on(async {
-        match &args.token {
-            Some(token) => match SeatClient::with_token(&address, &table, token).await {
-                Ok((seat, _)) => play(seat, &mut bot, options).await,
-                Err(e) => Err(e),
-            },
-            None => {
-                let name = args.name.clone().unwrap_or_else(|| args.strategy.clone());
-                let (seat, _) = match &args.join_key {
-                    Some(key) => {
-                        SeatClient::join_keyed(
-                            &address,
-                            &table,
-                            &name,
-                            args.seat,
-                            &args.join_code,
-                            args.create_token.as_deref(),
-                            key,
-                        )
-                        .await?
-                    }
-                    None => {
-                        SeatClient::join_as(
-                            &address,
-                            &table,
-                            &name,
-                            args.seat,
-                            &args.join_code,
-                            args.create_token.as_deref(),
-                        )
-                        .await?
-                    }
-                };
-                play(seat, &mut bot, options).await
-            }
-        }
+        let seat = seat(&args, &table).await?;
+        play(seat, &mut bot, options).await
     })?;
     outln!("seat {} finished ({} reconnects)", finished.seat, finished.reconnects);
     for s in &finished.standings {
@@ -163,4 +110,43 @@ pub fn run(mut args: Args) -> CmdResult {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The account's lobby: tables as the server seats the bot, until `--lists` are played.
+async fn lobby(args: &Args, on_illegal: OnIllegal) -> CmdResult {
+    let bot_token = args.bot_token.clone().unwrap_or_default();
+    let (strategy, seed) = (args.strategy.clone(), args.seed);
+    let options = skat_sdk::lobby::LobbyOptions {
+        on_illegal,
+        lists: args.lists,
+        max_tables: args.max_tables,
+        casual_seats: args.casual.unwrap_or(0),
+        accept_challenges: args.accept_challenges.clone(),
+        open_tables: args.open_tables,
+    };
+    let new_bot = move || {
+        Strategy::by_name(&strategy, seed)
+            .unwrap_or_else(|| Strategy::by_name("random", seed).expect("built in"))
+    };
+    let result = skat_sdk::lobby::run(&args.server.address(), &bot_token, new_bot, options).await?;
+    outln!("lobby: {} tables played, {} stopped", result.finished.len(), result.failed.len());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The seat: from a token handed out elsewhere, or joined (with a join key, the same seat
+/// again after a crash).
+async fn seat(args: &Args, table: &str) -> Result<SeatClient, SdkError> {
+    let address = args.server.address();
+    if let Some(token) = &args.token {
+        return Ok(SeatClient::with_token(&address, table, token).await?.0);
+    }
+    let name = args.name.clone().unwrap_or_else(|| args.strategy.clone());
+    let create = args.create_token.as_deref();
+    let (seat, _) = match &args.join_key {
+        Some(key) => {
+            SeatClient::join_keyed(&address, table, &name, args.seat, &args.join_code, create, key).await?
+        }
+        None => SeatClient::join_as(&address, table, &name, args.seat, &args.join_code, create).await?,
+    };
+    Ok(seat)
 }

@@ -246,74 +246,17 @@ fn describe(
             );
         }
         EventView::Moved { seat, position, action, open_hand, facts, .. } => {
-            let who = name(*seat);
-            line = match action {
-                Action::Bid { value } => format!("  {who} says {}", value.value()),
-                Action::Hold => format!("  {who} holds"),
-                Action::Pass => format!("  {who} passes"),
-                Action::PickUpSkat => format!("  {who} picks up the skat"),
-                Action::PlayHand => format!("  {who} plays hand"),
-                Action::Discard { .. } => format!("  {who} discards two cards"),
-                Action::Declare { contract } => {
-                    let mut l = format!("  {who} declares {}", game_name(*contract));
-                    if facts.declaration.is_some_and(|d| d.hand) {
-                        l.push_str(" (hand)");
-                    }
-                    if !open_hand.is_empty() {
-                        let cards: Vec<String> = open_hand.iter().map(pretty).collect();
-                        let _ = write!(l, " and shows {}", cards.join(" "));
-                    }
-                    l
-                }
-                Action::Play { card } => match facts.trick_winner {
-                    Some(winner) => {
-                        let mut cards: Vec<Card> = trick_before.map_or_else(Vec::new, |t| t.cards().to_vec());
-                        cards.push(*card);
-                        let mut p = trick_before.map_or(*position, |t| t.leader);
-                        let points: u32 = cards.iter().map(|c| u32::from(c.points())).sum();
-                        let mut played = Vec::new();
-                        for c in &cards {
-                            played.push(format!("{} {}", name(seats[p.index()]), pretty(*c)));
-                            p = p.next();
-                        }
-                        format!(
-                            "  trick {tricks_done:>2}: {:<36} → {} ({points})",
-                            played.join(", "),
-                            name(seats[winner.index()])
-                        )
-                    }
-                    None => String::new(),
-                },
-                Action::Claim => format!("  {who} claims the rest"),
-                Action::Resign => format!("  {who} resigns"),
-                Action::Forfeit { .. } => format!("  {who} ran out of time and forfeits"),
-            };
+            line = describe_move(
+                &name,
+                *seat,
+                *position,
+                action,
+                open_hand,
+                facts,
+                (seats, trick_before, tricks_done),
+            );
         }
-        EventView::DealEnded { seats, outcome, .. } => {
-            line = match outcome {
-                Outcome::PassedIn => "  all pass: passed in".into(),
-                Outcome::Penalty(p) => {
-                    format!("  {} is penalised {}", name(seats[p.offender.index()]), -2 * i32::from(p.value))
-                }
-                Outcome::Game(g) => format!(
-                    "  {} {} {} ({} points, {} tricks{}{}): {:+}",
-                    name(seats[g.declarer.index()]),
-                    if g.won { "wins" } else { "loses" },
-                    game_name(g.contract),
-                    g.declarer_points,
-                    g.declarer_tricks,
-                    if g.overbid { ", overbid" } else { "" },
-                    if g.schwarz {
-                        ", schwarz"
-                    } else if g.schneider {
-                        ", schneider"
-                    } else {
-                        ""
-                    },
-                    g.score()
-                ),
-            };
-        }
+        EventView::DealEnded { seats, outcome, .. } => line = describe_outcome(&name, seats, outcome),
         EventView::MatchEnded { standings } => {
             line = "\n── the list is complete ──".into();
             for s in standings {
@@ -331,4 +274,85 @@ fn describe(
         }
     }
     line
+}
+
+/// A move in words (a card: the trick once it is complete, with its winner and points).
+fn describe_move(
+    name: &dyn Fn(Seat) -> String,
+    seat: Seat,
+    position: skat_engine::Position,
+    action: &Action,
+    open_hand: &skat_engine::CardSet,
+    facts: &skat_engine::Facts,
+    (seats, trick_before, tricks_done): ([Seat; 3], Option<skat_engine::Trick>, usize),
+) -> String {
+    let who = name(seat);
+    match action {
+        Action::Bid { value } => format!("  {who} says {}", value.value()),
+        Action::Hold => format!("  {who} holds"),
+        Action::Pass => format!("  {who} passes"),
+        Action::PickUpSkat => format!("  {who} picks up the skat"),
+        Action::PlayHand => format!("  {who} plays hand"),
+        Action::Discard { .. } => format!("  {who} discards two cards"),
+        Action::Declare { contract } => {
+            let mut l = format!("  {who} declares {}", game_name(*contract));
+            if facts.declaration.is_some_and(|d| d.hand) {
+                l.push_str(" (hand)");
+            }
+            if !open_hand.is_empty() {
+                let cards: Vec<String> = open_hand.iter().map(pretty).collect();
+                let _ = write!(l, " and shows {}", cards.join(" "));
+            }
+            l
+        }
+        Action::Play { card } => match facts.trick_winner {
+            Some(winner) => {
+                let mut cards: Vec<Card> = trick_before.map_or_else(Vec::new, |t| t.cards().to_vec());
+                cards.push(*card);
+                let mut p = trick_before.map_or(position, |t| t.leader);
+                let points: u32 = cards.iter().map(|c| u32::from(c.points())).sum();
+                let mut played = Vec::new();
+                for c in &cards {
+                    played.push(format!("{} {}", name(seats[p.index()]), pretty(*c)));
+                    p = p.next();
+                }
+                format!(
+                    "  trick {tricks_done:>2}: {:<36} → {} ({points})",
+                    played.join(", "),
+                    name(seats[winner.index()])
+                )
+            }
+            None => String::new(),
+        },
+        Action::Claim => format!("  {who} claims the rest"),
+        Action::Resign => format!("  {who} resigns"),
+        Action::Forfeit { .. } => format!("  {who} ran out of time and forfeits"),
+    }
+}
+
+/// How a deal ended, in words.
+fn describe_outcome(name: &dyn Fn(Seat) -> String, seats: &[Seat; 3], outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::PassedIn => "  all pass: passed in".into(),
+        Outcome::Penalty(p) => {
+            format!("  {} is penalised {}", name(seats[p.offender.index()]), -2 * i32::from(p.value))
+        }
+        Outcome::Game(g) => format!(
+            "  {} {} {} ({} points, {} tricks{}{}): {:+}",
+            name(seats[g.declarer.index()]),
+            if g.won { "wins" } else { "loses" },
+            game_name(g.contract),
+            g.declarer_points,
+            g.declarer_tricks,
+            if g.overbid { ", overbid" } else { "" },
+            if g.schwarz {
+                ", schwarz"
+            } else if g.schneider {
+                ", schneider"
+            } else {
+                ""
+            },
+            g.score()
+        ),
+    }
 }

@@ -304,15 +304,7 @@ impl Args {
             max_streams_per_seat: self.max_streams_per_seat,
             max_streams_per_client: self.max_streams_per_client,
             max_streams_per_connection: self.max_streams_per_connection,
-            tls: match (&self.tls_cert, &self.tls_key) {
-                (Some(cert), Some(key)) => Some(TlsFiles {
-                    cert: cert.clone(),
-                    key: key.clone(),
-                    client_ca: self.tls_client_ca.clone(),
-                    reload_every: self.tls_reload.max(Duration::from_millis(100)),
-                }),
-                _ => None,
-            },
+            tls: self.tls(),
             trusted_proxies: self.trusted_proxies.clone(),
             forwarded_header: self.forwarded_header,
             stream_stall_timeout: self.stream_stall_timeout,
@@ -345,33 +337,56 @@ impl Args {
                 worlds: self.analysis_worlds,
                 nodes: self.analysis_nodes,
             },
-            peers: self
-                .peers
-                .iter()
-                .filter(|p| !p.is_empty())
-                .map(|p| {
-                    p.split_once('=')
-                        .map(|(n, a)| (n.trim().to_string(), a.trim().to_string()))
-                        .ok_or_else(|| format!("--peer {p}: expected NODE=HOST:PORT"))
-                })
-                .collect::<Result<_, _>>()?,
+            peers: self.peers()?,
             peer_address_template: self.peer_address_template.clone().filter(|t| !t.is_empty()),
-            hosting: skat_server::HostingConfig {
-                images_dir: match self.database.as_str() {
-                    "memory" => None,
-                    _ => Some(data_dir.join("images")),
-                },
-                max_image_bytes: self.hosting_max_image_bytes,
-                approval: self.hosting_approval,
-                runner_token: match &self.hosting_runner_token_file {
-                    Some(f) => Some(super::runner::token_of(None, Some(f))?).filter(|t| !t.is_empty()),
-                    None => None,
-                },
-                cpu_millis: self.hosting_cpu_millis,
-                memory_mib: self.hosting_memory_mib,
-                ..Default::default()
-            },
+            hosting: self.hosting(&data_dir)?,
             unix_socket: self.unix_socket.clone(),
+        })
+    }
+
+    /// TLS, when a certificate and key are given.
+    fn tls(&self) -> Option<TlsFiles> {
+        let (cert, key) = (self.tls_cert.as_ref()?, self.tls_key.as_ref()?);
+        Some(TlsFiles {
+            cert: cert.clone(),
+            key: key.clone(),
+            client_ca: self.tls_client_ca.clone(),
+            reload_every: self.tls_reload.max(Duration::from_millis(100)),
+        })
+    }
+
+    /// `--peer NODE=HOST:PORT`, each.
+    fn peers(&self) -> Result<Vec<(String, String)>, String> {
+        self.peers
+            .iter()
+            .filter(|p| !p.is_empty())
+            .map(|p| {
+                p.split_once('=')
+                    .map(|(n, a)| (n.trim().to_string(), a.trim().to_string()))
+                    .ok_or_else(|| format!("--peer {p}: expected NODE=HOST:PORT"))
+            })
+            .collect()
+    }
+
+    /// Hosted bots: archives beside the journal, the runner token from its file.
+    fn hosting(
+        &self,
+        data_dir: &std::path::Path,
+    ) -> Result<skat_server::HostingConfig, Box<dyn std::error::Error>> {
+        Ok(skat_server::HostingConfig {
+            images_dir: match self.database.as_str() {
+                "memory" => None,
+                _ => Some(data_dir.join("images")),
+            },
+            max_image_bytes: self.hosting_max_image_bytes,
+            approval: self.hosting_approval,
+            runner_token: match &self.hosting_runner_token_file {
+                Some(f) => Some(super::runner::token_of(None, Some(f))?).filter(|t| !t.is_empty()),
+                None => None,
+            },
+            cpu_millis: self.hosting_cpu_millis,
+            memory_mib: self.hosting_memory_mib,
+            ..Default::default()
         })
     }
 }
@@ -474,6 +489,49 @@ impl Drop for RemoveOnDrop {
     }
 }
 
+/// The first line a person reads: where the server listens and keeps its tables.
+fn announce(server: &skat_server::RunningServer, database: &str, tls: bool) {
+    let recovered = &server.recovered;
+    eprintln!(
+        "skat server listening on {} (gRPC{}){}; tables journaled to {database}{}",
+        server.addr,
+        if tls { ", TLS" } else { ", plain text" },
+        match server.metrics_addr {
+            Some(m) => format!(", metrics on http://{m}/metrics"),
+            None => String::new(),
+        },
+        if recovered.tables > 0 {
+            format!(" ({} tables recovered in {} ms)", recovered.tables, recovered.took.as_millis())
+        } else {
+            String::new()
+        }
+    );
+}
+
+/// What the demo prints once its table with open seats exists.
+fn demo_hint(a: SocketAddr) -> impl Fn(&str) + Send + Sync + 'static {
+    move |open: &str| {
+        outln!(
+            "\nConnect a bot of your own (docs/writing-a-bot.md). Table {open} has three open seats:\n  \
+         cargo run --release -q -p skat-cli -- bot --server http://{a} --table {open}    # Rust\n  \
+         pip install ./clients/python && python -m skat_bot --server {a} --table {open}    # Python SDK\n  \
+         (cd clients/typescript && npm ci) && node clients/typescript/dist/src/main.js --server {a} --table {open}    # TypeScript SDK\n  \
+         cargo run --release -q -p skat-cli -- watch {open} --server http://{a}    # watch it\n  \
+         buf curl --protocol grpc --http2-prior-knowledge --list-methods http://{a}    # any gRPC tool: reflection is on\n\n\
+         Live demo: Anna and Bernd (heuristic) and Chris (random) play a list of 36 deals."
+        )
+    }
+}
+
+/// The server as this machine reaches it over loopback (an unspecified address named).
+fn loopback(addr: SocketAddr) -> skat_sdk::ServerAddress {
+    let mut at = addr;
+    if at.ip().is_unspecified() {
+        at.set_ip(if at.is_ipv4() { [127, 0, 0, 1].into() } else { std::net::Ipv6Addr::LOCALHOST.into() });
+    }
+    skat_sdk::ServerAddress::new(&format!("http://{at}"))
+}
+
 pub fn run(args: Args) -> CmdResult {
     if args.demo && std::env::var_os("RUST_LOG").is_none() {
         // The console belongs to the demo: only warnings from the server.
@@ -502,46 +560,16 @@ pub fn run(args: Args) -> CmdResult {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async {
         let server = skat_server::start(config, shutdown_signal()).await?;
-        let recovered = server.recovered;
-        eprintln!(
-            "skat server listening on {} (gRPC{}){}; tables journaled to {database}{}",
-            server.addr,
-            if tls { ", TLS" } else { ", plain text" },
-            match server.metrics_addr {
-                Some(m) => format!(", metrics on http://{m}/metrics"),
-                None => String::new(),
-            },
-            if recovered.tables > 0 {
-                format!(" ({} tables recovered in {} ms)", recovered.tables, recovered.took.as_millis())
-            } else {
-                String::new()
-            }
-        );
+        announce(&server, &database, tls);
         if let Some(web) = server.web_addr {
             outln!("watch in a browser: {}", skat_server::page_url(web, tls));
         }
         if args.demo {
-            let a = server.addr;
-            super::demo::start(server.addr, args.demo_delay, args.demo_seed, move |open| outln!(
-                "\nConnect a bot of your own (docs/writing-a-bot.md). Table {open} has three open seats:\n  \
-                 cargo run --release -q -p skat-cli -- bot --server http://{a} --table {open}    # Rust\n  \
-                 pip install ./clients/python && python -m skat_bot --server {a} --table {open}    # Python SDK\n  \
-                 (cd clients/typescript && npm ci) && node clients/typescript/dist/src/main.js --server {a} --table {open}    # TypeScript SDK\n  \
-                 cargo run --release -q -p skat-cli -- watch {open} --server http://{a}    # watch it\n  \
-                 buf curl --protocol grpc --http2-prior-knowledge --list-methods http://{a}    # any gRPC tool: reflection is on\n\n\
-                 Live demo: Anna and Bernd (heuristic) and Chris (random) play a list of 36 deals."
-            ))
-            .await?;
+            super::demo::start(server.addr, args.demo_delay, args.demo_seed, demo_hint(server.addr)).await?;
         }
         if !args.house_bots.is_empty() {
-            // Over loopback: the address the server listens on, as this machine reaches it.
-            let mut at = server.addr;
-            if at.ip().is_unspecified() {
-                at.set_ip(if at.is_ipv4() { [127, 0, 0, 1].into() } else { std::net::Ipv6Addr::LOCALHOST.into() });
-            }
             let admin = args.admin_token.clone().unwrap_or_default();
-            let at = skat_sdk::ServerAddress::new(&format!("http://{at}"));
-            super::house::spawn(at, admin, args.house_bots.clone(), args.house_budget)?;
+            super::house::spawn(loopback(server.addr), admin, args.house_bots.clone(), args.house_budget)?;
         }
         let runner = match in_process_runner(&args, &config_for_runner, server.addr)? {
             Some(config) => {

@@ -117,14 +117,10 @@ pub fn deal_view(v: &View, frame: skat_engine::seat_view::DealFrame, seeger_fabi
     }
 }
 
-/// A deal view back to the engine's view and its frame (for clients).
-pub fn deal_view_from(d: &pb::DealView) -> Result<(skat_engine::seat_view::DealFrame, View), ConvertError> {
-    let seat = |v: u32| small::<Seat>(v, "a seat");
-    let seats: Vec<Seat> = d.position_seats.iter().map(|s| seat(*s)).collect::<Result<_, _>>()?;
-    let seats: [Seat; 3] = seats.try_into().map_err(|_| malformed("the seats of a deal"))?;
-    let frame = skat_engine::seat_view::DealFrame { number: d.number, dealer: seat(d.dealer_seat)?, seats };
+/// A deal view's current trick and its tricks taken.
+fn tricks_from(d: &pb::DealView) -> Result<(Option<Trick>, Vec<TrickView>), ConvertError> {
     let trick_cards = |t: &pb::Trick| t.cards.iter().map(|c| card_from(*c)).collect::<Result<Vec<_>, _>>();
-    let current_trick = match &d.current_trick {
+    let current = match &d.current_trick {
         Some(t) if !t.cards.is_empty() => Some(
             Trick::from_cards(
                 position_from(t.leader).ok_or_else(|| malformed("a trick's leader"))?,
@@ -145,27 +141,33 @@ pub fn deal_view_from(d: &pb::DealView) -> Result<(skat_engine::seat_view::DealF
             })
         })
         .collect::<Result<Vec<_>, ConvertError>>()?;
-    let auction = d
-        .auction
-        .iter()
-        .map(|a| {
-            let call = match pb::BidCall::try_from(a.call) {
-                Ok(pb::BidCall::Say) => Call::Bid {
-                    value: small::<u16>(a.value, "a bid")
-                        .ok()
-                        .and_then(Bid::new)
-                        .ok_or_else(|| malformed("a bid"))?,
-                },
-                Ok(pb::BidCall::Hold) => Call::Hold,
-                Ok(pb::BidCall::Pass) => Call::Pass,
-                _ => return Err(malformed("an auction call")),
-            };
-            Ok(AuctionCall {
-                position: position_from(a.position).ok_or_else(|| malformed("a caller"))?,
-                call,
-            })
-        })
-        .collect::<Result<Vec<_>, ConvertError>>()?;
+    Ok((current, tricks))
+}
+
+/// One call of the auction.
+fn auction_call_from(a: &pb::AuctionCall) -> Result<AuctionCall, ConvertError> {
+    let call = match pb::BidCall::try_from(a.call) {
+        Ok(pb::BidCall::Say) => Call::Bid {
+            value: small::<u16>(a.value, "a bid")
+                .ok()
+                .and_then(Bid::new)
+                .ok_or_else(|| malformed("a bid"))?,
+        },
+        Ok(pb::BidCall::Hold) => Call::Hold,
+        Ok(pb::BidCall::Pass) => Call::Pass,
+        _ => return Err(malformed("an auction call")),
+    };
+    Ok(AuctionCall { position: position_from(a.position).ok_or_else(|| malformed("a caller"))?, call })
+}
+
+/// A deal view back to the engine's view and its frame (for clients).
+pub fn deal_view_from(d: &pb::DealView) -> Result<(skat_engine::seat_view::DealFrame, View), ConvertError> {
+    let seat = |v: u32| small::<Seat>(v, "a seat");
+    let seats: Vec<Seat> = d.position_seats.iter().map(|s| seat(*s)).collect::<Result<_, _>>()?;
+    let seats: [Seat; 3] = seats.try_into().map_err(|_| malformed("the seats of a deal"))?;
+    let frame = skat_engine::seat_view::DealFrame { number: d.number, dealer: seat(d.dealer_seat)?, seats };
+    let (current_trick, tricks) = tricks_from(d)?;
+    let auction = d.auction.iter().map(auction_call_from).collect::<Result<Vec<_>, ConvertError>>()?;
     let sizes: Vec<u8> =
         d.hand_sizes.iter().map(|n| small::<u8>(*n, "a hand size")).collect::<Result<_, _>>()?;
     let mut resigned = [false; 3];

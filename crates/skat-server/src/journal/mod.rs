@@ -194,12 +194,15 @@ async fn write_loop(
     failure: Arc<watch::Sender<bool>>,
     gather: Duration,
 ) {
+    let stop = |why: String| {
+        tracing::error!(error = %why, "stopping the server");
+        failed.store(true, Ordering::Release);
+        let _ = failure.send(true);
+    };
     let mut writer = match open_writer(&store, lease.clone()).await {
         Ok(w) => Some(w),
         Err(e) => {
-            tracing::error!(error = %e, "the journal has no database connection: stopping the server");
-            failed.store(true, Ordering::Release);
-            let _ = failure.send(true);
+            stop(format!("the journal has no database connection: {e}"));
             None
         }
     };
@@ -209,36 +212,7 @@ async fn write_loop(
     let mut busy = false;
     loop {
         let waiting = writer.as_ref().is_some_and(|(_, log)| log.has_work());
-        // Ends when every `Journal` (and so every sender) is gone; with a log to move,
-        // an idle writer wakes to move it.
-        let first = if waiting {
-            match tokio::time::timeout(hotlog::IDLE_MOVE_AFTER, rx.recv()).await {
-                Ok(Some(c)) => Some(c),
-                Ok(None) => break,
-                Err(_) => None,
-            }
-        } else {
-            match rx.recv().await {
-                Some(c) => Some(c),
-                None => break,
-            }
-        };
-        let idle = first.is_none();
-        if let Some(first) = first {
-            batch.push(first);
-            if busy && !gather.is_zero() {
-                // Under load, a moment's wait lets one commit (its fsync, its hand-offs to
-                // the database's thread and back) make more changes durable: less CPU per
-                // change for a little latency. Every OK still waits for its commit.
-                tokio::time::sleep(gather).await;
-            }
-            while entries_in(&batch) < MAX_BATCH_ENTRIES {
-                match rx.try_recv() {
-                    Ok(c) => batch.push(c),
-                    Err(_) => break,
-                }
-            }
-        }
+        let Some(idle) = next_batch(&mut rx, waiting, busy, gather, &mut batch).await else { break };
         busy = batch.len() > 1;
         for c in &mut batch {
             entries.append(&mut c.entries);
@@ -247,37 +221,14 @@ async fn write_loop(
         let ok = match writer.as_mut() {
             None => false,
             Some(_) if failed.load(Ordering::Acquire) => false,
-            Some((w, log)) => {
-                let now = std::time::Instant::now();
-                let plan = log.plan(now, idle);
-                let moves = log.moves(&plan);
-                let parts = Batch {
-                    log: &entries,
-                    first_seq: plan.first_seq,
-                    moves: &moves,
-                    forget_upto: plan.forget_upto,
-                    rows: &rows,
-                };
-                let empty = parts.is_empty();
-                match if empty { Ok(()) } else { w.write(&parts).await } {
-                    Ok(()) => {
-                        if !empty {
-                            metrics.journal_commits.inc();
-                        }
-                        metrics.journal_entries.inc_by(entries.len() as u64);
-                        log.committed(&plan, &mut entries, now);
-                        metrics.journal_log.set(log.len() as i64);
-                        true
-                    }
-                    Err(e) => {
-                        let e = why_not_committed(&store, lease.as_ref().map(|(l, _)| l), e).await;
-                        tracing::error!(error = %e, entries = entries.len(), "the journal could not commit: stopping the server");
-                        failed.store(true, Ordering::Release);
-                        let _ = failure.send(true);
-                        false
-                    }
+            Some((w, log)) => match commit(w, log, &mut entries, &rows, idle, &metrics).await {
+                Ok(()) => true,
+                Err(e) => {
+                    let e = why_not_committed(&store, lease.as_ref().map(|(l, _)| l), e).await;
+                    stop(format!("the journal could not commit {} entries: {e}", entries.len()));
+                    false
                 }
-            }
+            },
         };
         for c in batch.drain(..) {
             let _ = c.done.send(ok);
@@ -285,6 +236,73 @@ async fn write_loop(
         entries.clear();
         rows.clear();
     }
+}
+
+/// Waits for the next commits into `batch`: `Some(idle)` (idle: none came, but the hot
+/// log has work to move), or `None` when every `Journal` (and so every sender) is gone.
+async fn next_batch(
+    rx: &mut mpsc::UnboundedReceiver<Commit>,
+    waiting: bool,
+    busy: bool,
+    gather: Duration,
+    batch: &mut Vec<Commit>,
+) -> Option<bool> {
+    // With a log to move, an idle writer wakes to move it.
+    let first = if waiting {
+        match tokio::time::timeout(hotlog::IDLE_MOVE_AFTER, rx.recv()).await {
+            Ok(Some(c)) => Some(c),
+            Ok(None) => return None,
+            Err(_) => None,
+        }
+    } else {
+        Some(rx.recv().await?)
+    };
+    let Some(first) = first else { return Some(true) };
+    batch.push(first);
+    if busy && !gather.is_zero() {
+        // Under load, a moment's wait lets one commit (its fsync, its hand-offs to the
+        // database's thread and back) make more changes durable: less CPU per change for a
+        // little latency. Every OK still waits for its commit.
+        tokio::time::sleep(gather).await;
+    }
+    while entries_in(batch) < MAX_BATCH_ENTRIES {
+        match rx.try_recv() {
+            Ok(c) => batch.push(c),
+            Err(_) => break,
+        }
+    }
+    Some(false)
+}
+
+/// One commit: the batch's entries into the hot log, the log's moves and forgetting as
+/// planned, the tables' rows; metrics follow.
+async fn commit(
+    w: &mut crate::store::Writer,
+    log: &mut HotLog,
+    entries: &mut Vec<StoredEntry>,
+    rows: &[TableRow],
+    idle: bool,
+    metrics: &Metrics,
+) -> Result<(), StoreError> {
+    let now = std::time::Instant::now();
+    let plan = log.plan(now, idle);
+    let moves = log.moves(&plan);
+    let parts = Batch {
+        log: &*entries,
+        first_seq: plan.first_seq,
+        moves: &moves,
+        forget_upto: plan.forget_upto,
+        rows,
+    };
+    let empty = parts.is_empty();
+    if !empty {
+        w.write(&parts).await?;
+        metrics.journal_commits.inc();
+    }
+    metrics.journal_entries.inc_by(entries.len() as u64);
+    log.committed(&plan, entries, now);
+    metrics.journal_log.set(log.len() as i64);
+    Ok(())
 }
 
 /// The writer's connection and its view of the hot log (numbered past every row there).

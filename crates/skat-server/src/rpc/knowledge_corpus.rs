@@ -118,9 +118,10 @@ fn wanted(n: u32, legal: &LegalActions) -> Option<Action> {
     c.map(|contract| Action::Declare { contract })
 }
 
-fn cases() -> Vec<Case> {
+/// Every game kind: hand games on deals 2 and 3, deal 4 passed in.
+fn mixed_policy() -> Policy {
     let mut auction = Auctioneer::default();
-    let mixed: Policy = Box::new(move |deal, _, legal, _, rng| {
+    Box::new(move |deal, _, legal, _, rng| {
         if let Some(call) = auction.call(deal, legal) {
             // Deal 4 is passed in.
             return Step::Act(if deal % 6 == 4 { Action::Pass } else { call });
@@ -135,13 +136,19 @@ fn cases() -> Vec<Case> {
             return Step::Act(a);
         }
         Step::Act(rng.choose_from(legal).unwrap_or(Action::Pass))
-    });
-    let random = || -> Policy {
-        Box::new(|_, _, legal, _, rng| Step::Act(rng.choose_from(legal).unwrap_or(Action::Pass)))
-    };
+    })
+}
+
+/// Any legal action.
+fn random_policy() -> Policy {
+    Box::new(|_, _, legal, _, rng| Step::Act(rng.choose_from(legal).unwrap_or(Action::Pass)))
+}
+
+/// The declarer resigns (deal 0), then both defenders (deal 1).
+fn resign_policy() -> Policy {
     let mut played = 0u32;
     let mut auction = Auctioneer::default();
-    let resign: Policy = Box::new(move |deal, seat, legal, t, rng| {
+    Box::new(move |deal, seat, legal, t, rng| {
         if let Some(call) = auction.call(deal, legal).or_else(|| Auctioneer::plain(legal)) {
             return Step::Act(call);
         }
@@ -164,10 +171,14 @@ fn cases() -> Vec<Case> {
             }
         }
         Step::Act(rng.choose_from(legal).unwrap_or(Action::Pass))
-    });
+    })
+}
+
+/// The declarer claims after six cards; the defenders give in.
+fn claim_policy() -> Policy {
     let mut cards_seen = 0u32;
     let mut auction = Auctioneer::default();
-    let claim: Policy = Box::new(move |deal, _, legal, t, rng| {
+    Box::new(move |deal, _, legal, t, rng| {
         if let Some(call) = auction.call(deal, legal).or_else(|| Auctioneer::plain(legal)) {
             return Step::Act(call);
         }
@@ -187,10 +198,14 @@ fn cases() -> Vec<Case> {
             }
         }
         Step::Act(rng.choose_from(legal).unwrap_or(Action::Pass))
-    });
+    })
+}
+
+/// Time-outs in the auction and in play, and a seat left and taken again.
+fn timeout_policy() -> Policy {
     let mut steps = 0u32;
     let mut left = false;
-    let timeout: Policy = Box::new(move |deal, _, legal, _, rng| {
+    Box::new(move |deal, _, legal, _, rng| {
         steps += 1;
         // Deal 0: a time-out in the auction (a penalty); deal 1: one during play (the
         // declarer's side forfeits the game); deal 2: a seat leaves mid-play and
@@ -206,7 +221,12 @@ fn cases() -> Vec<Case> {
             return Step::LeaveAndRejoin("newcomer");
         }
         Step::Act(rng.choose_from(legal).unwrap_or(Action::Pass))
-    });
+    })
+}
+
+fn cases() -> Vec<Case> {
+    let (mixed, random, resign, claim, timeout) =
+        (mixed_policy(), random_policy, resign_policy(), claim_policy(), timeout_policy());
     vec![
         Case {
             name: "three_seats_every_game_kind",

@@ -106,24 +106,14 @@ pub(crate) async fn serve(
     parts: Parts,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<Serving> {
-    let Parts { config, metrics, tables, journal, competitions, hosting, stop, mut failed } = parts;
+    let Parts { config, metrics, tables, journal, competitions, hosting, stop, failed } = parts;
     let (health_reporter, health_service) = tonic_health::server::health_reporter();
     health_reporter.set_serving::<SkatServiceServer<SkatServer>>().await;
     // For liveness probes: stays SERVING while the server drains, so that a pod that is
     // leaving (readiness NOT_SERVING) is not restarted.
     health_reporter.set_service_status(crate::LIVENESS_SERVICE, tonic_health::ServingStatus::Serving).await;
-    let reflection_v1 = tonic_reflection::server::Builder::configure()
-        .register_encoded_file_descriptor_set(skat_proto::FILE_DESCRIPTOR_SET)
-        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
-        .register_encoded_file_descriptor_set(tonic_types::pb::FILE_DESCRIPTOR_SET)
-        .build_v1()
-        .map_err(std::io::Error::other)?;
-    let reflection_v1alpha = tonic_reflection::server::Builder::configure()
-        .register_encoded_file_descriptor_set(skat_proto::FILE_DESCRIPTOR_SET)
-        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
-        .register_encoded_file_descriptor_set(tonic_types::pb::FILE_DESCRIPTOR_SET)
-        .build_v1alpha()
-        .map_err(std::io::Error::other)?;
+    let reflection_v1 = reflection().build_v1().map_err(std::io::Error::other)?;
+    let reflection_v1alpha = reflection().build_v1alpha().map_err(std::io::Error::other)?;
 
     let stopped = stop.subscribe();
     let service = SkatServer::new(
@@ -148,21 +138,7 @@ pub(crate) async fn serve(
         None => None,
     };
 
-    let drain = config.drain;
-    let drain_metrics = metrics.clone();
-    let on_shutdown = async move {
-        tokio::select! {
-            _ = shutdown => {}
-            // Without a journal the sender is gone at once: that is no failure.
-            Ok(_) = failed.wait_for(|f| *f) => {}
-        }
-        tracing::info!(drain_ms = drain.as_millis() as u64, "shutting down: health NOT_SERVING, draining");
-        health_reporter.set_not_serving::<SkatServiceServer<SkatServer>>().await;
-        health_reporter.set_service_status("", tonic_health::ServingStatus::NotServing).await;
-        drain_metrics.serving.set(0);
-        tokio::time::sleep(drain).await;
-        let _ = stop.send(true);
-    };
+    let on_shutdown = drained(shutdown, failed, health_reporter, config.drain, metrics.clone(), stop);
 
     // Every connection counts against its client's limit while it is open.
     let tls = match &config.tls {
@@ -172,15 +148,13 @@ pub(crate) async fn serve(
         ),
         None => None,
     };
-    let incoming = tls::incoming(
-        limits::admitted(
-            listener,
-            clients,
-            config.max_connections_per_client,
-            config.trusted_proxies.clone(),
-        ),
-        tls,
+    let admitted = limits::admitted(
+        listener,
+        clients,
+        config.max_connections_per_client,
+        config.trusted_proxies.clone(),
     );
+    let incoming = tls::incoming(admitted, tls);
     let serve = tonic::transport::Server::builder()
         // A client's own connection cannot take more than its share of the workers.
         .concurrency_limit_per_connection(config.max_concurrent_requests_per_connection)
@@ -196,28 +170,66 @@ pub(crate) async fn serve(
         .add_service(grpc)
         .add_service(hosting)
         .serve_with_incoming_shutdown(incoming, on_shutdown);
-    // Graceful shutdown waits for every open response; a client that never reads its
-    // stream would hold it forever. After the drain, `shutdown_grace` is all they get.
-    let grace = config.shutdown_grace;
-    let mut stopped = stopped;
-    let task = tokio::spawn(async move {
-        let result = tokio::select! {
-            result = serve => result.map_err(std::io::Error::other),
-            _ = async {
-                let _ = stopped.wait_for(|s| *s).await;
-                tokio::time::sleep(grace).await;
-            } => {
-                tracing::warn!(grace_ms = grace.as_millis() as u64, "connections still open after the grace period: closing them");
-                Ok(())
-            }
-        };
-        if let Some(unix) = unix {
-            let _ = unix.await;
-        }
-        result
-    });
+    let task = tokio::spawn(with_grace(serve, stopped, config.shutdown_grace, unix));
     metrics.serving.set(1);
     Ok(Serving { web_addr, task })
+}
+
+/// Reflection of every service served (the contract, health, the error details), so
+/// that grpcurl and buf curl need no files.
+fn reflection() -> tonic_reflection::server::Builder<'static> {
+    tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(skat_proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_types::pb::FILE_DESCRIPTOR_SET)
+}
+
+/// Resolves when the server is to stop taking work (`shutdown`, or the journal failed),
+/// after the drain: health turns NOT_SERVING first, then `stop` turns true.
+async fn drained(
+    shutdown: impl Future<Output = ()>,
+    mut failed: signal::Receiver<bool>,
+    health: tonic_health::server::HealthReporter,
+    drain: Duration,
+    metrics: Metrics,
+    stop: signal::Sender<bool>,
+) {
+    tokio::select! {
+        _ = shutdown => {}
+        // Without a journal the sender is gone at once: that is no failure.
+        Ok(_) = failed.wait_for(|f| *f) => {}
+    }
+    tracing::info!(drain_ms = drain.as_millis() as u64, "shutting down: health NOT_SERVING, draining");
+    health.set_not_serving::<SkatServiceServer<SkatServer>>().await;
+    health.set_service_status("", tonic_health::ServingStatus::NotServing).await;
+    metrics.serving.set(0);
+    tokio::time::sleep(drain).await;
+    let _ = stop.send(true);
+}
+
+/// Runs the server to its end. Graceful shutdown waits for every open response; a client
+/// that never reads its stream would hold it forever: after the drain, `grace` is all
+/// they get. The Unix socket's server ends with it.
+async fn with_grace<E: std::error::Error + Send + Sync + 'static>(
+    serve: impl Future<Output = Result<(), E>>,
+    mut stopped: signal::Receiver<bool>,
+    grace: Duration,
+    unix: Option<JoinHandle<()>>,
+) -> std::io::Result<()> {
+    let result = tokio::select! {
+        result = serve => result.map_err(std::io::Error::other),
+        _ = async {
+            let _ = stopped.wait_for(|s| *s).await;
+            tokio::time::sleep(grace).await;
+        } => {
+            tracing::warn!(grace_ms = grace.as_millis() as u64, "connections still open after the grace period: closing them");
+            Ok(())
+        }
+    };
+    if let Some(unix) = unix {
+        let _ = unix.await;
+    }
+    result
 }
 
 /// The page, with the same service over gRPC-Web, on its own address.

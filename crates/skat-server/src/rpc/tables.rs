@@ -31,6 +31,7 @@ use super::service::{SkatServer, record_table};
 use crate::secret::{SeatToken, TokenHash, random_u64, same_token};
 use crate::store::{Cursor, ListFilter};
 use crate::table::records::RecordContext;
+use crate::table::registry::TableHandle;
 use crate::table::settings::{self, deals_or_standard};
 use crate::table::{Table, TableConfig, TableError, TableId};
 
@@ -59,6 +60,53 @@ fn check_create_token(s: &SkatServer, metadata: &tonic::metadata::MetadataMap) -
     }
 }
 
+/// The bots a CreateTable asks for fit the table, each once.
+fn check_bots(bots: &[String], seats: u8) -> Result<(), Status> {
+    if bots.len() > usize::from(seats) {
+        return Err(Refusal::new(
+            Code::InvalidArgument,
+            R::InvalidSettings,
+            format!("{} bots do not fit at a table of {seats}", bots.len()),
+        )
+        .into());
+    }
+    if let Some(twice) = bots.iter().enumerate().find(|(i, b)| bots[..*i].contains(b)).map(|(_, b)| b) {
+        let shown: String = twice.chars().take(32).collect();
+        return Err(Refusal::new(
+            Code::InvalidArgument,
+            R::InvalidSettings,
+            format!("`{shown}` is named twice: a bot plays one seat of a table"),
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// A new table into the server's tables, within the client's and the server's limits.
+fn insert(s: &SkatServer, table: Table, ip: std::net::IpAddr) -> Result<std::sync::Arc<TableHandle>, Status> {
+    let limit = s.config.max_tables_per_client;
+    let permit = s.clients.acquire(ip, Resource::Tables, limit).ok_or_else(|| {
+        Refusal::limit(
+            "max-tables-per-client",
+            limit,
+            format!(
+                "your address holds its limit of {limit} tables; they expire {} s after they finish or go idle",
+                s.config.table_expiry.as_secs()
+            ),
+        )
+    })?;
+    s.tables.insert(table, s.config.max_tables, Some(Box::new(permit)), &s.metrics, &s.journal).ok_or_else(
+        || {
+            Refusal::limit(
+                "max-tables",
+                s.config.max_tables,
+                format!("the server holds its limit of {} tables", s.config.max_tables),
+            )
+            .into()
+        },
+    )
+}
+
 /// CreateTable.
 pub(crate) async fn create(
     s: &SkatServer,
@@ -81,24 +129,7 @@ pub(crate) async fn create(
         settings::time_control(req.time_control.map(|t| (t.action_ms, t.deal_ms)), &s.config)?;
     let join_code = if req.private || s.config.private_tables { Some(SeatToken::generate()?) } else { None };
     // Bots asked for are checked before the table exists: a refusal leaves nothing behind.
-    if req.bots.len() > usize::from(seats) {
-        return Err(Refusal::new(
-            Code::InvalidArgument,
-            R::InvalidSettings,
-            format!("{} bots do not fit at a table of {seats}", req.bots.len()),
-        )
-        .into());
-    }
-    if let Some(twice) = req.bots.iter().enumerate().find(|(i, b)| req.bots[..*i].contains(b)).map(|(_, b)| b)
-    {
-        let shown: String = twice.chars().take(32).collect();
-        return Err(Refusal::new(
-            Code::InvalidArgument,
-            R::InvalidSettings,
-            format!("`{shown}` is named twice: a bot plays one seat of a table"),
-        )
-        .into());
-    }
+    check_bots(&req.bots, seats)?;
     let bots =
         if req.bots.is_empty() { Vec::new() } else { s.competitions.bots_for_table(&req.bots).await? };
     let config = TableConfig {
@@ -114,27 +145,7 @@ pub(crate) async fn create(
     // The service reads the clocks; the table only ever uses the times it is given.
     let table =
         Table::new(id.clone(), config, Instant::now(), SystemTime::now()).map_err(TableError::from)?;
-    let limit = s.config.max_tables_per_client;
-    let permit = s.clients.acquire(ip, Resource::Tables, limit).ok_or_else(|| {
-        Refusal::limit(
-            "max-tables-per-client",
-            limit,
-            format!(
-                "your address holds its limit of {limit} tables; they expire {} s after they finish or go idle",
-                s.config.table_expiry.as_secs()
-            ),
-        )
-    })?;
-    let handle = s
-        .tables
-        .insert(table, s.config.max_tables, Some(Box::new(permit)), &s.metrics, &s.journal)
-        .ok_or_else(|| {
-            Refusal::limit(
-                "max-tables",
-                s.config.max_tables,
-                format!("the server holds its limit of {} tables", s.config.max_tables),
-            )
-        })?;
+    let handle = insert(s, table, ip)?;
     // The table exists once its creation is durable.
     if let Err(e) = handle.mutate(&s.journal, &s.metrics, |_| ()).await {
         s.tables.remove(&id);
@@ -149,11 +160,10 @@ pub(crate) async fn create(
     let view = project::table_view(&*handle.settled().await, None, Instant::now());
     // A table made with the admin token is an admin action: the audit log has it.
     if let Ok(admin) = s.competitions.admin(bearer(request.metadata())?.as_deref(), ip) {
-        let detail = format!(
-            "{seats} seats, {deals} deals, {}",
-            if join_code.is_some() { "private (a join code)" } else { "open to everybody" }
-        );
-        s.competitions.audit(&admin, "create-table", &id.to_string(), detail).await;
+        let open = if join_code.is_some() { "private (a join code)" } else { "open to everybody" };
+        s.competitions
+            .audit(&admin, "create-table", &id.to_string(), format!("{seats} seats, {deals} deals, {open}"))
+            .await;
     }
     Ok(pb::CreateTableResponse {
         table_id: id.to_string(),

@@ -92,80 +92,33 @@ impl<'s> MigrationSource<'s> for Schema {
             Backend::Sqlite => include_str!("../../migrations/0009_log.sqlite.sql"),
             Backend::Postgres => include_str!("../../migrations/0009_log.postgres.sql"),
         };
+        // (version, description, SQL): the same for both databases but the hot log.
+        let steps: [(i64, &'static str, &'static str); 11] = [
+            (1, "journal", include_str!("../../migrations/0001_journal.sql")),
+            (2, "competitions", include_str!("../../migrations/0002_competitions.sql")),
+            (3, "leases", include_str!("../../migrations/0003_leases.sql")),
+            (4, "table scores", include_str!("../../migrations/0004_table_scores.sql")),
+            (5, "operator", include_str!("../../migrations/0005_operator.sql")),
+            (6, "analyses", include_str!("../../migrations/0006_analyses.sql")),
+            (7, "challenges", include_str!("../../migrations/0007_challenges.sql")),
+            (8, "nodes", include_str!("../../migrations/0008_nodes.sql")),
+            (9, "hot log", log),
+            (10, "name keys", include_str!("../../migrations/0010_name_keys.sql")),
+            (11, "hosting", include_str!("../../migrations/0011_hosting.sql")),
+        ];
         Box::pin(async move {
-            Ok(vec![
-                Migration::new(
-                    1,
-                    Cow::Borrowed("journal"),
-                    MigrationType::Simple,
-                    Cow::Borrowed(include_str!("../../migrations/0001_journal.sql")),
-                    false,
-                ),
-                Migration::new(
-                    2,
-                    Cow::Borrowed("competitions"),
-                    MigrationType::Simple,
-                    Cow::Borrowed(include_str!("../../migrations/0002_competitions.sql")),
-                    false,
-                ),
-                Migration::new(
-                    3,
-                    Cow::Borrowed("leases"),
-                    MigrationType::Simple,
-                    Cow::Borrowed(include_str!("../../migrations/0003_leases.sql")),
-                    false,
-                ),
-                Migration::new(
-                    4,
-                    Cow::Borrowed("table scores"),
-                    MigrationType::Simple,
-                    Cow::Borrowed(include_str!("../../migrations/0004_table_scores.sql")),
-                    false,
-                ),
-                Migration::new(
-                    5,
-                    Cow::Borrowed("operator"),
-                    MigrationType::Simple,
-                    Cow::Borrowed(include_str!("../../migrations/0005_operator.sql")),
-                    false,
-                ),
-                Migration::new(
-                    6,
-                    Cow::Borrowed("analyses"),
-                    MigrationType::Simple,
-                    Cow::Borrowed(include_str!("../../migrations/0006_analyses.sql")),
-                    false,
-                ),
-                Migration::new(
-                    7,
-                    Cow::Borrowed("challenges"),
-                    MigrationType::Simple,
-                    Cow::Borrowed(include_str!("../../migrations/0007_challenges.sql")),
-                    false,
-                ),
-                Migration::new(
-                    8,
-                    Cow::Borrowed("nodes"),
-                    MigrationType::Simple,
-                    Cow::Borrowed(include_str!("../../migrations/0008_nodes.sql")),
-                    false,
-                ),
-                Migration::new(9, Cow::Borrowed("hot log"), MigrationType::Simple, Cow::Borrowed(log), false),
-                Migration::new(
-                    10,
-                    Cow::Borrowed("name keys"),
-                    MigrationType::Simple,
-                    Cow::Borrowed(include_str!("../../migrations/0010_name_keys.sql")),
-                    false,
-                ),
-                Migration::new(
-                    11,
-                    Cow::Borrowed("hosting"),
-                    MigrationType::Simple,
-                    Cow::Borrowed(include_str!("../../migrations/0011_hosting.sql")),
-                    false,
-                ),
-            ])
+            Ok(steps
+                .into_iter()
+                .map(|(version, what, sql)| {
+                    Migration::new(
+                        version,
+                        Cow::Borrowed(what),
+                        MigrationType::Simple,
+                        Cow::Borrowed(sql),
+                        false,
+                    )
+                })
+                .collect())
         })
     }
 }

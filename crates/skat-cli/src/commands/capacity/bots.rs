@@ -272,12 +272,10 @@ async fn thinking_bot(
                     (event.seq, legal)
                 }
             };
-            if vanish_in == Some(deal) {
+            // Vanished: gone for the rest of the deal (the time control ends it for this seat).
+            if vanish_in.take_if(|d| *d == deal).is_some() {
                 stats.vanished.fetch_add(1, Ordering::Relaxed);
-                vanish_in = None;
-                // Gone for the rest of the deal: the time control ends it for this seat.
                 deal = u32::MAX;
-                continue;
             }
             if deal == u32::MAX {
                 continue;
@@ -295,21 +293,32 @@ async fn thinking_bot(
                 after = after.max(1);
                 continue 'connect;
             }
-            let legal = convert::legal_from(&legal).map_err(|e| e.message)?;
-            let Some(action) = player.choose_from(&legal) else { continue };
-            let t = Instant::now();
-            match seat.act(action, Some(seq)).await {
-                Ok(_) => {
-                    let took = t.elapsed();
-                    stats.actions.fetch_add(1, Ordering::Relaxed);
-                    stats.latencies.lock().unwrap_or_else(|e| e.into_inner()).push(took);
-                }
-                // The table moved on while the bot thought (a time-out): not an error.
-                Err(s) if matches!(s.code(), tonic::Code::Aborted | tonic::Code::FailedPrecondition) => {
-                    stats.stale.fetch_add(1, Ordering::Relaxed);
-                }
-                Err(s) => return Err(Box::new(s)),
-            }
+            answer(&mut seat, &mut player, &legal, seq, &stats).await?;
         }
     }
+}
+
+/// A random legal action for `legal`, sent and timed: a stale one (the table moved on
+/// while the bot thought: a time-out) is counted, not an error.
+async fn answer(
+    seat: &mut SeatClient,
+    player: &mut RandomPlayer,
+    legal: &pb::LegalActions,
+    seq: u64,
+    stats: &Stats,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let legal = convert::legal_from(legal).map_err(|e| e.message)?;
+    let Some(action) = player.choose_from(&legal) else { return Ok(()) };
+    let t = Instant::now();
+    match seat.act(action, Some(seq)).await {
+        Ok(_) => {
+            stats.actions.fetch_add(1, Ordering::Relaxed);
+            stats.latencies.lock().unwrap_or_else(|e| e.into_inner()).push(t.elapsed());
+        }
+        Err(s) if matches!(s.code(), tonic::Code::Aborted | tonic::Code::FailedPrecondition) => {
+            stats.stale.fetch_add(1, Ordering::Relaxed);
+        }
+        Err(s) => return Err(Box::new(s)),
+    }
+    Ok(())
 }

@@ -143,11 +143,14 @@ struct Sample {
     cpu_ms_per_deal: Option<f64>,
 }
 
-async fn drive(args: Args) -> CmdResult {
-    let dir = std::env::temp_dir().join(format!("skat-capacity-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let (stop_server, stopped) = tokio::sync::oneshot::channel::<()>();
-    let (address, source) = match &args.server {
+/// The server under load: the one named by `--server` (its metrics from `--metrics`), or
+/// one embedded in this process with room for every table (stopped by `stopped`).
+async fn target(
+    args: &Args,
+    dir: &std::path::Path,
+    stopped: tokio::sync::oneshot::Receiver<()>,
+) -> Result<(ServerAddress, Option<Source>), Box<dyn std::error::Error>> {
+    Ok(match &args.server {
         Some(url) => {
             let source = args.metrics.map(Source::Http);
             (ServerAddress::new(url), source)
@@ -165,7 +168,7 @@ async fn drive(args: Args) -> CmdResult {
                 max_deals: args.deals.max(ServerConfig::default().max_deals),
                 table_expiry: args.table_expiry,
                 retention: Some(args.retention),
-                database: Database::from_setting(&args.database, dir.clone()),
+                database: Database::from_setting(&args.database, dir.to_path_buf()),
                 ..ServerConfig::default()
             };
             let shown = config.database.describe();
@@ -179,15 +182,61 @@ async fn drive(args: Args) -> CmdResult {
                 Some(Source::Embedded(server.metrics.clone())),
             )
         }
-    };
-    let how = Arc::new(Behaviour {
+    })
+}
+
+/// How the bots behave: their thinking, drops, vanishing, absence, the table's settings.
+fn behaviour(args: &Args) -> Arc<Behaviour> {
+    Arc::new(Behaviour {
         think: args.think,
         disconnect: args.disconnect,
         vanish: args.vanish,
         away: args.away,
         deals: args.deals,
         action_ms: args.action_timeout.as_millis() as u64,
-    });
+    })
+}
+
+/// The table's columns.
+fn print_header() {
+    outln!(
+        "{:>7} {:>7} {:>8} {:>9} {:>9} {:>10} {:>10} {:>9} {:>8} {:>6} {:>7} {:>8} {:>7}",
+        "time",
+        "tables",
+        "deals/s",
+        "actions/s",
+        "bot p50",
+        "bot p99",
+        "srv p99",
+        "RSS MiB",
+        "KiB/tbl",
+        "fds",
+        "tasks",
+        "db MiB",
+        "ms/deal"
+    );
+}
+
+/// What the bots did, in one line.
+fn print_bots(stats: &Stats) {
+    outln!(
+        "bots: {} tables started, {} actions, {} stale (the table had moved on), {} errors, {} drops, {} streams resumed, {} vanished",
+        stats.tables_started.load(Ordering::Relaxed),
+        stats.actions.load(Ordering::Relaxed),
+        stats.stale.load(Ordering::Relaxed),
+        stats.errors.load(Ordering::Relaxed),
+        stats.disconnects.load(Ordering::Relaxed),
+        stats.resumes.load(Ordering::Relaxed),
+        stats.vanished.load(Ordering::Relaxed),
+    );
+}
+
+async fn drive(args: Args) -> CmdResult {
+    let dir = std::env::temp_dir().join(format!("skat-capacity-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (stop_server, stopped) = tokio::sync::oneshot::channel::<()>();
+    let (address, source) = target(&args, &dir, stopped).await?;
+    let how = behaviour(&args);
     outln!(
         "bots think {:?}; per seat and deal {:.1}% drop and resume, {:.1}% vanish (time control {})",
         args.think,
@@ -213,49 +262,17 @@ async fn drive(args: Args) -> CmdResult {
     };
     start(args.tables, &mut runners);
     let began = Instant::now();
-    let mut last = read(&source).await;
-    let (mut last_deals, mut last_actions, mut last_cpu) =
-        (0u64, 0u64, last.gauge("skat_process_cpu_seconds"));
+    let reading = read(&source).await;
+    let mut last = Mark { deals: 0, actions: 0, cpu: reading.gauge("skat_process_cpu_seconds"), reading };
     let mut samples: Vec<Sample> = Vec::new();
-    outln!(
-        "{:>7} {:>7} {:>8} {:>9} {:>9} {:>10} {:>10} {:>9} {:>8} {:>6} {:>7} {:>8} {:>7}",
-        "time",
-        "tables",
-        "deals/s",
-        "actions/s",
-        "bot p50",
-        "bot p99",
-        "srv p99",
-        "RSS MiB",
-        "KiB/tbl",
-        "fds",
-        "tasks",
-        "db MiB",
-        "ms/deal"
-    );
+    print_header();
     let verdict = loop {
         tokio::time::sleep(args.window).await;
-        let reading = read(&source).await;
         let lat = stats.take();
-        let deals = stats.deals.load(Ordering::Relaxed);
-        let actions = stats.actions.load(Ordering::Relaxed);
-        let secs = args.window.as_secs_f64();
-        let server_deals = reading.gauge("skat_deals_played_total") - last.gauge("skat_deals_played_total");
-        let cpu = reading.gauge("skat_process_cpu_seconds");
-        let sample = Sample {
-            at: began.elapsed(),
-            tables: runners.len(),
-            bot_p50: percentile(&lat, 0.5),
-            bot_p99: percentile(&lat, 0.99),
-            server_p99: reading.quantile_since(&last, 0.99),
-            deals_per_s: (deals - last_deals) as f64 / secs,
-            actions_per_s: (actions - last_actions) as f64 / secs,
-            cpu_ms_per_deal: (server_deals > 0.0 && cpu > 0.0)
-                .then(|| 1000.0 * (cpu - last_cpu) / server_deals),
-            reading: reading.clone(),
-        };
+        let now = Mark::now(&source, &stats).await;
+        let sample = last.sample(&now, &lat, args.window.as_secs_f64(), began.elapsed(), runners.len());
         print_row(&sample);
-        (last_deals, last_actions, last_cpu, last) = (deals, actions, cpu, reading);
+        last = now;
         let over = sample.bot_p99 > args.p99;
         samples.push(sample);
         match args.soak {
@@ -267,43 +284,62 @@ async fn drive(args: Args) -> CmdResult {
                 // The window starts after the newcomers' first burst.
                 tokio::time::sleep(args.settle).await;
                 stats.take();
-                last = read(&source).await;
-                (last_deals, last_actions, last_cpu) = (
-                    stats.deals.load(Ordering::Relaxed),
-                    stats.actions.load(Ordering::Relaxed),
-                    last.gauge("skat_process_cpu_seconds"),
-                );
+                last = Mark::now(&source, &stats).await;
             }
         }
     };
-    outln!(
-        "bots: {} tables started, {} actions, {} stale (the table had moved on), {} errors, {} drops, {} streams resumed, {} vanished",
-        stats.tables_started.load(Ordering::Relaxed),
-        stats.actions.load(Ordering::Relaxed),
-        stats.stale.load(Ordering::Relaxed),
-        stats.errors.load(Ordering::Relaxed),
-        stats.disconnects.load(Ordering::Relaxed),
-        stats.resumes.load(Ordering::Relaxed),
-        stats.vanished.load(Ordering::Relaxed),
-    );
+    print_bots(&stats);
     let _ = stop_tx.send(true);
     for r in runners {
         let _ = tokio::time::timeout(Duration::from_secs(10), r).await;
     }
     let _ = stop_server.send(());
     let _ = std::fs::remove_dir_all(&dir);
-    match verdict {
-        Err(why) if args.check_growth => {
-            outln!("growth: {why}");
-            Ok(ExitCode::FAILURE)
+    outln!(
+        "{}",
+        match &verdict {
+            Err(why) => format!("growth: {why}"),
+            Ok(summary) => summary.to_string(),
         }
-        Err(why) => {
-            outln!("growth: {why}");
-            Ok(ExitCode::SUCCESS)
+    );
+    Ok(if verdict.is_err() && args.check_growth { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}
+
+/// Where a window starts or ends: the server's reading and the bots' counts.
+struct Mark {
+    reading: Reading,
+    deals: u64,
+    actions: u64,
+    cpu: f64,
+}
+
+impl Mark {
+    async fn now(source: &Option<Source>, stats: &Stats) -> Mark {
+        let reading = read(source).await;
+        Mark {
+            deals: stats.deals.load(Ordering::Relaxed),
+            actions: stats.actions.load(Ordering::Relaxed),
+            cpu: reading.gauge("skat_process_cpu_seconds"),
+            reading,
         }
-        Ok(summary) => {
-            outln!("{summary}");
-            Ok(ExitCode::SUCCESS)
+    }
+
+    /// The window from this mark to `now`: `lat` the bots' latencies in it, `secs` its
+    /// length, `at` its end since the start, with `tables` being played.
+    fn sample(&self, now: &Mark, lat: &[Duration], secs: f64, at: Duration, tables: usize) -> Sample {
+        let server_deals =
+            now.reading.gauge("skat_deals_played_total") - self.reading.gauge("skat_deals_played_total");
+        Sample {
+            at,
+            tables,
+            bot_p50: percentile(lat, 0.5),
+            bot_p99: percentile(lat, 0.99),
+            server_p99: now.reading.quantile_since(&self.reading, 0.99),
+            deals_per_s: (now.deals - self.deals) as f64 / secs,
+            actions_per_s: (now.actions - self.actions) as f64 / secs,
+            cpu_ms_per_deal: (server_deals > 0.0 && now.cpu > 0.0)
+                .then(|| 1000.0 * (now.cpu - self.cpu) / server_deals),
+            reading: now.reading.clone(),
         }
     }
 }

@@ -6,18 +6,10 @@
 //! PostgreSQL), bot accounts, lobbies, tournaments and ratings, gRPC health and
 //! reflection, Prometheus metrics, graceful shutdown.
 //!
-//! The server is built in rooms; each depends only on the rooms below it, and only
-//! `rpc` knows tonic and protobuf (`tests/architecture.rs` checks both):
-//!
-//! | room | what | depends on |
-//! |---|---|---|
-//! | `rpc/` | the gRPC service by RPC group, refusals, the protobuf projection, streams, the edge layer, per-address limits, the page | everything below |
-//! | `hosting/` | hosted bots: versions and their archives, the runner's feed (a lobby per hosted account), sandbox reports | competition, journal, store |
-//! | `competition/` | accounts, lobbies, casual matchmaking, tournament schedulers, results and ratings, read models | journal, store, table |
-//! | `journal/` | an OK only once durable (group commit), recovery, listings, expiry, replicas' leases and takeover | store, table |
-//! | `store/` | SQL only (SQLite, PostgreSQL): tables, accounts, tournaments | — |
-//! | `table/` | one table (pure: inputs in, events out, time passed in), ids, settings, the registry, clocks | — |
-//! | `config`, `metrics`, `secret` | settings, the metrics registry, tokens and their hashes | — |
+//! The server is built in rooms (`table`, `journal`, `store`, `competition`, `hosting`,
+//! `analysis`, `rpc`); each depends only on the rooms below it, and only `rpc` knows tonic
+//! and protobuf (`tests/architecture.rs` checks both). The map, room by room and file by
+//! file, is `docs/architecture.md` (one map, checked to name every file).
 //!
 //! Competitions without I/O (plans, standings, ratings) are the `skat-league` crate's;
 //! the rules are the engine's. See `docs/architecture.md`.

@@ -353,6 +353,30 @@ fn every_source_file_in_the_workspace_is_small() {
 }
 
 #[test]
+fn the_map_names_every_crate_and_every_file_of_the_server() {
+    // docs/architecture.md is the one map (the README, docs/server.md and lib.rs point to
+    // it): a crate or a server file it does not name is a map that drifted.
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let map = fs::read_to_string(root.join("docs/architecture.md")).expect("docs/architecture.md");
+    let mut missing = Vec::new();
+    for entry in fs::read_dir(root.join("crates")).expect("crates/") {
+        let name = entry.expect("an entry").file_name().to_string_lossy().to_string();
+        if !map.contains(&format!("`{name}`")) {
+            missing.push(format!("the crate `{name}`"));
+        }
+    }
+    let mut files = Vec::new();
+    rust_files(&server_src(), &mut files);
+    for path in &files {
+        let name = path.file_name().expect("a file").to_string_lossy().to_string();
+        if !["mod.rs", "tests.rs", "lib.rs"].contains(&name.as_str()) && !map.contains(&name) {
+            missing.push(format!("{}", path.strip_prefix(server_src()).expect("under src").display()));
+        }
+    }
+    assert!(missing.is_empty(), "docs/architecture.md does not name: {}", missing.join(", "));
+}
+
+#[test]
 fn the_checks_themselves_see_what_they_look_for() {
     // Braces in strings, characters and comments do not count; a lifetime is no character.
     let code = code_only("impl<'a> X<'a> {\n    fn f() { let s = \"}}\"; let c = '}'; } // }\n}\n");

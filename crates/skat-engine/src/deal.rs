@@ -5,9 +5,7 @@
 //! exactly as it was. The play path (legal cards, playing a card, closing a trick) is bit
 //! operations on [`CardSet`]s and allocates nothing.
 
-use serde::{Deserialize, Serialize};
-
-use crate::action::{Action, ForfeitReason, Phase, RuleError};
+use crate::action::{Action, Phase, RuleError};
 use crate::auction::{Auction, Call};
 use crate::bid::Bid;
 use crate::card::Card;
@@ -15,50 +13,10 @@ use crate::cards::CardSet;
 use crate::contract::{Announcement, Contract, GameType};
 use crate::dealing::Dealt;
 use crate::position::Position;
-use crate::score::{self, Outcome};
+pub use crate::score::DealEnd;
+use crate::score::{self, Outcome, Played};
 
 pub use crate::trick::Trick;
-
-/// How a finished deal ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(tag = "end", rename_all = "snake_case")]
-pub enum DealEnd {
-    /// All three passed.
-    PassedIn,
-    /// All ten tricks were played.
-    PlayedOut,
-    /// Null: the declarer took a trick.
-    DeclarerTookTrick,
-    /// Schwarz announced or ouvert: the defenders took a trick.
-    DefendersTookTrick,
-    /// The declarer resigned the remaining tricks.
-    DeclarerResigned,
-    /// Both defenders resigned (conceded) the remaining tricks.
-    DefendersResigned,
-    /// The table ended the deal for a seat (time-out, left).
-    Forfeit {
-        /// Who forfeited.
-        position: Position,
-        /// Why.
-        reason: ForfeitReason,
-    },
-}
-
-impl DealEnd {
-    /// Snake-case name: `played_out`, `declarer_took_trick`, `defenders_took_trick`,
-    /// `declarer_resigned`, `defenders_resigned`, `forfeit`, `passed_in`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            DealEnd::PassedIn => "passed_in",
-            DealEnd::PlayedOut => "played_out",
-            DealEnd::DeclarerTookTrick => "declarer_took_trick",
-            DealEnd::DefendersTookTrick => "defenders_took_trick",
-            DealEnd::DeclarerResigned => "declarer_resigned",
-            DealEnd::DefendersResigned => "defenders_resigned",
-            DealEnd::Forfeit { .. } => "forfeit",
-        }
-    }
-}
 
 /// One deal of Skat.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -239,7 +197,19 @@ impl Deal {
     /// The result, once the deal is over.
     pub fn outcome(&self) -> Option<Outcome> {
         let end = self.end?;
-        Some(score::outcome(self, end))
+        let hand = !self.skat_picked_up();
+        let declarer = self.declarer();
+        let played = Played {
+            declarer,
+            contract: self.contract(),
+            bid: self.bid(),
+            hand,
+            matador_cards: declarer.map_or(CardSet::EMPTY, |d| self.dealt.hand(d) | self.dealt.skat),
+            skat: if hand { self.dealt.skat } else { self.discards() },
+            declarer_won: self.won_cards().0,
+            declarer_tricks: self.declarer_tricks(),
+        };
+        Some(score::outcome(&played, end))
     }
 
     // ----- changing the state ------------------------------------------------------

@@ -19,9 +19,9 @@ use crate::bid::Bid;
 use crate::cards::CardSet;
 use crate::contract::Declaration;
 use crate::dealing::Dealt;
-use crate::matches::{Seat, SeatStanding};
 use crate::position::Position;
 use crate::score::Outcome;
+use crate::seat::{Seat, SeatStanding};
 
 /// The public state of the deal right after a move: what clients would otherwise have to
 /// recompute from the rules (and could get wrong).

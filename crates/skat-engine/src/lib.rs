@@ -52,6 +52,7 @@ pub mod position;
 pub mod random;
 pub mod record;
 pub mod score;
+pub mod seat;
 pub mod seat_view;
 pub mod trick;
 pub mod view;

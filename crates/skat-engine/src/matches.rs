@@ -19,73 +19,7 @@ use crate::record::{DealRecord, Move};
 use crate::score::Outcome;
 use crate::view::View;
 
-/// A seat at the table: 0, 1, 2 (and 3 at four seats). Seats are the table's; a seat's
-/// position (forehand, middlehand, rearhand) changes from deal to deal.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct Seat(u8);
-
-impl Seat {
-    /// Seat `n`.
-    pub const fn new(n: u8) -> Seat {
-        Seat(n)
-    }
-
-    /// The seat's number.
-    pub const fn number(self) -> u8 {
-        self.0
-    }
-
-    /// The seat's number as an index.
-    pub const fn index(self) -> usize {
-        self.0 as usize
-    }
-
-    /// Seats 0 to `count` - 1.
-    pub fn all(count: u8) -> impl Iterator<Item = Seat> + Clone {
-        (0..count).map(Seat)
-    }
-}
-
-impl std::fmt::Display for Seat {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(f)
-    }
-}
-
-impl From<Seat> for usize {
-    fn from(s: Seat) -> usize {
-        s.index()
-    }
-}
-
-impl From<Seat> for u32 {
-    fn from(s: Seat) -> u32 {
-        u32::from(s.0)
-    }
-}
-
-impl From<u8> for Seat {
-    fn from(n: u8) -> Seat {
-        Seat(n)
-    }
-}
-
-impl TryFrom<u32> for Seat {
-    type Error = std::num::TryFromIntError;
-
-    fn try_from(n: u32) -> Result<Seat, Self::Error> {
-        u8::try_from(n).map(Seat)
-    }
-}
-
-impl TryFrom<usize> for Seat {
-    type Error = std::num::TryFromIntError;
-
-    fn try_from(n: usize) -> Result<Seat, Self::Error> {
-        u8::try_from(n).map(Seat)
-    }
-}
+pub use crate::seat::{Seat, SeatStanding};
 
 /// How a match is set up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -126,29 +60,6 @@ pub enum MatchError {
     /// The rules refuse the action.
     #[error(transparent)]
     Rule(#[from] RuleError),
-}
-
-/// Totals and counts for one seat.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct SeatStanding {
-    /// The seat.
-    pub seat: Seat,
-    /// Sum of the scoresheet values (plain list).
-    pub plain: i32,
-    /// Seeger-Fabian points.
-    pub seeger_fabian: i32,
-    /// Games declared.
-    pub declared: u32,
-    /// Of those, won.
-    pub won: u32,
-    /// Of those, lost.
-    pub lost: u32,
-    /// Sum of the values of the games declared (for the average game value).
-    pub declared_value: u32,
-    /// Opponents' games lost (each brings the Seeger-Fabian bonus).
-    pub defended_won: u32,
-    /// Penalties charged (forfeits before a declaration).
-    pub penalties: u32,
 }
 
 /// What applying an action did.
@@ -214,7 +125,7 @@ impl Match {
             moves: Vec::new(),
             records: Vec::new(),
             standings: (0..config.seats)
-                .map(|seat| SeatStanding { seat: Seat(seat), ..SeatStanding::default() })
+                .map(|seat| SeatStanding { seat: Seat::new(seat), ..SeatStanding::default() })
                 .collect(),
         })
     }
@@ -237,14 +148,14 @@ impl Match {
     /// The dealer of deal `number`.
     pub fn dealer_of(&self, number: u32) -> Seat {
         let n = u32::from(self.config.seats);
-        Seat(((number + n - 1) % n) as u8)
+        Seat::new(((number + n - 1) % n) as u8)
     }
 
     /// The seats at forehand, middlehand, rearhand in deal `number`.
     pub fn seats_of(&self, number: u32) -> [Seat; 3] {
         let n = self.config.seats;
         let dealer = self.dealer_of(number);
-        [1, 2, 3].map(|k| Seat((dealer.0 + k) % n))
+        [1, 2, 3].map(|k| Seat::new((dealer.number() + k) % n))
     }
 
     /// Where `seat` sits in the current deal (`None`: sitting out, or no such seat).
@@ -321,7 +232,7 @@ impl Match {
         action: Action,
         events: &mut Vec<GameEvent>,
     ) -> Result<(bool, bool), MatchError> {
-        if seat.0 >= self.config.seats {
+        if seat.number() >= self.config.seats {
             return Err(MatchError::UnknownSeat(seat));
         }
         if self.is_over() {

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::matches::Seat;
+use crate::seat::Seat;
 
 use crate::action::{Action, RuleError};
 use crate::deal::Deal;

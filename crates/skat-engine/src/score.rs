@@ -5,9 +5,50 @@ use serde::{Deserialize, Serialize};
 
 use crate::action::ForfeitReason;
 use crate::bid::Bid;
+use crate::cards::CardSet;
 use crate::contract::Contract;
-use crate::deal::{Deal, DealEnd};
 use crate::position::Position;
+
+/// How a finished deal ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "end", rename_all = "snake_case")]
+pub enum DealEnd {
+    /// All three passed.
+    PassedIn,
+    /// All ten tricks were played.
+    PlayedOut,
+    /// Null: the declarer took a trick.
+    DeclarerTookTrick,
+    /// Schwarz announced or ouvert: the defenders took a trick.
+    DefendersTookTrick,
+    /// The declarer resigned the remaining tricks.
+    DeclarerResigned,
+    /// Both defenders resigned (conceded) the remaining tricks.
+    DefendersResigned,
+    /// The table ended the deal for a seat (time-out, left).
+    Forfeit {
+        /// Who forfeited.
+        position: Position,
+        /// Why.
+        reason: ForfeitReason,
+    },
+}
+
+impl DealEnd {
+    /// Snake-case name: `played_out`, `declarer_took_trick`, `defenders_took_trick`,
+    /// `declarer_resigned`, `defenders_resigned`, `forfeit`, `passed_in`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            DealEnd::PassedIn => "passed_in",
+            DealEnd::PlayedOut => "played_out",
+            DealEnd::DeclarerTookTrick => "declarer_took_trick",
+            DealEnd::DefendersTookTrick => "defenders_took_trick",
+            DealEnd::DeclarerResigned => "declarer_resigned",
+            DealEnd::DefendersResigned => "defenders_resigned",
+            DealEnd::Forfeit { .. } => "forfeit",
+        }
+    }
+}
 
 /// The result of a finished deal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -111,25 +152,40 @@ impl Outcome {
     }
 }
 
-/// Scores a finished deal (called by [`Deal::outcome`]).
-pub(crate) fn outcome(deal: &Deal, end: DealEnd) -> Outcome {
-    let (Some(declarer), Some(contract)) = (deal.declarer(), deal.contract()) else {
+/// What a finished deal's score depends on (gathered by [`crate::Deal::outcome`]): the
+/// scoring needs these facts, not the deal, so it sits beside the deal rather than on it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Played {
+    pub(crate) declarer: Option<Position>,
+    pub(crate) contract: Option<Contract>,
+    pub(crate) bid: Option<Bid>,
+    /// Played without picking up the skat.
+    pub(crate) hand: bool,
+    /// The declarer's ten cards as dealt and the skat (for the matadors).
+    pub(crate) matador_cards: CardSet,
+    /// The skat that counts for the declarer: the two cards put away, or the skat of a hand game.
+    pub(crate) skat: CardSet,
+    /// The cards in the declarer's tricks.
+    pub(crate) declarer_won: CardSet,
+    pub(crate) declarer_tricks: u8,
+}
+
+/// Scores a finished deal (called by [`crate::Deal::outcome`]).
+pub(crate) fn outcome(deal: &Played, end: DealEnd) -> Outcome {
+    let (Some(declarer), Some(contract)) = (deal.declarer, deal.contract) else {
         return match end {
             DealEnd::Forfeit { position, reason } => Outcome::Penalty(Penalty {
                 offender: position,
                 reason,
-                value: deal.bid().map_or(18, Bid::value),
+                value: deal.bid.map_or(18, Bid::value),
             }),
             _ => Outcome::PassedIn,
         };
     };
-    let bid = deal.bid().unwrap_or(Bid::MIN);
-    let hand = !deal.skat_picked_up();
-    let dealt = deal.dealt();
-    let skat_points = if hand { dealt.skat } else { deal.discards() };
-    let (declarer_won, _) = deal.won_cards();
-    let points = (declarer_won | skat_points).points() as u8;
-    let tricks = deal.declarer_tricks();
+    let bid = deal.bid.unwrap_or(Bid::MIN);
+    let hand = deal.hand;
+    let points = (deal.declarer_won | deal.skat).points() as u8;
+    let tricks = deal.declarer_tricks;
     let declarer_gave_up = match end {
         DealEnd::DeclarerResigned => true,
         DealEnd::Forfeit { position, .. } => position == declarer,
@@ -157,7 +213,7 @@ pub(crate) fn outcome(deal: &Deal, end: DealEnd) -> Outcome {
         return Outcome::Game(GameResult { value, won: tricks == 0 && !declarer_gave_up, ..base });
     }
 
-    let matadors = contract.game.matadors(dealt.hand(declarer) | dealt.skat);
+    let matadors = contract.game.matadors(deal.matador_cards);
     let v = valuation(contract, hand, matadors, bid, points, tricks);
     Outcome::Game(GameResult {
         matadors,

@@ -22,7 +22,7 @@ use std::path::PathBuf;
 use skat_proto::pb::skat_service_client::SkatServiceClient;
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint, Identity};
 
-use crate::client::SdkError;
+use crate::error::SdkError;
 
 /// A server and how to reach it (see the module header).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -192,7 +192,8 @@ fn fn_name(line: &str) -> Option<String> {
             "pub" | "async" | "const" | "unsafe" | "extern" => continue,
             _ if w.starts_with("pub(") => continue,
             "fn" => {
-                let name: String = words.peek()?.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                let name: String =
+                    words.peek()?.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
                 return (!name.is_empty()).then_some(name);
             }
             _ => return None,

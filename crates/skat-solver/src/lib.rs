@@ -5,7 +5,7 @@
 //! |---|---|
 //! | cards | renumbered per game type (`layout.rs`) so that following suit, beating a card and finding equal cards are bit operations |
 //! | search | alpha-beta over the cards played, declarer maximising, defenders minimising together; the last trick is played out, not searched |
-//! | transposition table | at trick boundaries (`table.rs`): one `u64` per entry, named by the cards still in play and the leader (within a deal that says who holds what); bounds of the points still to come and the lead that decided |
+//! | transposition table | at trick boundaries (`transposition.rs`): one `u64` per entry, named by the cards still in play and the leader (within a deal that says who holds what); bounds of the points still to come and the lead that decided |
 //! | enhanced transposition cutoff | the third card of a trick looks up every boundary it could lead to, all at once, before searching any |
 //! | fewer moves | equivalent cards (same player, same suit class, no live card between them, equal points) are searched once; of such a group with unequal points only one card is searched when the trick's side is already settled (`dominated`: the most points when it is mine, the fewest when it is theirs), which takes 2.4x fewer nodes in grands |
 //! | move order | the table's best lead, then leads no opponent can beat (most points first), leads that cut off before (history), strong leads first, a defender's trumps last; following: cards that take the trick first, a side that is winning the trick adds points, a losing side keeps them |
@@ -19,7 +19,7 @@
 pub mod analysis;
 mod layout;
 mod order;
-mod table;
+mod transposition;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -29,7 +29,7 @@ use order::ordered_moves;
 use skat_engine::{Card, CardSet, GameType};
 
 use layout::Layout;
-use table::{Entry, Table};
+use transposition::{Entry, Table};
 
 /// A card-play position: who holds what, the trick on the table, what is already won.
 /// Positions are 0 forehand, 1 middlehand, 2 rearhand.
@@ -362,7 +362,7 @@ impl Solver {
         // cache miss).
         let boundary = n.len == 0 && left > TABLE_FROM;
         let (alpha0, beta0) = (alpha, beta);
-        let k = if boundary { table::key(cards, n.leader) } else { 0 };
+        let k = if boundary { transposition::key(cards, n.leader) } else { 0 };
         let known = if boundary { self.table.get(k) } else { None };
         if let Some(e) = known {
             let (lo, hi) = (base + e.lower, base + e.upper);
@@ -457,7 +457,7 @@ impl Solver {
             if cx.null { 0 } else { l.points[usize::from(n.trick[0])] + l.points[usize::from(n.trick[1])] };
         for (i, &card) in moves.iter().enumerate() {
             let leader = if l.beats(card, w) { (n.leader + 2) % 3 } else { ws };
-            keys[i] = table::key(cards & !(1 << card), leader);
+            keys[i] = transposition::key(cards & !(1 << card), leader);
             bases[i] = if leader == cx.declarer && !cx.null {
                 n.points + on_table + l.points[usize::from(card)]
             } else {

@@ -85,7 +85,7 @@ pub fn run(mut args: Args) -> CmdResult {
     }
     // Checks the strategy's name before anything connects.
     Strategy::parse(&args.strategy, args.seed)?;
-    super::serve::init_tracing(super::serve::LogFormat::Text);
+    super::process::init_tracing(super::process::LogFormat::Text);
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let on_illegal: OnIllegal = args.on_illegal.parse()?;
     let Some(table) = args.table.clone() else {

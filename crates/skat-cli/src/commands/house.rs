@@ -52,7 +52,7 @@ pub struct Budget {
 
 /// `skat house-bots`: hosts the bots against a server, until stopped.
 pub fn run(args: Args) -> CmdResult {
-    super::serve::init_tracing(super::serve::LogFormat::Text);
+    super::process::init_tracing(super::process::LogFormat::Text);
     check(&args.bots)?;
     let admin = args.conn.admin_token.clone().ok_or("house bots need the admin token (--admin-token)")?;
     for bot in spawn(args.conn.server.address(), admin, args.bots, args.budget)? {

@@ -15,6 +15,7 @@ pub mod hosted;
 pub mod house;
 pub mod leaderboard;
 pub mod loadbench;
+pub mod process;
 pub mod replay;
 pub mod runner;
 pub mod selfplay;

@@ -229,7 +229,7 @@ pub fn run(mut args: Args) -> CmdResult {
     if let Some(image) = &args.print_pod {
         return print_pod(&args, image);
     }
-    super::serve::init_tracing(super::serve::LogFormat::Text);
+    super::process::init_tracing(super::process::LogFormat::Text);
     let token = token_of(args.runner_token.as_ref(), args.runner_token_file.as_ref())?;
     let address = args.server.address();
     address.check_secret("runner token")?;
@@ -245,7 +245,7 @@ pub fn run(mut args: Args) -> CmdResult {
     rt.block_on(async move {
         let (tx, rx) = tokio::sync::watch::channel(false);
         tokio::spawn(async move {
-            super::serve::shutdown_signal().await;
+            super::process::shutdown_signal().await;
             let _ = tx.send(true);
         });
         skat_host::run(config, rx).await

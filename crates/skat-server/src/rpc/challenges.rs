@@ -6,7 +6,7 @@ use skat_proto::pb;
 use tonic::{Request, Status};
 
 use super::access::bearer;
-use super::project;
+use super::projection;
 use super::service::SkatServer;
 use crate::table::settings;
 
@@ -25,7 +25,7 @@ pub(crate) async fn challenge(
         settings::time_control(r.time_control.map(|t| (t.action_ms, t.deal_ms)), &s.config)?;
     let terms = ChallengeTerms { seats, deals, lists: r.lists, action_ms, deal_ms, rated: r.rated };
     let c = s.competitions.challenge(&account, &r.opponents, terms).await?;
-    Ok(pb::ChallengeResponse { challenge: Some(project::challenge_info(&c)) })
+    Ok(pb::ChallengeResponse { challenge: Some(projection::challenge_info(&c)) })
 }
 
 /// AnswerChallenge: an opponent's bot token.
@@ -37,7 +37,7 @@ pub(crate) async fn answer(
     let account = s.competitions.authenticate(token.as_deref()).await?;
     let r = request.get_ref();
     let c = s.competitions.answer_challenge(&account, &r.challenge_id, r.accept).await?;
-    Ok(pb::AnswerChallengeResponse { challenge: Some(project::challenge_info(&c)) })
+    Ok(pb::AnswerChallengeResponse { challenge: Some(projection::challenge_info(&c)) })
 }
 
 /// ListChallenges: the account's, newest first.
@@ -48,5 +48,5 @@ pub(crate) async fn list(
     let token = bearer(request.metadata())?;
     let account = s.competitions.authenticate(token.as_deref()).await?;
     let all = s.competitions.challenges_of(&account, request.get_ref().pending_only).await?;
-    Ok(pb::ListChallengesResponse { challenges: all.iter().map(project::challenge_info).collect() })
+    Ok(pb::ListChallengesResponse { challenges: all.iter().map(projection::challenge_info).collect() })
 }

@@ -1,7 +1,7 @@
 //! The competition RPCs: RegisterBot, UpdateBot, Lobby, CreateTournament,
 //! GetTournament, ListTournaments, GetLeaderboard, GetBot, and the operator's
 //! UpdateTournament, ListBots and ListAuditLog (admin token, checked by [`admin_of`]). Each converts the request,
-//! calls the competition room, and shows its answer with [`super::project`].
+//! calls the competition room, and shows its answer with [`super::projection`].
 
 use std::pin::Pin;
 
@@ -13,7 +13,7 @@ use tonic::{Code, Request, Status};
 
 use super::access::{Access, bearer};
 use super::limits::client_of;
-use super::project;
+use super::projection;
 use super::refusal::Refusal;
 use super::service::SkatServer;
 use crate::competition::accounts::BotChange;
@@ -69,7 +69,7 @@ pub(crate) async fn update_bot(
     let view = s.competitions.operator_view(account).await?;
     Ok(pb::UpdateBotResponse {
         bot_token: token.map(|t| t.reveal().to_string()).unwrap_or_default(),
-        bot: Some(project::bot_account(view)),
+        bot: Some(projection::bot_account(view)),
     })
 }
 
@@ -84,7 +84,7 @@ pub(crate) async fn list_bots(
         .competitions
         .list_bots(&admin, &r.query, r.include_removed, r.online_only, (r.offset, r.page_size))
         .await?;
-    Ok(pb::ListBotsResponse { bots: bots.into_iter().map(project::bot_account).collect() })
+    Ok(pb::ListBotsResponse { bots: bots.into_iter().map(projection::bot_account).collect() })
 }
 
 /// ListAuditLog (admin): what was done with the admin token, newest first.
@@ -95,7 +95,7 @@ pub(crate) async fn list_audit_log(
     let admin = admin_of(s, &request)?;
     let r = request.get_ref();
     let entries = s.competitions.audit_log(&admin, &r.target, r.offset, r.page_size).await?;
-    Ok(pb::ListAuditLogResponse { entries: entries.into_iter().map(project::audit_entry).collect() })
+    Ok(pb::ListAuditLogResponse { entries: entries.into_iter().map(projection::audit_entry).collect() })
 }
 
 /// UpdateTournament (admin): cancel, pause, resume, move the start.
@@ -122,7 +122,7 @@ pub(crate) async fn update_tournament(
     };
     let row = s.competitions.update_tournament(&r.tournament_id, action, r.start_ms, &admin).await?;
     let listing = s.competitions.listing_of(row).await?;
-    Ok(pb::UpdateTournamentResponse { tournament: Some(project::tournament_summary(listing)) })
+    Ok(pb::UpdateTournamentResponse { tournament: Some(projection::tournament_summary(listing)) })
 }
 
 /// Lobby: the account's seats, now and as they are handed out, until the client goes or
@@ -156,8 +156,8 @@ pub(crate) async fn lobby(s: &SkatServer, request: Request<pb::LobbyRequest>) ->
                 note = seats.recv() => {
                     let Some(note) = note else { return };
                     let kind = match note {
-                        LobbyNote::Seat(seat) => pb::lobby_response::Kind::SeatAssigned(project::seat_assigned(seat)),
-                        LobbyNote::Challenge(c) => pb::lobby_response::Kind::ChallengeOffered(project::challenge_info(&c)),
+                        LobbyNote::Seat(seat) => pb::lobby_response::Kind::SeatAssigned(projection::seat_assigned(seat)),
+                        LobbyNote::Challenge(c) => pb::lobby_response::Kind::ChallengeOffered(projection::challenge_info(&c)),
                     };
                     let event = pb::LobbyResponse { kind: Some(kind) };
                     if tx.send(Ok(event)).await.is_err() {
@@ -240,7 +240,7 @@ pub(crate) async fn get_tournament(
 ) -> Result<pb::GetTournamentResponse, Status> {
     s.admit(request.metadata(), Access::Read).await?;
     let details = s.competitions.tournament(&request.get_ref().tournament_id).await?;
-    let mut tournament = project::tournament(details);
+    let mut tournament = projection::tournament(details);
     let pinned = s.hosting.pinned_names(&tournament.tournament_id).await?;
     tournament.hosted = !pinned.is_empty();
     tournament.versions =
@@ -256,7 +256,7 @@ pub(crate) async fn get_leaderboard(
     s.admit(request.metadata(), Access::Read).await?;
     let r = request.get_ref();
     let rows = s.competitions.leaderboard(r.offset, r.page_size).await?;
-    Ok(pb::GetLeaderboardResponse { entries: rows.into_iter().map(project::leaderboard_entry).collect() })
+    Ok(pb::GetLeaderboardResponse { entries: rows.into_iter().map(projection::leaderboard_entry).collect() })
 }
 
 /// ListTournaments: a page, newest first.
@@ -268,7 +268,7 @@ pub(crate) async fn list_tournaments(
     let r = request.get_ref();
     let listed = s.competitions.list_tournaments(r.offset, r.page_size, r.include_casual).await?;
     Ok(pb::ListTournamentsResponse {
-        tournaments: listed.into_iter().map(project::tournament_summary).collect(),
+        tournaments: listed.into_iter().map(projection::tournament_summary).collect(),
     })
 }
 
@@ -279,5 +279,5 @@ pub(crate) async fn get_bot(
 ) -> Result<pb::GetBotResponse, Status> {
     s.admit(request.metadata(), Access::Read).await?;
     let bot = s.competitions.bot(&request.get_ref().name).await?;
-    Ok(pb::GetBotResponse { bot: Some(project::bot(bot)) })
+    Ok(pb::GetBotResponse { bot: Some(projection::bot(bot)) })
 }

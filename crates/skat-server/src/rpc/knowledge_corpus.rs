@@ -30,7 +30,7 @@ use skat_engine::random::RandomPlayer;
 use skat_engine::{Action, Announcement, GameType, LegalActions, MatchConfig, Seat, SeatView};
 use skat_proto::{convert, pb};
 
-use super::project;
+use super::projection;
 use crate::secret::TokenHash;
 use crate::table::{Table, TableConfig, TableEvent, TableId};
 
@@ -336,7 +336,7 @@ fn play(case: &mut Case) -> Played {
         assert!(guard < 10_000, "{}: the driver does not end the list", case.name);
         for (i, (watcher, from)) in case.watchers.iter().enumerate() {
             if snapshots[i].is_none() && *from == Some(t.seq()) {
-                snapshots[i] = Some(project::table_view(&t, *watcher, t0));
+                snapshots[i] = Some(projection::table_view(&t, *watcher, t0));
             }
         }
         let seat = t.seat_to_move().expect("somebody moves");
@@ -391,7 +391,7 @@ fn stream(
     let mut expected = Vec::new();
     let mut truth = SeatView::new(watcher);
     let start = snapshot.as_ref().map_or(0, |s| s.seq);
-    let events = project::events_after(t, 0, t.seq(), watcher, usize::MAX);
+    let events = projection::events_after(t, 0, t.seq(), watcher, usize::MAX);
     for (i, (entry, event)) in t.log.iter().zip(&events).enumerate() {
         if let TableEvent::Game(g) = &entry.event {
             truth.apply(&g.seen_by(watcher));

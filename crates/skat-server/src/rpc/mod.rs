@@ -18,7 +18,7 @@
 //! | what the server allows and its settings (GetServerInfo) | [`server_info`] |
 //! | bearer tokens and the `--anonymous` policy | [`access`] |
 //! | every domain error as a status with `ErrorInfo` | [`refusal`] |
-//! | the domain as protobuf | [`project`] |
+//! | the domain as protobuf (a projection of the tables and competitions) | [`projection`] |
 //! | spans, metrics, refusal logs, client-fault codes for every call (a tower layer) | [`edge`] |
 //! | what each client address holds: tables, streams, connections | [`limits`] |
 //! | who the client is, also behind a trusted proxy | [`peer`] |
@@ -30,13 +30,14 @@ pub(crate) mod actions;
 pub(crate) mod analysis;
 pub(crate) mod challenges;
 pub(crate) mod competitions;
+mod dispatch;
 pub(crate) mod edge;
 pub(crate) mod hosting;
 #[cfg(test)]
 mod knowledge_corpus;
 pub(crate) mod limits;
 pub(crate) mod peer;
-pub(crate) mod project;
+pub(crate) mod projection;
 pub(crate) mod refusal;
 pub(crate) mod server_info;
 pub(crate) mod service;

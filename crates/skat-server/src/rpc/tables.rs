@@ -25,7 +25,7 @@ use tonic::{Code, Request, Status};
 
 use super::access::{Access, bearer, no_token, seat_in};
 use super::limits::{Resource, client_of};
-use super::project;
+use super::projection;
 use super::refusal::Refusal;
 use super::service::{SkatServer, record_table};
 use crate::secret::{SeatToken, TokenHash, random_u64, same_token};
@@ -157,7 +157,7 @@ pub(crate) async fn create(
         let code = join_code.as_ref().map_or("", SeatToken::reveal);
         s.competitions.seat_bots(&handle, &id, code, bots).await?;
     }
-    let view = project::table_view(&*handle.settled().await, None, Instant::now());
+    let view = projection::table_view(&*handle.settled().await, None, Instant::now());
     // A table made with the admin token is an admin action: the audit log has it.
     if let Ok(admin) = s.competitions.admin(bearer(request.metadata())?.as_deref(), ip) {
         let open = if join_code.is_some() { "private (a join code)" } else { "open to everybody" };
@@ -239,7 +239,7 @@ pub(crate) async fn list(
         Some(last) if rows.len() == limit => format!("{}.{}", last.created_ms, last.table_id),
         _ => String::new(),
     };
-    Ok(pb::ListTablesResponse { tables: rows.iter().map(project::summary).collect(), next_page_token })
+    Ok(pb::ListTablesResponse { tables: rows.iter().map(projection::summary).collect(), next_page_token })
 }
 
 /// JoinTable: a seat, its token, and the table as that seat sees it.
@@ -266,7 +266,7 @@ pub(crate) async fn join(
         .mutate(&s.journal, &s.metrics, |t| -> Result<_, TableError> {
             let now = Instant::now();
             let joined = t.join_keyed(&name, seat, &req.join_code, token.hash(), key, now)?;
-            Ok((joined, project::table_view(t, Some(joined.seat), now)))
+            Ok((joined, projection::table_view(t, Some(joined.seat), now)))
         })
         .await??;
     tracing::info!(seat = %joined.seat, rejoined = joined.rejoined, "seat taken");
@@ -316,7 +316,7 @@ pub(crate) async fn get(
     };
     let t = handle.settled().await;
     let viewer = token.map(|token| seat_in(&t, &token)).transpose()?;
-    let mut view = project::table_view(&t, viewer, Instant::now());
+    let mut view = projection::table_view(&t, viewer, Instant::now());
     if let Some((id, name)) = tournament {
         view.tournament_id = id.to_string();
         view.tournament_name = name;

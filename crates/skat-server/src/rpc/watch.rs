@@ -26,7 +26,7 @@ use tokio_stream::Stream;
 use tonic::{Code, Request, Status};
 
 use super::access::{Access, bearer, seat_in};
-use super::project;
+use super::projection;
 use super::refusal::Refusal;
 use super::service::{SkatServer, record_table};
 use crate::secret::TokenHash;
@@ -152,7 +152,7 @@ impl Feed {
                         .status(),
                     ));
                 }
-                let events = project::events_after(&t, self.cursor, until, self.watcher.seat(), BATCH);
+                let events = projection::events_after(&t, self.cursor, until, self.watcher.seat(), BATCH);
                 let last = events.last().map_or(self.cursor, |e| e.seq);
                 (events, last >= until, t.is_finished() && until >= t.seq())
             };
@@ -255,7 +255,7 @@ pub(crate) async fn watch(
     let slot = StreamSlot::open(&handle, watcher.seat(), &s.config, &s.metrics).map_err(Refusal::from)?;
     let (first, cursor) = match request.get_ref().after_seq {
         None => {
-            let snapshot = project::table_view(&t, watcher.seat(), Instant::now());
+            let snapshot = projection::table_view(&t, watcher.seat(), Instant::now());
             let seq = snapshot.seq;
             (Some(pb::WatchTableResponse { kind: Some(WatchKind::Snapshot(snapshot)) }), seq)
         }

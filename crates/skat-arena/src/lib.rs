@@ -50,9 +50,9 @@ impl Entry {
 pub enum Mode {
     /// Straight on the engine, no network: thousands of deals per second.
     InProcess,
-    /// A server started inside the arena, over real gRPC on loopback.
-    Embedded,
-    /// A running server at this address (TLS when `https://`).
+    /// A running server at this address (TLS when `https://`): one of the operator's, or
+    /// one `skat arena` starts in its own process on loopback (the arena library runs no
+    /// server of its own).
     Remote(skat_sdk::ServerAddress),
 }
 

@@ -286,16 +286,9 @@ pub async fn run(
     validate(config)?;
     let plans = config.plan();
     let bar = progress(config, plans.len());
-    let mut server = None;
     let url = match &config.mode {
         Mode::InProcess => None,
         Mode::Remote(u) => Some(u.clone()),
-        Mode::Embedded => {
-            let (stop, running) = embedded(config, plans.len()).await?;
-            let url = ServerAddress::new(&format!("http://{}", running.addr));
-            server = Some((stop, running));
-            Some(url)
-        }
     };
     let config = Arc::new(config.clone());
     let outcomes = match url {
@@ -303,10 +296,6 @@ pub async fn run(
         Some(url) => on_server(&config, plans, url, on_open, &bar).await?,
     };
     bar.finish_and_clear();
-    if let Some((stop, running)) = server {
-        let _ = stop.send(());
-        let _ = running.task.await;
-    }
     let standings = standings::compute(&config, &outcomes);
     Ok((outcomes, standings))
 }
@@ -325,32 +314,6 @@ fn progress(config: &ArenaConfig, tables: usize) -> indicatif::ProgressBar {
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     bar
-}
-
-/// A server of the arena's own on loopback, with room for every table; it stops when the
-/// sender is used.
-async fn embedded(
-    config: &ArenaConfig,
-    tables: usize,
-) -> Result<(tokio::sync::oneshot::Sender<()>, skat_server::RunningServer), ArenaError> {
-    let cfg = skat_server::ServerConfig {
-        addr: "127.0.0.1:0".parse().map_err(|e| ArenaError::Config(format!("{e}")))?,
-        max_tables: tables + 16,
-        // One local client (this arena and the open seats' bots) plays every table.
-        max_tables_per_client: tables + 16,
-        max_streams_per_client: usize::MAX,
-        max_connections_per_client: usize::MAX,
-        max_deals: config.deals.max(skat_server::ServerConfig::default().max_deals),
-        default_action_ms: 0,
-        default_deal_ms: 0,
-        ..skat_server::ServerConfig::default()
-    };
-    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    let running = skat_server::start(cfg, async move {
-        let _ = rx.await;
-    })
-    .await?;
-    Ok((tx, running))
 }
 
 /// In process: one thread per worker, each playing its share of the tables in a row (a

@@ -107,12 +107,33 @@ async fn heuristic_beats_random_by_a_significant_margin() {
     assert!(standings.to_text().contains("paired, on the same deals"));
 }
 
+/// A server of the test's own on loopback (the arena runs no server: `skat arena` starts
+/// one like this when it is given neither `--in-process` nor `--server`).
+async fn embedded() -> (Mode, tokio::sync::oneshot::Sender<()>) {
+    let cfg = skat_server::ServerConfig {
+        addr: "127.0.0.1:0".parse().unwrap(),
+        max_tables_per_client: 1000,
+        max_streams_per_client: usize::MAX,
+        max_connections_per_client: usize::MAX,
+        default_action_ms: 0,
+        default_deal_ms: 0,
+        ..skat_server::ServerConfig::default()
+    };
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let running = skat_server::start(cfg, async move {
+        let _ = rx.await;
+    })
+    .await
+    .unwrap();
+    (Mode::Remote(skat_sdk::ServerAddress::new(&format!("http://{}", running.addr))), tx)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn embedded_server_and_in_process_agree_on_the_same_competition() {
     // Random bots are seeded per seat and table, and the heuristic is deterministic, so
     // the same competition gives the same records over gRPC as on the engine.
-    let grpc =
-        run(&config(&["heuristic", "random", "heuristic"], 1, 6, Mode::Embedded), no_open()).await.unwrap();
+    let (server, _stop) = embedded().await;
+    let grpc = run(&config(&["heuristic", "random", "heuristic"], 1, 6, server), no_open()).await.unwrap();
     let local =
         run(&config(&["heuristic", "random", "heuristic"], 1, 6, Mode::InProcess), no_open()).await.unwrap();
     for (a, b) in grpc.0.iter().zip(&local.0) {
@@ -142,7 +163,8 @@ async fn an_open_seat_played_from_outside_finishes_a_36_deal_list() {
             skat_sdk::play::play_with_token(&server, &table, &token, &mut bot).await.unwrap();
         });
     });
-    let cfg = config(&["heuristic", "random", "open:mybot"], 1, 36, Mode::Embedded);
+    let (server, _stop) = embedded().await;
+    let cfg = config(&["heuristic", "random", "open:mybot"], 1, 36, server);
     assert_eq!(cfg.label(2), "mybot", "an open seat carries its name into the standings");
     let (outcomes, standings) = tokio::time::timeout(std::time::Duration::from_secs(300), run(&cfg, on_open))
         .await

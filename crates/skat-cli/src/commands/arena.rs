@@ -87,20 +87,43 @@ pub struct Args {
     max_lists: u32,
 }
 
-/// Where the arena's tables are played: in this process, on an embedded server, or on a
-/// server named by `--server` (with its TLS settings).
-fn mode_of(args: &Args) -> Mode {
-    if args.in_process {
-        Mode::InProcess
-    } else if let Some(url) = &args.server {
-        Mode::Remote(
-            skat_sdk::ServerAddress::new(url)
-                .with_ca_file(args.ca_file.clone())
-                .allow_plain_text(args.insecure),
-        )
-    } else {
-        Mode::Embedded
+/// Where the arena's tables are played: in this process, on a server named by `--server`
+/// (with its TLS settings), or on a server this command starts on loopback (`embedded`).
+fn mode_of(args: &Args, embedded: Option<&skat_server::RunningServer>) -> Mode {
+    match (&args.server, embedded) {
+        _ if args.in_process => Mode::InProcess,
+        (Some(url), _) => Mode::Remote(
+            skat_sdk::ServerAddress::new(url).with_ca_file(args.ca_file.clone()).allow_plain_text(args.insecure),
+        ),
+        (None, Some(server)) => Mode::Remote(skat_sdk::ServerAddress::new(&format!("http://{}", server.addr))),
+        (None, None) => Mode::InProcess,
     }
+}
+
+/// A server of the arena's own on loopback (neither `--in-process` nor `--server`), with
+/// room for every table; it stops when the sender is used.
+async fn embedded_server(
+    args: &Args,
+    tables: usize,
+) -> Result<(tokio::sync::oneshot::Sender<()>, skat_server::RunningServer), Box<dyn std::error::Error>> {
+    let cfg = skat_server::ServerConfig {
+        addr: "127.0.0.1:0".parse()?,
+        max_tables: tables + 16,
+        // One local client (this arena and the open seats' bots) plays every table.
+        max_tables_per_client: tables + 16,
+        max_streams_per_client: usize::MAX,
+        max_connections_per_client: usize::MAX,
+        max_deals: args.deals.max(skat_server::ServerConfig::default().max_deals),
+        default_action_ms: 0,
+        default_deal_ms: 0,
+        ..skat_server::ServerConfig::default()
+    };
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let running = skat_server::start(cfg, async move {
+        let _ = rx.await;
+    })
+    .await?;
+    Ok((tx, running))
 }
 
 /// Prints each open seat (a seat for a bot of the reader's own) with its token and the
@@ -133,16 +156,15 @@ fn open_seat_printer() -> Arc<dyn Fn(&OpenSeat) + Send + Sync> {
 
 pub fn run_cmd(args: Args) -> CmdResult {
     let entries = args.bots.iter().map(|b| Entry::parse(b)).collect::<Result<Vec<_>, _>>()?;
-    let mode = mode_of(&args);
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let config = ArenaConfig {
+    let mut config = ArenaConfig {
         entries,
         deals: args.deals,
         lists: args.lists,
         seed: args.seed,
         duplicate: !args.no_duplicate,
         parallel: args.parallel.unwrap_or(2 * cores),
-        mode,
+        mode: Mode::InProcess,
         records_dir: (!args.no_records).then(|| args.records.clone()),
         action_ms: args.action_timeout.as_millis() as u64,
         progress: !args.json && !args.csv,
@@ -157,6 +179,16 @@ pub fn run_cmd(args: Args) -> CmdResult {
     );
     let on_open = open_seat_printer();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    // Neither in process nor on a named server: on one started here, with room for every
+    // table the run can hold at once (a sequential test: up to --max-lists).
+    let lists = if args.sprt { args.max_lists } else { args.lists };
+    let tables = ArenaConfig { lists, ..config.clone() }.plan().len();
+    let embedded = match (args.in_process, &args.server) {
+        (false, None) => Some(runtime.block_on(embedded_server(&args, tables))?),
+        _ => None,
+    };
+    config.mode = mode_of(&args, embedded.as_ref().map(|(_, s)| s));
+    let _stop = embedded.map(|(stop, _)| stop);
     let started = std::time::Instant::now();
     if args.sprt {
         let test = Sprt::new(args.d0, args.d1, args.alpha, args.beta)?;

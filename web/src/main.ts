@@ -26,13 +26,13 @@ import { LADDER, levelOf } from "./ladder";
 import { authed, contractName, dropSeat, seatControls, seatOf as heldSeat, type SeatAuth } from "./seat";
 import { positionName, ring, switches, tableKeys } from "./felt";
 import { endSheet } from "./sheet";
-import { cardPlayed, yourTurn } from "./sound";
+import { cueTracker } from "./sound";
 import { points } from "./value";
 import { append, h, link, table, when } from "./dom";
 import { cardSvg, sortHand } from "./cards";
 import {
   Announcement, BidCall, GameType, Phase, Position, TableFilter, TableStatus, TournamentFormat, TournamentStatus,
-  type DealEnded, type DealView, type TableView, type Tournament,
+  type DealEnded, type DealView, type Event as TableEvent, type TableView, type Tournament,
 } from "./gen/skat/v1/skat_pb";
 
 const app = document.getElementById("app") as HTMLElement;
@@ -140,6 +140,71 @@ async function tvView() {
   await liveView(playing[0].tableId, () => setTimeout(again, 5000));
 }
 
+/** One decision of this tab's seat: its buttons off until the table answers, a refusal
+ * shown (a stale one, when the table moved on meanwhile, is not: the next view asks
+ * again), then `after`. */
+function seatActs(after: () => void): (send: () => Promise<unknown>) => void {
+  return (send) => {
+    for (const b of Array.from(app.querySelectorAll<HTMLButtonElement>("#my-seat button"))) b.disabled = true;
+    send().catch((e: unknown) => {
+      if (e instanceof ConnectError && e.code === Code.Aborted) return;
+      const out = document.getElementById("my-error");
+      if (out) out.textContent = e instanceof ConnectError ? e.rawMessage : String(e);
+    }).finally(after);
+  };
+}
+
+/** Follows a table's stream, again after a second when it breaks, until the table is
+ * over, the reader left (`signal`), or it is lost before its first view. */
+async function follow(tableId: string, options: () => object, signal: AbortSignal, on: {
+  snapshot: (v: TableView) => void; event: (e: TableEvent) => void; over: () => boolean; lost: (e: unknown) => boolean;
+}) {
+  for (;;) {
+    try {
+      for await (const m of api.watchTable({ tableId }, options())) {
+        if (m.kind.case === "snapshot") on.snapshot(m.kind.value);
+        else if (m.kind.case === "event") on.event(m.kind.value);
+      }
+      if (on.over()) return;
+    } catch (e) {
+      if (signal.aborted || on.lost(e)) return;
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
+/** The latency from each event (its server time) to the render that shows it: kept for
+ * the browser test and the benchmark; bounded for a page left open for days. */
+function noteLatencies(waiting: { seq: number; at: number }[], seq: number) {
+  const now = Date.now();
+  while (waiting.length && waiting[0].seq <= seq) {
+    const w = waiting.shift();
+    if (w && probe.latencies.length < 100000) probe.latencies.push(now - w.at);
+  }
+  probe.renders++;
+}
+
+/** Focus after a redraw: the same control again, or when the control just used is gone
+ * (the card was played), the seat's first enabled control, not the top of the page. */
+function restoreFocus(focusedId: string | undefined) {
+  if (focusedId && document.getElementById(focusedId)) document.getElementById(focusedId)?.focus();
+  else if (focusedId && /^(card-|say-|declare-|hold$|pass$|pick-up$|play-hand$|discard$)/.test(focusedId)) {
+    app.querySelector<HTMLButtonElement>("#my-seat button:not(:disabled)")?.focus();
+  }
+}
+
+/** The clocks count down between events: seconds and the bar. */
+function tickClocks() {
+  for (const el of Array.from(app.querySelectorAll<HTMLElement>("[data-deadline]"))) {
+    const left = Math.max(0, Number(el.dataset.deadline) - Date.now());
+    el.textContent = `${(left / 1000).toFixed(0)} s`;
+  }
+  for (const el of Array.from(app.querySelectorAll<HTMLElement>("[data-deadline-bar]"))) {
+    const left = Math.max(0, Number(el.dataset.deadlineBar) - Date.now());
+    el.style.width = `${Math.min(100, (100 * left) / Math.max(1, Number(el.dataset.total)))}%`;
+  }
+}
+
 async function liveView(tableId: string, onEnd?: () => void) {
   const abort = new AbortController();
   // A seat this tab holds here (play.ts): the seat's view and decisions, else a spectator's.
@@ -152,18 +217,7 @@ async function liveView(tableId: string, onEnd?: () => void) {
   let again = false;
   const waiting: { seq: number; at: number }[] = [];
   let ticker: number | undefined;
-  // Sounds: your turn (when it becomes yours), a card played (when the trick grows).
-  let wasMyTurn = false;
-  let cardsSeen = -1;
-  const cues = (v: TableView) => {
-    const d = v.deal;
-    const mine = !!auth && d?.seatToMove === auth.seat && v.status === TableStatus.PLAYING;
-    if (mine && !wasMyTurn) yourTurn();
-    wasMyTurn = mine;
-    const played = d ? d.tricks.length * 3 + (d.currentTrick?.cards.length ?? 0) + d.number * 100 : -1;
-    if (cardsSeen >= 0 && played > cardsSeen) cardPlayed();
-    cardsSeen = played;
-  };
+  const cues = cueTracker();
 
   const refresh = async () => {
     if (fetching) { again = true; return; }
@@ -194,78 +248,35 @@ async function liveView(tableId: string, onEnd?: () => void) {
     if (!view || abort.signal.aborted) return;
     // A stream's snapshot does not say the tournament: GetTable did.
     if (!view.tournamentId && tournament) [view.tournamentId, view.tournamentName] = tournament;
-    const seq = Number(view.seq);
-    const now = Date.now();
-    while (waiting.length && waiting[0].seq <= seq) {
-      const w = waiting.shift();
-      // Kept for the browser test and the benchmark; bounded for a page left open for days.
-      if (w && probe.latencies.length < 100000) probe.latencies.push(now - w.at);
-    }
-    probe.renders++;
+    noteLatencies(waiting, Number(view.seq));
     const focusedId = document.activeElement?.id;
-    cues(view);
+    cues(view, auth?.seat);
     show(view.name || tableId, tableDom(view, lastEnded, tableId, auth, act, render));
     if (onEnd) {
       app.prepend(h("p", { class: "pill", id: "tv" }, t("table.tv")));
       if (view.status === TableStatus.FINISHED || view.status === TableStatus.ABANDONED) { onEnd(); onEnd = undefined; }
     }
-    if (focusedId && document.getElementById(focusedId)) document.getElementById(focusedId)?.focus();
-    else if (focusedId && /^(card-|say-|declare-|hold$|pass$|pick-up$|play-hand$|discard$)/.test(focusedId)) {
-      // The control just used is gone (the card was played): keyboard play goes on from
-      // the seat's first enabled control, not from the top of the page.
-      app.querySelector<HTMLButtonElement>("#my-seat button:not(:disabled)")?.focus();
-    }
+    restoreFocus(focusedId);
   };
 
-  // One decision of this tab's seat: a refusal is shown (a stale one, when the table
-  // moved on meanwhile, is not: the next view asks again).
-  const act = (send: () => Promise<unknown>) => {
-    for (const b of Array.from(app.querySelectorAll<HTMLButtonElement>("#my-seat button"))) b.disabled = true;
-    send().catch((e: unknown) => {
-      if (e instanceof ConnectError && e.code === Code.Aborted) return;
-      const out = document.getElementById("my-error");
-      if (out) out.textContent = e instanceof ConnectError ? e.rawMessage : String(e);
-    }).finally(() => void refresh());
-  };
+  const act = seatActs(() => void refresh());
 
   show(t("col.table"), h("h1", {}, t("col.table")), h("p", {}, t("table.connecting")));
-  const watch = async () => {
-    for (;;) {
-      try {
-        for await (const m of api.watchTable({ tableId }, options())) {
-          if (m.kind.case === "snapshot") {
-            view = m.kind.value;
-            render();
-          } else if (m.kind.case === "event") {
-            const e = m.kind.value;
-            if (e.kind.case === "dealEnded") lastEnded = e.kind.value;
-            if (waiting.length < 10000) waiting.push({ seq: Number(e.seq), at: Number(e.timeUnixMs) });
-            void refresh();
-          }
-        }
-        if (view && (view.status === TableStatus.FINISHED || view.status === TableStatus.ABANDONED)) return;
-      } catch (e) {
-        if (abort.signal.aborted) return;
-        if (!view) { failed(e); return; }
-      }
-      await new Promise((r) => setTimeout(r, 1000));
-    }
-  };
-  void watch();
+  void follow(tableId, options, abort.signal, {
+    snapshot: (v) => { view = v; render(); },
+    event: (e) => {
+      if (e.kind.case === "dealEnded") lastEnded = e.kind.value;
+      if (waiting.length < 10000) waiting.push({ seq: Number(e.seq), at: Number(e.timeUnixMs) });
+      void refresh();
+    },
+    over: () => !!view && (view.status === TableStatus.FINISHED || view.status === TableStatus.ABANDONED),
+    lost: (e) => { if (!view) { failed(e); return true; } return false; },
+  });
   // GetTable also says what the stream's snapshot does not (the tournament): once at the
   // start, then after every event.
   void refresh().catch(() => undefined);
   // The clocks count down between events.
-  ticker = window.setInterval(() => {
-    for (const el of Array.from(app.querySelectorAll<HTMLElement>("[data-deadline]"))) {
-      const left = Math.max(0, Number(el.dataset.deadline) - Date.now());
-      el.textContent = `${(left / 1000).toFixed(0)} s`;
-    }
-    for (const el of Array.from(app.querySelectorAll<HTMLElement>("[data-deadline-bar]"))) {
-      const left = Math.max(0, Number(el.dataset.deadlineBar) - Date.now());
-      el.style.width = `${Math.min(100, (100 * left) / Math.max(1, Number(el.dataset.total)))}%`;
-    }
-  }, 500);
+  ticker = window.setInterval(tickClocks, 500);
   const keys = tableKeys(render);
   leave = () => { abort.abort(); clearInterval(ticker); keys(); };
 }

@@ -3,6 +3,7 @@
 // them on (browsers allow sound only after a gesture), and the switch says whether they
 // are on and remembers it.
 import { h } from "./dom";
+import { TableStatus, type TableView } from "./gen/skat/v1/skat_pb";
 import { t } from "./i18n";
 
 const KEY = "skat-sound";
@@ -51,4 +52,20 @@ export function soundSwitch(): HTMLElement {
     if (soundOn()) cardPlayed();
   };
   return b;
+}
+
+/** Cues for a table's views as they come: "your turn" when it becomes `seat`'s turn, a
+ * click when the cards played grow. */
+export function cueTracker(): (v: TableView, seat: number | undefined) => void {
+  let wasMyTurn = false;
+  let cardsSeen = -1;
+  return (v, seat) => {
+    const d = v.deal;
+    const mine = seat !== undefined && d?.seatToMove === seat && v.status === TableStatus.PLAYING;
+    if (mine && !wasMyTurn) yourTurn();
+    wasMyTurn = mine;
+    const played = d ? d.tricks.length * 3 + (d.currentTrick?.cards.length ?? 0) + d.number * 100 : -1;
+    if (cardsSeen >= 0 && played > cardsSeen) cardPlayed();
+    cardsSeen = played;
+  };
 }

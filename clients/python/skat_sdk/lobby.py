@@ -75,40 +75,65 @@ def lobby(
     (:class:`~skat_sdk.PlainTextRefused`)."""
     home = server_address(server)
     home.check_secret("bot token")
-    finished: List[Finished] = []
-    lock = threading.Lock()
-    playing = {}  # table id -> (seat token, thread)
-    done = threading.Event()
-    streams = {}  # address -> the open lobby stream, to cancel when the last list is done
-    followed = set()  # replicas whose lobby is kept open too
+    options = _Options(make_bot, lists, max_tables, on_illegal, tuple(accept_challenges), open_tables)
+    state = _Lobby(home, bot_token, options)
+    state.keep(home, casual_seats, True)
+    return state.finished
 
-    ended = [0]  # tables played to their end or stopped on an error
 
-    def count_one():
-        with lock:
-            ended[0] += 1
-            if lists is not None and ended[0] >= lists:
-                done.set()
-                for stream in streams.values():
+class _Options:
+    """What a lobby was asked for (see :func:`lobby`)."""
+
+    def __init__(self, make_bot, lists, max_tables, on_illegal, accept_challenges, open_tables):
+        self.make_bot = make_bot
+        self.lists = lists
+        self.max_tables = max_tables
+        self.on_illegal = on_illegal
+        self.accept_challenges = accept_challenges
+        self.open_tables = open_tables
+
+
+class _Lobby:
+    """One account's lobbies (home, and the replicas followed for their seats) and the
+    seats being played, each in a thread of its own."""
+
+    def __init__(self, home: ServerAddress, bot_token: str, options: _Options):
+        self.home = home
+        self.bot_token = bot_token
+        self.o = options
+        self.finished: List[Finished] = []
+        self.lock = threading.Lock()
+        self.playing = {}  # table id -> (seat token, thread)
+        self.done = threading.Event()
+        self.streams = {}  # address -> the open lobby stream, to cancel when the last list is done
+        self.followed = set()  # replicas whose lobby is kept open too
+        self.ended = 0  # tables played to their end or stopped on an error
+
+    def count_one(self):
+        with self.lock:
+            self.ended += 1
+            if self.o.lists is not None and self.ended >= self.o.lists:
+                self.done.set()
+                for stream in self.streams.values():
                     stream.cancel()
 
-    def run(seat: Seat):
+    def run(self, seat: Seat):
         try:
-            result = play(seat, make_bot(), on_illegal=on_illegal)
+            result = play(seat, self.o.make_bot(), on_illegal=self.o.on_illegal)
         except grpc.RpcError as e:
-            with lock:
-                replaced = playing.get(seat.table_id, (seat.token,))[0] != seat.token
+            with self.lock:
+                replaced = self.playing.get(seat.table_id, (seat.token,))[0] != seat.token
             if replaced:
                 # A newer token for this seat replaced this one (after a restart): the
                 # newer thread plays on.
                 log.info("seat replaced: table=%s seat=%s", seat.table_id, seat.seat)
                 return
             log.warning("seat stopped: table=%s seat=%s error=%s", seat.table_id, seat.seat, errors.reason(e) or e.code())
-            count_one()
+            self.count_one()
             return
         except Exception as e:  # noqa: BLE001 - a bot's own bug must not end the lobby
             log.warning("seat stopped: table=%s seat=%s error=%r", seat.table_id, seat.seat, e)
-            count_one()
+            self.count_one()
             return
         mine = next((s for s in result.standings if s.seat == seat.seat), None)
         ranked = sorted(result.standings, key=lambda s: -s.seeger_fabian)
@@ -117,22 +142,22 @@ def lobby(
             "table finished: table=%s seat=%s seeger_fabian=%s plain=%s place=%s/%s",
             seat.table_id, seat.seat, mine.seeger_fabian if mine else 0, mine.plain if mine else 0, place, len(ranked),
         )
-        with lock:
-            finished.append(result)
-        count_one()
+        with self.lock:
+            self.finished.append(result)
+        self.count_one()
 
-    def follow(address: str):
-        with lock:
-            if address in followed or address == home.url:
+    def follow(self, address: str):
+        with self.lock:
+            if address in self.followed or address == self.home.url:
                 return
-            followed.add(address)
+            self.followed.add(address)
         log.info("following a seat to the replica at %s", address)
-        threading.Thread(target=keep, args=(home.at(address), 0, False), daemon=True).start()
+        threading.Thread(target=self.keep, args=(self.home.at(address), 0, False), daemon=True).start()
 
-    def answer(server: ServerAddress, offer):
-        accept = accepts(accept_challenges, offer.challenger)
+    def answer(self, server: ServerAddress, offer):
+        accept = accepts(self.o.accept_challenges, offer.challenger)
         try:
-            answer_challenge(server, bot_token, offer.challenge_id, accept)
+            answer_challenge(server, self.bot_token, offer.challenge_id, accept)
             log.info(
                 "challenge %s: challenge=%s challenger=%s",
                 "accepted" if accept else "declined", offer.challenge_id, offer.challenger,
@@ -140,54 +165,64 @@ def lobby(
         except grpc.RpcError as e:
             log.warning("challenge not answered: challenge=%s error=%s", offer.challenge_id, errors.reason(e) or e.code())
 
-    def keep(server: ServerAddress, casual: int, primary: bool):
+    def seat(self, server: ServerAddress, s):
+        """A seat the lobby handed out: played in a thread of its own (a seat on another
+        replica, without its token: that replica's lobby is followed for it)."""
+        seat_server = server.at(s.owner_address) if s.owner_address else server
+        if not s.seat_token:
+            self.follow(seat_server.url)
+            return
+        with self.lock:
+            known = self.playing.get(s.table_id)
+            if known is not None and known[0] == s.seat_token:
+                return
+        log.info("seated: table=%s seat=%s tournament=%s", s.table_id, s.seat, s.tournament_id)
+        t = threading.Thread(
+            target=self.run, args=(Seat(seat_server, s.table_id, s.seat_token, s.seat, home=self.home),), daemon=True
+        )
+        with self.lock:
+            self.playing[s.table_id] = (s.seat_token, t)
+        t.start()
+
+    def listen(self, server: ServerAddress, stub, casual: int, primary: bool):
+        """One lobby stream to its end: seats and challenges as they come."""
+        # Challenges only at home: a followed replica's lobby is for its seats.
+        request = pb.LobbyRequest(
+            max_tables=self.o.max_tables,
+            casual_seats=casual,
+            challenges=primary and bool(self.o.accept_challenges),
+            open_tables=primary and self.o.open_tables,
+        )
+        stream = stub.Lobby(request, metadata=(("authorization", f"Bearer {self.bot_token}"),))
+        with self.lock:
+            self.streams[server.url] = stream
+            if self.done.is_set():
+                stream.cancel()
+        log.info("lobby connected: server=%s", server.url)
+        for event in stream:
+            yield
+            if event.WhichOneof("kind") == "challenge_offered":
+                # Answered beside the stream: a slow answer holds no seat back.
+                threading.Thread(target=self.answer, args=(server, event.challenge_offered), daemon=True).start()
+                continue
+            if event.WhichOneof("kind") != "seat_assigned":
+                continue
+            self.seat(server, event.seat_assigned)
+            if self.done.is_set():
+                break
+
+    def keep(self, server: ServerAddress, casual: int, primary: bool):
+        """Keeps a lobby open until the last list is done, reconnecting after a break (the
+        home lobby's refusal ends the bot; a followed replica's only that lobby)."""
         address = server.url
         failures = 0
-        while not done.is_set():
+        while not self.done.is_set():
             channel = server.channel()
-            stub = rpc.SkatServiceStub(channel)
             try:
-                # Challenges only at home: a followed replica's lobby is for its seats.
-                request = pb.LobbyRequest(
-                    max_tables=max_tables,
-                    casual_seats=casual,
-                    challenges=primary and bool(accept_challenges),
-                    open_tables=primary and open_tables,
-                )
-                stream = stub.Lobby(request, metadata=(("authorization", f"Bearer {bot_token}"),))
-                with lock:
-                    streams[address] = stream
-                    if done.is_set():
-                        stream.cancel()
-                log.info("lobby connected: server=%s", address)
-                for event in stream:
+                for _ in self.listen(server, rpc.SkatServiceStub(channel), casual, primary):
                     failures = 0
-                    if event.WhichOneof("kind") == "challenge_offered":
-                        # Answered beside the stream: a slow answer holds no seat back.
-                        threading.Thread(target=answer, args=(server, event.challenge_offered), daemon=True).start()
-                        continue
-                    if event.WhichOneof("kind") != "seat_assigned":
-                        continue
-                    s = event.seat_assigned
-                    seat_server = server.at(s.owner_address) if s.owner_address else server
-                    if not s.seat_token:
-                        follow(seat_server.url)
-                        continue
-                    with lock:
-                        known = playing.get(s.table_id)
-                        if known is not None and known[0] == s.seat_token:
-                            continue
-                    log.info("seated: table=%s seat=%s tournament=%s", s.table_id, s.seat, s.tournament_id)
-                    t = threading.Thread(
-                        target=run, args=(Seat(seat_server, s.table_id, s.seat_token, s.seat, home=home),), daemon=True
-                    )
-                    with lock:
-                        playing[s.table_id] = (s.seat_token, t)
-                    t.start()
-                    if done.is_set():
-                        break
             except grpc.RpcError as e:
-                if done.is_set():
+                if self.done.is_set():
                     break
                 retryable = e.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.UNKNOWN, grpc.StatusCode.CANCELLED)
                 failures += 1
@@ -200,6 +235,3 @@ def lobby(
                 time.sleep(min(2.0, 0.1 * failures))
             finally:
                 channel.close()
-
-    keep(home, casual_seats, True)
-    return finished

@@ -93,9 +93,13 @@ fn mode_of(args: &Args, embedded: Option<&skat_server::RunningServer>) -> Mode {
     match (&args.server, embedded) {
         _ if args.in_process => Mode::InProcess,
         (Some(url), _) => Mode::Remote(
-            skat_sdk::ServerAddress::new(url).with_ca_file(args.ca_file.clone()).allow_plain_text(args.insecure),
+            skat_sdk::ServerAddress::new(url)
+                .with_ca_file(args.ca_file.clone())
+                .allow_plain_text(args.insecure),
         ),
-        (None, Some(server)) => Mode::Remote(skat_sdk::ServerAddress::new(&format!("http://{}", server.addr))),
+        (None, Some(server)) => {
+            Mode::Remote(skat_sdk::ServerAddress::new(&format!("http://{}", server.addr)))
+        }
         (None, None) => Mode::InProcess,
     }
 }

@@ -36,6 +36,8 @@ pub use config::{
     AnalysisConfig, Anonymous, Database, ForwardedHeader, HostingConfig, ServerConfig, TlsFiles,
 };
 pub use journal::recovery::Recovered;
+/// `skat backup`: a consistent, checked copy of a SQLite journal while the server runs.
+pub use store::backup;
 pub use metrics::{HostingMetrics, Metrics, cpu_seconds};
 pub use rpc::edge::METHODS;
 

@@ -1,10 +1,7 @@
-//! `skat backup`: a consistent copy of a SQLite journal, taken while the server runs.
-//!
-//! SQLite's `VACUUM INTO` writes a snapshot of one read transaction to a new file: every
-//! table, tournament, account and rating as they stood at one moment, never half of a
-//! commit, without stopping the server (the journal is in WAL mode, so the server keeps
-//! writing meanwhile). The copy is then opened and checked (`PRAGMA integrity_check`)
-//! and what it holds is counted, so a backup that cannot be restored is known at once.
+//! `skat backup`: a consistent copy of a SQLite journal, taken while the server runs
+//! (`skat_server::backup`, with the store that knows its tables: SQLite's `VACUUM INTO`, a
+//! snapshot of one read transaction, checked and counted; the journal is in WAL mode, so
+//! the server keeps writing meanwhile).
 //!
 //! PostgreSQL has its own tools, which know its transactions and its storage:
 //! `pg_dump --format=custom` and `pg_restore` (or the managed service's snapshots); this
@@ -14,8 +11,6 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use sqlx::Connection;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteConnection};
 
 use super::CmdResult;
 
@@ -32,15 +27,6 @@ pub struct Args {
     #[arg(long, env = "SKAT_DATABASE", default_value = "sqlite")]
     database: String,
 }
-
-/// What a backup holds, by table of the journal.
-const COUNTED: [(&str, &str); 5] = [
-    ("skat_tables", "tables"),
-    ("skat_tournaments", "tournaments"),
-    ("skat_accounts", "accounts"),
-    ("skat_ratings", "ratings"),
-    ("skat_rating_history", "rating changes"),
-];
 
 pub fn run(args: Args) -> CmdResult {
     if args.database.starts_with("postgres") {
@@ -69,36 +55,12 @@ pub fn run(args: Args) -> CmdResult {
     if args.out.exists() {
         return Err(format!("{} exists: a backup never overwrites a file", args.out.display()).into());
     }
-    let out = args.out.to_str().ok_or("--out must be a UTF-8 path")?.to_string();
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    let counts = runtime.block_on(async {
-        let mut db = SqliteConnection::connect_with(
-            &SqliteConnectOptions::new()
-                .filename(&source)
-                .read_only(true)
-                .busy_timeout(std::time::Duration::from_secs(10)),
-        )
-        .await?;
-        sqlx::query("VACUUM INTO ?").bind(&out).execute(&mut db).await?;
-        db.close().await?;
-        let mut copy =
-            SqliteConnection::connect_with(&SqliteConnectOptions::new().filename(&args.out).read_only(true))
-                .await?;
-        let (integrity,): (String,) = sqlx::query_as("PRAGMA integrity_check").fetch_one(&mut copy).await?;
-        if integrity != "ok" {
-            return Err::<_, Box<dyn std::error::Error>>(
-                format!("the copy fails its integrity check: {integrity}").into(),
-            );
-        }
-        let mut counts = Vec::new();
-        for (table, what) in COUNTED {
-            let (n,): (i64,) =
-                sqlx::query_as(&format!("SELECT count(*) FROM {table}")).fetch_one(&mut copy).await?;
-            counts.push(format!("{n} {what}"));
-        }
-        copy.close().await?;
-        Ok(counts)
-    })?;
+    let counts: Vec<String> = runtime
+        .block_on(skat_server::backup::sqlite(&source, &args.out))?
+        .into_iter()
+        .map(|(n, what)| format!("{n} {what}"))
+        .collect();
     outln!("backup {} of {}: {} (integrity ok)", args.out.display(), source.display(), counts.join(", "));
     outln!(
         "restore: stop the server, copy it to DATA_DIR/skat.db (removing skat.db-wal and skat.db-shm there), start it"

@@ -21,6 +21,7 @@
 pub(crate) mod accounts;
 pub(crate) mod analyses;
 pub(crate) mod audit;
+pub mod backup;
 pub(crate) mod challenges;
 pub(crate) mod hosting;
 pub(crate) mod log;

@@ -79,12 +79,105 @@ pub fn secret_of_bytes(bytes: &[u8; 32]) -> String {
     hex(bytes)
 }
 
+/// Why a tournament's deals do not verify.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum VerifyError {
+    /// Made before deals were committed.
+    #[error("this tournament was made before deals were committed: nothing to verify")]
+    NotCommitted,
+    /// The secret is still hidden.
+    #[error("the secret is revealed when the tournament is over: verify then")]
+    NotRevealed,
+    /// The revealed secret is not the committed one.
+    #[error("the revealed secret does not match the tournament's commitment {0}")]
+    SecretMismatch(String),
+    /// The server shows another commitment than the one kept at creation.
+    #[error("the commitment the server shows ({shown}) is not the one you kept ({kept})")]
+    CommitmentChanged {
+        /// What the server shows now.
+        shown: String,
+        /// What the reader kept.
+        kept: String,
+    },
+    /// A deal's seed is not one of the secret's.
+    #[error("seed {0} does not come from the secret")]
+    ForeignSeed(u64),
+}
+
+/// A finished tournament's deals, checked against its commitment: the revealed secret
+/// hashes to the commitment (and to the one kept at creation, if any), and every list was
+/// dealt from a seed the secret gives. The cards of each seed are the engine's to check
+/// (`Dealt::seeded`); this crate knows no cards.
+#[derive(Debug, Clone)]
+pub struct Verifier {
+    seeds: std::collections::HashSet<u64>,
+}
+
+impl Verifier {
+    /// The verifier of a tournament of `meetings` meetings of `lists` lists each.
+    pub fn new(
+        secret: &str,
+        committed: &str,
+        kept: Option<&str>,
+        meetings: u64,
+        lists: u64,
+    ) -> Result<Verifier, VerifyError> {
+        if secret.is_empty() {
+            return Err(if committed.is_empty() {
+                VerifyError::NotCommitted
+            } else {
+                VerifyError::NotRevealed
+            });
+        }
+        if commitment(secret) != committed {
+            return Err(VerifyError::SecretMismatch(committed.to_string()));
+        }
+        if let Some(kept) = kept
+            && kept.trim() != committed
+        {
+            return Err(VerifyError::CommitmentChanged {
+                shown: committed.to_string(),
+                kept: kept.to_string(),
+            });
+        }
+        let seeds = (0..meetings).flat_map(|m| (0..lists).map(move |k| list_seed(secret, m, k))).collect();
+        Ok(Verifier { seeds })
+    }
+
+    /// Whether a deal's seed comes from the secret.
+    pub fn check_seed(&self, seed: u64) -> Result<(), VerifyError> {
+        if self.seeds.contains(&seed) { Ok(()) } else { Err(VerifyError::ForeignSeed(seed)) }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     const PINNED_COMMITMENT: &str = "91c7327a3957fba3ff177b68b8bba412fefdc0997f18f496aed730f3491c9199";
     const PINNED_SEED: u64 = 310_646_896_189_627_603;
+
+    #[test]
+    fn a_verifier_accepts_the_secret_and_its_seeds_and_refuses_the_rest() {
+        let secret = secret_of_seed(7);
+        let committed = commitment(&secret);
+        let v = Verifier::new(&secret, &committed, Some(&committed), 2, 3).expect("the secret verifies");
+        assert!(v.check_seed(list_seed(&secret, 1, 2)).is_ok());
+        assert_eq!(
+            v.check_seed(list_seed(&secret, 2, 0)),
+            Err(VerifyError::ForeignSeed(list_seed(&secret, 2, 0)))
+        );
+        assert_eq!(Verifier::new("", "", None, 1, 1).err(), Some(VerifyError::NotCommitted));
+        assert_eq!(Verifier::new("", &committed, None, 1, 1).err(), Some(VerifyError::NotRevealed));
+        assert!(matches!(
+            Verifier::new(&secret_of_seed(8), &committed, None, 1, 1),
+            Err(VerifyError::SecretMismatch(_))
+        ));
+        assert!(matches!(
+            Verifier::new(&secret, &committed, Some("abc"), 1, 1),
+            Err(VerifyError::CommitmentChanged { .. })
+        ));
+    }
 
     #[test]
     fn the_secret_never_shows_in_debug() {

@@ -36,10 +36,10 @@ pub use config::{
     AnalysisConfig, Anonymous, Database, ForwardedHeader, HostingConfig, ServerConfig, TlsFiles,
 };
 pub use journal::recovery::Recovered;
-/// `skat backup`: a consistent, checked copy of a SQLite journal while the server runs.
-pub use store::backup;
 pub use metrics::{HostingMetrics, Metrics, cpu_seconds};
 pub use rpc::edge::METHODS;
+/// `skat backup`: a consistent, checked copy of a SQLite journal while the server runs.
+pub use store::backup;
 
 /// The health service name that answers SERVING until the process exits (liveness);
 /// `""` and `skat.v1.SkatService` turn NOT_SERVING when draining (readiness).

@@ -11,7 +11,6 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-
 use super::CmdResult;
 
 #[derive(Debug, clap::Args)]

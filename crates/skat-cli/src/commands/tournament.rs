@@ -395,36 +395,15 @@ fn unix_ms(t: SystemTime) -> u64 {
 
 /// `skat tournament verify` (see its help).
 async fn verify(conn: &Conn, id: String, kept: Option<String>) -> CmdResult {
-    use skat_league::deals::{commitment, list_seed};
     let (mut client, t) = fetch(conn, id).await?;
-    if t.deals_secret.is_empty() {
-        return Err(if t.deals_commitment.is_empty() {
-            "this tournament was made before deals were committed: nothing to verify".into()
-        } else {
-            "the secret is revealed when the tournament is over: verify then".into()
-        });
-    }
-    let secret = &t.deals_secret;
-    if commitment(secret) != t.deals_commitment {
-        return Err(format!(
-            "the revealed secret does not match the tournament's commitment {}",
-            t.deals_commitment
-        )
-        .into());
-    }
-    if let Some(kept) = &kept
-        && kept.trim() != t.deals_commitment
-    {
-        return Err(format!(
-            "the commitment the server shows ({}) is not the one you kept ({kept})",
-            t.deals_commitment
-        )
-        .into());
-    }
     let lists = t.meetings.first().map_or(1, |m| (m.tables / t.seats.max(1)).max(1));
-    let seeds: std::collections::HashSet<u64> = (0..t.meetings.len() as u64)
-        .flat_map(|m| (0..u64::from(lists)).map(move |k| list_seed(secret, m, k)))
-        .collect();
+    let verifier = skat_league::deals::Verifier::new(
+        &t.deals_secret,
+        &t.deals_commitment,
+        kept.as_deref(),
+        t.meetings.len() as u64,
+        u64::from(lists),
+    )?;
     let (mut tables, mut deals) = (0, 0);
     for table in t.tables.iter().filter(|x| x.status == "finished") {
         let records = client
@@ -440,13 +419,9 @@ async fn verify(conn: &Conn, id: String, kept: Option<String>) -> CmdResult {
             let r: skat_engine::DealRecord = serde_json::from_str(&line)?;
             let seed =
                 r.seed.ok_or_else(|| format!("table {}: a record without its seed", table.table_id))?;
-            if !seeds.contains(&seed) {
-                return Err(format!(
-                    "table {} deal {}: seed {seed} does not come from the secret",
-                    table.table_id, r.number
-                )
-                .into());
-            }
+            verifier
+                .check_seed(seed)
+                .map_err(|e| format!("table {} deal {}: {e}", table.table_id, r.number))?;
             if r.dealt != skat_engine::Dealt::seeded(seed, u64::from(r.number)) {
                 return Err(format!(
                     "table {} deal {}: the cards are not the seed's",

@@ -25,19 +25,23 @@ const COUNTED: [(&str, &str); 5] = [
 /// the copy: what it holds, as (count, what) pairs.
 pub async fn sqlite(source: &Path, out: &Path) -> Result<Vec<(i64, &'static str)>, StoreError> {
     let target = out.to_str().ok_or_else(|| StoreError::Setting("the backup's path must be UTF-8".into()))?;
-    let options =
-        SqliteConnectOptions::new().filename(source).read_only(true).busy_timeout(std::time::Duration::from_secs(10));
+    let options = SqliteConnectOptions::new()
+        .filename(source)
+        .read_only(true)
+        .busy_timeout(std::time::Duration::from_secs(10));
     let mut db = SqliteConnection::connect_with(&options).await?;
     sqlx::query("VACUUM INTO ?").bind(target).execute(&mut db).await?;
     db.close().await?;
-    let mut copy = SqliteConnection::connect_with(&SqliteConnectOptions::new().filename(out).read_only(true)).await?;
+    let mut copy =
+        SqliteConnection::connect_with(&SqliteConnectOptions::new().filename(out).read_only(true)).await?;
     let (integrity,): (String,) = sqlx::query_as("PRAGMA integrity_check").fetch_one(&mut copy).await?;
     if integrity != "ok" {
         return Err(StoreError::Corrupt(format!("the copy fails its integrity check: {integrity}")));
     }
     let mut counts = Vec::new();
     for (table, what) in COUNTED {
-        let (n,): (i64,) = sqlx::query_as(&format!("SELECT count(*) FROM {table}")).fetch_one(&mut copy).await?;
+        let (n,): (i64,) =
+            sqlx::query_as(&format!("SELECT count(*) FROM {table}")).fetch_one(&mut copy).await?;
         counts.push((n, what));
     }
     copy.close().await?;

@@ -42,18 +42,36 @@ const probe = { latencies: [] as number[], renders: 0 };
 
 let leave: (() => void) | undefined;
 
-function show(title: string, ...content: (Node | string)[]) {
+function draw(title: string, ...content: (Node | string)[]) {
   document.title = `${title} · Skat server`;
   app.replaceChildren(...content);
 }
 
-function failed(e: unknown) {
+/** The route being shown, counted: a view that finishes loading after the reader went
+ * elsewhere draws nothing and starts no timer, so a slow answer never covers the page
+ * the reader asked for since. */
+let routing = 0;
+
+/** A `show` for the view starting now: it draws (and says true) only while its route is
+ * still the one being shown. */
+function guard(): (title: string, ...content: (Node | string)[]) => boolean {
+  const mine = routing;
+  return (title, ...content) => {
+    if (mine !== routing) return false;
+    draw(title, ...content);
+    return true;
+  };
+}
+
+function failed(e: unknown, show = guard()) {
   show(t("error.title"), h("h1", {}, t("error.title")), h("p", { class: "error", role: "alert" }, String((e as Error)?.message ?? e)));
 }
 
 async function route() {
   leave?.();
   leave = undefined;
+  routing++;
+  const show = guard();
   const parts = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
   try {
     switch (parts[0]) {
@@ -73,7 +91,7 @@ async function route() {
       default: show(t("notfound"), h("h1", {}, t("notfound")), link("#/", t("notfound.back")));
     }
   } catch (e) {
-    failed(e);
+    failed(e, show);
   }
 }
 window.addEventListener("hashchange", () => void route());
@@ -93,6 +111,7 @@ function statusName(s: number): string {
 // ---- tables ---------------------------------------------------------------------------
 
 async function tablesView(filter: string) {
+  const show = guard();
   const filters: Record<string, TableFilter> = { all: TableFilter.UNSPECIFIED, live: TableFilter.LIVE, finished: TableFilter.FINISHED };
   const r = await api.listTables({ filter: filters[filter] ?? TableFilter.UNSPECIFIED, pageSize: 100 });
   const buttons = Object.keys(filters).map((f) =>
@@ -105,11 +124,12 @@ async function tablesView(filter: string) {
     x.players.map((p, i) => (x.dealsPlayed > 0 && x.seegerFabian[i] !== undefined ? `${p} ${x.seegerFabian[i]}` : p)).join(" · "),
     x.dealsPlayed > 0 ? link(replayHref(x.tableId, 0), t("tables.replay")) : "",
   ]);
-  show(t("tables.title"),
+  const drawn = show(t("tables.title"),
     h("h1", {}, t("tables.title")),
     h("div", { class: "controls", role: "group", "aria-label": t("tables.filter") }, ...buttons),
     rows.length ? table([t("col.table"), t("col.status"), t("col.seats"), t("col.deals"), t("col.players"), ""], rows) : h("p", {}, t("tables.none")),
     r.nextPageToken ? h("p", { class: "muted" }, t("tables.newest")) : "");
+  if (!drawn) return;
   const timer = setInterval(() => { if (document.visibilityState === "visible") void refreshTables(filter); }, 3000);
   leave = () => clearInterval(timer);
 }
@@ -127,12 +147,16 @@ async function refreshTables(filter: string) {
 /** `#/tv`: follows a table being played (the newest with every seat taken) and moves on
  * to the next a few seconds after it ends; with none, looks again every few seconds. */
 async function tvView() {
+  const show = guard();
+  const here = routing;
   const r = await api.listTables({ filter: TableFilter.LIVE, pageSize: 100 });
+  // The reader went elsewhere while the list came: no table is followed.
+  if (here !== routing) return;
   const playing = r.tables.filter((t) => t.status === TableStatus.PLAYING)
     .sort((a, b) => Number(b.occupied === b.seats) - Number(a.occupied === a.seats) || Number(b.createdUnixMs - a.createdUnixMs));
   const again = () => { if (location.hash === "#/tv") void route(); };
   if (!playing.length) {
-    show(t("nav.tv"), h("h1", {}, t("nav.tv")), h("p", { id: "tv-idle" }, t("tv.idle")));
+    if (!show(t("nav.tv"), h("h1", {}, t("nav.tv")), h("p", { id: "tv-idle" }, t("tv.idle")))) return;
     const timer = setTimeout(again, 5000);
     leave = () => clearTimeout(timer);
     return;
@@ -206,6 +230,7 @@ function tickClocks() {
 }
 
 async function liveView(tableId: string, onEnd?: () => void) {
+  const show = guard();
   const abort = new AbortController();
   // A seat this tab holds here (play.ts): the seat's view and decisions, else a spectator's.
   let auth = heldSeat(tableId);
@@ -350,6 +375,7 @@ function dealFacts(d: DealView, nameAt: (p: Position) => string): HTMLElement {
 // ---- tournaments, ratings, bots -------------------------------------------------------
 
 async function tournamentsView(casual: boolean) {
+  const show = guard();
   const r = await api.listTournaments({ pageSize: 100, includeCasual: casual });
   show(t("tournaments.title"), h("h1", {}, t("tournaments.title")),
     h("div", { class: "controls" }, casual ? link("#/tournaments", t("tournaments.hideCasual")) : link("#/tournaments/casual", t("tournaments.showCasual"))),
@@ -375,6 +401,7 @@ function formatName(f: TournamentFormat): string {
 }
 
 async function tournamentView(id: string) {
+  const show = guard();
   const x = (await api.getTournament({ tournamentId: id })).tournament!;
   // A refresh that returns after the reader moved on draws nothing.
   if (decodeURIComponent(location.hash) !== `#/tournament/${id}`) return;
@@ -416,6 +443,7 @@ function dealsCheck(x: Tournament): HTMLElement | string {
 }
 
 async function leaderboardView() {
+  const show = guard();
   const r = await api.getLeaderboard({ pageSize: 200 });
   show(t("leaderboard.title"), h("h1", {}, t("leaderboard.title")),
     h("p", { class: "muted" }, t("leaderboard.about")),
@@ -431,6 +459,7 @@ function levelBadge(name: string): Node | string {
 }
 
 async function botView(name: string) {
+  const show = guard();
   const b = (await api.getBot({ name })).bot!;
   const state = t(b.disabled ? "bot.disabled" : b.online ? "bot.online" : "bot.offline");
   const rated = b.rating ? t("bot.rated", { r: b.rating.rating.toFixed(2), u: b.rating.uncertainty.toFixed(2), n: b.rating.lists }) : t("bot.unrated");

@@ -10,6 +10,7 @@
 //! | its table ended and it did not exit within [`AFTER_TABLE`] | `stopped` | GetTable |
 //! | it never started | `failed-to-start` (the engine's words) | `podman run`; a Pod's image that cannot be pulled |
 //! | it waited [`START_WITHIN`] to be started | `failed-to-start` | a Pod no node has room for |
+//! | it still looks alive [`STOP_WITHIN`] after being stopped | what it was stopped for; removed by force | the engine not answering, a stop that did not take |
 //!
 //! The seat forfeits on the table's clock in every case where the bot does not play: a
 //! sandbox is a player, not a referee.
@@ -34,6 +35,10 @@ const TABLE_EVERY: Duration = Duration::from_secs(5);
 
 /// How long a sandbox may wait to be started (a Pod waiting for a node) before it is given up.
 pub const START_WITHIN: Duration = Duration::from_secs(120);
+
+/// How long a stopped sandbox may still look alive (an engine that does not answer, a stop
+/// that did not take) before the runner removes it by force and reports it: a watch ends.
+pub const STOP_WITHIN: Duration = Duration::from_secs(20);
 
 /// How long a sandbox may outlive its table before it is stopped.
 pub const AFTER_TABLE: Duration = Duration::from_secs(10);
@@ -288,6 +293,7 @@ pub async fn watch(
     let mut last_table_look = Instant::now();
     let mut table_ended: Option<Instant> = None;
     let mut forced: Option<&'static str> = None;
+    let mut forced_at: Option<Instant> = None;
     let mut state = State::default();
     let mut log = LogTail::default();
     loop {
@@ -299,13 +305,14 @@ pub async fn watch(
             None => break,
         }
         engine.follow_output(&state, &mut log).await;
-        if !state.running {
+        if !state.running || forced_at.is_some_and(|t| t.elapsed() >= STOP_WITHIN) {
             break;
         }
         let (late_start, over_wall) =
             (state.waiting.is_some() && begun.elapsed() > START_WITHIN, begun.elapsed() > limits.wall);
         if (late_start || over_wall) && forced.is_none() {
             forced = Some(if late_start { "failed-to-start" } else { "timed-out" });
+            forced_at = Some(Instant::now());
             engine.stop(name, Duration::from_secs(1)).await;
             continue;
         }
@@ -320,6 +327,7 @@ pub async fn watch(
         }
         if forced.is_none() && table_ended.is_some_and(|t| t.elapsed() >= AFTER_TABLE) {
             forced = Some("stopped");
+            forced_at = Some(Instant::now());
             engine.stop(name, Duration::from_secs(2)).await;
             continue;
         }

@@ -257,3 +257,23 @@ async fn leftovers_are_found_by_label_names_only() {
     let sent = sent.lock().unwrap();
     assert!(sent.iter().all(|s| s.path.contains("labelSelector=skat.hosted%3D1")), "{sent:?}");
 }
+
+#[tokio::test]
+async fn a_pod_that_never_stops_is_removed_by_force_and_the_watch_ends() {
+    // The API takes the stop but the Pod keeps running: the watch gives it STOP_WITHIN,
+    // then deletes the Pod and its Secret and reports it timed out.
+    let (engine, sent) = engine(Box::new(|s: &Sent| match s.method.as_str() {
+        "GET" if s.path.contains("/log") => (StatusCode::OK, Value::String("still here\n".into())),
+        "GET" | "PATCH" => (StatusCode::OK, running()),
+        _ => (StatusCode::OK, status(200, "", "")),
+    }));
+    let (seat, limits) = (seat(), limits(Duration::ZERO));
+    let watch = sandbox::watch(&engine, "skat-abc", &seat, &limits, None);
+    let ending = tokio::time::timeout(sandbox::STOP_WITHIN + Duration::from_secs(10), watch)
+        .await
+        .expect("the watch of a sandbox that never stops ends");
+    assert_eq!(ending.outcome, "timed-out", "{}", ending.detail);
+    let p = paths(&sent);
+    assert!(p.contains(&"DELETE /api/v1/namespaces/skat-bots/pods/skat-abc".to_string()), "{p:?}");
+    assert!(p.contains(&"DELETE /api/v1/namespaces/skat-bots/secrets/skat-abc".to_string()), "{p:?}");
+}

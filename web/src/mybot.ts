@@ -13,7 +13,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { hosting } from "./api";
 import { h, link, table, when } from "./dom";
 import { t } from "./i18n";
-import { copyable, safeOrigin } from "./operator";
+import { copyable, safeOrigin, tokenForm } from "./operator";
 import { SandboxOutcome, VersionState, type BotVersion, type Sandbox } from "./gen/skat/v1/hosting_pb";
 
 const KEY = "skat-bot-token";
@@ -52,7 +52,8 @@ export async function myBotView(show: Show, again: () => void) {
   if (!token || !safeOrigin()) {
     if (!safeOrigin()) sessionStorage.removeItem(KEY);
     const warning = safeOrigin() ? null : h("p", { class: "error", role: "alert", id: "insecure" }, t("mine.insecure"));
-    show(t("mine.title"), title, ...(warning ? [warning] : []), h("p", { class: "muted" }, t("mine.kept")), signInForm(again));
+    show(t("mine.title"), title, ...(warning ? [warning] : []), h("p", { class: "muted" }, t("mine.kept")),
+      tokenForm(KEY, ["bot-token", "bot-token-form"], [t("mine.token"), t("mine.whichToken")], again));
     return;
   }
   let versions: BotVersion[];
@@ -81,19 +82,6 @@ export async function myBotView(show: Show, again: () => void) {
     h("h2", {}, t("mine.versions")), h("section", { id: "versions" }, versionsTable(versions)),
     h("h2", {}, t("mine.sandboxes")), h("section", { id: "sandboxes" }, sandboxesTable(sandboxes, token, output)),
     output);
-}
-
-function signInForm(again: () => void): HTMLElement {
-  const input = h("input", { type: "password", id: "bot-token", autocomplete: "off", "aria-label": t("mine.token") }) as HTMLInputElement;
-  const form = h("form", { id: "bot-token-form" }, h("label", { for: "bot-token" }, `${t("mine.token")} `), input, " ",
-    h("button", { type: "submit", disabled: !safeOrigin() }, t("op.signIn")), h("p", { class: "muted" }, t("mine.whichToken")));
-  form.addEventListener("submit", (e) => {
-    e.preventDefault();
-    if (!safeOrigin() || !input.value.trim()) return;
-    sessionStorage.setItem(KEY, input.value.trim());
-    again();
-  });
-  return form;
 }
 
 function versionsTable(versions: BotVersion[]): HTMLElement {

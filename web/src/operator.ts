@@ -78,7 +78,8 @@ export async function operatorView(show: Show, again: () => void) {
   const token = sessionStorage.getItem(KEY);
   if (!token || !safeOrigin()) {
     if (!safeOrigin()) sessionStorage.removeItem(KEY);
-    show(t("op.title"), title, ...(warning ? [warning] : []), h("p", { class: "muted" }, t("op.kept")), signInForm(again));
+    show(t("op.title"), title, ...(warning ? [warning] : []), h("p", { class: "muted" }, t("op.kept")),
+      tokenForm(KEY, ["admin-token", "token-form"], [t("op.token"), t("op.whichToken")], again));
     return;
   }
   let data;
@@ -103,14 +104,18 @@ export async function operatorView(show: Show, again: () => void) {
     h("h2", {}, t("op.audit")), h("section", { id: "audit" }, auditTable(data.log.entries)));
 }
 
-function signInForm(again: () => void): HTMLElement {
-  const input = h("input", { type: "password", id: "admin-token", autocomplete: "off", "aria-label": t("op.token") }) as HTMLInputElement;
-  const form = h("form", { id: "token-form" }, h("label", { for: "admin-token" }, `${t("op.token")} `), input, " ",
-    h("button", { type: "submit", disabled: !safeOrigin() }, t("op.signIn")), h("p", { class: "muted" }, t("op.whichToken")));
+/** A form that takes a token into this tab's session storage (under `key`) and draws
+ * the page again; refused off HTTPS beyond this machine. `ids`: the input's and the
+ * form's; `words`: the label and the hint saying which token. */
+export function tokenForm(key: string, ids: [string, string], words: [string, string], again: () => void): HTMLElement {
+  const [inputId, formId] = ids;
+  const input = h("input", { type: "password", id: inputId, autocomplete: "off", "aria-label": words[0] }) as HTMLInputElement;
+  const form = h("form", { id: formId }, h("label", { for: inputId }, `${words[0]} `), input, " ",
+    h("button", { type: "submit", disabled: !safeOrigin() }, t("op.signIn")), h("p", { class: "muted" }, words[1]));
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     if (!safeOrigin() || !input.value.trim()) return;
-    sessionStorage.setItem(KEY, input.value.trim());
+    sessionStorage.setItem(key, input.value.trim());
     again();
   });
   return form;

@@ -118,70 +118,50 @@ fn without_tests(code: &str) -> &str {
     }
 }
 
+/// The length in lines of the block that starts on `lines[0]`: to its closing brace; `None`
+/// for a declaration that ends with `;` before any brace opens.
+fn block_len(lines: &[&str]) -> Option<usize> {
+    let mut depth = 0i64;
+    let mut opened = false;
+    for (k, l) in lines.iter().enumerate() {
+        for ch in l.chars() {
+            match ch {
+                '{' => {
+                    depth += 1;
+                    opened = true;
+                }
+                '}' => depth -= 1,
+                _ => {}
+            }
+        }
+        if opened && depth <= 0 {
+            return Some(k + 1);
+        }
+        if !opened && l.trim_end().ends_with(';') {
+            return None;
+        }
+    }
+    None
+}
+
 /// Every `impl` block's length in lines: from the line that opens it to its closing brace.
 fn impl_blocks(code: &str) -> Vec<(usize, usize)> {
     let lines: Vec<&str> = code.lines().collect();
-    let mut out = Vec::new();
-    for (start, line) in lines.iter().enumerate() {
-        let t = line.trim_start();
-        if !(t.starts_with("impl ") || t.starts_with("impl<") || t.starts_with("unsafe impl")) {
-            continue;
-        }
-        let mut depth = 0i64;
-        let mut opened = false;
-        for (k, l) in lines[start..].iter().enumerate() {
-            for ch in l.chars() {
-                match ch {
-                    '{' => {
-                        depth += 1;
-                        opened = true;
-                    }
-                    '}' => depth -= 1,
-                    _ => {}
-                }
-            }
-            if opened && depth <= 0 {
-                out.push((start + 1, k + 1));
-                break;
-            }
-            if !opened && l.trim_end().ends_with(';') {
-                break;
-            }
-        }
-    }
-    out
+    let starts_impl =
+        |t: &str| t.starts_with("impl ") || t.starts_with("impl<") || t.starts_with("unsafe impl");
+    (0..lines.len())
+        .filter(|&start| starts_impl(lines[start].trim_start()))
+        .filter_map(|start| block_len(&lines[start..]).map(|len| (start + 1, len)))
+        .collect()
 }
 
 /// Every function's name, first line and length in lines: from the line of its `fn` to
 /// its closing brace (a declaration without a body is none).
 fn functions(code: &str) -> Vec<(String, usize, usize)> {
     let lines: Vec<&str> = code.lines().collect();
-    let mut out = Vec::new();
-    for (start, line) in lines.iter().enumerate() {
-        let Some(name) = fn_name(line) else { continue };
-        let mut depth = 0i64;
-        let mut opened = false;
-        for (k, l) in lines[start..].iter().enumerate() {
-            for ch in l.chars() {
-                match ch {
-                    '{' => {
-                        depth += 1;
-                        opened = true;
-                    }
-                    '}' => depth -= 1,
-                    _ => {}
-                }
-            }
-            if !opened && l.trim_end().ends_with(';') {
-                break;
-            }
-            if opened && depth <= 0 {
-                out.push((name, start + 1, k + 1));
-                break;
-            }
-        }
-    }
-    out
+    (0..lines.len())
+        .filter_map(|start| Some((fn_name(lines[start])?, start + 1, block_len(&lines[start..])?)))
+        .collect()
 }
 
 /// The name of the function a line starts, if it starts one.

@@ -55,7 +55,7 @@ async fn run(store: Store, what: &str, count: u64) {
         batch.extend(inputs.into_iter().map(|e| stored(&id, e)));
         rows.push(table_row(&t, ""));
         if batch.len() > 20_000 || seed + 1 == count {
-            store.write(&batch, &rows).await.expect("written");
+            store.tables.write(&batch, &rows).await.expect("written");
             batch.clear();
             rows.clear();
         }

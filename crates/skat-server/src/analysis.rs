@@ -180,6 +180,7 @@ impl Analyst {
         }
         match &self.store {
             Some(store) => Ok(store
+                .analyses
                 .analysis(table_id, &self.config.settings())
                 .await?
                 .map(|a| Standing::Ready(Arc::new(a)))),
@@ -221,7 +222,9 @@ impl Analyst {
                 let analysis = Arc::new(analysis);
                 match &self.store {
                     Some(store) => {
-                        if let Err(e) = store.put_analysis(&table_id, &config.settings(), &analysis).await {
+                        if let Err(e) =
+                            store.analyses.put_analysis(&table_id, &config.settings(), &analysis).await
+                        {
                             tracing::warn!(table = %table_id, error = %e, "analysis not stored");
                         }
                     }

@@ -110,7 +110,7 @@ impl Competitions {
         }
         let Some(store) = self.journal.store() else { return Ok(()) };
         if field == "player"
-            && let Some(account) = store.name_with_keys(&skat_league::name_keys(name)).await?
+            && let Some(account) = store.accounts.name_with_keys(&skat_league::name_keys(name)).await?
         {
             return Err(CompetitionError::PassesFor {
                 field,
@@ -154,7 +154,7 @@ impl Competitions {
             removed_ms: 0,
             last_seen_ms: 0,
         };
-        if let NameClaim::Taken(existing) = store.create_account(&account).await? {
+        if let NameClaim::Taken(existing) = store.accounts.create_account(&account).await? {
             return Err(CompetitionError::AccountExists { name: account.name.to_string(), existing });
         }
         tracing::info!(account = %account.name, id = %account.account_id, "bot account registered");
@@ -182,15 +182,18 @@ impl Competitions {
             Some(n) if !n.is_empty() => Some(BotName::new(n)?),
             _ => None,
         };
-        let account =
-            store.account_by_name(name).await?.ok_or_else(|| CompetitionError::NoSuchAccount(shown(name)))?;
+        let account = store
+            .accounts
+            .account_by_name(name)
+            .await?
+            .ok_or_else(|| CompetitionError::NoSuchAccount(shown(name)))?;
         let token = if change.rotate { Some(SeatToken::generate()?) } else { None };
         let hash = token.as_ref().map(SeatToken::hash);
         let now = unix_ms(SystemTime::now());
         if let Some(new_name) = &new_name
             && new_name != &account.name
             && let NameClaim::Taken(existing) =
-                store.rename_account(&account.account_id, new_name, now).await?
+                store.accounts.rename_account(&account.account_id, new_name, now).await?
         {
             return Err(CompetitionError::AccountExists { name: new_name.to_string(), existing });
         }
@@ -201,7 +204,7 @@ impl Competitions {
             removed_ms: change.remove.then_some(now),
             owner: owner.as_deref(),
         };
-        store.update_account(&account, &applied).await?;
+        store.accounts.update_account(&account, &applied).await?;
         // The open lobbies were opened with the old token or before the account was
         // disabled: they end now (their bots reconnect, and are checked again).
         if change.rotate || change.disabled == Some(true) || change.remove {
@@ -209,6 +212,7 @@ impl Competitions {
         }
         self.schedulers.wake();
         let after = store
+            .accounts
             .account_by_name(new_name.as_ref().map_or(account.name.as_str(), BotName::as_str))
             .await?
             .ok_or_else(|| CompetitionError::NoSuchAccount(shown(name)))?;
@@ -222,8 +226,11 @@ impl Competitions {
     pub(crate) async fn authenticate(&self, token: Option<&str>) -> Result<Account, CompetitionError> {
         let store = self.store()?;
         let token = token.ok_or(CompetitionError::BotTokenInvalid)?;
-        let account =
-            store.account_by_token(&TokenHash::of(token)).await?.ok_or(CompetitionError::BotTokenInvalid)?;
+        let account = store
+            .accounts
+            .account_by_token(&TokenHash::of(token))
+            .await?
+            .ok_or(CompetitionError::BotTokenInvalid)?;
         if account.disabled {
             return Err(CompetitionError::AccountDisabled);
         }

@@ -76,7 +76,7 @@ impl Competitions {
             Ok(r) => format!("{:016x}{r:016x}", entry.at_ms),
             Err(_) => format!("{:016x}{:016x}", entry.at_ms, std::process::id()),
         };
-        if let Err(e) = store.audit(&id, &entry).await {
+        if let Err(e) = store.audit.audit(&id, &entry).await {
             tracing::error!(error = %e, action, "could not journal an admin action in the audit log");
         }
     }
@@ -90,7 +90,7 @@ impl Competitions {
         limit: u32,
     ) -> Result<Vec<AuditEntry>, CompetitionError> {
         let limit = if limit == 0 { 100 } else { limit.min(1000) };
-        Ok(self.store()?.audit_log(target, u64::from(offset), u64::from(limit)).await?)
+        Ok(self.store()?.audit.audit_log(target, u64::from(offset), u64::from(limit)).await?)
     }
 
     /// Accounts as the operator sees them, by name.
@@ -109,7 +109,7 @@ impl Competitions {
         let online: Option<Vec<AccountId>> =
             online_only.then(|| self.lobbies.open_counts().into_keys().collect());
         let page = (u64::from(offset), u64::from(limit));
-        let listed = store.list_accounts(&query, include_removed, online.as_deref(), page).await?;
+        let listed = store.accounts.list_accounts(&query, include_removed, online.as_deref(), page).await?;
         let seated = self.seated_counts().await?;
         Ok(listed
             .into_iter()
@@ -128,11 +128,12 @@ impl Competitions {
     pub(crate) async fn operator_view(&self, account: Account) -> Result<OperatorView, CompetitionError> {
         let store = self.store()?;
         let id = [account.account_id.clone()];
-        let listed = store.list_accounts("", true, Some(&id), (0, 1)).await?.pop().unwrap_or(ListedAccount {
-            account,
-            rating: None,
-            former_names: Vec::new(),
-        });
+        let listed = store
+            .accounts
+            .list_accounts("", true, Some(&id), (0, 1))
+            .await?
+            .pop()
+            .unwrap_or(ListedAccount { account, rating: None, former_names: Vec::new() });
         let seated = self.seated_counts().await?;
         let id = &listed.account.account_id;
         Ok(OperatorView {
@@ -153,7 +154,7 @@ impl Competitions {
     /// Tournament tables being played per account, over every replica.
     async fn seated_counts(&self) -> Result<HashMap<AccountId, u32>, CompetitionError> {
         let mut seated: HashMap<AccountId, u32> = HashMap::new();
-        for p in self.store()?.playing_tables().await? {
+        for p in self.store()?.tournaments.playing_tables().await? {
             for a in p.planned.seating {
                 *seated.entry(a).or_default() += 1;
             }
@@ -174,11 +175,11 @@ impl Competitions {
                 let Ok(store) = me.store() else { return };
                 if seen_at.elapsed() >= SEEN_EVERY {
                     seen_at = tokio::time::Instant::now();
-                    if let Err(e) = store.touch_accounts(&ids, unix_ms(SystemTime::now())).await {
+                    if let Err(e) = store.accounts.touch_accounts(&ids, unix_ms(SystemTime::now())).await {
                         tracing::warn!(error = %e, "could not note when the accounts playing were last seen");
                     }
                 }
-                let Ok(accounts) = store.accounts(&ids).await else { continue };
+                let Ok(accounts) = store.accounts.accounts(&ids).await else { continue };
                 let name =
                     |id: &AccountId| accounts.get(id).map_or_else(|| id.to_string(), |a| a.name.to_string());
                 me.metrics.account_lobbies.clear();
@@ -208,7 +209,7 @@ impl Seen {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
         let id = self.account.account_id.clone();
         runtime.spawn(async move {
-            if let Err(e) = store.touch_account(&id, unix_ms(SystemTime::now())).await {
+            if let Err(e) = store.accounts.touch_account(&id, unix_ms(SystemTime::now())).await {
                 tracing::warn!(error = %e, "could not note when an account was last seen");
             }
         });

@@ -59,7 +59,8 @@ impl Competitions {
         let store = self.store()?;
         let now = unix_ms(SystemTime::now());
         let most = self.config.challenges_per_hour;
-        if store.challenges_since(&challenger.account_id, now.saturating_sub(3_600_000)).await? >= most as u64
+        if store.challenges.challenges_since(&challenger.account_id, now.saturating_sub(3_600_000)).await?
+            >= most as u64
         {
             return Err(CompetitionError::ChallengeQuota(most));
         }
@@ -76,6 +77,7 @@ impl Competitions {
         let mut accounts: Vec<AccountId> = Vec::new();
         for name in opponents {
             let a = store
+                .accounts
                 .account_by_name(name)
                 .await?
                 .ok_or_else(|| CompetitionError::UnknownEntrant(shown(name)))?;
@@ -110,7 +112,7 @@ impl Competitions {
             created_ms: now,
             expires_ms: now + OFFER_TTL.as_millis() as u64,
         };
-        store.create_challenge(&row).await?;
+        store.challenges.create_challenge(&row).await?;
         tracing::info!(challenge = %row.challenge_id, challenger = %challenger.name, opponents = ?opponents, "challenge made");
         let view = self.view_of(row).await?;
         for a in &accounts {
@@ -131,7 +133,7 @@ impl Competitions {
         let not_found = || CompetitionError::ChallengeNotFound(shown(id));
         let cid: ChallengeId = id.parse().map_err(|_| not_found())?;
         let now = unix_ms(SystemTime::now());
-        let row = store.challenge(&cid, now).await?.ok_or_else(not_found)?;
+        let row = store.challenges.challenge(&cid, now).await?.ok_or_else(not_found)?;
         if !row.opponents.iter().any(|(a, _)| *a == account.account_id) {
             return Err(not_found());
         }
@@ -150,7 +152,7 @@ impl Competitions {
             }
             None => Reply::Decline,
         };
-        match store.answer_challenge(&cid, &account.account_id, reply, now).await? {
+        match store.challenges.answer_challenge(&cid, &account.account_id, reply, now).await? {
             Answered::TooLate => {
                 let state = match row.state {
                     ChallengeState::Pending => "answered by this account already",
@@ -167,7 +169,8 @@ impl Competitions {
             }
         }
         tracing::info!(challenge = %cid, account = %account.name, accept, "challenge answered");
-        let row = store.challenge(&cid, unix_ms(SystemTime::now())).await?.ok_or_else(not_found)?;
+        let row =
+            store.challenges.challenge(&cid, unix_ms(SystemTime::now())).await?.ok_or_else(not_found)?;
         self.view_of(row).await
     }
 
@@ -179,7 +182,7 @@ impl Competitions {
     ) -> Result<Vec<ChallengeView>, CompetitionError> {
         let store = self.store()?;
         let now = unix_ms(SystemTime::now());
-        let rows = store.challenges_of(&account.account_id, pending_only, now, LIST_LIMIT).await?;
+        let rows = store.challenges.challenges_of(&account.account_id, pending_only, now, LIST_LIMIT).await?;
         let mut out = Vec::with_capacity(rows.len());
         for r in rows {
             out.push(self.view_of(r).await?);
@@ -203,9 +206,11 @@ impl Competitions {
         let store = self.store()?;
         let mut ids = vec![row.challenger.clone()];
         ids.extend(row.opponents.iter().map(|(a, _)| a.clone()));
-        let names = store.accounts(&ids).await?.into_iter().map(|(id, a)| (id, a.name)).collect();
+        let names = store.accounts.accounts(&ids).await?.into_iter().map(|(id, a)| (id, a.name)).collect();
         let commitment = match &row.tournament_id {
-            Some(t) => store.tournament(t).await?.map(|(t, _)| t.spec.commitment).unwrap_or_default(),
+            Some(t) => {
+                store.tournaments.tournament(t).await?.map(|(t, _)| t.spec.commitment).unwrap_or_default()
+            }
             None => String::new(),
         };
         Ok(ChallengeView { row, names, commitment })

@@ -93,7 +93,7 @@ impl Competitions {
         let store = self.store()?;
         let not_found = || CompetitionError::TournamentNotFound(shown(id));
         let tid: TournamentId = id.parse().map_err(|_| not_found())?;
-        let (t, plan) = store.tournament(&tid).await?.ok_or_else(not_found)?;
+        let (t, plan) = store.tournaments.tournament(&tid).await?.ok_or_else(not_found)?;
         if matches!(t.spec.format, Format::Casual | Format::Challenge) {
             return Err(CompetitionError::TournamentState {
                 what: "casual meetings and challenges are not managed",
@@ -120,7 +120,7 @@ impl Competitions {
             check_start(start)?;
             let mut spec = t.spec.clone();
             spec.start_ms = start;
-            if !store.update_spec(&tid, &spec).await? {
+            if !store.tournaments.update_spec(&tid, &spec).await? {
                 return Err(refuse("it is over"));
             }
             let before = super::scheduler::start_words(t.spec.start_ms);
@@ -133,7 +133,7 @@ impl Competitions {
         }
         match action {
             Some(TournamentAction::Cancel) => {
-                if !store.cancel_tournament(&tid, unix_ms(SystemTime::now())).await? {
+                if !store.tournaments.cancel_tournament(&tid, unix_ms(SystemTime::now())).await? {
                     return Err(refuse("it is over"));
                 }
                 let open = plan.iter().filter(|p| !p.status.is_done()).count();
@@ -148,7 +148,7 @@ impl Competitions {
                 });
             }
             Some(a @ (TournamentAction::Pause | TournamentAction::Resume)) => {
-                if !store.set_paused(&tid, a == TournamentAction::Pause).await? {
+                if !store.tournaments.set_paused(&tid, a == TournamentAction::Pause).await? {
                     return Err(refuse("it is over"));
                 }
                 details.push(a.word().to_string());
@@ -167,6 +167,7 @@ impl Competitions {
     async fn list_one(&self, id: &TournamentId) -> Result<TournamentRow, CompetitionError> {
         let store = self.store()?;
         let (tournament, plan) = store
+            .tournaments
             .tournament(id)
             .await?
             .ok_or_else(|| CompetitionError::TournamentNotFound(id.to_string()))?;

@@ -39,7 +39,7 @@ impl Competitions {
         if lock(&self.embargo.lifted).contains(table_id) {
             return Ok(());
         }
-        if store.under_embargo(table_id).await? {
+        if store.tournaments.under_embargo(table_id).await? {
             return Err(CompetitionError::Embargoed);
         }
         let mut lifted = lock(&self.embargo.lifted);

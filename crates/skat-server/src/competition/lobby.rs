@@ -288,7 +288,7 @@ impl Competitions {
             let mut told = HashSet::new();
             while !tx.is_closed() {
                 if let Some(store) = me.journal.store()
-                    && let Ok(playing) = store.playing_tables().await
+                    && let Ok(playing) = store.tournaments.playing_tables().await
                 {
                     for p in playing {
                         let Ok(id) = p.planned.table_id.parse::<TableId>() else { continue };

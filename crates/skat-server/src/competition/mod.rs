@@ -116,7 +116,7 @@ impl Competitions {
     /// before, or one a dead replica held).
     pub(crate) async fn start(self: &Arc<Self>) -> Result<(), StoreError> {
         let Some(store) = self.journal.store().cloned() else { return Ok(()) };
-        for playing in store.playing_tables().await? {
+        for playing in store.tournaments.playing_tables().await? {
             let Ok(id) = playing.planned.table_id.parse::<TableId>() else { continue };
             if self.owner_elsewhere(&playing, &id).is_none() {
                 self.resume_table(&id, playing);
@@ -131,7 +131,7 @@ impl Competitions {
     /// watched for results and their seats held for lobbies, as after a restart.
     pub(crate) async fn adopt(self: &Arc<Self>, ids: &[TableId]) {
         let Some(store) = self.journal.store() else { return };
-        let playing = match store.playing_tables().await {
+        let playing = match store.tournaments.playing_tables().await {
             Ok(p) => p,
             Err(e) => {
                 tracing::error!(error = %e, "could not read the tournament tables taken over");

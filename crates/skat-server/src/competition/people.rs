@@ -34,8 +34,11 @@ impl Competitions {
         let playing = self.lobbies.seat_counts();
         let mut out: Vec<Invited> = Vec::new();
         for n in names {
-            let a =
-                store.account_by_name(n).await?.ok_or_else(|| CompetitionError::UnknownEntrant(shown(n)))?;
+            let a = store
+                .accounts
+                .account_by_name(n)
+                .await?
+                .ok_or_else(|| CompetitionError::UnknownEntrant(shown(n)))?;
             let at = playing.get(&a.account_id).copied().unwrap_or(0);
             let cap = match self.lobbies.cap(&a.account_id) {
                 0 => a.max_tables,

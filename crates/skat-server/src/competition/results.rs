@@ -18,7 +18,7 @@ use skat_league::{PlannedTable, SeatResult, TournamentId};
 
 use super::{Competitions, lock};
 use crate::journal::recovery;
-use crate::store::tournaments::NewRating;
+use crate::store::ratings::NewRating;
 use crate::store::{Store, StoreError};
 use crate::table::{TableId, unix_ms};
 
@@ -133,7 +133,7 @@ async fn record(
     result: &[SeatResult],
 ) -> Result<(), StoreError> {
     // An unrated challenge's lists leave the ratings alone.
-    let rated = store.tournament_rated(tournament).await?;
+    let rated = store.tournaments.tournament_rated(tournament).await?;
     let rate = |current: &[Option<skat_league::rating::Rating>]| {
         if !rated {
             return Vec::new();
@@ -145,5 +145,8 @@ async fn record(
             .map(|(rating, r)| NewRating { account_id: r.account_id.clone(), rating })
             .collect()
     };
-    store.finish_table((tournament, p.index), &p.table_id, result, rate, unix_ms(SystemTime::now())).await
+    store
+        .tournaments
+        .finish_table((tournament, p.index), &p.table_id, result, rate, unix_ms(SystemTime::now()))
+        .await
 }

@@ -101,8 +101,11 @@ impl Competitions {
         let name = check_name(NameKind::Tournament, if name.is_empty() { "tournament" } else { name })?;
         spec.entrants.clear();
         for n in entrant_names {
-            let a =
-                store.account_by_name(n).await?.ok_or_else(|| CompetitionError::UnknownEntrant(shown(n)))?;
+            let a = store
+                .accounts
+                .account_by_name(n)
+                .await?
+                .ok_or_else(|| CompetitionError::UnknownEntrant(shown(n)))?;
             if a.disabled || a.removed_ms > 0 {
                 return Err(CompetitionError::EntrantDisabled(a.name.to_string()));
             }
@@ -152,9 +155,9 @@ impl Competitions {
     ) -> Result<(TournamentId, usize, String), CompetitionError> {
         let store = self.store()?;
         let (t, plan, lease_until_ms) = self.new_tournament(name, spec)?;
-        store.create_tournament(&t, &plan, lease_until_ms).await?;
+        store.tournaments.create_tournament(&t, &plan, lease_until_ms).await?;
         if !pins.is_empty() {
-            store.pin_versions(t.tournament_id.as_str(), pins).await?;
+            store.hosting.pin_versions(t.tournament_id.as_str(), pins).await?;
         }
         self.launch(&t, plan.len());
         Ok((t.tournament_id, plan.len(), t.spec.commitment))
@@ -204,7 +207,7 @@ impl Competitions {
         tokio::spawn(async move {
             loop {
                 let now = unix_ms(SystemTime::now());
-                match store.takeable_tournaments(me.journal.owner(), now).await {
+                match store.tournaments.takeable_tournaments(me.journal.owner(), now).await {
                     Ok(ids) => {
                         for id in ids {
                             if !lock(&me.schedulers.ids).contains(&id) {
@@ -262,19 +265,19 @@ impl Competitions {
         let me = self.journal.owner().to_string();
         if pass.renewed.is_none_or(|r| r.elapsed() >= LEASE / 4) {
             let now = unix_ms(SystemTime::now());
-            if !store.take_lease(id, &me, now, now + LEASE.as_millis() as u64).await? {
+            if !store.tournaments.take_lease(id, &me, now, now + LEASE.as_millis() as u64).await? {
                 tracing::info!(tournament = %id, "another replica schedules this tournament");
                 return Ok(Next::Stop);
             }
             pass.renewed = Some(Instant::now());
         }
         if pass.cached.is_none() {
-            let Some(loaded) = store.tournament(id).await? else { return Ok(Next::Stop) };
+            let Some(loaded) = store.tournaments.tournament(id).await? else { return Ok(Next::Stop) };
             pass.cached = Some(loaded);
         }
         let Some((t, plan)) = pass.cached.as_mut() else { return Ok(Next::Again { wait: false }) };
         // What the operator may have changed: cancelled, paused, a new start time.
-        match store.tournament_state(id).await? {
+        match store.tournaments.tournament_state(id).await? {
             None => return Ok(Next::Stop),
             Some((status, _)) if status.is_over() => {
                 tracing::info!(tournament = %id, %status, "the tournament is over; its scheduler stops");
@@ -302,7 +305,7 @@ impl Competitions {
             return Ok(Next::Again { wait: false });
         }
         // Tables at once per account, over every tournament and replica.
-        let playing = store.playing_tables().await?;
+        let playing = store.tournaments.playing_tables().await?;
         let mut active: HashMap<AccountId, u32> = HashMap::new();
         let mut mine_playing = 0;
         for p in &playing {
@@ -321,7 +324,7 @@ impl Competitions {
         let picks = self.pick(plan, &mut active, &pass.entrants);
         let seated = self.seat_tables(t, plan, picks, &pass.entrants.names).await;
         let marks: Vec<(u64, String)> = seated.iter().map(|(i, tid)| (plan[*i].index, tid.clone())).collect();
-        store.mark_playing(id, &marks).await?;
+        store.tournaments.mark_playing(id, &marks).await?;
         for (i, table_id) in seated {
             let p = &mut plan[i];
             p.table_id = table_id;
@@ -339,21 +342,21 @@ impl Competitions {
         me: &str,
         pass: &mut Pass,
     ) -> Result<Next, StoreError> {
-        let Some((t, plan)) = store.tournament(id).await? else { return Ok(Next::Stop) };
+        let Some((t, plan)) = store.tournaments.tournament(id).await? else { return Ok(Next::Stop) };
         if plan.iter().any(|p| p.status != TableStatus::Finished) {
             pass.cached = Some((t, plan));
             return Ok(Next::Again { wait: false });
         }
         if t.spec.format == Format::Swiss && rounds_planned(&t.spec, &plan) < t.spec.rounds {
             let next = swiss_round(&t.spec, &plan);
-            if !store.add_planned(id, me, &next).await? {
+            if !store.tournaments.add_planned(id, me, &next).await? {
                 return Ok(Next::Stop);
             }
             tracing::info!(tournament = %id, round = rounds_planned(&t.spec, &plan) + 1, "Swiss round planned");
             pass.cached = None;
             return Ok(Next::Again { wait: false });
         }
-        store.finish_tournament(id, unix_ms(SystemTime::now())).await?;
+        store.tournaments.finish_tournament(id, unix_ms(SystemTime::now())).await?;
         tracing::info!(tournament = %id, "tournament finished");
         if t.spec.format == Format::Casual {
             self.casual_finished(&t.spec);
@@ -364,7 +367,7 @@ impl Competitions {
     /// The entrants' quotas and names, from the database. A disabled account is still
     /// seated (its seats forfeit): the plan goes on.
     async fn read_entrants(&self, store: &Store, spec: &TournamentSpec) -> Result<Entrants, StoreError> {
-        let accounts = store.accounts(&spec.entrants).await?;
+        let accounts = store.accounts.accounts(&spec.entrants).await?;
         let mut quota = HashMap::new();
         let mut names = HashMap::new();
         for a in &spec.entrants {

@@ -12,7 +12,8 @@ use skat_league::{AccountId, BotName, Format, PlannedTable};
 
 use super::error::shown;
 use super::{CompetitionError, Competitions};
-use crate::store::accounts::{Account, RatedAccount, RatingPoint};
+use crate::store::accounts::Account;
+use crate::store::ratings::{RatedAccount, RatingPoint};
 use crate::store::tournaments::{Tournament, TournamentRow};
 
 /// Names of accounts, with the id standing in for an account that is gone.
@@ -92,7 +93,7 @@ const RECENT: u64 = 50;
 impl Competitions {
     /// The names of these accounts, in one query.
     async fn names(&self, ids: &[AccountId]) -> Result<Names, CompetitionError> {
-        let accounts = self.store()?.accounts(ids).await?;
+        let accounts = self.store()?.accounts.accounts(ids).await?;
         Ok(Names(accounts.into_iter().map(|(id, a)| (id, a.name)).collect()))
     }
 
@@ -101,7 +102,7 @@ impl Competitions {
         let store = self.store()?;
         let not_found = || CompetitionError::TournamentNotFound(shown(id));
         let parsed = id.parse().map_err(|_| not_found())?;
-        let (tournament, plan) = store.tournament(&parsed).await?.ok_or_else(not_found)?;
+        let (tournament, plan) = store.tournaments.tournament(&parsed).await?.ok_or_else(not_found)?;
         let names = self.names(&tournament.spec.entrants).await?;
         let mut standings = entrant_standings(&tournament.spec, &plan);
         standings.sort_by(|a, b| {
@@ -122,7 +123,8 @@ impl Competitions {
     ) -> Result<Vec<TournamentListing>, CompetitionError> {
         let store = self.store()?;
         let limit = if limit == 0 { 50 } else { limit.min(500) };
-        let rows = store.list_tournaments(u64::from(offset), u64::from(limit), include_casual).await?;
+        let rows =
+            store.tournaments.list_tournaments(u64::from(offset), u64::from(limit), include_casual).await?;
         self.listings(rows).await
     }
 
@@ -149,18 +151,21 @@ impl Competitions {
     /// A bot account as the public sees it.
     pub(crate) async fn bot(&self, name: &str) -> Result<BotDetails, CompetitionError> {
         let store = self.store()?;
-        let account =
-            store.account_by_name(name).await?.ok_or_else(|| CompetitionError::BotNotFound(shown(name)))?;
+        let account = store
+            .accounts
+            .account_by_name(name)
+            .await?
+            .ok_or_else(|| CompetitionError::BotNotFound(shown(name)))?;
         // A removed account is hidden from the public (the operator still lists it).
         if account.removed_ms > 0 {
             return Err(CompetitionError::BotNotFound(shown(name)));
         }
-        let rating = store.rating_of(&account.account_id).await?;
-        let mut history = store.rating_history(&account.account_id).await?;
+        let rating = store.ratings.rating_of(&account.account_id).await?;
+        let mut history = store.ratings.rating_history(&account.account_id).await?;
         if history.len() > HISTORY {
             history.drain(..history.len() - HISTORY);
         }
-        let lists = store.recent_lists(&account.account_id, RECENT).await?;
+        let lists = store.tournaments.recent_lists(&account.account_id, RECENT).await?;
         let everyone: Vec<AccountId> = lists.iter().flat_map(|l| l.seating.iter().cloned()).collect();
         let names = self.names(&everyone).await?;
         let recent = lists
@@ -189,6 +194,6 @@ impl Competitions {
     ) -> Result<Vec<RatedAccount>, CompetitionError> {
         let store = self.store()?;
         let limit = if limit == 0 { 100 } else { limit.min(1000) };
-        Ok(store.leaderboard(u64::from(offset), u64::from(limit)).await?)
+        Ok(store.ratings.leaderboard(u64::from(offset), u64::from(limit)).await?)
     }
 }

@@ -91,7 +91,7 @@ impl Hosting {
         tx: &mpsc::Sender<HostedSeat>,
     ) {
         let Ok(store) = self.store() else { return };
-        let hosted = match store.hosted_accounts().await {
+        let hosted = match store.hosting.hosted_accounts().await {
             Ok(h) => h,
             Err(e) => {
                 tracing::warn!(error = %e, "runner feed: cannot read the hosted accounts; trying again");
@@ -145,18 +145,24 @@ impl Hosting {
     async fn seat_for(&self, account: &Account, offer: SeatOffer) -> Option<HostedSeat> {
         let store = self.store().ok()?;
         let pin = match &offer.tournament_id {
-            Some(t) => {
-                store.pins(t.as_str()).await.ok()?.into_iter().find(|p| p.account_id == account.account_id)
-            }
+            Some(t) => store
+                .hosting
+                .pins(t.as_str())
+                .await
+                .ok()?
+                .into_iter()
+                .find(|p| p.account_id == account.account_id),
             None => None,
         };
         let (version, cpu_millis, memory_mib) = match pin {
-            Some(p) => {
-                (store.version(&account.account_id, &p.digest).await.ok()??, p.cpu_millis, p.memory_mib)
-            }
+            Some(p) => (
+                store.hosting.version(&account.account_id, &p.digest).await.ok()??,
+                p.cpu_millis,
+                p.memory_mib,
+            ),
             None => {
                 let active =
-                    store.versions(&account.account_id).await.ok()?.into_iter().find(|v| v.active)?;
+                    store.hosting.versions(&account.account_id).await.ok()?.into_iter().find(|v| v.active)?;
                 (active, self.config.hosting.cpu_millis, self.config.hosting.memory_mib)
             }
         };

@@ -143,10 +143,12 @@ impl Hosting {
             failure: String::new(),
             submitted_ms: unix_ms_now(),
         };
-        if store.insert_version(&v).await? {
+        if store.hosting.insert_version(&v).await? {
             tracing::info!(account = %account.name, %digest, size_bytes, "bot version submitted");
-            for gone in
-                store.prune_versions(&account.account_id, self.config.hosting.versions_per_account).await?
+            for gone in store
+                .hosting
+                .prune_versions(&account.account_id, self.config.hosting.versions_per_account)
+                .await?
             {
                 self.forget_archive(&gone).await;
             }
@@ -161,7 +163,7 @@ impl Hosting {
 
     async fn forget_archive(&self, digest: &str) {
         let Ok(store) = self.store() else { return };
-        if matches!(store.digest_in_use(digest).await, Ok(false))
+        if matches!(store.hosting.digest_in_use(digest).await, Ok(false))
             && let Some(path) = self.archive_path(digest)
         {
             let _ = tokio::fs::remove_file(path).await;
@@ -170,6 +172,7 @@ impl Hosting {
 
     async fn version(&self, account: &AccountId, digest: &str) -> Result<StoredVersion, HostingError> {
         self.store()?
+            .hosting
             .version(account, digest)
             .await?
             .ok_or_else(|| HostingError::VersionNotFound(digest.into()))
@@ -182,7 +185,7 @@ impl Hosting {
         if hex.len() < 12 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Err(HostingError::VersionNotFound(want.chars().take(80).collect()));
         }
-        let all = self.store()?.versions(account).await?;
+        let all = self.store()?.hosting.versions(account).await?;
         let mut found = all.into_iter().filter(|v| v.digest["sha256:".len()..].starts_with(hex));
         match (found.next(), found.next()) {
             (Some(v), None) => Ok(v),
@@ -192,7 +195,7 @@ impl Hosting {
 
     /// The account's versions, newest first.
     pub(crate) async fn versions(&self, account: &Account) -> Result<Vec<StoredVersion>, HostingError> {
-        Ok(self.store()?.versions(&account.account_id).await?)
+        Ok(self.store()?.hosting.versions(&account.account_id).await?)
     }
 
     /// Makes a version the one that plays (an empty digest: none plays; the account's
@@ -204,13 +207,13 @@ impl Hosting {
     ) -> Result<Option<StoredVersion>, HostingError> {
         let store = self.store()?;
         if digest.trim().is_empty() {
-            store.set_active(&account.account_id, None).await?;
+            store.hosting.set_active(&account.account_id, None).await?;
             self.changed.notify_waiters();
             tracing::info!(account = %account.name, "hosting ended: no version is active");
             return Ok(None);
         }
         let v = self.find(&account.account_id, digest).await?;
-        store.set_active(&account.account_id, Some(&v.digest)).await?;
+        store.hosting.set_active(&account.account_id, Some(&v.digest)).await?;
         // Its own lobbies end: its seats go to the runner from now on.
         self.competitions.close_lobbies(&account.account_id);
         self.changed.notify_waiters();
@@ -228,12 +231,13 @@ impl Hosting {
     ) -> Result<StoredVersion, HostingError> {
         let store = self.store()?;
         let account = store
+            .accounts
             .account_by_name(bot_name)
             .await?
             .ok_or_else(|| HostingError::BotNotFound(bot_name.into()))?;
         let v = self.find(&account.account_id, digest).await?;
         let state = if approve { VersionState::Approved } else { VersionState::Pending };
-        store.set_version_state(&account.account_id, &v.digest, state, "").await?;
+        store.hosting.set_version_state(&account.account_id, &v.digest, state, "").await?;
         let what = if approve { "approve-version" } else { "withdraw-approval" };
         self.competitions.audit(admin, what, account.name.as_str(), v.digest.clone()).await;
         self.changed.notify_waiters();
@@ -247,7 +251,12 @@ impl Hosting {
         account: &AccountId,
     ) -> Result<Option<StoredVersion>, HostingError> {
         let Some(store) = self.journal.store() else { return Ok(None) };
-        Ok(store.versions(account).await?.into_iter().find(|v| v.active && v.state == VersionState::Approved))
+        Ok(store
+            .hosting
+            .versions(account)
+            .await?
+            .into_iter()
+            .find(|v| v.active && v.state == VersionState::Approved))
     }
 
     /// A hosted tournament's pins: every entrant's active, approved version, with the
@@ -256,9 +265,12 @@ impl Hosting {
         let store = self.store()?;
         let mut pins = Vec::with_capacity(names.len());
         for name in names {
-            let account =
-                store.account_by_name(name).await?.ok_or_else(|| HostingError::BotNotFound(name.clone()))?;
-            let v = store.versions(&account.account_id).await?.into_iter().find(|v| v.active);
+            let account = store
+                .accounts
+                .account_by_name(name)
+                .await?
+                .ok_or_else(|| HostingError::BotNotFound(name.clone()))?;
+            let v = store.hosting.versions(&account.account_id).await?.into_iter().find(|v| v.active);
             match v {
                 Some(v) if v.state == VersionState::Approved => pins.push(Pin {
                     account_id: account.account_id,
@@ -278,9 +290,9 @@ impl Hosting {
         tournament_id: &str,
     ) -> Result<Vec<(String, String)>, HostingError> {
         let Some(store) = self.journal.store() else { return Ok(Vec::new()) };
-        let pins = store.pins(tournament_id).await?;
+        let pins = store.hosting.pins(tournament_id).await?;
         let ids: Vec<AccountId> = pins.iter().map(|p| p.account_id.clone()).collect();
-        let accounts = store.accounts(&ids).await?;
+        let accounts = store.accounts.accounts(&ids).await?;
         Ok(pins
             .into_iter()
             .map(|p| {
@@ -304,7 +316,10 @@ impl Hosting {
             sandbox.account_id.parse().map_err(|_| HostingError::BotNotFound(sandbox.account_id.clone()))?;
         if !version_failure.is_empty() {
             let failure: String = version_failure.chars().filter(|c| !c.is_control()).take(500).collect();
-            store.set_version_state(&account, &sandbox.digest, VersionState::Failed, &failure).await?;
+            store
+                .hosting
+                .set_version_state(&account, &sandbox.digest, VersionState::Failed, &failure)
+                .await?;
             self.changed.notify_waiters();
         }
         let log = log.map(|bytes| {
@@ -321,7 +336,7 @@ impl Hosting {
                 self.metrics.hosting.sandboxes_running.dec();
             }
         }
-        store.put_sandbox(&sandbox, log.as_deref()).await?;
+        store.hosting.put_sandbox(&sandbox, log.as_deref()).await?;
         Ok(())
     }
 
@@ -330,7 +345,7 @@ impl Hosting {
         &self,
         filter: &SandboxFilter<'_>,
     ) -> Result<Vec<StoredSandbox>, HostingError> {
-        Ok(self.store()?.sandboxes(filter).await?)
+        Ok(self.store()?.hosting.sandboxes(filter).await?)
     }
 
     /// A sandbox's output, for its account (or the operator: `account` None).
@@ -339,7 +354,7 @@ impl Hosting {
         id: &str,
         account: Option<&AccountId>,
     ) -> Result<(StoredSandbox, String), HostingError> {
-        let found = self.store()?.sandbox_log(id).await?;
+        let found = self.store()?.hosting.sandbox_log(id).await?;
         match found {
             Some((s, log)) if account.is_none_or(|a| a.to_string() == s.account_id) => Ok((s, log)),
             _ => Err(HostingError::SandboxNotFound(id.chars().take(64).collect())),

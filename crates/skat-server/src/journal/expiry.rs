@@ -65,7 +65,7 @@ pub(crate) fn purge_records(journal: &Journal, retention: Duration, mut stop: wa
         let every = (retention / 10).clamp(Duration::from_secs(1), Duration::from_secs(3600));
         loop {
             let before = unix_ms(SystemTime::now()).saturating_sub(retention.as_millis() as u64);
-            match store.purge_ended_before(before).await {
+            match store.tables.purge_ended_before(before).await {
                 Ok(0) => {}
                 Ok(n) => tracing::info!(tables = n, "records past the retention time deleted"),
                 Err(e) => tracing::warn!(error = %e, "could not delete records past the retention time"),

@@ -17,7 +17,7 @@ impl Journal {
         limit: usize,
     ) -> Result<Vec<TableRow>, StoreError> {
         if let Some(store) = self.store() {
-            return store.list(filter, cursor, limit).await;
+            return store.tables.list(filter, cursor, limit).await;
         }
         let mut rows: Vec<TableRow> = tables
             .all()

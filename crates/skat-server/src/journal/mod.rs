@@ -311,7 +311,7 @@ async fn open_writer(
     lease: Option<(NodeLease, Duration)>,
 ) -> Result<(crate::store::Writer, HotLog), StoreError> {
     let writer = store.writer(lease).await?;
-    Ok((writer, HotLog::new(store.log_next_seq().await?)))
+    Ok((writer, HotLog::new(store.log.log_next_seq().await?)))
 }
 
 /// A replica's commit that failed for another reason than its fence (its connection was
@@ -319,7 +319,7 @@ async fn open_writer(
 /// the lost lease when that is what happened meanwhile: the operator's log says why.
 async fn why_not_committed(store: &Store, lease: Option<&NodeLease>, e: StoreError) -> StoreError {
     match lease {
-        Some(lease) if !matches!(e, StoreError::Fenced { .. }) => match store.holds(lease).await {
+        Some(lease) if !matches!(e, StoreError::Fenced { .. }) => match store.nodes.holds(lease).await {
             Ok(false) => crate::store::nodes::fenced(lease),
             _ => e,
         },

@@ -91,12 +91,12 @@ pub async fn recover(
     let Some(store) = journal.store() else { return Ok(Recovered::default()) };
     // What the hot log still holds goes under its tables' key first: the reads below are
     // then by key, not a scan of the log per table.
-    let moved = store.settle_log(journal.owner()).await?;
+    let moved = store.log.settle_log(journal.owner()).await?;
     if moved > 0 {
         tracing::info!(entries = moved, "moved the journal's hot log under its tables");
     }
     let since = unix_ms(SystemTime::now()).saturating_sub(expiry.as_millis() as u64);
-    let rows = store.tables_to_recover(journal.owner(), since).await?;
+    let rows = store.tables.tables_to_recover(journal.owner(), since).await?;
     if !rows.is_empty() {
         tracing::info!(tables = rows.len(), "recovering tables from the journal");
     }
@@ -124,11 +124,11 @@ pub(crate) async fn bring_back(
             tracing::warn!(table = %row.table_id, "a journal row names no valid table id: skipped");
             continue;
         };
-        let stored = store.entries(&row.table_id).await?;
+        let stored = store.tables.entries(&row.table_id).await?;
         let now = Instant::now();
         let rebuilt = rebuild(&id, &stored, now);
         if let Some((n, why)) = &rebuilt.damaged {
-            let dropped = store.drop_entries_from(&row.table_id, *n).await?;
+            let dropped = store.tables.drop_entries_from(&row.table_id, *n).await?;
             done.dropped += dropped as usize;
             tracing::warn!(
                 table = %id, first_dropped = n, dropped, reason = %why,
@@ -180,7 +180,7 @@ pub(crate) async fn archived(
     id: &TableId,
 ) -> Result<Option<Arc<TableHandle>>, StoreError> {
     let Some(store) = journal.store() else { return Ok(None) };
-    let stored = store.entries(&id.to_string()).await?;
+    let stored = store.tables.entries(&id.to_string()).await?;
     if stored.is_empty() {
         return Ok(None);
     }

@@ -49,7 +49,7 @@ pub(crate) struct Takeover {
 /// Registers `node` in the database with a new epoch: the lease a journal commits under.
 pub(crate) async fn register(store: &Store, node: &str, length: Duration) -> Result<NodeLease, StoreError> {
     let now = now_ms();
-    store.register_node(node, now, now.saturating_add(length.as_millis() as i64)).await
+    store.nodes.register_node(node, now, now.saturating_add(length.as_millis() as i64)).await
 }
 
 /// Gives this replica's lease up (after a clean shutdown): live replicas take its
@@ -60,7 +60,7 @@ pub(crate) async fn release(journal: &Journal) {
     if journal.failed() {
         return;
     }
-    match store.renew_lease(lease, 0).await {
+    match store.nodes.renew_lease(lease, 0).await {
         Ok(()) => tracing::info!(node = %lease.node, "gave this replica's lease up"),
         Err(e) => tracing::warn!(error = %e, "could not give this replica's lease up; it runs out by itself"),
     }
@@ -87,7 +87,7 @@ impl Takeover {
                 }
                 let now = now_ms();
                 let until = now.saturating_add(length.as_millis() as i64);
-                match store.renew_lease(&lease, until).await {
+                match store.nodes.renew_lease(&lease, until).await {
                     Ok(()) => {}
                     Err(e @ StoreError::Fenced { .. }) => return self.journal.fail(&e),
                     Err(e) => {
@@ -95,7 +95,7 @@ impl Takeover {
                         continue;
                     }
                 }
-                let lapsed = match store.lapsed_owners(&lease.node, now).await {
+                let lapsed = match store.nodes.lapsed_owners(&lease.node, now).await {
                     Ok(l) => l,
                     Err(e) => {
                         tracing::warn!(error = %e, "could not look for replicas whose lease ran out");
@@ -103,7 +103,7 @@ impl Takeover {
                     }
                 };
                 for dead in lapsed {
-                    match store.take_over(&dead, &lease, now, until).await {
+                    match store.nodes.take_over(&dead, &lease, now, until).await {
                         Ok(ids) if ids.is_empty() => {}
                         Ok(ids) => self.adopt(&store, &dead, ids).await,
                         Err(e @ StoreError::Fenced { .. }) => return self.journal.fail(&e),
@@ -122,7 +122,7 @@ impl Takeover {
             // The row is there: the takeover just updated it. A read that fails leaves
             // the table in the database under this replica's name, and a restart of
             // this replica brings it back.
-            match store.row(id).await {
+            match store.tables.row(id).await {
                 Ok(Some(row)) => rows.push(row),
                 Ok(None) => {}
                 Err(e) => tracing::error!(error = %e, table = %id, "could not read a table taken over"),

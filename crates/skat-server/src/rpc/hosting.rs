@@ -188,6 +188,7 @@ impl HostingApi {
             rows.iter().filter_map(|s| s.account_id.parse().ok()).collect();
         match self.server.journal.store() {
             Some(store) => store
+                .accounts
                 .accounts(&ids)
                 .await
                 .map(|m| m.into_iter().map(|(id, a)| (id.to_string(), a.name.to_string())).collect())
@@ -386,6 +387,7 @@ impl HostingService for HostingApi {
         // The runner names the account by name; rows keep its id.
         let store = self.server.journal.store().ok_or(HostingError::NoDatabase)?;
         let account = store
+            .accounts
             .account_by_name(&s.account_id)
             .await
             .map_err(Status::from)?

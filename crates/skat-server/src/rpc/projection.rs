@@ -19,9 +19,9 @@ use crate::competition::SeatOffer;
 use crate::competition::admin::OperatorView;
 use crate::competition::challenges::ChallengeView;
 use crate::competition::views::{BotDetails, TournamentDetails, TournamentListing};
-use crate::store::accounts::RatedAccount;
 use crate::store::audit::AuditEntry;
 use crate::store::challenges::Answer;
+use crate::store::ratings::RatedAccount;
 use crate::store::{RowStatus, TableRow};
 use crate::table::{Status, Table, TableEvent, unix_ms};
 

@@ -89,7 +89,7 @@ impl SkatServer {
             return Ok(t);
         }
         let owner = match self.journal.store() {
-            Some(store) => store.row(id).await.map_err(Status::from)?.map(|r| r.owner),
+            Some(store) => store.tables.row(id).await.map_err(Status::from)?.map(|r| r.owner),
             None => None,
         };
         Err(self.elsewhere(id, &parsed, owner.as_deref()))
@@ -105,7 +105,7 @@ impl SkatServer {
         }
         let mut owner = None;
         if let Some(store) = self.journal.store() {
-            let row = store.row(id).await.map_err(Status::from)?;
+            let row = store.tables.row(id).await.map_err(Status::from)?;
             if row.as_ref().is_some_and(|r| any_state || r.status.ended())
                 && let Some(handle) =
                     recovery::archived(&self.journal, &parsed).await.map_err(Status::from)?

@@ -311,7 +311,9 @@ pub(crate) async fn get(
     }
     let is_tournament = handle.lock().config.tournament;
     let tournament = match (is_tournament, s.journal.store()) {
-        (true, Some(store)) => store.tournament_named_of_table(&request.get_ref().table_id).await?,
+        (true, Some(store)) => {
+            store.tournaments.tournament_named_of_table(&request.get_ref().table_id).await?
+        }
         _ => None,
     };
     let t = handle.settled().await;
@@ -349,7 +351,9 @@ pub(crate) async fn records(
     };
     // A JSON record names its tournament (one indexed lookup; none without a database).
     let tournament_id = match (json, s.journal.store()) {
-        (true, Some(store)) => store.tournament_of_table(&r.table_id).await?.map(|t| t.to_string()),
+        (true, Some(store)) => {
+            store.tournaments.tournament_of_table(&r.table_id).await?.map(|t| t.to_string())
+        }
         _ => None,
     };
     let context = RecordContext { server: s.config.server_name.clone(), tournament_id };

@@ -1,6 +1,6 @@
-//! The accounts' SQL: bot accounts (`skat_accounts`), their ratings (`skat_ratings`) and
-//! rating history (`skat_rating_history`). Rows in, rows out: who may register and how a
-//! rating moves is decided by the competitions and `skat-league`.
+//! The accounts' SQL: bot accounts (`skat_accounts`) and their names (with `names`).
+//! Rows in, rows out: who may register is decided by the competitions and
+//! `skat-league`; ratings are `ratings`'.
 
 use std::collections::HashMap;
 
@@ -9,7 +9,7 @@ use skat_league::{AccountId, BotName};
 use sqlx::Row as _;
 use sqlx::any::AnyRow;
 
-use super::{Store, StoreError, names, to_i64, to_u64};
+use super::{Db, StoreError, names, to_i64, to_u64};
 use crate::secret::TokenHash;
 
 /// A bot account.
@@ -70,26 +70,6 @@ pub(crate) struct ListedAccount {
     pub(crate) former_names: Vec<String>,
 }
 
-/// A leaderboard row: an account's name and rating.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct RatedAccount {
-    /// The account's name.
-    pub(crate) name: BotName,
-    /// Its rating.
-    pub(crate) rating: Rating,
-}
-
-/// One point of an account's rating history.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct RatingPoint {
-    /// Unix milliseconds.
-    pub(crate) at_ms: u64,
-    /// The list that moved it.
-    pub(crate) table_id: String,
-    /// The rating after it (`lists` is not kept per point: 0).
-    pub(crate) rating: Rating,
-}
-
 fn decode<T: std::str::FromStr<Err = String>>(text: String) -> Result<T, sqlx::Error> {
     text.parse().map_err(|e: String| sqlx::Error::Decode(e.into()))
 }
@@ -108,14 +88,6 @@ pub(super) fn account_from(r: &AnyRow) -> Result<Account, sqlx::Error> {
     })
 }
 
-pub(super) fn rating_from(r: &AnyRow) -> Result<Rating, sqlx::Error> {
-    Ok(Rating {
-        rating: r.try_get("rating")?,
-        uncertainty: r.try_get("uncertainty")?,
-        lists: to_u64(r.try_get("lists")?),
-    })
-}
-
 pub(super) const ACCOUNT_COLUMNS: &str =
     "account_id, name, owner, token_hash, disabled, max_tables, created_ms, removed_ms, last_seen_ms";
 
@@ -124,13 +96,19 @@ pub(super) fn placeholders(first: usize, n: usize) -> String {
     (first..first + n).map(|i| format!("${i}")).collect::<Vec<_>>().join(",")
 }
 
-impl Store {
+/// Bot accounts and every name each has had (the name rules' SQL is `names`).
+#[derive(Debug, Clone)]
+pub(crate) struct AccountRepo {
+    pub(super) db: Db,
+}
+
+impl AccountRepo {
     /// Adds an account with its name's keys, in one transaction; `Taken` when an account
     /// has or had this name or one that is one with it (`skat_league::names`). Each
     /// transaction here writes first: SQLite then takes its write lock (waiting its busy timeout) before it reads, instead of
     /// failing to upgrade a read snapshot another connection's commit made stale.
     pub(crate) async fn create_account(&self, a: &Account) -> Result<NameClaim, StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.db.pool.begin().await?;
         if let taken @ NameClaim::Taken(_) = names::claim_keys(&mut tx, &a.account_id, &a.name).await? {
             return Ok(taken);
         }
@@ -179,7 +157,7 @@ impl Store {
         for a in accounts {
             q = q.bind(a.as_str());
         }
-        q.execute(&self.pool).await?;
+        q.execute(&self.db.pool).await?;
         Ok(())
     }
 
@@ -188,7 +166,7 @@ impl Store {
         sqlx::query("UPDATE skat_accounts SET last_seen_ms = $1 WHERE account_id = $2")
             .bind(to_i64(at_ms))
             .bind(account.as_str())
-            .execute(&self.pool)
+            .execute(&self.db.pool)
             .await?;
         Ok(())
     }
@@ -230,7 +208,7 @@ impl Store {
         for id in only.unwrap_or_default() {
             q = q.bind(id.as_str());
         }
-        let rows = q.fetch_all(&self.pool).await?;
+        let rows = q.fetch_all(&self.db.pool).await?;
         let mut out = Vec::new();
         for row in &rows {
             let account = account_from(row)?;
@@ -238,12 +216,12 @@ impl Store {
                 "SELECT name FROM skat_account_names WHERE account_id = $1 AND until_ms > 0 ORDER BY since_ms",
             )
             .bind(account.account_id.as_str())
-            .fetch_all(&self.pool)
+            .fetch_all(&self.db.pool)
             .await?
             .iter()
             .map(|r| r.try_get::<String, _>("name"))
             .collect::<Result<_, _>>()?;
-            let rating = self.rating_of(&account.account_id).await?;
+            let rating = super::ratings::current(&self.db.pool, &account.account_id).await?;
             out.push(ListedAccount { account, rating, former_names: former });
         }
         Ok(out)
@@ -255,7 +233,7 @@ impl Store {
         token_hash: &TokenHash,
     ) -> Result<Option<Account>, StoreError> {
         let sql = format!("SELECT {ACCOUNT_COLUMNS} FROM skat_accounts WHERE token_hash = $1");
-        let row = sqlx::query(&sql).bind(token_hash.to_string()).fetch_optional(&self.pool).await?;
+        let row = sqlx::query(&sql).bind(token_hash.to_string()).fetch_optional(&self.db.pool).await?;
         Ok(row.as_ref().map(account_from).transpose()?)
     }
 
@@ -263,14 +241,15 @@ impl Store {
     /// same by key (`heur-a` finds `HEUR-A`).
     pub(crate) async fn account_by_name(&self, name: &str) -> Result<Option<Account>, StoreError> {
         let sql = format!("SELECT {ACCOUNT_COLUMNS} FROM skat_accounts WHERE name = $1");
-        if let Some(row) = sqlx::query(&sql).bind(name).fetch_optional(&self.pool).await? {
+        if let Some(row) = sqlx::query(&sql).bind(name).fetch_optional(&self.db.pool).await? {
             return Ok(Some(account_from(&row)?));
         }
         let sql = format!(
             "SELECT {ACCOUNT_COLUMNS} FROM skat_accounts WHERE account_id = \
              (SELECT account_id FROM skat_account_names WHERE name_key = $1 AND until_ms = 0)"
         );
-        let row = sqlx::query(&sql).bind(skat_league::primary_key(name)).fetch_optional(&self.pool).await?;
+        let row =
+            sqlx::query(&sql).bind(skat_league::primary_key(name)).fetch_optional(&self.db.pool).await?;
         Ok(row.as_ref().map(account_from).transpose()?)
     }
 
@@ -293,7 +272,7 @@ impl Store {
             for id in chunk {
                 q = q.bind(id.as_str());
             }
-            for row in q.fetch_all(&self.pool).await? {
+            for row in q.fetch_all(&self.db.pool).await? {
                 let a = account_from(&row)?;
                 out.insert(a.account_id.clone(), a);
             }
@@ -323,61 +302,8 @@ impl Store {
         .bind(to_i64(removed_ms))
         .bind(change.owner.unwrap_or(&a.owner))
         .bind(a.account_id.as_str())
-        .execute(&self.pool)
+        .execute(&self.db.pool)
         .await?;
         Ok(())
-    }
-
-    /// The current rating of this account (absent: not rated yet).
-    pub(crate) async fn rating_of(&self, account: &AccountId) -> Result<Option<Rating>, StoreError> {
-        let row = sqlx::query("SELECT rating, uncertainty, lists FROM skat_ratings WHERE account_id = $1")
-            .bind(account.as_str())
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(row.as_ref().map(rating_from).transpose()?)
-    }
-
-    /// A page of the leaderboard: by conservative rating (mu - 3 sigma), best first.
-    pub(crate) async fn leaderboard(&self, offset: u64, limit: u64) -> Result<Vec<RatedAccount>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT a.name, r.rating, r.uncertainty, r.lists FROM skat_ratings r \
-             JOIN skat_accounts a ON a.account_id = r.account_id WHERE a.removed_ms = 0 \
-             ORDER BY (r.rating - 3 * r.uncertainty) DESC, a.name LIMIT $1 OFFSET $2",
-        )
-        .bind(to_i64(limit))
-        .bind(to_i64(offset))
-        .fetch_all(&self.pool)
-        .await?;
-        rows.iter()
-            .map(|r| Ok(RatedAccount { name: BotName::stored(r.try_get("name")?), rating: rating_from(r)? }))
-            .collect::<Result<_, sqlx::Error>>()
-            .map_err(StoreError::from)
-    }
-
-    /// An account's rating history, oldest first.
-    pub(crate) async fn rating_history(
-        &self,
-        account_id: &AccountId,
-    ) -> Result<Vec<RatingPoint>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT at_ms, table_id, rating, uncertainty FROM skat_rating_history WHERE account_id = $1 ORDER BY at_ms",
-        )
-        .bind(account_id.as_str())
-        .fetch_all(&self.pool)
-        .await?;
-        rows.iter()
-            .map(|r| {
-                Ok(RatingPoint {
-                    at_ms: to_u64(r.try_get("at_ms")?),
-                    table_id: r.try_get("table_id")?,
-                    rating: Rating {
-                        rating: r.try_get("rating")?,
-                        uncertainty: r.try_get("uncertainty")?,
-                        lists: 0,
-                    },
-                })
-            })
-            .collect::<Result<_, sqlx::Error>>()
-            .map_err(StoreError::from)
     }
 }

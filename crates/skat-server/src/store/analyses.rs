@@ -3,7 +3,7 @@
 
 use sqlx::Row as _;
 
-use super::{Store, StoreError, to_i64, to_u64};
+use super::{Db, StoreError, to_i64, to_u64};
 
 /// A table's analysis as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,7 +20,13 @@ pub(crate) struct StoredAnalysis {
     pub(crate) took_ms: u64,
 }
 
-impl Store {
+/// Finished tables' analyses, AnalyzeTable's cache.
+#[derive(Debug, Clone)]
+pub(crate) struct AnalysisRepo {
+    pub(super) db: Db,
+}
+
+impl AnalysisRepo {
     /// The analysis of `table_id` made with `settings`, if any.
     pub(crate) async fn analysis(
         &self,
@@ -32,7 +38,7 @@ impl Store {
         )
         .bind(table_id)
         .bind(settings)
-        .fetch_optional(&self.pool)
+        .fetch_optional(&self.db.pool)
         .await?;
         let Some(r) = row else { return Ok(None) };
         let deals: String = r.try_get("deals")?;
@@ -66,7 +72,7 @@ impl Store {
         .bind(i64::from(a.worlds))
         .bind(to_i64(a.computed_ms))
         .bind(to_i64(a.took_ms))
-        .execute(&self.pool)
+        .execute(&self.db.pool)
         .await?;
         Ok(())
     }

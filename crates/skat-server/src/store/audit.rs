@@ -3,7 +3,7 @@
 
 use sqlx::Row as _;
 
-use super::{Store, StoreError, to_i64, to_u64};
+use super::{Db, StoreError, to_i64, to_u64};
 
 /// One thing done with the admin token.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,7 +22,13 @@ pub(crate) struct AuditEntry {
     pub(crate) detail: String,
 }
 
-impl Store {
+/// What was done with the admin token.
+#[derive(Debug, Clone)]
+pub(crate) struct AuditRepo {
+    pub(super) db: Db,
+}
+
+impl AuditRepo {
     /// Adds an entry under a fresh random id.
     pub(crate) async fn audit(&self, entry_id: &str, e: &AuditEntry) -> Result<(), StoreError> {
         sqlx::query(
@@ -35,7 +41,7 @@ impl Store {
         .bind(e.action.as_str())
         .bind(e.target.as_str())
         .bind(e.detail.as_str())
-        .execute(&self.pool)
+        .execute(&self.db.pool)
         .await?;
         Ok(())
     }
@@ -54,7 +60,7 @@ impl Store {
         .bind(target)
         .bind(to_i64(limit))
         .bind(to_i64(offset))
-        .fetch_all(&self.pool)
+        .fetch_all(&self.db.pool)
         .await?;
         rows.iter()
             .map(|r| {

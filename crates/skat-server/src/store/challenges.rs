@@ -7,8 +7,8 @@
 use skat_league::{AccountId, ChallengeId, ChallengeState, ChallengeTerms, PlannedTable, TournamentId};
 use sqlx::Row as _;
 
-use super::tournaments::Tournament;
-use super::{Store, StoreError, to_i64, to_u64};
+use super::tournaments::{Tournament, TournamentRepo};
+use super::{Db, StoreError, to_i64, to_u64};
 
 /// A challenge as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,10 +80,16 @@ pub(crate) enum Answered {
     TooLate,
 }
 
-impl Store {
+/// Challenges and each opponent's answer (an acceptance stores its meeting).
+#[derive(Debug, Clone)]
+pub(crate) struct ChallengeRepo {
+    pub(super) db: Db,
+}
+
+impl ChallengeRepo {
     /// Stores a new challenge.
     pub(crate) async fn create_challenge(&self, c: &ChallengeRow) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.db.pool.begin().await?;
         sqlx::query(
             "INSERT INTO skat_challenges (challenge_id, challenger_id, spec, state, tournament_id, created_ms, expires_ms) \
              VALUES ($1,$2,$3,$4,'',$5,$6)",
@@ -121,7 +127,7 @@ impl Store {
         )
         .bind(challenger.as_str())
         .bind(to_i64(since_ms))
-        .fetch_one(&self.pool)
+        .fetch_one(&self.db.pool)
         .await?;
         Ok(to_u64(row.try_get("n")?))
     }
@@ -137,7 +143,7 @@ impl Store {
              FROM skat_challenges WHERE challenge_id = $1",
         )
         .bind(id.as_str())
-        .fetch_optional(&self.pool)
+        .fetch_optional(&self.db.pool)
         .await?;
         match row {
             Some(r) => Ok(Some(self.challenge_from(&r, now_ms).await?)),
@@ -164,7 +170,7 @@ impl Store {
         .bind(i64::from(pending_only))
         .bind(to_i64(now_ms))
         .bind(to_i64(limit))
-        .fetch_all(&self.pool)
+        .fetch_all(&self.db.pool)
         .await?;
         let mut out = Vec::with_capacity(rows.len());
         for r in &rows {
@@ -186,7 +192,7 @@ impl Store {
             "SELECT account_id, answer FROM skat_challenge_opponents WHERE challenge_id = $1 ORDER BY place",
         )
         .bind(challenge_id.as_str())
-        .fetch_all(&self.pool)
+        .fetch_all(&self.db.pool)
         .await?;
         let opponents = answers
             .iter()
@@ -223,7 +229,7 @@ impl Store {
         reply: Reply<'_>,
         now_ms: u64,
     ) -> Result<Answered, StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.db.pool.begin().await?;
         let answer = match reply {
             Reply::Decline => Answer::Decline,
             Reply::Accept(_) => Answer::Accept,
@@ -273,7 +279,7 @@ impl Store {
                     0
                 };
                 if moved == 1 {
-                    Store::insert_tournament(
+                    TournamentRepo::insert_tournament(
                         &mut tx,
                         meeting.tournament,
                         meeting.plan,
@@ -289,19 +295,6 @@ impl Store {
         tx.commit().await?;
         Ok(outcome)
     }
-
-    /// Whether a tournament's lists count for the ratings (a challenge's may not).
-    pub(crate) async fn tournament_rated(&self, tournament: &TournamentId) -> Result<bool, StoreError> {
-        let row = sqlx::query("SELECT spec FROM skat_tournaments WHERE tournament_id = $1")
-            .bind(tournament.as_str())
-            .fetch_optional(&self.pool)
-            .await?;
-        let Some(row) = row else { return Ok(true) };
-        let spec: String = row.try_get("spec")?;
-        let spec: skat_league::TournamentSpec =
-            serde_json::from_str(&spec).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        Ok(!spec.unrated)
-    }
 }
 
 #[cfg(test)]
@@ -309,6 +302,7 @@ mod tests {
     use skat_league::{Format, TournamentStatus};
 
     use super::*;
+    use crate::store::Store;
     use crate::store::nodes::tests::database;
 
     fn meeting_of(id: u64, terms: ChallengeTerms, entrants: Vec<AccountId>) -> Tournament {
@@ -347,22 +341,25 @@ mod tests {
             created_ms: 1_000,
             expires_ms: 100_000,
         };
-        store.create_challenge(&row).await.unwrap();
+        store.challenges.create_challenge(&row).await.unwrap();
         let entrants = vec![challenger, first.clone(), last.clone()];
         let now = 2_000;
 
         let unused = meeting_of(10, terms, entrants.clone());
         assert_eq!(
-            store.answer_challenge(&id, &first, accept(&unused), now).await.unwrap(),
+            store.challenges.answer_challenge(&id, &first, accept(&unused), now).await.unwrap(),
             Answered::Recorded
         );
-        assert!(store.tournament(&unused.tournament_id).await.unwrap().is_none(), "not the last acceptance");
+        assert!(
+            store.tournaments.tournament(&unused.tournament_id).await.unwrap().is_none(),
+            "not the last acceptance"
+        );
 
         // Storing the meeting fails (its id is taken): nothing of the reply stays.
         let taken = meeting_of(11, terms, entrants.clone());
-        store.create_tournament(&taken, &[], 2).await.unwrap();
-        assert!(store.answer_challenge(&id, &last, accept(&taken), now).await.is_err());
-        let read = store.challenge(&id, now).await.unwrap().unwrap();
+        store.tournaments.create_tournament(&taken, &[], 2).await.unwrap();
+        assert!(store.challenges.answer_challenge(&id, &last, accept(&taken), now).await.is_err());
+        let read = store.challenges.challenge(&id, now).await.unwrap().unwrap();
         assert_eq!(read.state, ChallengeState::Pending);
         assert_eq!(read.tournament_id, None);
         assert_eq!(read.opponents, vec![(first.clone(), Answer::Accept), (last.clone(), Answer::None)]);
@@ -370,21 +367,24 @@ mod tests {
         // Answered again, it goes through: accepted, with the id of a meeting that exists.
         let meeting = meeting_of(12, terms, entrants);
         assert_eq!(
-            store.answer_challenge(&id, &last, accept(&meeting), now).await.unwrap(),
+            store.challenges.answer_challenge(&id, &last, accept(&meeting), now).await.unwrap(),
             Answered::AllAccepted
         );
-        let read = store.challenge(&id, now).await.unwrap().unwrap();
+        let read = store.challenges.challenge(&id, now).await.unwrap().unwrap();
         assert_eq!(read.state, ChallengeState::Accepted);
         assert_eq!(read.tournament_id.as_ref(), Some(&meeting.tournament_id));
-        let (stored, _) = store.tournament(&meeting.tournament_id).await.unwrap().unwrap();
+        let (stored, _) = store.tournaments.tournament(&meeting.tournament_id).await.unwrap().unwrap();
         assert_eq!(stored.spec.format, Format::Challenge);
 
         // Later replies are too late and change nothing.
         assert_eq!(
-            store.answer_challenge(&id, &first, Reply::Decline, now).await.unwrap(),
+            store.challenges.answer_challenge(&id, &first, Reply::Decline, now).await.unwrap(),
             Answered::TooLate
         );
-        assert_eq!(store.challenge(&id, now).await.unwrap().unwrap().state, ChallengeState::Accepted);
+        assert_eq!(
+            store.challenges.challenge(&id, now).await.unwrap().unwrap().state,
+            ChallengeState::Accepted
+        );
     }
 
     #[tokio::test]

@@ -8,7 +8,7 @@ use sqlx::Row as _;
 use sqlx::any::AnyRow;
 
 use super::accounts::{ACCOUNT_COLUMNS, Account, account_from};
-use super::{Store, StoreError, to_i64, to_u64};
+use super::{Db, StoreError, to_i64, to_u64};
 
 /// Sandboxes kept per account (older ones, with their output, are deleted).
 pub(crate) const SANDBOXES_PER_ACCOUNT: i64 = 50;
@@ -172,7 +172,13 @@ pub(crate) struct SandboxFilter<'a> {
     pub(crate) limit: u32,
 }
 
-impl Store {
+/// Hosted bots' versions, a hosted tournament's pins and the sandboxes the runners reported.
+#[derive(Debug, Clone)]
+pub(crate) struct HostingRepo {
+    pub(super) db: Db,
+}
+
+impl HostingRepo {
     /// Keeps a new version; false when the account has it already (it is unchanged).
     pub(crate) async fn insert_version(&self, v: &StoredVersion) -> Result<bool, StoreError> {
         let command = serde_json::to_string(&v.command).map_err(|e| StoreError::Corrupt(e.to_string()))?;
@@ -190,7 +196,7 @@ impl Store {
         .bind(i64::from(v.active))
         .bind(v.failure.as_str())
         .bind(to_i64(v.submitted_ms))
-        .execute(&self.pool)
+        .execute(&self.db.pool)
         .await?;
         Ok(done.rows_affected() == 1)
     }
@@ -202,7 +208,7 @@ impl Store {
              ORDER BY submitted_ms DESC, digest"
         ))
         .bind(account.to_string())
-        .fetch_all(&self.pool)
+        .fetch_all(&self.db.pool)
         .await?;
         Ok(rows.iter().map(version_from).collect::<Result<_, _>>()?)
     }
@@ -218,7 +224,7 @@ impl Store {
         ))
         .bind(account.to_string())
         .bind(digest)
-        .fetch_optional(&self.pool)
+        .fetch_optional(&self.db.pool)
         .await?;
         Ok(row.as_ref().map(version_from).transpose()?)
     }
@@ -229,7 +235,7 @@ impl Store {
         account: &AccountId,
         digest: Option<&str>,
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.db.pool.begin().await?;
         sqlx::query("UPDATE skat_bot_versions SET active = 0 WHERE account_id = $1")
             .bind(account.to_string())
             .execute(&mut *tx)
@@ -260,7 +266,7 @@ impl Store {
         .bind(digest)
         .bind(state.as_str())
         .bind(failure)
-        .execute(&self.pool)
+        .execute(&self.db.pool)
         .await?;
         Ok(())
     }
@@ -281,7 +287,7 @@ impl Store {
              JOIN skat_bot_versions v ON v.account_id = a.account_id \
              WHERE v.active = 1 AND v.state = 'approved' AND a.disabled = 0 AND a.removed_ms = 0"
         ))
-        .fetch_all(&self.pool)
+        .fetch_all(&self.db.pool)
         .await?;
         let mut out = Vec::with_capacity(rows.len());
         for r in &rows {
@@ -306,7 +312,7 @@ impl Store {
             )
             .bind(account.to_string())
             .bind(v.digest.as_str())
-            .fetch_one(&self.pool)
+            .fetch_one(&self.db.pool)
             .await?
             .try_get("n")?;
             if pinned > 0 {
@@ -315,7 +321,7 @@ impl Store {
             sqlx::query("DELETE FROM skat_bot_versions WHERE account_id = $1 AND digest = $2")
                 .bind(account.to_string())
                 .bind(v.digest.as_str())
-                .execute(&self.pool)
+                .execute(&self.db.pool)
                 .await?;
             removed.push(v.digest.clone());
         }
@@ -326,7 +332,7 @@ impl Store {
     pub(crate) async fn digest_in_use(&self, digest: &str) -> Result<bool, StoreError> {
         let n: i64 = sqlx::query("SELECT COUNT(*) AS n FROM skat_bot_versions WHERE digest = $1")
             .bind(digest)
-            .fetch_one(&self.pool)
+            .fetch_one(&self.db.pool)
             .await?
             .try_get("n")?;
         Ok(n > 0)
@@ -334,7 +340,7 @@ impl Store {
 
     /// Pins a hosted tournament's entrants' versions.
     pub(crate) async fn pin_versions(&self, tournament_id: &str, pins: &[Pin]) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.db.pool.begin().await?;
         for p in pins {
             sqlx::query(
                 "INSERT INTO skat_hosted_pins (tournament_id, account_id, digest, cpu_millis, memory_mib) \
@@ -359,7 +365,7 @@ impl Store {
              ORDER BY account_id",
         )
         .bind(tournament_id)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.db.pool)
         .await?;
         let mut out = Vec::with_capacity(rows.len());
         for r in &rows {
@@ -377,7 +383,7 @@ impl Store {
     /// Keeps a sandbox's report (`log`: its output, when sent), and deletes the
     /// account's sandboxes beyond the newest [`SANDBOXES_PER_ACCOUNT`].
     pub(crate) async fn put_sandbox(&self, s: &StoredSandbox, log: Option<&str>) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.db.pool.begin().await?;
         sqlx::query(
             "INSERT INTO skat_sandboxes (sandbox_id, account_id, digest, table_id, seat, tournament_id, outcome, \
              exit_code, cpu_ms, memory_peak, started_ms, ended_ms, detail, log, log_truncated) \
@@ -428,7 +434,7 @@ impl Store {
         .bind(i64::from(f.running_only))
         .bind(f.table_id.unwrap_or(""))
         .bind(i64::from(f.limit))
-        .fetch_all(&self.pool)
+        .fetch_all(&self.db.pool)
         .await?;
         Ok(rows.iter().map(sandbox_from).collect::<Result<_, _>>()?)
     }
@@ -438,7 +444,7 @@ impl Store {
         let row =
             sqlx::query(&format!("SELECT {SANDBOX_COLUMNS}, log FROM skat_sandboxes WHERE sandbox_id = $1"))
                 .bind(id)
-                .fetch_optional(&self.pool)
+                .fetch_optional(&self.db.pool)
                 .await?;
         let Some(r) = row else { return Ok(None) };
         Ok(Some((sandbox_from(&r)?, r.try_get("log")?)))

@@ -10,7 +10,7 @@
 //! | a move skips the rows of a table that has no listing row any more | the retention may purge a table whose last inputs are still in the log; moved, they would be rows of no table, never purged |
 //! | on start, and when taking a dead replica over, what its log still holds is moved at once ([`settle_in`]), up to the last `seq` seen | recovery then reads by key; a row appended meanwhile (none is expected) stays in the log |
 
-use super::{Backend, Store, StoreError, StoredEntry, to_i64, to_u64};
+use super::{Backend, Db, StoreError, StoredEntry, to_i64, to_u64};
 
 /// A log row whose table still has its listing row. Every table's first commit writes
 /// that row with its first inputs, so only a table the retention purged meanwhile has
@@ -172,11 +172,17 @@ pub(super) async fn settle_in(conn: &mut sqlx::AnyConnection, owner: &str) -> Re
     Ok(done.rows_affected())
 }
 
-impl Store {
+/// The hot log's housekeeping: its length, its next sequence number, settling a replica's part.
+#[derive(Debug, Clone)]
+pub struct LogRepo {
+    pub(super) db: Db,
+}
+
+impl LogRepo {
     /// Moves what `owner`'s log still holds into `skat_entries` (on start, before the
     /// tables are read back); returns how many rows that was.
     pub async fn settle_log(&self, owner: &str) -> Result<u64, StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.db.pool.begin().await?;
         let moved = settle_in(&mut tx, owner).await?;
         tx.commit().await?;
         Ok(moved)
@@ -185,14 +191,14 @@ impl Store {
     /// The first `seq` a new writer may use: past every row in the log.
     pub async fn log_next_seq(&self) -> Result<u64, StoreError> {
         let max: Option<i64> =
-            sqlx::query_scalar("SELECT MAX(seq) FROM skat_log").fetch_one(&self.pool).await?;
+            sqlx::query_scalar("SELECT MAX(seq) FROM skat_log").fetch_one(&self.db.pool).await?;
         Ok(max.map_or(1, |m| to_u64(m) + 1))
     }
 
     /// Rows in the log (every replica's).
     #[cfg(test)]
     pub async fn log_len(&self) -> Result<u64, StoreError> {
-        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM skat_log").fetch_one(&self.pool).await?;
+        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM skat_log").fetch_one(&self.db.pool).await?;
         Ok(to_u64(n))
     }
 }
@@ -246,6 +252,7 @@ pub(super) async fn write_parts(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::Store;
     use crate::store::nodes::tests::database;
 
     fn entry(table: &str, n: u64) -> StoredEntry {
@@ -253,7 +260,7 @@ mod tests {
     }
 
     async fn in_entries(store: &Store) -> i64 {
-        sqlx::query_scalar("SELECT COUNT(*) FROM skat_entries").fetch_one(&store.pool).await.unwrap()
+        sqlx::query_scalar("SELECT COUNT(*) FROM skat_entries").fetch_one(&store.db.pool).await.unwrap()
     }
 
     fn listed(table: &str) -> super::super::TableRow {
@@ -280,14 +287,14 @@ mod tests {
     /// inputs of a table purged meanwhile (no listing row) are forgotten, not moved.
     async fn the_log_moves_under_the_key_and_reads_stay_whole(store: Store) {
         let mut writer = store.writer(None).await.unwrap();
-        let first = store.log_next_seq().await.unwrap();
+        let first = store.log.log_next_seq().await.unwrap();
         let rows = [listed("a"), listed("b"), listed("c")];
         writer.write(&Batch { rows: &rows, first_seq: first, ..Batch::default() }).await.unwrap();
         let new = [entry("a", 0), entry("b", 0), entry("a", 1), entry("b", 1)];
         writer.write(&Batch { log: &new, first_seq: first, ..Batch::default() }).await.unwrap();
-        assert_eq!(store.log_len().await.unwrap(), 4);
+        assert_eq!(store.log.log_len().await.unwrap(), 4);
         assert_eq!(in_entries(&store).await, 0);
-        assert_eq!(store.entries("a").await.unwrap(), vec![entry("a", 0), entry("a", 1)]);
+        assert_eq!(store.tables.entries("a").await.unwrap(), vec![entry("a", 0), entry("a", 1)]);
 
         // a's inputs move (seq first and first + 2); the log keeps them until forgotten.
         writer
@@ -295,31 +302,34 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(in_entries(&store).await, 2);
-        assert_eq!(store.log_len().await.unwrap(), 4);
-        assert_eq!(store.entries("a").await.unwrap(), vec![entry("a", 0), entry("a", 1)], "once each");
+        assert_eq!(store.log.log_len().await.unwrap(), 4);
+        assert_eq!(store.tables.entries("a").await.unwrap(), vec![entry("a", 0), entry("a", 1)], "once each");
 
         // b's move comes with the forgetting; a move repeated changes nothing.
         let moves = [first + 1, first + 3, first];
         let batch =
             Batch { moves: &moves, forget_upto: Some(first + 3), first_seq: first + 4, ..Batch::default() };
         writer.write(&batch).await.unwrap();
-        assert_eq!(store.log_len().await.unwrap(), 0);
+        assert_eq!(store.log.log_len().await.unwrap(), 0);
         assert_eq!(in_entries(&store).await, 4);
-        assert_eq!(store.entries("b").await.unwrap(), vec![entry("b", 0), entry("b", 1)]);
+        assert_eq!(store.tables.entries("b").await.unwrap(), vec![entry("b", 0), entry("b", 1)]);
 
         // What a stopped writer left in the log is moved on start.
         let more = [entry("a", 2), entry("c", 0)];
         writer.write(&Batch { log: &more, first_seq: first + 4, ..Batch::default() }).await.unwrap();
-        assert_eq!(store.log_next_seq().await.unwrap(), first + 6);
-        assert_eq!(store.settle_log("").await.unwrap(), 2);
-        assert_eq!(store.log_len().await.unwrap(), 0);
-        assert_eq!(store.entries("a").await.unwrap(), vec![entry("a", 0), entry("a", 1), entry("a", 2)]);
+        assert_eq!(store.log.log_next_seq().await.unwrap(), first + 6);
+        assert_eq!(store.log.settle_log("").await.unwrap(), 2);
+        assert_eq!(store.log.log_len().await.unwrap(), 0);
+        assert_eq!(
+            store.tables.entries("a").await.unwrap(),
+            vec![entry("a", 0), entry("a", 1), entry("a", 2)]
+        );
 
         // A damaged tail goes from wherever it is.
         let tail = [entry("a", 3)];
         writer.write(&Batch { log: &tail, first_seq: first + 6, ..Batch::default() }).await.unwrap();
-        assert_eq!(store.drop_entries_from("a", 2).await.unwrap(), 2);
-        assert_eq!(store.entries("a").await.unwrap(), vec![entry("a", 0), entry("a", 1)]);
+        assert_eq!(store.tables.drop_entries_from("a", 2).await.unwrap(), 2);
+        assert_eq!(store.tables.entries("a").await.unwrap(), vec![entry("a", 0), entry("a", 1)]);
 
         // A table without its listing row (purged): moved by the writer or on start, its
         // inputs are not copied, and forgetting takes them from the log.
@@ -330,12 +340,12 @@ mod tests {
             Batch { moves: &moves, forget_upto: Some(first + 7), first_seq: first + 9, ..Batch::default() };
         writer.write(&batch).await.unwrap();
         assert_eq!(
-            store.entries("gone").await.unwrap(),
+            store.tables.entries("gone").await.unwrap(),
             vec![entry("gone", 1)],
             "only the one not forgotten"
         );
-        assert_eq!(store.settle_log("").await.unwrap(), 1);
-        assert_eq!(store.entries("gone").await.unwrap(), vec![]);
+        assert_eq!(store.log.settle_log("").await.unwrap(), 1);
+        assert_eq!(store.tables.entries("gone").await.unwrap(), vec![]);
         assert_eq!(in_entries(&store).await, 5, "a's two and b's two, c's one");
     }
 
@@ -343,7 +353,7 @@ mod tests {
     /// in one commit (two of its changes gathered) keeps the newer.
     async fn a_commit_writes_every_tables_newest_listing(store: Store) {
         let mut writer = store.writer(None).await.unwrap();
-        let first = store.log_next_seq().await.unwrap();
+        let first = store.log.log_next_seq().await.unwrap();
         let mut rows: Vec<_> = (0..70).map(|i| listed(&format!("r{i:02}"))).collect();
         let mut newer = listed("r05");
         newer.deals_played = 1;
@@ -353,7 +363,7 @@ mod tests {
         writer.write(&Batch { rows: &rows, first_seq: first, ..Batch::default() }).await.unwrap();
         for i in 0..70 {
             let id = format!("r{i:02}");
-            let row = store.row(&id).await.unwrap().unwrap_or_else(|| panic!("{id} listed"));
+            let row = store.tables.row(&id).await.unwrap().unwrap_or_else(|| panic!("{id} listed"));
             assert_eq!(row, if i == 5 { newer.clone() } else { listed(&id) }, "{id}");
         }
         // An update of rows already there: the columns a listing changes, nothing else.
@@ -361,7 +371,7 @@ mod tests {
         later.deals_played = 1;
         later.name = "not renamed".into();
         writer.write(&Batch { rows: &[later], first_seq: first, ..Batch::default() }).await.unwrap();
-        let row = store.row("r06").await.unwrap().unwrap();
+        let row = store.tables.row("r06").await.unwrap().unwrap();
         assert_eq!((row.deals_played, row.name.as_str()), (1, "r06"));
     }
 

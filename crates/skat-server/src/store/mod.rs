@@ -2,13 +2,18 @@
 //! replicas), both through sqlx's `Any` driver so that one code path and one schema
 //! serve both. Rows in, rows out: this module knows no protobuf and no Skat rule.
 //!
+//! [`Store`] is one repository per aggregate over one pool (`store.accounts`,
+//! `store.tournaments`, `store.tables`, ...): each file below owns its tables' SQL.
+//!
 //! | table | what | written | SQL |
 //! |---|---|---|---|
 //! | `skat_log` | every input a table accepted, in commit order, with a checksum: the hot log | by its owner, before the call is answered | [`log`] |
 //! | `skat_entries` | the same inputs by table (moved from the log a few seconds later) | by its owner's journal writer; by a takeover or a start, for what the log still holds | [`tables`], [`log`] |
 //! | `skat_tables` | one summary per table (status, seats, names, deals) for listings | at creation, joins, leaves, deal ends, the end | [`tables`] |
 //! | `skat_account_names`, `skat_account_name_keys` | every name an account has had, and every key of each (no two accounts share a key) | by the competitions; old names keyed at start | [`names`] |
-//! | `skat_accounts`, `skat_tournaments`, `skat_tournament_tables`, `skat_ratings`, `skat_rating_history` | bot accounts and every name they had, tournaments and their plans, ratings | by the competitions | [`accounts`], [`tournaments`] |
+//! | `skat_accounts` | bot accounts | by the competitions | [`accounts`] |
+//! | `skat_tournaments`, `skat_tournament_tables` | tournaments and their plans | by the competitions | [`tournaments`], [`tournament_control`] |
+//! | `skat_ratings`, `skat_rating_history` | ratings and their history | with the finished list that moved them | [`ratings`] |
 //! | `skat_audit` | what was done with the admin token | by the competitions, with the change | [`audit`] |
 //! | `skat_challenges`, `skat_challenge_opponents` | challenges and each opponent's answer | by the competitions | [`challenges`] |
 //! | `skat_nodes` | replicas, their epochs and leases (who may write which table) | on start, with every commit, by a replica taking a dead one's tables over | [`nodes`] |
@@ -27,7 +32,9 @@ pub(crate) mod hosting;
 pub(crate) mod log;
 pub(crate) mod names;
 pub(crate) mod nodes;
+pub(crate) mod ratings;
 pub(crate) mod tables;
+pub(crate) mod tournament_control;
 pub(crate) mod tournaments;
 
 use std::borrow::Cow;
@@ -38,9 +45,19 @@ use sqlx::any::AnyPoolOptions;
 use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
 use sqlx::{AnyPool, Executor as _};
 
+pub(crate) use accounts::AccountRepo;
+pub(crate) use analyses::AnalysisRepo;
+pub(crate) use audit::AuditRepo;
+pub(crate) use challenges::ChallengeRepo;
+pub(crate) use hosting::HostingRepo;
 pub(crate) use log::Batch;
+pub use log::LogRepo;
 pub(crate) use nodes::NodeLease;
+pub use nodes::NodeRepo;
+pub(crate) use ratings::RatingRepo;
+pub use tables::TableRepo;
 pub(crate) use tables::{Cursor, ListFilter, RowStatus, StoredEntry, TableRow, Writer};
+pub(crate) use tournaments::TournamentRepo;
 
 /// Which database.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,11 +149,42 @@ pub(crate) fn to_u64(v: i64) -> u64 {
     u64::try_from(v).unwrap_or(0)
 }
 
-/// The database.
+/// The pool and which database it is: what each repository holds (clones share the
+/// pool).
+#[derive(Debug, Clone)]
+pub(crate) struct Db {
+    pub(crate) pool: AnyPool,
+    pub(crate) backend: Backend,
+}
+
+/// The database, as one repository per aggregate over one pool: each repository owns
+/// the SQL of its tables, and a transaction never spans two of them except where one
+/// change must be atomic across both (a finished list and its ratings, an accepted
+/// challenge and its meeting), which the owning repository writes with the other's
+/// statements.
 #[derive(Debug, Clone)]
 pub struct Store {
-    pub(crate) pool: AnyPool,
-    backend: Backend,
+    pub(crate) db: Db,
+    /// Tables' inputs and listing rows.
+    pub tables: TableRepo,
+    /// The hot log's housekeeping.
+    pub log: LogRepo,
+    /// Replicas and their leases.
+    pub nodes: NodeRepo,
+    /// Bot accounts and their names.
+    pub(crate) accounts: AccountRepo,
+    /// Ratings and their history.
+    pub(crate) ratings: RatingRepo,
+    /// Tournaments, their plans and the operator's changes.
+    pub(crate) tournaments: TournamentRepo,
+    /// Challenges.
+    pub(crate) challenges: ChallengeRepo,
+    /// Hosted bots' versions, pins and sandboxes.
+    pub(crate) hosting: HostingRepo,
+    /// The admin audit log.
+    pub(crate) audit: AuditRepo,
+    /// Cached analyses.
+    pub(crate) analyses: AnalysisRepo,
 }
 
 impl Store {
@@ -197,26 +245,42 @@ impl Store {
             .connect(url)
             .await?;
         Migrator::new(Schema(backend)).await?.run(&pool).await?;
-        let store = Store { pool, backend };
-        store.reserve_names().await?;
+        let store = Store::over(Db { pool, backend });
+        store.accounts.reserve_names().await?;
         Ok(store)
+    }
+
+    fn over(db: Db) -> Store {
+        Store {
+            tables: TableRepo { db: db.clone() },
+            log: LogRepo { db: db.clone() },
+            nodes: NodeRepo { db: db.clone() },
+            accounts: AccountRepo { db: db.clone() },
+            ratings: RatingRepo { db: db.clone() },
+            tournaments: TournamentRepo { db: db.clone() },
+            challenges: ChallengeRepo { db: db.clone() },
+            hosting: HostingRepo { db: db.clone() },
+            audit: AuditRepo { db: db.clone() },
+            analyses: AnalysisRepo { db: db.clone() },
+            db,
+        }
     }
 
     /// Which database this is.
     pub fn backend(&self) -> Backend {
-        self.backend
+        self.db.backend
     }
 
     /// The database's size in bytes: SQLite's pages in use (free pages are reused, so this
     /// levels off under a steady load), PostgreSQL's `pg_database_size`.
     pub async fn size_bytes(&self) -> Result<u64, StoreError> {
-        let sql = match self.backend {
+        let sql = match self.db.backend {
             Backend::Sqlite => {
                 "SELECT (page_count - freelist_count) * page_size FROM pragma_page_count(), pragma_freelist_count(), pragma_page_size()"
             }
             Backend::Postgres => "SELECT pg_database_size(current_database())",
         };
-        let (bytes,): (i64,) = sqlx::query_as(sql).fetch_one(&self.pool).await?;
+        let (bytes,): (i64,) = sqlx::query_as(sql).fetch_one(&self.db.pool).await?;
         Ok(to_u64(bytes))
     }
 
@@ -225,6 +289,6 @@ impl Store {
     /// lease for the given length first.
     pub async fn writer(&self, fence: Option<(NodeLease, Duration)>) -> Result<Writer, StoreError> {
         let owner = fence.as_ref().map(|(l, _)| l.node.clone()).unwrap_or_default();
-        Ok(Writer { conn: self.pool.acquire().await?, backend: self.backend, owner, fence })
+        Ok(Writer { conn: self.db.pool.acquire().await?, backend: self.db.backend, owner, fence })
     }
 }

@@ -7,8 +7,9 @@
 use skat_league::{AccountId, BotName};
 use sqlx::Row as _;
 
+use super::accounts::AccountRepo;
 use super::accounts::{ACCOUNT_COLUMNS, NameClaim, account_from};
-use super::{Store, StoreError, to_i64};
+use super::{StoreError, to_i64};
 
 type Tx<'c> = sqlx::Transaction<'c, sqlx::Any>;
 
@@ -16,7 +17,7 @@ type Tx<'c> = sqlx::Transaction<'c, sqlx::Any>;
 /// account holds one of them (the caller then drops the transaction: nothing is
 /// written). A key the account itself holds (its own name in another case, a former
 /// name) is its already. The first statement writes, so SQLite takes its write lock
-/// before anything is read (see [`Store::create_account`]).
+/// before anything is read (see [`AccountRepo::create_account`]).
 pub(super) async fn claim_keys(
     tx: &mut Tx<'_>,
     account: &AccountId,
@@ -82,7 +83,7 @@ pub(super) async fn insert_name(
     Ok(())
 }
 
-impl Store {
+impl AccountRepo {
     /// The name an account has or had that holds one of `keys`, if any.
     pub(crate) async fn name_with_keys(&self, keys: &[String]) -> Result<Option<String>, StoreError> {
         if keys.is_empty() {
@@ -96,7 +97,7 @@ impl Store {
         for key in keys {
             q = q.bind(key);
         }
-        let row = q.fetch_optional(&self.pool).await?;
+        let row = q.fetch_optional(&self.db.pool).await?;
         Ok(row.map(|r| r.try_get("name")).transpose()?)
     }
 
@@ -108,7 +109,7 @@ impl Store {
         name: &BotName,
         at_ms: u64,
     ) -> Result<NameClaim, StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.db.pool.begin().await?;
         if let taken @ NameClaim::Taken(_) = claim_keys(&mut tx, account, name).await? {
             return Ok(taken);
         }
@@ -148,11 +149,11 @@ impl Store {
             "SELECT {ACCOUNT_COLUMNS} FROM skat_accounts a WHERE NOT EXISTS \
              (SELECT 1 FROM skat_account_names n WHERE n.account_id = a.account_id) ORDER BY created_ms"
         ))
-        .fetch_all(&self.pool)
+        .fetch_all(&self.db.pool)
         .await?;
         for row in &rows {
             let a = account_from(row)?;
-            let mut tx = self.pool.begin().await?;
+            let mut tx = self.db.pool.begin().await?;
             // ON CONFLICT inside: replicas starting together may both write the row.
             insert_name(&mut tx, &a.account_id, &a.name, a.created_ms).await?;
             tx.commit().await?;
@@ -162,13 +163,13 @@ impl Store {
              (SELECT 1 FROM skat_account_name_keys k WHERE k.account_id = n.account_id AND k.name = n.name) \
              ORDER BY until_ms = 0, since_ms",
         )
-        .fetch_all(&self.pool)
+        .fetch_all(&self.db.pool)
         .await?;
         for row in &unkeyed {
             let account: AccountId =
                 row.try_get::<String, _>("account_id")?.parse().map_err(StoreError::Corrupt)?;
             let name = BotName::stored(row.try_get("name")?);
-            let mut tx = self.pool.begin().await?;
+            let mut tx = self.db.pool.begin().await?;
             let mut like = None;
             for key in name.keys() {
                 let written = sqlx::query(

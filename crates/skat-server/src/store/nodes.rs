@@ -13,7 +13,7 @@
 
 use sqlx::Row as _;
 
-use super::{Store, StoreError};
+use super::{Db, StoreError};
 
 /// This replica's claim in the database: its node id and the epoch it registered with.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,7 +40,13 @@ pub(super) async fn renew_in(
     Ok(done.rows_affected() == 1)
 }
 
-impl Store {
+/// Replicas, their epochs and leases, and the takeover of a dead one's tables.
+#[derive(Debug, Clone)]
+pub struct NodeRepo {
+    pub(super) db: Db,
+}
+
+impl NodeRepo {
     /// Registers `node` with a new epoch and a lease until `until_ms`.
     pub async fn register_node(
         &self,
@@ -56,14 +62,14 @@ impl Store {
         .bind(node)
         .bind(until_ms)
         .bind(now_ms)
-        .fetch_one(&self.pool)
+        .fetch_one(&self.db.pool)
         .await?;
         Ok(NodeLease { node: node.to_string(), epoch: row.try_get("epoch")? })
     }
 
     /// Renews `lease` until `until_ms`: `Fenced` when its epoch is over.
     pub async fn renew_lease(&self, lease: &NodeLease, until_ms: i64) -> Result<(), StoreError> {
-        let mut conn = self.pool.acquire().await?;
+        let mut conn = self.db.pool.acquire().await?;
         if renew_in(&mut conn, lease, until_ms).await? { Ok(()) } else { Err(fenced(lease)) }
     }
 
@@ -71,7 +77,7 @@ impl Store {
     pub async fn holds(&self, lease: &NodeLease) -> Result<bool, StoreError> {
         let row = sqlx::query("SELECT epoch FROM skat_nodes WHERE node = $1")
             .bind(lease.node.as_str())
-            .fetch_optional(&self.pool)
+            .fetch_optional(&self.db.pool)
             .await?;
         Ok(match row {
             Some(row) => row.try_get::<i64, _>("epoch")? == lease.epoch,
@@ -88,7 +94,7 @@ impl Store {
         )
         .bind(me)
         .bind(now_ms)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.db.pool)
         .await?;
         Ok(rows.iter().map(|r| r.try_get("node")).collect::<Result<_, _>>()?)
     }
@@ -103,8 +109,8 @@ impl Store {
         now_ms: i64,
         until_ms: i64,
     ) -> Result<Vec<String>, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        if self.backend() == super::Backend::Postgres {
+        let mut tx = self.db.pool.begin().await?;
+        if self.db.backend == super::Backend::Postgres {
             // Waits for a lapsed replica's row locks at most a quarter lease, so that this
             // replica's own renewals go on; the next look tries again (and a frozen
             // replica's transaction is ended after half a lease: `Store::open_replica`).
@@ -151,6 +157,7 @@ pub(crate) fn fenced(lease: &NodeLease) -> StoreError {
 
 #[cfg(test)]
 pub(crate) mod tests {
+    use crate::store::Store;
     use std::time::{Duration, Instant};
 
     use super::*;
@@ -186,10 +193,10 @@ pub(crate) mod tests {
         let a = Store::open_replica(&url, lease).await.unwrap();
         let b = Store::open_replica(&url, lease).await.unwrap();
         let now = to_i64(unix_ms_now());
-        let on_a = a.register_node("a", now, now + ms).await.unwrap();
-        let on_b = b.register_node("b", now, now + ms).await.unwrap();
+        let on_a = a.nodes.register_node("a", now, now + ms).await.unwrap();
+        let on_b = b.nodes.register_node("b", now, now + ms).await.unwrap();
 
-        let mut frozen = a.pool.begin().await.unwrap();
+        let mut frozen = a.db.pool.begin().await.unwrap();
         assert!(renew_in(&mut frozen, &on_a, now + ms).await.unwrap());
         tokio::time::sleep(lease + Duration::from_millis(100)).await;
 
@@ -198,7 +205,7 @@ pub(crate) mod tests {
         let mut refused = Vec::new();
         loop {
             let now = to_i64(unix_ms_now());
-            match b.take_over("a", &on_b, now, now + ms).await {
+            match b.nodes.take_over("a", &on_b, now, now + ms).await {
                 Ok(_) => break,
                 Err(e @ StoreError::Fenced { .. }) => panic!("b lost its own lease: {e}"),
                 Err(e) => refused.push(e.to_string()),
@@ -206,8 +213,8 @@ pub(crate) mod tests {
             assert!(started.elapsed() < Duration::from_secs(10), "no takeover in 10 s: {refused:?}");
             tokio::time::sleep(lease / 4).await;
         }
-        assert!(!a.holds(&on_a).await.unwrap(), "a's epoch is over");
-        assert!(b.holds(&on_b).await.unwrap(), "b's is not");
+        assert!(!a.nodes.holds(&on_a).await.unwrap(), "a's epoch is over");
+        assert!(b.nodes.holds(&on_b).await.unwrap(), "b's is not");
         assert!(frozen.commit().await.is_err(), "a's frozen commit cannot finish");
     }
 }

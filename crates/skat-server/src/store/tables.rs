@@ -8,7 +8,7 @@ use sqlx::any::AnyRow;
 
 use super::log::Batch;
 use super::nodes::{NodeLease, fenced, renew_in};
-use super::{Store, StoreError, to_i64, to_u64};
+use super::{Db, StoreError, to_i64, to_u64};
 
 const TABLE_COLUMNS: &str = "table_id, owner, name, seats, deals, private, status, occupied, deals_played, players, created_ms, finished_ms, scores";
 
@@ -227,12 +227,18 @@ async fn upsert_row(conn: &mut sqlx::AnyConnection, row: &TableRow) -> Result<()
     Ok(())
 }
 
-impl Store {
+/// Tables: their inputs (`skat_entries`) and their listing rows (`skat_tables`).
+#[derive(Debug, Clone)]
+pub struct TableRepo {
+    pub(super) db: Db,
+}
+
+impl TableRepo {
     /// Writes entries under their key and table rows in one transaction (outside the
     /// journal's writer: tests, benches, tools).
     pub async fn write(&self, entries: &[StoredEntry], rows: &[TableRow]) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
-        super::log::archive(&mut tx, self.backend, entries).await?;
+        let mut tx = self.db.pool.begin().await?;
+        super::log::archive(&mut tx, self.db.backend, entries).await?;
         for row in rows {
             upsert_row(&mut tx, row).await?;
         }
@@ -271,15 +277,15 @@ impl Store {
              (status IN ('waiting', 'playing') OR (status = 'finished' AND finished_ms >= $2)) ORDER BY created_ms"
         );
         let rows =
-            sqlx::query(&sql).bind(owner).bind(to_i64(finished_since_ms)).fetch_all(&self.pool).await?;
-        Ok(rows.iter().map(Store::row_from).collect::<Result<_, _>>()?)
+            sqlx::query(&sql).bind(owner).bind(to_i64(finished_since_ms)).fetch_all(&self.db.pool).await?;
+        Ok(rows.iter().map(TableRepo::row_from).collect::<Result<_, _>>()?)
     }
 
     /// One table's row.
     pub async fn row(&self, table_id: &str) -> Result<Option<TableRow>, StoreError> {
         let sql = format!("SELECT {TABLE_COLUMNS} FROM skat_tables WHERE table_id = $1");
-        let row = sqlx::query(&sql).bind(table_id).fetch_optional(&self.pool).await?;
-        Ok(row.as_ref().map(Store::row_from).transpose()?)
+        let row = sqlx::query(&sql).bind(table_id).fetch_optional(&self.db.pool).await?;
+        Ok(row.as_ref().map(TableRepo::row_from).transpose()?)
     }
 
     /// One table's entries in order, from `skat_entries` and the hot log together (one
@@ -291,7 +297,7 @@ impl Store {
              UNION ALL SELECT table_id, n, at_ms, body, checksum FROM skat_log WHERE table_id = $1 ORDER BY n",
         )
         .bind(table_id)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.db.pool)
         .await?;
         let mut out: Vec<StoredEntry> = Vec::with_capacity(rows.len());
         for r in &rows {
@@ -317,7 +323,7 @@ impl Store {
     /// Removes a table's entries from number `n` on (a damaged tail), wherever they are;
     /// returns how many rows that was.
     pub async fn drop_entries_from(&self, table_id: &str, n: u64) -> Result<u64, StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.db.pool.begin().await?;
         let mut dropped = 0;
         for target in ["skat_entries", "skat_log"] {
             let done = sqlx::query(&format!("DELETE FROM {target} WHERE table_id = $1 AND n >= $2"))
@@ -353,9 +359,9 @@ impl Store {
             .bind(c_id)
             .bind(i64::from(cursor.is_some()))
             .bind(i64::try_from(limit).unwrap_or(1000))
-            .fetch_all(&self.pool)
+            .fetch_all(&self.db.pool)
             .await?;
-        Ok(rows.iter().map(Store::row_from).collect::<Result<_, _>>()?)
+        Ok(rows.iter().map(TableRepo::row_from).collect::<Result<_, _>>()?)
     }
 
     /// Deletes finished and abandoned tables (rows, entries, analyses) that ended before
@@ -374,7 +380,7 @@ impl Store {
              AND finished_ms < $1 ORDER BY finished_ms, table_id LIMIT $2";
         let mut deleted = 0;
         loop {
-            let mut tx = self.pool.begin().await?;
+            let mut tx = self.db.pool.begin().await?;
             // Not `skat_log` (no index by table on SQLite): the writer forgets its log
             // within half a minute, and no move copies the rows of a table purged here
             // (`log::LISTED`), so none outlives its table.
@@ -399,7 +405,7 @@ impl Store {
             tokio::time::sleep(std::time::Duration::from_millis(10)).await;
         }
         // Challenges answered or expired that long ago go with the tables of their time.
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.db.pool.begin().await?;
         let old_challenges = "SELECT challenge_id FROM skat_challenges WHERE created_ms < $1 \
              AND (state <> 'pending' OR expires_ms < $1)";
         sqlx::query(&format!(
@@ -414,32 +420,6 @@ impl Store {
             .await?;
         tx.commit().await?;
         Ok(deleted)
-    }
-}
-
-/// Which tournament a table belongs to (the page links a table to it).
-impl Store {
-    /// The tournament of a table with its name, if the table is a tournament's.
-    pub(crate) async fn tournament_named_of_table(
-        &self,
-        table_id: &str,
-    ) -> Result<Option<(skat_league::TournamentId, String)>, StoreError> {
-        let row = sqlx::query(
-            "SELECT t.tournament_id AS tournament_id, u.name AS name FROM skat_tournament_tables t \
-             JOIN skat_tournaments u ON u.tournament_id = t.tournament_id WHERE t.table_id = $1",
-        )
-        .bind(table_id)
-        .fetch_optional(&self.pool)
-        .await?;
-        row.map(|r| {
-            let id = r
-                .try_get::<String, _>("tournament_id")?
-                .parse()
-                .map_err(|e: String| sqlx::Error::Decode(e.into()))?;
-            Ok::<_, sqlx::Error>((id, r.try_get::<String, _>("name")?))
-        })
-        .transpose()
-        .map_err(StoreError::from)
     }
 }
 
@@ -500,16 +480,16 @@ mod purge_tests {
             .iter()
             .flat_map(|r| (0..3).map(|n| StoredEntry::new(r.table_id.clone(), n, 1, "{}".into())))
             .collect();
-        store.write(&entries, &rows).await.expect("written");
-        assert_eq!(store.purge_ended_before(5_000).await.expect("purged"), 46);
+        store.tables.write(&entries, &rows).await.expect("written");
+        assert_eq!(store.tables.purge_ended_before(5_000).await.expect("purged"), 46);
         for r in &rows {
-            let kept = store.row(&r.table_id).await.expect("read").is_some();
-            let entries = store.entries(&r.table_id).await.expect("read").len();
+            let kept = store.tables.row(&r.table_id).await.expect("read").is_some();
+            let entries = store.tables.entries(&r.table_id).await.expect("read").len();
             let ended_before = r.status.ended() && r.finished_ms < 5_000;
             assert_eq!(kept, !ended_before, "{}", r.table_id);
             assert_eq!(entries, if ended_before { 0 } else { 3 }, "{}", r.table_id);
         }
-        assert_eq!(store.purge_ended_before(5_000).await.expect("purged"), 0);
+        assert_eq!(store.tables.purge_ended_before(5_000).await.expect("purged"), 0);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -10,8 +10,8 @@ use skat_league::{
 use sqlx::Row as _;
 use sqlx::any::AnyRow;
 
-use super::accounts::rating_from;
-use super::{Backend, Store, StoreError, to_i64, to_u64};
+use super::ratings::{self, NewRating};
+use super::{Backend, Db, StoreError, to_i64, to_u64};
 
 /// A tournament row.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,15 +71,6 @@ pub(crate) struct PlayingTable {
     pub(crate) owner: String,
 }
 
-/// A new rating, for `finish_table`.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct NewRating {
-    /// Whose.
-    pub(crate) account_id: AccountId,
-    /// The rating after the list.
-    pub(crate) rating: Rating,
-}
-
 /// A seed as the database's signed BIGINT holds it: the same 64 bits (a seed is any
 /// u64; clamping it, as a count would be, made every seed at or above 2^63 one seed).
 fn seed_to_db(seed: u64) -> i64 {
@@ -91,7 +82,7 @@ fn seed_from_db(stored: i64) -> u64 {
     u64::from_le_bytes(stored.to_le_bytes())
 }
 
-fn decode_err(e: impl std::fmt::Display) -> sqlx::Error {
+pub(super) fn decode_err(e: impl std::fmt::Display) -> sqlx::Error {
     sqlx::Error::Decode(e.to_string().into())
 }
 
@@ -133,7 +124,13 @@ fn playing_from(r: &AnyRow) -> Result<PlayingTable, sqlx::Error> {
     })
 }
 
-impl Store {
+/// Tournaments, their planned tables and their scheduler lease (the operator's changes are in `tournament_control`).
+#[derive(Debug, Clone)]
+pub(crate) struct TournamentRepo {
+    pub(super) db: Db,
+}
+
+impl TournamentRepo {
     /// Stores a new tournament and its plan.
     pub(crate) async fn create_tournament(
         &self,
@@ -141,8 +138,8 @@ impl Store {
         plan: &[PlannedTable],
         lease_until_ms: u64,
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
-        Store::insert_tournament(&mut tx, t, plan, lease_until_ms).await?;
+        let mut tx = self.db.pool.begin().await?;
+        TournamentRepo::insert_tournament(&mut tx, t, plan, lease_until_ms).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -171,7 +168,7 @@ impl Store {
         .bind(to_i64(lease_until_ms))
         .execute(&mut **tx)
         .await?;
-        Store::insert_planned(tx, &t.tournament_id, plan).await?;
+        TournamentRepo::insert_planned(tx, &t.tournament_id, plan).await?;
         Ok(())
     }
 
@@ -182,7 +179,7 @@ impl Store {
         holder: &str,
         plan: &[PlannedTable],
     ) -> Result<bool, StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.db.pool.begin().await?;
         let held = sqlx::query("SELECT lease_holder FROM skat_tournaments WHERE tournament_id = $1")
             .bind(tournament_id.as_str())
             .fetch_optional(&mut *tx)
@@ -192,7 +189,7 @@ impl Store {
         if held.as_deref() != Some(holder) {
             return Ok(false);
         }
-        Store::insert_planned(&mut tx, tournament_id, plan).await?;
+        TournamentRepo::insert_planned(&mut tx, tournament_id, plan).await?;
         tx.commit().await?;
         Ok(true)
     }
@@ -230,7 +227,7 @@ impl Store {
              WHERE tournament_id = $1",
         )
         .bind(id.as_str())
-        .fetch_optional(&self.pool)
+        .fetch_optional(&self.db.pool)
         .await?;
         let Some(row) = row else { return Ok(None) };
         let t = tournament_from(&row)?;
@@ -239,7 +236,7 @@ impl Store {
              WHERE tournament_id = $1 ORDER BY n",
         )
         .bind(id.as_str())
-        .fetch_all(&self.pool)
+        .fetch_all(&self.db.pool)
         .await?;
         let plan = rows.iter().map(planned_from).collect::<Result<_, _>>()?;
         Ok(Some((t, plan)))
@@ -258,7 +255,7 @@ impl Store {
         )
         .bind(to_i64(now_ms))
         .bind(holder)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.db.pool)
         .await?;
         rows.iter()
             .map(|r| r.try_get::<String, _>("tournament_id")?.parse().map_err(decode_err))
@@ -284,7 +281,7 @@ impl Store {
         .bind(to_i64(until_ms))
         .bind(tournament_id.as_str())
         .bind(to_i64(now_ms))
-        .execute(&self.pool)
+        .execute(&self.db.pool)
         .await?;
         Ok(done.rows_affected() == 1)
     }
@@ -296,7 +293,7 @@ impl Store {
              COALESCE(t.owner, '') AS owner FROM skat_tournament_tables p \
              LEFT JOIN skat_tables t ON t.table_id = p.table_id WHERE p.status = 'playing'",
         )
-        .fetch_all(&self.pool)
+        .fetch_all(&self.db.pool)
         .await?;
         Ok(rows.iter().map(playing_from).collect::<Result<_, _>>()?)
     }
@@ -311,7 +308,7 @@ impl Store {
              WHERE t.table_id = $1 AND s.status IN ('pending', 'playing')",
         )
         .bind(table_id)
-        .fetch_one(&self.pool)
+        .fetch_one(&self.db.pool)
         .await?;
         Ok(row.try_get::<i64, _>("open")? > 0)
     }
@@ -323,7 +320,7 @@ impl Store {
     ) -> Result<Option<TournamentId>, StoreError> {
         let row = sqlx::query("SELECT tournament_id FROM skat_tournament_tables WHERE table_id = $1")
             .bind(table_id)
-            .fetch_optional(&self.pool)
+            .fetch_optional(&self.db.pool)
             .await?;
         row.map(|r| r.try_get::<String, _>("tournament_id")?.parse().map_err(decode_err))
             .transpose()
@@ -349,7 +346,7 @@ impl Store {
         .bind(i64::from(include_casual))
         .bind(to_i64(limit))
         .bind(to_i64(offset))
-        .fetch_all(&self.pool)
+        .fetch_all(&self.db.pool)
         .await?;
         rows.iter()
             .map(|r| {
@@ -378,7 +375,7 @@ impl Store {
         )
         .bind(format!("%\"{account_id}\"%"))
         .bind(to_i64(limit))
-        .fetch_all(&self.pool)
+        .fetch_all(&self.db.pool)
         .await?;
         rows.iter()
             .map(|r| {
@@ -403,7 +400,7 @@ impl Store {
         if tables.is_empty() {
             return Ok(());
         }
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.db.pool.begin().await?;
         for (n, table_id) in tables {
             sqlx::query(
                 "UPDATE skat_tournament_tables SET table_id = $1, status = 'playing' \
@@ -427,7 +424,7 @@ impl Store {
         )
         .bind(to_i64(at_ms))
         .bind(id.as_str())
-        .execute(&self.pool)
+        .execute(&self.db.pool)
         .await?;
         Ok(())
     }
@@ -447,8 +444,8 @@ impl Store {
         rate: impl FnOnce(&[Option<Rating>]) -> Vec<NewRating>,
         at_ms: u64,
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
-        if self.backend() == Backend::Postgres {
+        let mut tx = self.db.pool.begin().await?;
+        if self.db.backend == Backend::Postgres {
             // Any constant: the key of "rating updates" among this database's advisory locks.
             sqlx::query("SELECT pg_advisory_xact_lock(7413001)").execute(&mut *tx).await?;
         }
@@ -473,116 +470,11 @@ impl Store {
         }
         let mut current = Vec::new();
         for r in result {
-            let row =
-                sqlx::query("SELECT rating, uncertainty, lists FROM skat_ratings WHERE account_id = $1")
-                    .bind(r.account_id.as_str())
-                    .fetch_optional(&mut *tx)
-                    .await?;
-            current.push(row.as_ref().map(rating_from).transpose()?);
+            current.push(ratings::current(&mut *tx, &r.account_id).await?);
         }
-        let updates = rate(&current);
-        for NewRating { account_id: account, rating } in &updates {
-            sqlx::query(
-                "INSERT INTO skat_ratings (account_id, rating, uncertainty, lists, updated_ms) VALUES ($1,$2,$3,$4,$5) \
-                 ON CONFLICT (account_id) DO UPDATE SET rating = excluded.rating, uncertainty = excluded.uncertainty, \
-                 lists = excluded.lists, updated_ms = excluded.updated_ms",
-            )
-            .bind(account.as_str())
-            .bind(rating.rating)
-            .bind(rating.uncertainty)
-            .bind(to_i64(rating.lists))
-            .bind(to_i64(at_ms))
-            .execute(&mut *tx)
-            .await?;
-            sqlx::query(
-                "INSERT INTO skat_rating_history (account_id, at_ms, table_id, rating, uncertainty) VALUES ($1,$2,$3,$4,$5)",
-            )
-            .bind(account.as_str())
-            .bind(to_i64(at_ms))
-            .bind(table_id)
-            .bind(rating.rating)
-            .bind(rating.uncertainty)
-            .execute(&mut *tx)
-            .await?;
-        }
+        ratings::record(&mut tx, &rate(&current), table_id, at_ms).await?;
         tx.commit().await?;
         Ok(())
-    }
-}
-
-/// The operator's changes: pause, resume, cancel, a new start time.
-impl Store {
-    /// Pauses or resumes a tournament that is not over; false when it is over (or gone).
-    pub(crate) async fn set_paused(&self, id: &TournamentId, paused: bool) -> Result<bool, StoreError> {
-        let status = if paused { TournamentStatus::Paused } else { TournamentStatus::Running };
-        let done = sqlx::query(
-            "UPDATE skat_tournaments SET status = $1 WHERE tournament_id = $2 AND status IN ('running', 'paused')",
-        )
-        .bind(status.as_str())
-        .bind(id.as_str())
-        .execute(&self.pool)
-        .await?;
-        Ok(done.rows_affected() == 1)
-    }
-
-    /// Cancels a tournament that is not over, and abandons its unfinished tables, in one
-    /// transaction; false when it is over (or gone).
-    pub(crate) async fn cancel_tournament(&self, id: &TournamentId, at_ms: u64) -> Result<bool, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        let done = sqlx::query(
-            "UPDATE skat_tournaments SET status = 'cancelled', finished_ms = $1 WHERE tournament_id = $2 \
-             AND status IN ('running', 'paused')",
-        )
-        .bind(to_i64(at_ms))
-        .bind(id.as_str())
-        .execute(&mut *tx)
-        .await?;
-        if done.rows_affected() != 1 {
-            return Ok(false);
-        }
-        sqlx::query(
-            "UPDATE skat_tournament_tables SET status = 'abandoned', finished_ms = $1 WHERE tournament_id = $2 \
-             AND status IN ('pending', 'playing')",
-        )
-        .bind(to_i64(at_ms))
-        .bind(id.as_str())
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
-        Ok(true)
-    }
-
-    /// Stores a tournament's settings again (a new start time); false when it is over.
-    pub(crate) async fn update_spec(
-        &self,
-        id: &TournamentId,
-        spec: &TournamentSpec,
-    ) -> Result<bool, StoreError> {
-        let done = sqlx::query(
-            "UPDATE skat_tournaments SET spec = $1 WHERE tournament_id = $2 AND status IN ('running', 'paused')",
-        )
-        .bind(serde_json::to_string(spec).unwrap_or_default())
-        .bind(id.as_str())
-        .execute(&self.pool)
-        .await?;
-        Ok(done.rows_affected() == 1)
-    }
-
-    /// A tournament's status and start time now (absent: no such tournament): what the
-    /// operator may change while its scheduler runs.
-    pub(crate) async fn tournament_state(
-        &self,
-        id: &TournamentId,
-    ) -> Result<Option<(TournamentStatus, u64)>, StoreError> {
-        let row = sqlx::query("SELECT status, spec FROM skat_tournaments WHERE tournament_id = $1")
-            .bind(id.as_str())
-            .fetch_optional(&self.pool)
-            .await?;
-        let Some(r) = row else { return Ok(None) };
-        let status: TournamentStatus = r.try_get::<String, _>("status")?.parse().map_err(decode_err)?;
-        let spec: TournamentSpec =
-            serde_json::from_str(&r.try_get::<String, _>("spec")?).map_err(decode_err)?;
-        Ok(Some((status, spec.start_ms)))
     }
 }
 

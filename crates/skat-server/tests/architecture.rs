@@ -6,7 +6,9 @@
 //! - No room but `rpc` (and `lib.rs`, which wires the rooms together) imports `rpc`.
 //! - The rooms' imports form no cycle.
 //! - In the whole workspace, no source file is over 600 lines (tests and generated code
-//!   aside), no `impl` block over 400 and no function over 80: a reader holds a unit.
+//!   aside), no `impl` block over 400, no type over 600 over all its `impl` blocks
+//!   (wherever they live: spreading a type over files does not make it smaller) and no
+//!   function over 80: a reader holds a unit.
 //!
 //! The rooms are the directories under `src/` (and the top-level files `config.rs`,
 //! `metrics.rs`, `secret.rs`); `docs/architecture.md` says what each holds.
@@ -17,6 +19,7 @@ use std::path::{Path, PathBuf};
 
 const MAX_FILE_LINES: usize = 600;
 const MAX_IMPL_LINES: usize = 400;
+const MAX_TYPE_LINES: usize = 600;
 const MAX_FN_LINES: usize = 80;
 /// Names only the wire room may use.
 const WIRE: [&str; 4] = ["tonic", "prost", "skat_proto", "pb::"];
@@ -153,6 +156,33 @@ fn impl_blocks(code: &str) -> Vec<(usize, usize)> {
         .filter(|&start| starts_impl(lines[start].trim_start()))
         .filter_map(|start| block_len(&lines[start..]).map(|len| (start + 1, len)))
         .collect()
+}
+
+/// The type an `impl` line implements (`impl X`, `impl<T> X<T>`, `impl Trait for X`):
+/// its last path segment, without generics.
+fn impl_type(line: &str) -> Option<String> {
+    let t = line.trim_start();
+    let rest = t.strip_prefix("unsafe ").unwrap_or(t).strip_prefix("impl")?;
+    // Skip the impl's own generics, which may nest.
+    let mut depth = 0i32;
+    let mut start = 0;
+    for (i, ch) in rest.char_indices() {
+        match ch {
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            _ if depth == 0 && !ch.is_whitespace() => {
+                start = i;
+                break;
+            }
+            _ => {}
+        }
+    }
+    let head = &rest[start..];
+    let head = head.split(" where").next()?.trim_end_matches('{').trim();
+    let target = head.rsplit(" for ").next()?.trim();
+    let path = target.split('<').next()?.trim().trim_start_matches('&');
+    let name = path.rsplit("::").next()?.trim();
+    (!name.is_empty()).then(|| name.to_string())
 }
 
 /// Every function's name, first line and length in lines: from the line of its `fn` to
@@ -298,6 +328,8 @@ fn every_source_file_in_the_workspace_is_small() {
     }
     assert!(files.len() > 80, "the workspace's sources are found ({})", files.len());
     let mut broken = Vec::new();
+    // (crate, type) -> lines over all its impl blocks, and where they are.
+    let mut types: BTreeMap<(String, String), (usize, BTreeSet<String>)> = BTreeMap::new();
     for path in &files {
         let text = fs::read_to_string(path).expect("readable");
         // Generated code says so in its first lines; a file of tests is all tests.
@@ -313,7 +345,15 @@ fn every_source_file_in_the_workspace_is_small() {
                 path.display()
             ));
         }
+        let krate = path.strip_prefix(&crates).ok().and_then(|p| p.components().next());
+        let krate = krate.map(|c| c.as_os_str().to_string_lossy().to_string()).unwrap_or_default();
+        let lines_of: Vec<&str> = counted.lines().collect();
         for (start, len) in impl_blocks(counted) {
+            if let Some(name) = impl_type(lines_of[start - 1]) {
+                let entry = types.entry((krate.clone(), name)).or_default();
+                entry.0 += len;
+                entry.1.insert(format!("{}", path.strip_prefix(&crates).unwrap_or(path).display()));
+            }
             if len > MAX_IMPL_LINES {
                 broken.push(format!(
                     "{}:{start}: an impl block of {len} lines (at most {MAX_IMPL_LINES})",
@@ -330,6 +370,15 @@ fn every_source_file_in_the_workspace_is_small() {
             }
         }
     }
+    for ((krate, name), (len, files)) in &types {
+        if *len > MAX_TYPE_LINES {
+            broken.push(format!(
+                "{krate}: type {name} is {len} lines over all its impl blocks (at most {MAX_TYPE_LINES}: give each concern its own type), in {}",
+                files.iter().cloned().collect::<Vec<_>>().join(", ")
+            ));
+        }
+    }
+    assert!(types.len() > 100, "the workspace's types are found ({})", types.len());
     assert!(broken.is_empty(), "{}", broken.join("\n"));
 }
 
@@ -370,4 +419,9 @@ fn the_checks_themselves_see_what_they_look_for() {
     assert_eq!(functions(&code), vec![("f".to_string(), 1, 4)]);
     assert_eq!(fn_name("    pub fn new() -> Self {"), Some("new".into()));
     assert_eq!(fn_name("    let fn_x = 1;"), None);
+    // The type of an impl block, however it is written.
+    assert_eq!(impl_type("impl Store {"), Some("Store".into()));
+    assert_eq!(impl_type("impl<'s> MigrationSource<'s> for Schema {"), Some("Schema".into()));
+    assert_eq!(impl_type("impl<T: Into<u8>> crate::x::Pair<T, u8> {"), Some("Pair".into()));
+    assert_eq!(impl_type("impl std::fmt::Display for &Card {"), Some("Card".into()));
 }

@@ -15,7 +15,7 @@ use skat_league::{AccountId, BotName};
 
 use super::admin::Admin;
 use super::error::shown;
-use super::{CompetitionError, Competitions};
+use super::{CompetitionError, Ctx};
 use crate::secret::{SeatToken, TokenHash, random_u64};
 use crate::store::accounts::{Account, AccountChange, NameClaim};
 use crate::table::unix_ms;
@@ -91,7 +91,13 @@ fn check_owner(owner: &str) -> Result<String, CompetitionError> {
     Ok(owner.trim().to_string())
 }
 
-impl Competitions {
+/// Bot accounts: registering, changing, authenticating, and the names of people's tables.
+#[derive(Debug)]
+pub(crate) struct Accounts {
+    pub(super) ctx: Ctx,
+}
+
+impl Accounts {
     /// Checks a name given to a hand-made table or to a player at one (`field`: `table`
     /// or `player`): it may not pass for a house bot (unless the operator gives it) nor,
     /// for a player, for a bot account, current or former name, by the names' keys. A
@@ -108,7 +114,7 @@ impl Competitions {
         if !admin && reserved(name) {
             return Err(CompetitionError::PassesFor { field, name: name.to_string(), account: None });
         }
-        let Some(store) = self.journal.store() else { return Ok(()) };
+        let Some(store) = self.ctx.journal.store() else { return Ok(()) };
         if field == "player"
             && let Some(account) = store.accounts.name_with_keys(&skat_league::name_keys(name)).await?
         {
@@ -130,10 +136,10 @@ impl Competitions {
         token: Option<&str>,
         peer: IpAddr,
     ) -> Result<(Account, SeatToken), CompetitionError> {
-        let store = self.store()?;
-        let admin = match self.admin(token, peer) {
+        let store = self.ctx.store()?;
+        let admin = match self.ctx.admin(token, peer) {
             Ok(admin) => Some(admin),
-            Err(e) if !self.config.open_registration => return Err(e),
+            Err(e) if !self.ctx.config.open_registration => return Err(e),
             Err(_) => None,
         };
         let name = BotName::new(name)?;
@@ -149,7 +155,7 @@ impl Competitions {
             owner,
             token_hash: token.hash(),
             disabled: false,
-            max_tables: self.config.account_max_tables,
+            max_tables: self.ctx.config.account_max_tables,
             created_ms: now,
             removed_ms: 0,
             last_seen_ms: 0,
@@ -159,7 +165,8 @@ impl Competitions {
         }
         tracing::info!(account = %account.name, id = %account.account_id, "bot account registered");
         if let Some(admin) = &admin {
-            self.audit(admin, "register-bot", account.name.as_str(), format!("owner: {}", account.owner))
+            self.ctx
+                .audit(admin, "register-bot", account.name.as_str(), format!("owner: {}", account.owner))
                 .await;
         }
         Ok((account, token))
@@ -173,7 +180,7 @@ impl Competitions {
         change: BotChange,
         admin: &Admin,
     ) -> Result<(Account, Option<SeatToken>), CompetitionError> {
-        let store = self.store()?;
+        let store = self.ctx.store()?;
         if change.max_tables.is_some_and(|m| !(1..=MAX_QUOTA).contains(&m)) {
             return Err(CompetitionError::Quota);
         }
@@ -208,9 +215,9 @@ impl Competitions {
         // The open lobbies were opened with the old token or before the account was
         // disabled: they end now (their bots reconnect, and are checked again).
         if change.rotate || change.disabled == Some(true) || change.remove {
-            self.lobbies.close_all(&account.account_id);
+            self.ctx.lobbies.close_all(&account.account_id);
         }
-        self.schedulers.wake();
+        self.ctx.schedulers.wake();
         let after = store
             .accounts
             .account_by_name(new_name.as_ref().map_or(account.name.as_str(), BotName::as_str))
@@ -218,13 +225,13 @@ impl Competitions {
             .ok_or_else(|| CompetitionError::NoSuchAccount(shown(name)))?;
         let detail = change.describe(&account, new_name.as_ref());
         tracing::info!(account = %after.name, id = %after.account_id, change = %detail, "bot account updated");
-        self.audit(admin, "update-bot", account.name.as_str(), detail).await;
+        self.ctx.audit(admin, "update-bot", account.name.as_str(), detail).await;
         Ok((after, token))
     }
 
     /// The account of a bot token.
     pub(crate) async fn authenticate(&self, token: Option<&str>) -> Result<Account, CompetitionError> {
-        let store = self.store()?;
+        let store = self.ctx.store()?;
         let token = token.ok_or(CompetitionError::BotTokenInvalid)?;
         let account = store
             .accounts

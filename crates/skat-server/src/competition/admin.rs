@@ -17,7 +17,7 @@ use std::time::{Duration, SystemTime};
 
 use skat_league::AccountId;
 
-use super::{CompetitionError, Competitions};
+use super::{CompetitionError, Ctx};
 use crate::secret::{random_u64, same_token};
 use crate::store::Store;
 use crate::store::accounts::{Account, ListedAccount};
@@ -49,7 +49,9 @@ pub(crate) struct OperatorView {
     pub(crate) tables_now: u32,
 }
 
-impl Competitions {
+/// The admin token and the audit log: what every service that acts for the operator
+/// checks and writes.
+impl Ctx {
     /// The admin, if `presented` is the admin token.
     pub(crate) fn admin(&self, presented: Option<&str>, peer: IpAddr) -> Result<Admin, CompetitionError> {
         match (&self.config.admin_token, presented) {
@@ -80,7 +82,16 @@ impl Competitions {
             tracing::error!(error = %e, action, "could not journal an admin action in the audit log");
         }
     }
+}
 
+/// The operator's side: the audit log, the accounts as the operator sees them, a
+/// tournament's life (`control`), and the per-account gauges.
+#[derive(Debug)]
+pub(crate) struct Operators {
+    pub(super) ctx: Ctx,
+}
+
+impl Operators {
     /// A page of the audit log, newest first.
     pub(crate) async fn audit_log(
         &self,
@@ -90,7 +101,7 @@ impl Competitions {
         limit: u32,
     ) -> Result<Vec<AuditEntry>, CompetitionError> {
         let limit = if limit == 0 { 100 } else { limit.min(1000) };
-        Ok(self.store()?.audit.audit_log(target, u64::from(offset), u64::from(limit)).await?)
+        Ok(self.ctx.store()?.audit.audit_log(target, u64::from(offset), u64::from(limit)).await?)
     }
 
     /// Accounts as the operator sees them, by name.
@@ -102,12 +113,12 @@ impl Competitions {
         online_only: bool,
         (offset, limit): (u32, u32),
     ) -> Result<Vec<OperatorView>, CompetitionError> {
-        let store = self.store()?;
+        let store = self.ctx.store()?;
         let limit = if limit == 0 { 100 } else { limit.min(1000) };
         let query: String = query.chars().take(64).collect();
         // Online: the accounts with a lobby open here, known without the database.
         let online: Option<Vec<AccountId>> =
-            online_only.then(|| self.lobbies.open_counts().into_keys().collect());
+            online_only.then(|| self.ctx.lobbies.open_counts().into_keys().collect());
         let page = (u64::from(offset), u64::from(limit));
         let listed = store.accounts.list_accounts(&query, include_removed, online.as_deref(), page).await?;
         let seated = self.seated_counts().await?;
@@ -116,7 +127,7 @@ impl Competitions {
             .map(|listed| {
                 let id = &listed.account.account_id;
                 OperatorView {
-                    lobbies: self.lobbies.count(id) as u32,
+                    lobbies: self.ctx.lobbies.count(id) as u32,
                     tables_now: seated.get(id).copied().unwrap_or(0),
                     listed,
                 }
@@ -126,7 +137,7 @@ impl Competitions {
 
     /// One account as the operator sees it (after a change).
     pub(crate) async fn operator_view(&self, account: Account) -> Result<OperatorView, CompetitionError> {
-        let store = self.store()?;
+        let store = self.ctx.store()?;
         let id = [account.account_id.clone()];
         let listed = store
             .accounts
@@ -137,7 +148,7 @@ impl Competitions {
         let seated = self.seated_counts().await?;
         let id = &listed.account.account_id;
         Ok(OperatorView {
-            lobbies: self.lobbies.count(id) as u32,
+            lobbies: self.ctx.lobbies.count(id) as u32,
             tables_now: seated.get(id).copied().unwrap_or(0),
             listed,
         })
@@ -146,7 +157,7 @@ impl Competitions {
     /// Notes that a lobby of `account` opened now, and returns a guard that notes when
     /// it closed (its last seen time) and logs it.
     pub(crate) fn seen(&self, account: &Account) -> Seen {
-        let seen = Seen { store: self.store().ok().cloned(), account: account.clone() };
+        let seen = Seen { store: self.ctx.store().ok().cloned(), account: account.clone() };
         seen.touch();
         seen
     }
@@ -154,7 +165,7 @@ impl Competitions {
     /// Tournament tables being played per account, over every replica.
     async fn seated_counts(&self) -> Result<HashMap<AccountId, u32>, CompetitionError> {
         let mut seated: HashMap<AccountId, u32> = HashMap::new();
-        for p in self.store()?.tournaments.playing_tables().await? {
+        for p in self.ctx.store()?.tournaments.playing_tables().await? {
             for a in p.planned.seating {
                 *seated.entry(a).or_default() += 1;
             }
@@ -169,10 +180,10 @@ impl Competitions {
             let mut seen_at = tokio::time::Instant::now();
             loop {
                 tokio::time::sleep(GAUGES_EVERY).await;
-                let lobbies = me.lobbies.open_counts();
-                let seats = me.lobbies.seat_counts();
+                let lobbies = me.ctx.lobbies.open_counts();
+                let seats = me.ctx.lobbies.seat_counts();
                 let ids: Vec<AccountId> = lobbies.keys().chain(seats.keys()).cloned().collect();
-                let Ok(store) = me.store() else { return };
+                let Ok(store) = me.ctx.store() else { return };
                 if seen_at.elapsed() >= SEEN_EVERY {
                     seen_at = tokio::time::Instant::now();
                     if let Err(e) = store.accounts.touch_accounts(&ids, unix_ms(SystemTime::now())).await {
@@ -182,13 +193,13 @@ impl Competitions {
                 let Ok(accounts) = store.accounts.accounts(&ids).await else { continue };
                 let name =
                     |id: &AccountId| accounts.get(id).map_or_else(|| id.to_string(), |a| a.name.to_string());
-                me.metrics.account_lobbies.clear();
-                me.metrics.account_tables.clear();
+                me.ctx.metrics.account_lobbies.clear();
+                me.ctx.metrics.account_tables.clear();
                 for (id, n) in &lobbies {
-                    me.metrics.account_lobbies.get_or_create(&vec![("account", name(id))]).set(*n as i64);
+                    me.ctx.metrics.account_lobbies.get_or_create(&vec![("account", name(id))]).set(*n as i64);
                 }
                 for (id, n) in &seats {
-                    me.metrics.account_tables.get_or_create(&vec![("account", name(id))]).set(*n as i64);
+                    me.ctx.metrics.account_tables.get_or_create(&vec![("account", name(id))]).set(*n as i64);
                 }
             }
         });

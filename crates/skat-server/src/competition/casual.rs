@@ -13,7 +13,8 @@ use std::sync::{Arc, Mutex};
 
 use skat_league::{AccountId, Format, TournamentSpec};
 
-use super::{Competitions, lock};
+use super::lock;
+use super::scheduler::Scheduler;
 use crate::secret::random_u64;
 
 /// An account waiting for a casual table of `seats`.
@@ -46,7 +47,7 @@ impl CasualQueue {
     }
 }
 
-impl Competitions {
+impl Scheduler {
     /// Queues an account for a casual meeting (once), then matches whoever waits.
     pub(crate) fn queue_casual(self: &Arc<Self>, account: &AccountId, seats: u32) {
         {
@@ -66,7 +67,7 @@ impl Competitions {
             let mut q = lock(&self.casual.0);
             let Queue { waiting, busy } = &mut *q;
             waiting.retain(|w| {
-                let keep = w.seats != seats || self.lobbies.wants_casual(&w.account, seats);
+                let keep = w.seats != seats || self.ctx.lobbies.wants_casual(&w.account, seats);
                 if !keep {
                     busy.remove(&w.account);
                 }
@@ -89,10 +90,10 @@ impl Competitions {
             let spec = TournamentSpec {
                 entrants: group.clone(),
                 seats: seats as u8,
-                deals: me.config.casual_deals,
+                deals: me.ctx.config.casual_deals,
                 lists: 1,
-                action_ms: me.config.default_action_ms,
-                deal_ms: me.config.default_deal_ms,
+                action_ms: me.ctx.config.default_action_ms,
+                deal_ms: me.ctx.config.default_deal_ms,
                 seed: random_u64().unwrap_or(0),
                 parallel: 0,
                 format: Format::Casual,
@@ -116,7 +117,7 @@ impl Competitions {
         let seats = u32::from(spec.seats);
         for a in &spec.entrants {
             self.casual.done(a);
-            if self.lobbies.wants_casual(a, seats) {
+            if self.ctx.lobbies.wants_casual(a, seats) {
                 self.queue_casual(a, seats);
             }
         }

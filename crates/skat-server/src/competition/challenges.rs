@@ -19,7 +19,7 @@ use std::time::{Duration, SystemTime};
 use skat_league::{AccountId, BotName, ChallengeId, ChallengeState, ChallengeTerms};
 
 use super::error::shown;
-use super::{CompetitionError, Competitions};
+use super::{CompetitionError, Ctx};
 use crate::secret::random_u64;
 use crate::store::accounts::Account;
 use crate::store::challenges::{Answer, Answered, ChallengeRow, Meeting, Reply};
@@ -47,18 +47,25 @@ impl ChallengeView {
     }
 }
 
-impl Competitions {
+/// Challenges: made, offered, answered; an accepted one starts its meeting.
+#[derive(Debug)]
+pub(crate) struct Challenges {
+    pub(super) ctx: Ctx,
+    pub(super) scheduler: Arc<super::scheduler::Scheduler>,
+}
+
+impl Challenges {
     /// `challenger` challenges the accounts named `opponents` on `terms` (its `seats` are
     /// worked out here): stored, then offered to the opponents' lobbies.
     pub(crate) async fn challenge(
-        self: &Arc<Self>,
+        &self,
         challenger: &Account,
         opponents: &[String],
         mut terms: ChallengeTerms,
     ) -> Result<ChallengeView, CompetitionError> {
-        let store = self.store()?;
+        let store = self.ctx.store()?;
         let now = unix_ms(SystemTime::now());
-        let most = self.config.challenges_per_hour;
+        let most = self.ctx.config.challenges_per_hour;
         if store.challenges.challenges_since(&challenger.account_id, now.saturating_sub(3_600_000)).await?
             >= most as u64
         {
@@ -116,7 +123,7 @@ impl Competitions {
         tracing::info!(challenge = %row.challenge_id, challenger = %challenger.name, opponents = ?opponents, "challenge made");
         let view = self.view_of(row).await?;
         for a in &accounts {
-            self.lobbies.offer_challenge(a, &view);
+            self.ctx.lobbies.offer_challenge(a, &view);
         }
         Ok(view)
     }
@@ -124,12 +131,12 @@ impl Competitions {
     /// `account` accepts or declines a challenge offered to it; the last acceptance starts
     /// the meeting.
     pub(crate) async fn answer_challenge(
-        self: &Arc<Self>,
+        &self,
         account: &Account,
         id: &str,
         accept: bool,
     ) -> Result<ChallengeView, CompetitionError> {
-        let store = self.store()?;
+        let store = self.ctx.store()?;
         let not_found = || CompetitionError::ChallengeNotFound(shown(id));
         let cid: ChallengeId = id.parse().map_err(|_| not_found())?;
         let now = unix_ms(SystemTime::now());
@@ -142,7 +149,7 @@ impl Competitions {
         let meeting = if accept {
             let mut entrants = vec![row.challenger.clone()];
             entrants.extend(row.opponents.iter().map(|(a, _)| a.clone()));
-            Some(self.new_tournament(format!("challenge {cid}"), row.terms.meeting(entrants))?)
+            Some(self.scheduler.new_tournament(format!("challenge {cid}"), row.terms.meeting(entrants))?)
         } else {
             None
         };
@@ -163,7 +170,7 @@ impl Competitions {
             Answered::Recorded => {}
             Answered::AllAccepted => {
                 if let Some((t, plan, _)) = &meeting {
-                    self.launch(t, plan.len());
+                    self.scheduler.launch(t, plan.len());
                     tracing::info!(challenge = %cid, tournament = %t.tournament_id, "challenge accepted: meeting started");
                 }
             }
@@ -180,7 +187,7 @@ impl Competitions {
         account: &Account,
         pending_only: bool,
     ) -> Result<Vec<ChallengeView>, CompetitionError> {
-        let store = self.store()?;
+        let store = self.ctx.store()?;
         let now = unix_ms(SystemTime::now());
         let rows = store.challenges.challenges_of(&account.account_id, pending_only, now, LIST_LIMIT).await?;
         let mut out = Vec::with_capacity(rows.len());
@@ -203,7 +210,7 @@ impl Competitions {
     }
 
     async fn view_of(&self, row: ChallengeRow) -> Result<ChallengeView, CompetitionError> {
-        let store = self.store()?;
+        let store = self.ctx.store()?;
         let mut ids = vec![row.challenger.clone()];
         ids.extend(row.opponents.iter().map(|(a, _)| a.clone()));
         let names = store.accounts.accounts(&ids).await?.into_iter().map(|(id, a)| (id, a.name)).collect();

@@ -15,9 +15,10 @@ use std::time::{Duration, SystemTime};
 use skat_league::plan::max_swiss_rounds;
 use skat_league::{Format, TableStatus, TournamentId, TournamentSpec};
 
+use super::CompetitionError;
 use super::admin::Admin;
+use super::admin::Operators;
 use super::error::shown;
-use super::{CompetitionError, Competitions};
 use crate::store::tournaments::TournamentRow;
 use crate::table::unix_ms;
 
@@ -80,7 +81,7 @@ pub(crate) fn check_rounds(spec: &TournamentSpec) -> Result<(), CompetitionError
     Ok(())
 }
 
-impl Competitions {
+impl Operators {
     /// Cancels, pauses or resumes a tournament, and/or moves its start (see the module
     /// header). Returns it as listed after the change.
     pub(crate) async fn update_tournament(
@@ -90,7 +91,7 @@ impl Competitions {
         start_ms: Option<u64>,
         admin: &Admin,
     ) -> Result<TournamentRow, CompetitionError> {
-        let store = self.store()?;
+        let store = self.ctx.store()?;
         let not_found = || CompetitionError::TournamentNotFound(shown(id));
         let tid: TournamentId = id.parse().map_err(|_| not_found())?;
         let (t, plan) = store.tournaments.tournament(&tid).await?.ok_or_else(not_found)?;
@@ -155,17 +156,17 @@ impl Competitions {
             }
             None => {}
         }
-        self.schedulers.wake();
+        self.ctx.schedulers.wake();
         let detail = details.join("; ");
         tracing::info!(tournament = %tid, name = %t.name, change = %detail, "tournament updated");
-        self.audit(admin, "update-tournament", tid.as_str(), format!("`{}`: {detail}", t.name)).await;
+        self.ctx.audit(admin, "update-tournament", tid.as_str(), format!("`{}`: {detail}", t.name)).await;
         let listing = self.list_one(&tid).await?;
         Ok(listing)
     }
 
     /// One tournament as listed (its table counts).
     async fn list_one(&self, id: &TournamentId) -> Result<TournamentRow, CompetitionError> {
-        let store = self.store()?;
+        let store = self.ctx.store()?;
         let (tournament, plan) = store
             .tournaments
             .tournament(id)

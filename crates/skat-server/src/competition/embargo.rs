@@ -17,32 +17,37 @@
 use std::collections::HashSet;
 use std::sync::Mutex;
 
-use super::{CompetitionError, Competitions, lock};
+use super::{CompetitionError, Ctx, lock};
 
 /// The most table ids remembered as lifted.
 pub(crate) const MAX_LIFTED: usize = 100_000;
 
 /// The tables whose embargo has been lifted.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Embargo {
+    pub(super) ctx: Ctx,
     lifted: Mutex<HashSet<String>>,
 }
 
-impl Competitions {
+impl Embargo {
+    pub(super) fn new(ctx: Ctx) -> Embargo {
+        Embargo { ctx, lifted: Mutex::default() }
+    }
+
     /// Refuses a spectator's read of `table_id` while its list is still being played
     /// elsewhere; `marked` says the table carries the tournament mark or is private.
     pub(crate) async fn check_embargo(&self, table_id: &str, marked: bool) -> Result<(), CompetitionError> {
         if !marked {
             return Ok(());
         }
-        let Ok(store) = self.store() else { return Ok(()) };
-        if lock(&self.embargo.lifted).contains(table_id) {
+        let Ok(store) = self.ctx.store() else { return Ok(()) };
+        if lock(&self.lifted).contains(table_id) {
             return Ok(());
         }
         if store.tournaments.under_embargo(table_id).await? {
             return Err(CompetitionError::Embargoed);
         }
-        let mut lifted = lock(&self.embargo.lifted);
+        let mut lifted = lock(&self.lifted);
         if lifted.len() >= MAX_LIFTED {
             lifted.clear();
         }

@@ -17,7 +17,7 @@ use skat_engine::matches::Seat;
 use skat_league::{AccountId, TournamentId};
 use tokio::sync::mpsc;
 
-use super::{CompetitionError, Competitions, SeatKey, lock};
+use super::{CompetitionError, Ctx, SeatKey, lock};
 use crate::secret::SeatToken;
 use crate::store::accounts::Account;
 use crate::table::TableId;
@@ -47,6 +47,19 @@ pub(crate) enum LobbyNote {
     Seat(SeatOffer),
     /// A challenge offered to the account (to lobbies that asked for them).
     Challenge(Box<super::challenges::ChallengeView>),
+}
+
+/// What a lobby asks for (`LobbyRequest`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LobbyWish {
+    /// Most tables it asks for (0: no limit of its own).
+    pub(crate) max_tables: u32,
+    /// A casual table size to queue for (0: none).
+    pub(crate) casual_seats: u32,
+    /// Whether it is shown challenges.
+    pub(crate) challenges: bool,
+    /// Whether people may seat this bot at their tables.
+    pub(crate) open_tables: bool,
 }
 
 /// An open lobby stream.
@@ -220,32 +233,67 @@ impl Lobbies {
     }
 }
 
-impl Competitions {
-    /// Opens an account's lobby: the seats it holds now, then every new one. With
-    /// `casual_seats` the account also queues for casual meetings; with `challenges` the
-    /// lobby is shown the challenges offered to it (those pending now, then new ones).
-    pub(crate) async fn open_lobby(
-        self: &Arc<Self>,
-        account: &Account,
-        max_tables: u32,
-        casual_seats: u32,
-        challenges: bool,
-        open_tables: bool,
-    ) -> Result<mpsc::Receiver<LobbyNote>, CompetitionError> {
+/// An account's lobbies and the seats handed to them: opening a lobby, handing out the
+/// seats of a table taken over, a seat whose token was lost re-keyed, bots seated at
+/// people's tables (`people`).
+#[derive(Debug)]
+pub(crate) struct Seats {
+    pub(super) ctx: Ctx,
+}
+
+/// Handing a seat out: what the scheduler, the lobbies and people's tables share.
+impl Ctx {
+    fn offer(&self, key: &SeatKey, token: &str, tournament_id: Option<&TournamentId>) -> SeatOffer {
+        let owner_address =
+            self.config.node_id.as_deref().and_then(|n| self.config.peer_address(n)).unwrap_or_default();
+        SeatOffer {
+            table_id: key.table.to_string(),
+            seat: u32::from(key.seat),
+            seat_token: token.to_string(),
+            owner_address,
+            tournament_id: tournament_id.cloned(),
+        }
+    }
+
+    /// Hands a seat to its account's open lobbies.
+    pub(crate) fn hand_out(
+        &self,
+        account: &AccountId,
+        key: &SeatKey,
+        token: &str,
+        tournament_id: Option<&TournamentId>,
+    ) {
+        self.lobbies.notify(account, self.offer(key, token, tournament_id));
+    }
+}
+
+impl Seats {
+    /// Whether `account` may open one more lobby (at most `--account-max-lobbies`, and
+    /// a casual table size of 3 or 4 seats or none).
+    pub(crate) fn check_open(&self, account: &Account, casual_seats: u32) -> Result<(), CompetitionError> {
         if !matches!(casual_seats, 0 | 3 | 4) {
             return Err(CompetitionError::CasualSeats(casual_seats));
         }
-        let most = self.config.account_max_lobbies;
-        {
-            let mut open = lock(&self.lobbies.open);
-            let streams = open.entry(account.account_id.clone()).or_default();
-            streams.retain(|l| !l.tx.is_closed());
-            if streams.len() >= most {
-                return Err(CompetitionError::LobbyLimit(most));
-            }
+        let most = self.ctx.config.account_max_lobbies;
+        let mut open = lock(&self.ctx.lobbies.open);
+        let streams = open.entry(account.account_id.clone()).or_default();
+        streams.retain(|l| !l.tx.is_closed());
+        if streams.len() >= most {
+            return Err(CompetitionError::LobbyLimit(most));
         }
-        let held = self.lobbies.held_by(&account.account_id);
-        let offered = if challenges { self.offered_to(account).await? } else { Vec::new() };
+        Ok(())
+    }
+
+    /// Opens an account's lobby: the challenges `offered` to it, the seats it holds now,
+    /// then every new one (see [`Competitions::open_lobby`](super::Competitions::open_lobby),
+    /// which checks first and queues for casual play after).
+    pub(crate) async fn open_lobby(
+        self: &Arc<Self>,
+        account: &Account,
+        wish: LobbyWish,
+        offered: Vec<super::challenges::ChallengeView>,
+    ) -> mpsc::Receiver<LobbyNote> {
+        let held = self.ctx.lobbies.held_by(&account.account_id);
         // Room for every seat held and challenge waiting now, and the next ones.
         let (tx, rx) = mpsc::channel(held.len() + offered.len() + 64);
         for c in offered {
@@ -259,23 +307,26 @@ impl Competitions {
                     None => continue,
                 },
             };
-            let _ = tx.try_send(LobbyNote::Seat(self.offer(&key, &token, a.tournament_id.as_ref())));
+            let _ = tx.try_send(LobbyNote::Seat(self.ctx.offer(&key, &token, a.tournament_id.as_ref())));
         }
-        if self.config.node_id.is_some() {
+        if self.ctx.config.node_id.is_some() {
             self.follow_remote_seats(&account.account_id, tx.clone());
         }
-        lock(&self.lobbies.open).entry(account.account_id.clone()).or_default().push(Lobby {
+        let LobbyWish { max_tables, casual_seats, challenges, open_tables } = wish;
+        lock(&self.ctx.lobbies.open).entry(account.account_id.clone()).or_default().push(Lobby {
             tx,
             max_tables,
             casual_seats,
             challenges,
             open_tables,
         });
-        if casual_seats > 0 {
-            self.queue_casual(&account.account_id, casual_seats);
-        }
-        self.schedulers.wake();
-        Ok(rx)
+        rx
+    }
+
+    /// Ends every open lobby of an account (it became hosted: its seats go to the
+    /// runner's feed, which opens a lobby of its own).
+    pub(crate) fn close_lobbies(&self, account: &AccountId) {
+        self.ctx.lobbies.close_all(account);
     }
 
     /// With replicas: tells a lobby of its account's seats at tables on other replicas
@@ -287,12 +338,12 @@ impl Competitions {
         tokio::spawn(async move {
             let mut told = HashSet::new();
             while !tx.is_closed() {
-                if let Some(store) = me.journal.store()
+                if let Some(store) = me.ctx.journal.store()
                     && let Ok(playing) = store.tournaments.playing_tables().await
                 {
                     for p in playing {
                         let Ok(id) = p.planned.table_id.parse::<TableId>() else { continue };
-                        let Some(node) = me.owner_elsewhere(&p, &id) else { continue };
+                        let Some(node) = me.ctx.owner_elsewhere(&p, &id) else { continue };
                         for (seat, a) in p.planned.seating.iter().enumerate() {
                             // Told again when the owner changes (a takeover).
                             if *a == account_id
@@ -302,7 +353,7 @@ impl Competitions {
                                     table_id: p.planned.table_id.clone(),
                                     seat: seat as u32,
                                     seat_token: String::new(),
-                                    owner_address: me.config.peer_address(node).unwrap_or_default(),
+                                    owner_address: me.ctx.config.peer_address(node).unwrap_or_default(),
                                     tournament_id: Some(p.tournament_id.clone()),
                                 }));
                             }
@@ -317,62 +368,33 @@ impl Competitions {
         });
     }
 
-    fn offer(&self, key: &SeatKey, token: &str, tournament_id: Option<&TournamentId>) -> SeatOffer {
-        let owner_address =
-            self.config.node_id.as_deref().and_then(|n| self.config.peer_address(n)).unwrap_or_default();
-        SeatOffer {
-            table_id: key.table.to_string(),
-            seat: u32::from(key.seat),
-            seat_token: token.to_string(),
-            owner_address,
-            tournament_id: tournament_id.cloned(),
-        }
-    }
-
-    /// Ends every open lobby of an account (it became hosted: its seats go to the
-    /// runner's feed, which opens a lobby of its own).
-    pub(crate) fn close_lobbies(&self, account: &AccountId) {
-        self.lobbies.close_all(account);
-    }
-
-    /// Hands a seat to its account's open lobbies.
-    pub(crate) fn hand_out(
-        &self,
-        account: &AccountId,
-        key: &SeatKey,
-        token: &str,
-        tournament_id: Option<&TournamentId>,
-    ) {
-        self.lobbies.notify(account, self.offer(key, token, tournament_id));
-    }
-
     /// Hands the seats of a table this replica took over to their accounts' lobbies that
     /// are open here already (with new tokens: this replica never had the old ones, and
     /// a bot that had one may never have received it). A lobby opened later is handed
     /// them as after a restart.
     pub(crate) async fn offer_taken_over(&self, table: &TableId) {
-        let open = self.lobbies.open_counts();
-        for (key, a) in self.lobbies.without_token(table) {
+        let open = self.ctx.lobbies.open_counts();
+        for (key, a) in self.ctx.lobbies.without_token(table) {
             if !open.contains_key(&a.account_id) {
                 continue;
             }
             if let Some(token) = self.rekey(&key).await {
-                self.hand_out(&a.account_id, &key, &token, a.tournament_id.as_ref());
+                self.ctx.hand_out(&a.account_id, &key, &token, a.tournament_id.as_ref());
             }
         }
     }
 
     /// A new token for a seat whose token this process no longer has.
     async fn rekey(&self, key: &SeatKey) -> Option<String> {
-        let handle = self.tables.get(&key.table)?;
+        let handle = self.ctx.tables.get(&key.table)?;
         let token = SeatToken::generate().ok()?;
         let hash = token.hash();
         handle
-            .mutate(&self.journal, &self.metrics, |t| t.rekey(key.seat, hash, Instant::now()))
+            .mutate(&self.ctx.journal, &self.ctx.metrics, |t| t.rekey(key.seat, hash, Instant::now()))
             .await
             .ok()?
             .ok()?;
-        if let Some(a) = lock(&self.lobbies.seats).get_mut(key) {
+        if let Some(a) = lock(&self.ctx.lobbies.seats).get_mut(key) {
             a.token = Some(token.reveal().to_string());
         }
         Some(token.reveal().to_string())

@@ -21,8 +21,19 @@
 //! | a person's table: bots seated on request | [`people`] |
 //! | why a call is refused | [`CompetitionError`], mapped to the wire once in the rpc room | [`error`] |
 //!
-//! Rows live in the database (`store/accounts.rs`, `store/tournaments.rs`); a server
+//! Rows live in the database (`store.accounts`, `store.tournaments`, ...); a server
 //! without one refuses these calls with NO_DATABASE.
+//!
+//! Each concern is a service that owns its state and its store calls: [`Accounts`](accounts::Accounts),
+//! [`Seats`](lobby::Seats) (lobbies, people's tables), [`Scheduler`](scheduler::Scheduler)
+//! (tournaments, seating, casual matching), [`Results`](results::Results),
+//! [`Challenges`](challenges::Challenges), [`Operators`](admin::Operators) (audit, the
+//! operator's lists, a tournament's life), [`Views`](views::Views) and
+//! [`Embargo`](embargo::Embargo). They share a [`Ctx`]: the journal, the tables, the
+//! settings, the metrics, and the two pieces of state more than one of them touches (the
+//! lobbies' streams and seats; the schedulers' wake-up). [`Competitions`] composes
+//! them and holds the few steps that span several (a lobby opening, a restart, a
+//! takeover).
 
 pub(crate) mod accounts;
 pub(crate) mod admin;
@@ -48,27 +59,55 @@ pub(crate) use lobby::SeatOffer;
 use crate::config::ServerConfig;
 use crate::journal::Journal;
 use crate::metrics::Metrics;
+use crate::store::accounts::Account;
 use crate::store::tournaments::PlayingTable;
 use crate::store::{Store, StoreError};
 use crate::table::{TableId, Tables};
+use lobby::{LobbyNote, LobbyWish};
+use tokio::sync::mpsc;
 
-/// The competitions of one server.
-#[derive(Debug)]
-pub(crate) struct Competitions {
+/// What every competition service reaches: the journal (and its store), the tables,
+/// the settings and the metrics, and the state several services share.
+#[derive(Debug, Clone)]
+pub(crate) struct Ctx {
     journal: Journal,
     tables: Arc<Tables>,
     config: Arc<ServerConfig>,
     metrics: Metrics,
     /// Open lobby streams and the seats handed to their accounts.
-    lobbies: lobby::Lobbies,
-    /// Accounts waiting for, or playing, a casual meeting.
-    casual: casual::CasualQueue,
+    lobbies: Arc<lobby::Lobbies>,
     /// Which schedulers run here, and what wakes them.
-    schedulers: scheduler::Running,
-    /// Which result watchers run here; one rating update at a time.
-    results: results::Watchers,
-    /// Tournament tables whose spectators no longer wait.
-    embargo: embargo::Embargo,
+    schedulers: Arc<scheduler::Running>,
+}
+
+impl Ctx {
+    fn store(&self) -> Result<&Store, CompetitionError> {
+        self.journal.store().ok_or(CompetitionError::NoDatabase)
+    }
+
+    /// The replica that owns a tournament table when it is not this one: the owner in
+    /// the database (a takeover changes it), else the node its id names.
+    fn owner_elsewhere<'a>(&self, playing: &'a PlayingTable, id: &'a TableId) -> Option<&'a str> {
+        let me = self.config.node_id.as_deref();
+        if playing.owner.is_empty() {
+            id.foreign_node(me)
+        } else {
+            (Some(playing.owner.as_str()) != me).then_some(playing.owner.as_str())
+        }
+    }
+}
+
+/// The competitions of one server: its services, composed.
+#[derive(Debug)]
+pub(crate) struct Competitions {
+    ctx: Ctx,
+    pub(crate) accounts: accounts::Accounts,
+    pub(crate) seats: Arc<lobby::Seats>,
+    pub(crate) scheduler: Arc<scheduler::Scheduler>,
+    pub(crate) challenges: challenges::Challenges,
+    pub(crate) operators: Arc<admin::Operators>,
+    pub(crate) views: views::Views,
+    pub(crate) embargo: embargo::Embargo,
 }
 
 /// A seat at a table: the key of a seat handed to an account.
@@ -94,43 +133,43 @@ impl Competitions {
         config: Arc<ServerConfig>,
         metrics: Metrics,
     ) -> Arc<Self> {
+        let ctx =
+            Ctx { journal, tables, config, metrics, lobbies: Arc::default(), schedulers: Arc::default() };
+        let results = Arc::new(results::Results { ctx: ctx.clone(), watchers: Default::default() });
+        let scheduler =
+            Arc::new(scheduler::Scheduler { ctx: ctx.clone(), results, casual: Default::default() });
         Arc::new(Competitions {
-            journal,
-            tables,
-            config,
-            metrics,
-            lobbies: lobby::Lobbies::default(),
-            casual: casual::CasualQueue::default(),
-            schedulers: scheduler::Running::default(),
-            results: results::Watchers::default(),
-            embargo: embargo::Embargo::default(),
+            accounts: accounts::Accounts { ctx: ctx.clone() },
+            seats: Arc::new(lobby::Seats { ctx: ctx.clone() }),
+            challenges: challenges::Challenges { ctx: ctx.clone(), scheduler: Arc::clone(&scheduler) },
+            scheduler,
+            operators: Arc::new(admin::Operators { ctx: ctx.clone() }),
+            views: views::Views { ctx: ctx.clone() },
+            embargo: embargo::Embargo::new(ctx.clone()),
+            ctx,
         })
-    }
-
-    fn store(&self) -> Result<&Store, CompetitionError> {
-        self.journal.store().ok_or(CompetitionError::NoDatabase)
     }
 
     /// After a restart: watches this replica's tournament tables again, and from now on
     /// runs the scheduler of every running tournament whose lease is free (its own from
     /// before, or one a dead replica held).
     pub(crate) async fn start(self: &Arc<Self>) -> Result<(), StoreError> {
-        let Some(store) = self.journal.store().cloned() else { return Ok(()) };
+        let Some(store) = self.ctx.journal.store().cloned() else { return Ok(()) };
         for playing in store.tournaments.playing_tables().await? {
             let Ok(id) = playing.planned.table_id.parse::<TableId>() else { continue };
-            if self.owner_elsewhere(&playing, &id).is_none() {
+            if self.ctx.owner_elsewhere(&playing, &id).is_none() {
                 self.resume_table(&id, playing);
             }
         }
-        self.follow_leases(store);
-        self.follow_account_gauges();
+        self.scheduler.follow_leases(store);
+        self.operators.follow_account_gauges();
         Ok(())
     }
 
     /// Tables this replica took over from a dead one: their tournament tables are
     /// watched for results and their seats held for lobbies, as after a restart.
     pub(crate) async fn adopt(self: &Arc<Self>, ids: &[TableId]) {
-        let Some(store) = self.journal.store() else { return };
+        let Some(store) = self.ctx.journal.store() else { return };
         let playing = match store.tournaments.playing_tables().await {
             Ok(p) => p,
             Err(e) => {
@@ -143,27 +182,48 @@ impl Competitions {
                 && ids.contains(&id)
             {
                 self.resume_table(&id, p);
-                self.offer_taken_over(&id).await;
+                self.seats.offer_taken_over(&id).await;
             }
         }
     }
 
     /// Watches a tournament table of this replica's and holds its seats for lobbies.
-    fn resume_table(self: &Arc<Self>, id: &TableId, playing: PlayingTable) {
-        if self.tables.get(id).is_some() {
-            self.lobbies.hold_seats(id, Some(&playing.tournament_id), &playing.planned.seating, None);
+    fn resume_table(&self, id: &TableId, playing: PlayingTable) {
+        if self.ctx.tables.get(id).is_some() {
+            self.ctx.lobbies.hold_seats(id, Some(&playing.tournament_id), &playing.planned.seating, None);
         }
-        self.watch_table(&playing.tournament_id, playing.planned);
+        self.scheduler.results.watch_table(&playing.tournament_id, playing.planned);
     }
 
-    /// The replica that owns a tournament table when it is not this one: the owner in
-    /// the database (a takeover changes it), else the node its id names.
-    fn owner_elsewhere<'a>(&self, playing: &'a PlayingTable, id: &'a TableId) -> Option<&'a str> {
-        let me = self.config.node_id.as_deref();
-        if playing.owner.is_empty() {
-            id.foreign_node(me)
-        } else {
-            (Some(playing.owner.as_str()) != me).then_some(playing.owner.as_str())
+    /// The admin, if `presented` is the admin token (checked where a call arrives).
+    pub(crate) fn admin(
+        &self,
+        presented: Option<&str>,
+        peer: std::net::IpAddr,
+    ) -> Result<admin::Admin, CompetitionError> {
+        self.ctx.admin(presented, peer)
+    }
+
+    /// Journals an admin action (a failure is logged, not returned: the change stands).
+    pub(crate) async fn audit(&self, admin: &admin::Admin, action: &str, target: &str, detail: String) {
+        self.ctx.audit(admin, action, target, detail).await;
+    }
+
+    /// Opens an account's lobby: the challenges offered to it (when it asks for them),
+    /// the seats it holds now, then every new one; with `casual_seats` the account also
+    /// queues for casual meetings.
+    pub(crate) async fn open_lobby(
+        &self,
+        account: &Account,
+        wish: LobbyWish,
+    ) -> Result<mpsc::Receiver<LobbyNote>, CompetitionError> {
+        self.seats.check_open(account, wish.casual_seats)?;
+        let offered = if wish.challenges { self.challenges.offered_to(account).await? } else { Vec::new() };
+        let rx = self.seats.open_lobby(account, wish, offered).await;
+        if wish.casual_seats > 0 {
+            self.scheduler.queue_casual(&account.account_id, wish.casual_seats);
         }
+        self.ctx.schedulers.wake();
+        Ok(rx)
     }
 }

@@ -15,7 +15,8 @@ use skat_engine::matches::Seat;
 use skat_league::AccountId;
 
 use super::error::shown;
-use super::{CompetitionError, Competitions, SeatKey};
+use super::lobby::Seats;
+use super::{CompetitionError, SeatKey};
 use crate::secret::SeatToken;
 use crate::table::{TableError, TableHandle, TableId};
 
@@ -26,12 +27,12 @@ pub(crate) struct Invited {
     name: String,
 }
 
-impl Competitions {
+impl Seats {
     /// Checks that every named account exists and offers itself to people's tables now,
     /// under its quota (before the table is made).
     pub(crate) async fn bots_for_table(&self, names: &[String]) -> Result<Vec<Invited>, CompetitionError> {
-        let store = self.store()?;
-        let playing = self.lobbies.seat_counts();
+        let store = self.ctx.store()?;
+        let playing = self.ctx.lobbies.seat_counts();
         let mut out: Vec<Invited> = Vec::new();
         for n in names {
             let a = store
@@ -40,11 +41,11 @@ impl Competitions {
                 .await?
                 .ok_or_else(|| CompetitionError::UnknownEntrant(shown(n)))?;
             let at = playing.get(&a.account_id).copied().unwrap_or(0);
-            let cap = match self.lobbies.cap(&a.account_id) {
+            let cap = match self.ctx.lobbies.cap(&a.account_id) {
                 0 => a.max_tables,
                 c => c.min(a.max_tables),
             } as usize;
-            if a.disabled || !self.lobbies.open_for_tables(&a.account_id) || at >= cap {
+            if a.disabled || !self.ctx.lobbies.open_for_tables(&a.account_id) || at >= cap {
                 return Err(CompetitionError::BotUnavailable(a.name.to_string()));
             }
             out.push(Invited { account: a.account_id, name: a.name.to_string() });
@@ -63,7 +64,7 @@ impl Competitions {
     ) -> Result<(), CompetitionError> {
         let tokens = bots.iter().map(|_| SeatToken::generate()).collect::<Result<Vec<_>, _>>()?;
         let seats = handle
-            .mutate(&self.journal, &self.metrics, |t| -> Result<Vec<Seat>, TableError> {
+            .mutate(&self.ctx.journal, &self.ctx.metrics, |t| -> Result<Vec<Seat>, TableError> {
                 let mut seats = Vec::new();
                 for (bot, token) in bots.iter().zip(&tokens) {
                     seats.push(t.join(&bot.name, None, join_code, token.hash(), Instant::now())?);
@@ -75,8 +76,8 @@ impl Competitions {
         for (bot, (seat, token)) in bots.iter().zip(seats.iter().zip(&tokens)) {
             let key = SeatKey { table: id.clone(), seat: *seat };
             // Held one seat at a time: the seat numbers are the table's, not 0, 1, 2.
-            self.lobbies.hold_seat(&key, &bot.account, token.reveal());
-            self.hand_out(&bot.account, &key, token.reveal(), None);
+            self.ctx.lobbies.hold_seat(&key, &bot.account, token.reveal());
+            self.ctx.hand_out(&bot.account, &key, token.reveal(), None);
             seating.push(bot.account.clone());
             tracing::info!(table = %id, seat = %seat, bot = %bot.name, "bot seated at a person's table");
         }
@@ -90,7 +91,7 @@ impl Competitions {
                 }
             }
             for seat in &seats {
-                me.lobbies.release_seat(&SeatKey { table: id.clone(), seat: *seat });
+                me.ctx.lobbies.release_seat(&SeatKey { table: id.clone(), seat: *seat });
             }
         });
         Ok(())

@@ -16,7 +16,7 @@ use std::time::{Duration, SystemTime};
 use skat_league::rating::after_list;
 use skat_league::{PlannedTable, SeatResult, TournamentId};
 
-use super::{Competitions, lock};
+use super::{Ctx, lock};
 use crate::journal::recovery;
 use crate::store::ratings::NewRating;
 use crate::store::{Store, StoreError};
@@ -38,11 +38,18 @@ impl Default for Watchers {
     }
 }
 
-impl Competitions {
+/// Records tournament tables' results and ratings as they finish here.
+#[derive(Debug)]
+pub(crate) struct Results {
+    pub(super) ctx: Ctx,
+    pub(super) watchers: Watchers,
+}
+
+impl Results {
     /// Waits for a tournament table of this replica to finish, then records its result
     /// and the ratings, and wakes the schedulers (see the module header).
     pub(super) fn watch_table(self: &Arc<Self>, tournament_id: &TournamentId, p: PlannedTable) {
-        if !lock(&self.results.watched).insert(p.table_id.clone()) {
+        if !lock(&self.watchers.watched).insert(p.table_id.clone()) {
             return;
         }
         let me = Arc::clone(self);
@@ -58,14 +65,14 @@ impl Competitions {
                 Vec::new()
             });
             if let Some(id) = &parsed {
-                me.lobbies.release_seats(id, p.seating.len());
+                me.ctx.lobbies.release_seats(id, p.seating.len());
             }
-            if let Some(store) = me.journal.store() {
+            if let Some(store) = me.ctx.journal.store() {
                 // Until it is recorded: the tournament waits for this table.
                 let mut attempt = 0u32;
                 loop {
                     let recorded = {
-                        let _one_at_a_time = me.results.rating.lock().await;
+                        let _one_at_a_time = me.watchers.rating.lock().await;
                         record(store, &tid, &p, &result).await
                     };
                     match recorded {
@@ -78,17 +85,17 @@ impl Competitions {
                     }
                 }
             }
-            lock(&me.results.watched).remove(&p.table_id);
-            me.schedulers.wake();
+            lock(&me.watchers.watched).remove(&p.table_id);
+            me.ctx.schedulers.wake();
         });
     }
 
     /// The table's result per seat once its end is published; `None` when the table is
     /// in neither memory nor the journal.
     async fn final_result(&self, id: &TableId, p: &PlannedTable) -> Option<Vec<SeatResult>> {
-        let handle = match self.tables.get(id) {
+        let handle = match self.ctx.tables.get(id) {
             Some(h) => h,
-            None => recovery::archived(&self.journal, id).await.ok().flatten()?,
+            None => recovery::archived(&self.ctx.journal, id).await.ok().flatten()?,
         };
         let mut wake = handle.subscribe();
         loop {

@@ -27,7 +27,7 @@ use tokio::sync::Notify;
 use super::admin::Admin;
 use super::control::{check_rounds, check_start};
 use super::error::shown;
-use super::{CompetitionError, Competitions, lock};
+use super::{CompetitionError, Ctx, lock};
 use crate::secret::random_u64;
 use crate::store::hosting::Pin;
 use crate::store::tournaments::Tournament;
@@ -84,7 +84,15 @@ enum Next {
     Stop,
 }
 
-impl Competitions {
+/// Tournaments: created, scheduled pass by pass, seated (`seating`), and casual meetings matched (`casual`).
+#[derive(Debug)]
+pub(crate) struct Scheduler {
+    pub(super) ctx: Ctx,
+    pub(super) results: Arc<super::results::Results>,
+    pub(super) casual: super::casual::CasualQueue,
+}
+
+impl Scheduler {
     /// Creates a tournament (entrants by account name) and starts its scheduler; `spec`
     /// holds every other setting (its `entrants` are filled in here). Returns its id, how
     /// many tables its first plan has and how many it will have in all.
@@ -96,7 +104,7 @@ impl Competitions {
         admin: &Admin,
         pins: &[Pin],
     ) -> Result<(TournamentId, usize, usize, String), CompetitionError> {
-        let store = self.store()?;
+        let store = self.ctx.store()?;
         // No name (an older client): the tournament is called `tournament`.
         let name = check_name(NameKind::Tournament, if name.is_empty() { "tournament" } else { name })?;
         spec.entrants.clear();
@@ -139,7 +147,7 @@ impl Competitions {
         let hosted =
             if pins.is_empty() { String::new() } else { format!("; hosted, {} versions pinned", pins.len()) };
         let detail = format!("{detail}{hosted}; deals committed: {commitment}");
-        self.audit(admin, "create-tournament", id.as_str(), detail).await;
+        self.ctx.audit(admin, "create-tournament", id.as_str(), detail).await;
         Ok((id, first, in_all, commitment))
     }
 
@@ -153,7 +161,7 @@ impl Competitions {
         spec: TournamentSpec,
         pins: &[Pin],
     ) -> Result<(TournamentId, usize, String), CompetitionError> {
-        let store = self.store()?;
+        let store = self.ctx.store()?;
         let (t, plan, lease_until_ms) = self.new_tournament(name, spec)?;
         store.tournaments.create_tournament(&t, &plan, lease_until_ms).await?;
         if !pins.is_empty() {
@@ -182,7 +190,7 @@ impl Competitions {
         let now = unix_ms(SystemTime::now());
         let t = Tournament {
             tournament_id: TournamentId::from_random(random_u64()?),
-            owner: self.journal.owner().to_string(),
+            owner: self.ctx.journal.owner().to_string(),
             name,
             spec,
             status: TournamentStatus::Running,
@@ -207,10 +215,10 @@ impl Competitions {
         tokio::spawn(async move {
             loop {
                 let now = unix_ms(SystemTime::now());
-                match store.tournaments.takeable_tournaments(me.journal.owner(), now).await {
+                match store.tournaments.takeable_tournaments(me.ctx.journal.owner(), now).await {
                     Ok(ids) => {
                         for id in ids {
-                            if !lock(&me.schedulers.ids).contains(&id) {
+                            if !lock(&me.ctx.schedulers.ids).contains(&id) {
                                 let me = Arc::clone(&me);
                                 tokio::spawn(async move { me.run(id).await });
                             }
@@ -225,18 +233,18 @@ impl Competitions {
 
     /// A tournament's scheduler, while this replica holds its lease.
     async fn run(self: Arc<Self>, id: TournamentId) {
-        if !lock(&self.schedulers.ids).insert(id.clone()) {
+        if !lock(&self.ctx.schedulers.ids).insert(id.clone()) {
             return;
         }
         if let Err(e) = self.schedule(&id).await {
             tracing::error!(tournament = %id, error = %e, "the tournament's scheduler stopped");
         }
-        lock(&self.schedulers.ids).remove(&id);
+        lock(&self.ctx.schedulers.ids).remove(&id);
     }
 
     /// Passes until the tournament is finished or the lease is lost.
     async fn schedule(self: &Arc<Self>, id: &TournamentId) -> Result<(), StoreError> {
-        let Some(store) = self.journal.store().cloned() else { return Ok(()) };
+        let Some(store) = self.ctx.journal.store().cloned() else { return Ok(()) };
         let mut pass = Pass::default();
         loop {
             match self.pass(&store, id, &mut pass).await? {
@@ -244,7 +252,7 @@ impl Competitions {
                 Next::Again { wait: false } => {}
                 Next::Again { wait: true } => {
                     tokio::select! {
-                        _ = self.schedulers.wake.notified() => {
+                        _ = self.ctx.schedulers.wake.notified() => {
                             // Let the tables finishing together be counted in one pass.
                             tokio::time::sleep(Duration::from_millis(10)).await;
                         }
@@ -262,7 +270,7 @@ impl Competitions {
         id: &TournamentId,
         pass: &mut Pass,
     ) -> Result<Next, StoreError> {
-        let me = self.journal.owner().to_string();
+        let me = self.ctx.journal.owner().to_string();
         if pass.renewed.is_none_or(|r| r.elapsed() >= LEASE / 4) {
             let now = unix_ms(SystemTime::now());
             if !store.tournaments.take_lease(id, &me, now, now + LEASE.as_millis() as u64).await? {
@@ -329,7 +337,7 @@ impl Competitions {
             let p = &mut plan[i];
             p.table_id = table_id;
             p.status = TableStatus::Playing;
-            self.watch_table(id, p.clone());
+            self.results.watch_table(id, p.clone());
         }
         Ok(Next::Again { wait: true })
     }
@@ -377,7 +385,7 @@ impl Competitions {
                     quota.insert(a.clone(), acc.max_tables);
                 }
                 None => {
-                    quota.insert(a.clone(), self.config.account_max_tables);
+                    quota.insert(a.clone(), self.ctx.config.account_max_tables);
                 }
             }
         }
@@ -394,7 +402,7 @@ impl Competitions {
     ) -> Vec<usize> {
         let cap = |a: &AccountId| -> u32 {
             let quota = entrants.quota.get(a).copied().unwrap_or(1);
-            let asked = self.lobbies.cap(a);
+            let asked = self.ctx.lobbies.cap(a);
             (if asked > 0 { quota.min(asked) } else { quota }).max(1)
         };
         let mut order: Vec<usize> =

@@ -10,13 +10,14 @@ use skat_engine::MatchConfig;
 use skat_engine::matches::Seat;
 use skat_league::{AccountId, BotName, PlannedTable};
 
-use super::{CompetitionError, Competitions, SeatKey};
+use super::scheduler::Scheduler;
+use super::{CompetitionError, SeatKey};
 use crate::secret::{SeatToken, random_u64};
 use crate::store::tournaments::Tournament;
 use crate::table::settings::deals_or_standard;
 use crate::table::{Table, TableConfig, TableError, TableId};
 
-impl Competitions {
+impl Scheduler {
     /// Seats the planned tables `picks` of `plan` together (their commits group); returns
     /// those that were seated, with their table ids. One that fails is tried again on the
     /// scheduler's next pass.
@@ -66,20 +67,21 @@ impl Competitions {
             action_ms: t.spec.action_ms,
             deal_ms: t.spec.deal_ms,
             join_code: Some(code.hash()),
-            max_joins: self.config.max_joins_per_table,
+            max_joins: self.ctx.config.max_joins_per_table,
             tournament: true,
         };
-        let id = TableId::new(self.config.node_id.as_deref(), random_u64()?);
+        let id = TableId::new(self.ctx.config.node_id.as_deref(), random_u64()?);
         let table =
             Table::new(id.clone(), config, Instant::now(), SystemTime::now()).map_err(TableError::from)?;
         let handle = self
+            .ctx
             .tables
-            .insert(table, usize::MAX, None, &self.metrics, &self.journal)
-            .ok_or(CompetitionError::ServerFull { max: self.config.max_tables })?;
+            .insert(table, usize::MAX, None, &self.ctx.metrics, &self.ctx.journal)
+            .ok_or(CompetitionError::ServerFull { max: self.ctx.config.max_tables })?;
         let tokens = p.seating.iter().map(|_| SeatToken::generate()).collect::<Result<Vec<_>, _>>()?;
         // The table and its seats in one change: one commit.
         handle
-            .mutate(&self.journal, &self.metrics, |tb| -> Result<(), TableError> {
+            .mutate(&self.ctx.journal, &self.ctx.metrics, |tb| -> Result<(), TableError> {
                 for (seat, (account, token)) in p.seating.iter().zip(&tokens).enumerate() {
                     let name = names.get(account).map_or(account.as_str(), BotName::as_str);
                     tb.join(name, Some(Seat::new(seat as u8)), code.reveal(), token.hash(), Instant::now())?;
@@ -88,12 +90,12 @@ impl Competitions {
             })
             .await??;
         let tokens: Vec<String> = tokens.iter().map(|t| t.reveal().to_string()).collect();
-        self.lobbies.hold_seats(&id, Some(&t.tournament_id), &p.seating, Some(&tokens));
+        self.ctx.lobbies.hold_seats(&id, Some(&t.tournament_id), &p.seating, Some(&tokens));
         for (seat, (account, token)) in p.seating.iter().zip(&tokens).enumerate() {
             let key = SeatKey { table: id.clone(), seat: Seat::new(seat as u8) };
-            self.hand_out(account, &key, token, Some(&t.tournament_id));
+            self.ctx.hand_out(account, &key, token, Some(&t.tournament_id));
         }
-        self.metrics.tables.set(self.tables.len() as i64);
+        self.ctx.metrics.tables.set(self.ctx.tables.len() as i64);
         Ok(id.to_string())
     }
 }

@@ -11,7 +11,7 @@ use skat_league::standings::{EntrantStanding, MeetingStanding, entrant_standings
 use skat_league::{AccountId, BotName, Format, PlannedTable};
 
 use super::error::shown;
-use super::{CompetitionError, Competitions};
+use super::{CompetitionError, Ctx};
 use crate::store::accounts::Account;
 use crate::store::ratings::{RatedAccount, RatingPoint};
 use crate::store::tournaments::{Tournament, TournamentRow};
@@ -90,16 +90,22 @@ const HISTORY: usize = 500;
 /// Most recent lists a bot's page shows.
 const RECENT: u64 = 50;
 
-impl Competitions {
+/// What callers read: tournaments, standings, bots, the leaderboard.
+#[derive(Debug)]
+pub(crate) struct Views {
+    pub(super) ctx: Ctx,
+}
+
+impl Views {
     /// The names of these accounts, in one query.
     async fn names(&self, ids: &[AccountId]) -> Result<Names, CompetitionError> {
-        let accounts = self.store()?.accounts.accounts(ids).await?;
+        let accounts = self.ctx.store()?.accounts.accounts(ids).await?;
         Ok(Names(accounts.into_iter().map(|(id, a)| (id, a.name)).collect()))
     }
 
     /// A tournament with its standings.
     pub(crate) async fn tournament(&self, id: &str) -> Result<TournamentDetails, CompetitionError> {
-        let store = self.store()?;
+        let store = self.ctx.store()?;
         let not_found = || CompetitionError::TournamentNotFound(shown(id));
         let parsed = id.parse().map_err(|_| not_found())?;
         let (tournament, plan) = store.tournaments.tournament(&parsed).await?.ok_or_else(not_found)?;
@@ -121,7 +127,7 @@ impl Competitions {
         limit: u32,
         include_casual: bool,
     ) -> Result<Vec<TournamentListing>, CompetitionError> {
-        let store = self.store()?;
+        let store = self.ctx.store()?;
         let limit = if limit == 0 { 50 } else { limit.min(500) };
         let rows =
             store.tournaments.list_tournaments(u64::from(offset), u64::from(limit), include_casual).await?;
@@ -150,7 +156,7 @@ impl Competitions {
 
     /// A bot account as the public sees it.
     pub(crate) async fn bot(&self, name: &str) -> Result<BotDetails, CompetitionError> {
-        let store = self.store()?;
+        let store = self.ctx.store()?;
         let account = store
             .accounts
             .account_by_name(name)
@@ -183,7 +189,13 @@ impl Competitions {
                 tournament_name: l.tournament_name,
             })
             .collect();
-        Ok(BotDetails { online: self.lobbies.is_open(&account.account_id), account, rating, history, recent })
+        Ok(BotDetails {
+            online: self.ctx.lobbies.is_open(&account.account_id),
+            account,
+            rating,
+            history,
+            recent,
+        })
     }
 
     /// A page of the leaderboard.
@@ -192,7 +204,7 @@ impl Competitions {
         offset: u32,
         limit: u32,
     ) -> Result<Vec<RatedAccount>, CompetitionError> {
-        let store = self.store()?;
+        let store = self.ctx.store()?;
         let limit = if limit == 0 { 100 } else { limit.min(1000) };
         Ok(store.ratings.leaderboard(u64::from(offset), u64::from(limit)).await?)
     }

@@ -18,9 +18,14 @@ use tokio::task::JoinHandle;
 
 use super::Hosting;
 use crate::competition::SeatOffer;
-use crate::competition::lobby::LobbyNote;
+use crate::competition::lobby::{LobbyNote, LobbyWish};
 use crate::store::accounts::Account;
 use crate::store::hosting::{StoredVersion, VersionState};
+
+/// A hosted account's lobby: no limit of its own, no casual queue, no challenges (the
+/// operator's tournaments seat it), open to people's tables.
+const HOSTED_LOBBY: LobbyWish =
+    LobbyWish { max_tables: 0, casual_seats: 0, challenges: false, open_tables: true };
 
 /// How often the feed looks for accounts that became hosted (or stopped being).
 const LOOK_EVERY: Duration = Duration::from_secs(2);
@@ -103,7 +108,7 @@ impl Hosting {
             if followed.contains_key(&account.account_id) {
                 continue;
             }
-            match self.competitions.open_lobby(&account, 0, 0, false, true).await {
+            match self.competitions.open_lobby(&account, HOSTED_LOBBY).await {
                 Ok(lobby) => {
                     let task = tokio::spawn(Arc::clone(self).forward(account.clone(), lobby, tx.clone()));
                     followed.insert(account.account_id.clone(), Followed { task });

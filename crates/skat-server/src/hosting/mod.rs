@@ -82,7 +82,7 @@ impl Hosting {
 
     /// The account a bot token names.
     pub(crate) async fn author(&self, token: Option<&str>) -> Result<Account, HostingError> {
-        Ok(self.competitions.authenticate(token).await?)
+        Ok(self.competitions.accounts.authenticate(token).await?)
     }
 
     /// The operator.
@@ -215,7 +215,7 @@ impl Hosting {
         let v = self.find(&account.account_id, digest).await?;
         store.hosting.set_active(&account.account_id, Some(&v.digest)).await?;
         // Its own lobbies end: its seats go to the runner from now on.
-        self.competitions.close_lobbies(&account.account_id);
+        self.competitions.seats.close_lobbies(&account.account_id);
         self.changed.notify_waiters();
         tracing::info!(account = %account.name, digest = %v.digest, "bot version activated");
         self.version(&account.account_id, &v.digest).await.map(Some)

@@ -93,7 +93,7 @@ impl SkatServer {
             Access::Watch if bearer.is_some() => Ok(()),
             Access::Watch => Err(refuse("shows a table only to its seats (a seat token)")),
             Access::Read => match bearer {
-                Some(b) if self.competitions.authenticate(Some(&b)).await.is_ok() => Ok(()),
+                Some(b) if self.competitions.accounts.authenticate(Some(&b)).await.is_ok() => Ok(()),
                 _ => Err(refuse("answers this only with a bot token or the operator's token")),
             },
         }

@@ -26,7 +26,7 @@ pub(crate) async fn analyze(
     let id = request.get_ref().table_id.as_str();
     let handle = s.readable(id, true).await?;
     let marked = handle.lock().config.marked_for_embargo();
-    s.competitions.check_embargo(id, marked).await?;
+    s.competitions.embargo.check_embargo(id, marked).await?;
     let worlds = s.analyst.config().worlds;
     let standing = match s.analyst.standing(id).await? {
         Some(standing) => standing,

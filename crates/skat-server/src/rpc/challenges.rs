@@ -16,7 +16,7 @@ pub(crate) async fn challenge(
     request: Request<pb::ChallengeRequest>,
 ) -> Result<pb::ChallengeResponse, Status> {
     let token = bearer(request.metadata())?;
-    let account = s.competitions.authenticate(token.as_deref()).await?;
+    let account = s.competitions.accounts.authenticate(token.as_deref()).await?;
     let r = request.get_ref();
     // The table's size follows from the opponents (checked with them).
     let seats = if r.opponents.len() == 3 { 4 } else { 3 };
@@ -24,7 +24,7 @@ pub(crate) async fn challenge(
     let (action_ms, deal_ms) =
         settings::time_control(r.time_control.map(|t| (t.action_ms, t.deal_ms)), &s.config)?;
     let terms = ChallengeTerms { seats, deals, lists: r.lists, action_ms, deal_ms, rated: r.rated };
-    let c = s.competitions.challenge(&account, &r.opponents, terms).await?;
+    let c = s.competitions.challenges.challenge(&account, &r.opponents, terms).await?;
     Ok(pb::ChallengeResponse { challenge: Some(projection::challenge_info(&c)) })
 }
 
@@ -34,9 +34,9 @@ pub(crate) async fn answer(
     request: Request<pb::AnswerChallengeRequest>,
 ) -> Result<pb::AnswerChallengeResponse, Status> {
     let token = bearer(request.metadata())?;
-    let account = s.competitions.authenticate(token.as_deref()).await?;
+    let account = s.competitions.accounts.authenticate(token.as_deref()).await?;
     let r = request.get_ref();
-    let c = s.competitions.answer_challenge(&account, &r.challenge_id, r.accept).await?;
+    let c = s.competitions.challenges.answer_challenge(&account, &r.challenge_id, r.accept).await?;
     Ok(pb::AnswerChallengeResponse { challenge: Some(projection::challenge_info(&c)) })
 }
 
@@ -46,7 +46,7 @@ pub(crate) async fn list(
     request: Request<pb::ListChallengesRequest>,
 ) -> Result<pb::ListChallengesResponse, Status> {
     let token = bearer(request.metadata())?;
-    let account = s.competitions.authenticate(token.as_deref()).await?;
-    let all = s.competitions.challenges_of(&account, request.get_ref().pending_only).await?;
+    let account = s.competitions.accounts.authenticate(token.as_deref()).await?;
+    let all = s.competitions.challenges.challenges_of(&account, request.get_ref().pending_only).await?;
     Ok(pb::ListChallengesResponse { challenges: all.iter().map(projection::challenge_info).collect() })
 }

@@ -19,7 +19,7 @@ use super::service::SkatServer;
 use crate::competition::accounts::BotChange;
 use crate::competition::admin::Admin;
 use crate::competition::control::TournamentAction;
-use crate::competition::lobby::LobbyNote;
+use crate::competition::lobby::{LobbyNote, LobbyWish};
 use crate::secret::random_u64;
 use crate::table::settings;
 
@@ -34,7 +34,7 @@ pub(crate) async fn register_bot(
     let token = bearer(request.metadata())?;
     let r = request.get_ref();
     let (account, token) =
-        s.competitions.register(&r.name, &r.owner, token.as_deref(), client_of(&request)).await?;
+        s.competitions.accounts.register(&r.name, &r.owner, token.as_deref(), client_of(&request)).await?;
     Ok(pb::RegisterBotResponse {
         account_id: account.account_id.to_string(),
         name: account.name.to_string(),
@@ -65,8 +65,8 @@ pub(crate) async fn update_bot(
         remove: r.remove,
         owner: r.owner,
     };
-    let (account, token) = s.competitions.update(&r.name, change, &admin).await?;
-    let view = s.competitions.operator_view(account).await?;
+    let (account, token) = s.competitions.accounts.update(&r.name, change, &admin).await?;
+    let view = s.competitions.operators.operator_view(account).await?;
     Ok(pb::UpdateBotResponse {
         bot_token: token.map(|t| t.reveal().to_string()).unwrap_or_default(),
         bot: Some(projection::bot_account(view)),
@@ -82,6 +82,7 @@ pub(crate) async fn list_bots(
     let r = request.get_ref();
     let bots = s
         .competitions
+        .operators
         .list_bots(&admin, &r.query, r.include_removed, r.online_only, (r.offset, r.page_size))
         .await?;
     Ok(pb::ListBotsResponse { bots: bots.into_iter().map(projection::bot_account).collect() })
@@ -94,7 +95,7 @@ pub(crate) async fn list_audit_log(
 ) -> Result<pb::ListAuditLogResponse, Status> {
     let admin = admin_of(s, &request)?;
     let r = request.get_ref();
-    let entries = s.competitions.audit_log(&admin, &r.target, r.offset, r.page_size).await?;
+    let entries = s.competitions.operators.audit_log(&admin, &r.target, r.offset, r.page_size).await?;
     Ok(pb::ListAuditLogResponse { entries: entries.into_iter().map(projection::audit_entry).collect() })
 }
 
@@ -120,8 +121,9 @@ pub(crate) async fn update_tournament(
             .into());
         }
     };
-    let row = s.competitions.update_tournament(&r.tournament_id, action, r.start_ms, &admin).await?;
-    let listing = s.competitions.listing_of(row).await?;
+    let row =
+        s.competitions.operators.update_tournament(&r.tournament_id, action, r.start_ms, &admin).await?;
+    let listing = s.competitions.views.listing_of(row).await?;
     Ok(pb::UpdateTournamentResponse { tournament: Some(projection::tournament_summary(listing)) })
 }
 
@@ -133,7 +135,7 @@ pub(crate) async fn lobby(s: &SkatServer, request: Request<pb::LobbyRequest>) ->
     // A lobby is a stream like any other: it counts against its address's and its
     // connection's limits.
     let permit = s.open_stream(&request)?;
-    let account = s.competitions.authenticate(token.as_deref()).await?;
+    let account = s.competitions.accounts.authenticate(token.as_deref()).await?;
     // A hosted account's seats go to the runner: a lobby of its own would race it.
     if let Some(v) = s.hosting.hosted_version(&account.account_id).await? {
         return Err(crate::hosting::HostingError::Hosted(v.digest).into());
@@ -141,12 +143,20 @@ pub(crate) async fn lobby(s: &SkatServer, request: Request<pb::LobbyRequest>) ->
     let r = request.get_ref();
     let mut seats = s
         .competitions
-        .open_lobby(&account, r.max_tables, r.casual_seats, r.challenges, r.open_tables)
+        .open_lobby(
+            &account,
+            LobbyWish {
+                max_tables: r.max_tables,
+                casual_seats: r.casual_seats,
+                challenges: r.challenges,
+                open_tables: r.open_tables,
+            },
+        )
         .await?;
     tracing::info!(account = %account.name, id = %account.account_id, "lobby opened");
     let (tx, rx) = tokio::sync::mpsc::channel(16);
     let mut shutdown = s.shutdown.clone();
-    let seen = s.competitions.seen(&account);
+    let seen = s.competitions.operators.seen(&account);
     tokio::spawn(async move {
         let _permit = permit;
         // Notes when the lobby closed (last seen), however the task ends.
@@ -224,7 +234,7 @@ pub(crate) async fn create_tournament(
     // A hosted tournament pins every entrant's version now (NOT_HOSTED names one without).
     let pins = if r.hosted { s.hosting.pins_for(&r.entrants).await? } else { Vec::new() };
     let (id, tables, in_all, commitment) =
-        s.competitions.create_tournament(&r.name, &r.entrants, spec, &admin, &pins).await?;
+        s.competitions.scheduler.create_tournament(&r.name, &r.entrants, spec, &admin, &pins).await?;
     Ok(pb::CreateTournamentResponse {
         tournament_id: id.to_string(),
         tables: tables as u32,
@@ -239,7 +249,7 @@ pub(crate) async fn get_tournament(
     request: Request<pb::GetTournamentRequest>,
 ) -> Result<pb::GetTournamentResponse, Status> {
     s.admit(request.metadata(), Access::Read).await?;
-    let details = s.competitions.tournament(&request.get_ref().tournament_id).await?;
+    let details = s.competitions.views.tournament(&request.get_ref().tournament_id).await?;
     let mut tournament = projection::tournament(details);
     let pinned = s.hosting.pinned_names(&tournament.tournament_id).await?;
     tournament.hosted = !pinned.is_empty();
@@ -255,7 +265,7 @@ pub(crate) async fn get_leaderboard(
 ) -> Result<pb::GetLeaderboardResponse, Status> {
     s.admit(request.metadata(), Access::Read).await?;
     let r = request.get_ref();
-    let rows = s.competitions.leaderboard(r.offset, r.page_size).await?;
+    let rows = s.competitions.views.leaderboard(r.offset, r.page_size).await?;
     Ok(pb::GetLeaderboardResponse { entries: rows.into_iter().map(projection::leaderboard_entry).collect() })
 }
 
@@ -266,7 +276,7 @@ pub(crate) async fn list_tournaments(
 ) -> Result<pb::ListTournamentsResponse, Status> {
     s.admit(request.metadata(), Access::Read).await?;
     let r = request.get_ref();
-    let listed = s.competitions.list_tournaments(r.offset, r.page_size, r.include_casual).await?;
+    let listed = s.competitions.views.list_tournaments(r.offset, r.page_size, r.include_casual).await?;
     Ok(pb::ListTournamentsResponse {
         tournaments: listed.into_iter().map(projection::tournament_summary).collect(),
     })
@@ -278,6 +288,6 @@ pub(crate) async fn get_bot(
     request: Request<pb::GetBotRequest>,
 ) -> Result<pb::GetBotResponse, Status> {
     s.admit(request.metadata(), Access::Read).await?;
-    let bot = s.competitions.bot(&request.get_ref().name).await?;
+    let bot = s.competitions.views.bot(&request.get_ref().name).await?;
     Ok(pb::GetBotResponse { bot: Some(projection::bot(bot)) })
 }

@@ -118,7 +118,7 @@ pub(crate) async fn create(
     let req = request.get_ref();
     let name = optional_name(NameKind::Table, &req.name)?;
     let is_admin = s.competitions.admin(bearer(request.metadata())?.as_deref(), ip).is_ok();
-    s.competitions.check_table_name("table", &name, is_admin).await?;
+    s.competitions.accounts.check_table_name("table", &name, is_admin).await?;
     let seats = settings::seats(req.seats)?;
     let deals = settings::deals(deals_or_standard(seats, req.deals), &s.config)?;
     let seed = match req.seed {
@@ -131,7 +131,7 @@ pub(crate) async fn create(
     // Bots asked for are checked before the table exists: a refusal leaves nothing behind.
     check_bots(&req.bots, seats)?;
     let bots =
-        if req.bots.is_empty() { Vec::new() } else { s.competitions.bots_for_table(&req.bots).await? };
+        if req.bots.is_empty() { Vec::new() } else { s.competitions.seats.bots_for_table(&req.bots).await? };
     let config = TableConfig {
         name,
         game: MatchConfig { seats, deals, seed },
@@ -155,7 +155,7 @@ pub(crate) async fn create(
     tracing::info!(table = %id, seats, deals, private = join_code.is_some(), bots = bots.len(), "table created");
     if !bots.is_empty() {
         let code = join_code.as_ref().map_or("", SeatToken::reveal);
-        s.competitions.seat_bots(&handle, &id, code, bots).await?;
+        s.competitions.seats.seat_bots(&handle, &id, code, bots).await?;
     }
     let view = projection::table_view(&*handle.settled().await, None, Instant::now());
     // A table made with the admin token is an admin action: the audit log has it.
@@ -252,7 +252,7 @@ pub(crate) async fn join(
     record_table(&req.table_id);
     let name = optional_name(NameKind::Player, &req.name)?;
     let is_admin = s.competitions.admin(bearer(request.metadata())?.as_deref(), client_of(&request)).is_ok();
-    s.competitions.check_table_name("player", &name, is_admin).await?;
+    s.competitions.accounts.check_table_name("player", &name, is_admin).await?;
     let handle = s.table(&req.table_id).await?;
     let seat = match req.seat {
         Some(n) => Some(Seat::try_from(n).map_err(|_| {
@@ -307,7 +307,7 @@ pub(crate) async fn get(
     let token = bearer(request.metadata())?;
     if token.is_none() {
         let marked = handle.lock().config.marked_for_embargo();
-        s.competitions.check_embargo(&request.get_ref().table_id, marked).await?;
+        s.competitions.embargo.check_embargo(&request.get_ref().table_id, marked).await?;
     }
     let is_tournament = handle.lock().config.tournament;
     let tournament = match (is_tournament, s.journal.store()) {
@@ -336,7 +336,7 @@ pub(crate) async fn records(
     let r = request.get_ref();
     let handle = s.readable(&r.table_id, true).await?;
     let marked = handle.lock().config.marked_for_embargo();
-    s.competitions.check_embargo(&r.table_id, marked).await?;
+    s.competitions.embargo.check_embargo(&r.table_id, marked).await?;
     let json = match pb::RecordFormat::try_from(r.format) {
         Ok(pb::RecordFormat::Json) => true,
         Ok(_) => false,

@@ -244,7 +244,7 @@ pub(crate) async fn watch(
     if token.is_none() {
         // Duplicate's secrets: a spectator of a tournament table waits for its list.
         let marked = handle.lock().config.marked_for_embargo();
-        s.competitions.check_embargo(&request.get_ref().table_id, marked).await?;
+        s.competitions.embargo.check_embargo(&request.get_ref().table_id, marked).await?;
     }
     let t = handle.settled().await;
     let client = s.open_stream(&request)?;

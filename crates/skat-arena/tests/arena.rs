@@ -109,23 +109,15 @@ async fn heuristic_beats_random_by_a_significant_margin() {
 
 /// A server of the test's own on loopback (the arena runs no server: `skat arena` starts
 /// one like this when it is given neither `--in-process` nor `--server`).
-async fn embedded() -> (Mode, tokio::sync::oneshot::Sender<()>) {
+async fn embedded() -> (Mode, skat_testkit::InProcess) {
     let cfg = skat_server::ServerConfig {
-        addr: "127.0.0.1:0".parse().unwrap(),
         max_tables_per_client: 1000,
         max_streams_per_client: usize::MAX,
         max_connections_per_client: usize::MAX,
-        default_action_ms: 0,
-        default_deal_ms: 0,
-        ..skat_server::ServerConfig::default()
+        ..skat_testkit::InProcess::fast()
     };
-    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    let running = skat_server::start(cfg, async move {
-        let _ = rx.await;
-    })
-    .await
-    .unwrap();
-    (Mode::Remote(skat_sdk::ServerAddress::new(&format!("http://{}", running.addr))), tx)
+    let running = skat_testkit::InProcess::start(cfg).await;
+    (Mode::Remote(skat_sdk::ServerAddress::new(&running.url())), running)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

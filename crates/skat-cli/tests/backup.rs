@@ -9,28 +9,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Kill, client, create_tournament, free_port, get_tournament, lobby_bot, register, skat};
+use common::{ServerProcess, client, create_tournament, get_tournament, lobby_bot, register, serve, skat};
 use skat_proto::pb;
 
-fn serve(port: u16, database: &[&str]) -> Kill {
-    Kill(
-        skat()
-            .args([
-                "serve",
-                "--addr",
-                &format!("127.0.0.1:{port}"),
-                "--metrics-addr",
-                "off",
-                "--web-addr",
-                "off",
-            ])
-            .args(["--admin-token", "operator-secret", "--registration", "admin"])
-            .args(database)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    )
+/// A server with the operator's settings and `database`; the port it picked.
+fn serve_with(database: &[&str]) -> ServerProcess {
+    serve().operator().args(database.iter().copied()).start()
 }
 
 /// What a season leaves: the tournament as shown, and the leaderboard.
@@ -85,8 +69,8 @@ fn check_restored(before: &Season, after: &Season) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sqlite_backup_taken_while_serving_restores_the_season() {
     let (dir, restored_dir) = (temp("sqlite"), temp("sqlite-restored"));
-    let port = free_port();
-    let _server = serve(port, &["--data-dir", dir.to_str().unwrap()]);
+    let server = serve_with(&["--data-dir", dir.to_str().unwrap()]);
+    let port = server.port();
     let id = play_season(port).await;
     let before = season_of(port, &id).await;
 
@@ -107,8 +91,8 @@ async fn a_sqlite_backup_taken_while_serving_restores_the_season() {
     // The drill: a fresh server on a copy of the backup.
     std::fs::create_dir_all(&restored_dir).unwrap();
     std::fs::copy(&backup, restored_dir.join("skat.db")).unwrap();
-    let port2 = free_port();
-    let _restored = serve(port2, &["--data-dir", restored_dir.to_str().unwrap()]);
+    let restored = serve_with(&["--data-dir", restored_dir.to_str().unwrap()]);
+    let port2 = restored.port();
     check_restored(&before, &season_of(port2, &id).await);
     for d in [&dir, &restored_dir] {
         let _ = std::fs::remove_dir_all(d);
@@ -146,8 +130,8 @@ async fn a_postgres_dump_restores_the_season_into_a_new_database() {
     pool.close().await;
     let (from_url, to_url) = (format!("{base}/{from}"), format!("{base}/{to}"));
 
-    let port = free_port();
-    let _server = serve(port, &["--database", &from_url]);
+    let server = serve_with(&["--database", &from_url]);
+    let port = server.port();
     let id = play_season(port).await;
     let before = season_of(port, &id).await;
     // `skat backup` names PostgreSQL's own tools for a PostgreSQL journal.
@@ -167,8 +151,8 @@ async fn a_postgres_dump_restores_the_season_into_a_new_database() {
         pg_tool(&bin, "pg_restore").args(["--no-owner", "--dbname", &to_url]).arg(&dump).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 
-    let port2 = free_port();
-    let _restored = serve(port2, &["--database", &to_url]);
+    let restored = serve_with(&["--database", &to_url]);
+    let port2 = restored.port();
     check_restored(&before, &season_of(port2, &id).await);
     let _ = std::fs::remove_file(&dump);
 }

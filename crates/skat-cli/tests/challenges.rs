@@ -18,7 +18,7 @@ use tonic::transport::Channel;
 
 mod common;
 
-use common::{Kill, client, free_port, get_tournament, lobby_bot, lobby_bot_with, register, skat};
+use common::{Kill, client, get_tournament, lobby_bot, lobby_bot_with, register, serve, skat};
 
 const ADMIN: &str = "operator-secret";
 
@@ -89,33 +89,12 @@ async fn rated(c: &mut SkatServiceClient<Channel>, name: &str) -> bool {
 async fn challenges_against_house_bots_and_accounts() {
     let dir = std::env::temp_dir().join(format!("skat-challenges-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let port = free_port();
-    let _server = Kill(
-        skat()
-            .args([
-                "serve",
-                "--addr",
-                &format!("127.0.0.1:{port}"),
-                "--web-addr",
-                "off",
-                "--metrics-addr",
-                "off",
-            ])
-            .args(["--admin-token", ADMIN, "--data-dir", &dir.display().to_string()])
-            .args([
-                "--house-bots",
-                "random,heuristic",
-                "--house-bot-tables",
-                "3",
-                "--challenges-per-hour",
-                "4",
-            ])
-            .args(["--action-timeout", "2s", "--deal-clock", "0s"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let server = serve()
+        .args(["--admin-token", ADMIN, "--data-dir", &dir.display().to_string()])
+        .args(["--house-bots", "random,heuristic", "--house-bot-tables", "3", "--challenges-per-hour", "4"])
+        .args(["--action-timeout", "2s", "--deal-clock", "0s"])
+        .start();
+    let port = server.port();
     let mut c = client(port).await;
 
     // The house bots are accounts, online, with the quota they were given.

@@ -419,30 +419,11 @@ fn analyze_judges_real_records_card_by_card() {
 /// think distribution it cannot read is refused with the forms it takes.
 #[test]
 fn capacity_ramps_against_a_running_server_and_reads_its_metrics() {
-    let port = common::free_port();
-    let metrics = common::free_port();
-    let _server = common::Kill(
-        skat()
-            .args([
-                "serve",
-                "--addr",
-                &format!("127.0.0.1:{port}"),
-                "--metrics-addr",
-                &format!("127.0.0.1:{metrics}"),
-            ])
-            .args([
-                "--database",
-                "memory",
-                "--max-tables-per-client",
-                "1000",
-                "--max-streams-per-client",
-                "1000",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let server = common::serve()
+        .metrics()
+        .args(["--database", "memory", "--max-tables-per-client", "1000", "--max-streams-per-client", "1000"])
+        .start();
+    let (port, metrics) = (server.port(), server.metrics.expect("metrics on").port());
     tokio::runtime::Runtime::new().unwrap().block_on(common::client(port));
     let out = skat()
         .args([
@@ -490,24 +471,8 @@ fn the_version_names_the_allocator_in_use() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bot_killed_mid_list_gets_its_seat_back_with_its_join_key() {
     use std::process::Stdio;
-    let port = common::free_port();
-    let _server = common::Kill(
-        skat()
-            .args([
-                "serve",
-                "--addr",
-                &format!("127.0.0.1:{port}"),
-                "--metrics-addr",
-                "off",
-                "--web-addr",
-                "off",
-            ])
-            .args(["--database", "memory", "--action-timeout", "20s"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let server = common::serve().args(["--database", "memory", "--action-timeout", "20s"]).start();
+    let port = server.port();
     let mut c = common::client(port).await;
     let table = c
         .create_table(skat_proto::pb::CreateTableRequest { deals: 4, seed: Some(11), ..Default::default() })

@@ -14,41 +14,21 @@ use tonic::transport::Channel;
 mod common;
 
 use common::{
-    Kill, client, create_tournament, free_port, get_tournament, lobby_bot, lobby_bot_with, register, skat,
+    ADMIN_TOKEN, Kill, Serve, client, create_tournament, get_tournament, lobby_bot, lobby_bot_with, register,
+    reserve_port, serve, skat,
 };
 
-fn serve(port: u16, dir: &std::path::Path) -> Kill {
-    serve_with(port, &["--data-dir", &dir.display().to_string(), "--registration", "admin"], None)
-}
-
-/// A server on `port` with the admin token `operator-secret`, fast clocks and `extra`;
-/// its log goes to `log` (else nowhere).
-fn serve_with(port: u16, extra: &[&str], log: Option<&std::path::Path>) -> Kill {
-    let stderr = match log {
-        Some(path) => {
-            Stdio::from(std::fs::OpenOptions::new().create(true).append(true).open(path).expect("a log file"))
-        }
-        None => Stdio::null(),
-    };
-    Kill(
-        skat()
-            .args(["serve", "--addr", &format!("127.0.0.1:{port}"), "--metrics-addr", "off"])
-            .args(["--admin-token", "operator-secret", "--action-timeout", "400ms", "--deal-clock", "0s"])
-            .args(extra)
-            .env("RUST_LOG", "info")
-            .stdout(Stdio::null())
-            .stderr(stderr)
-            .spawn()
-            .unwrap(),
-    )
+/// A server with the admin token `operator-secret`, fast clocks and `extra`.
+fn serve_with(extra: &[&str]) -> Serve {
+    serve().args(["--admin-token", ADMIN_TOKEN]).fast_clocks().args(extra.iter().copied())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tournament_between_lobby_bots_survives_absence_disconnects_and_a_restart() {
     let dir = std::env::temp_dir().join(format!("skat-competition-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let port = free_port();
-    let server = serve(port, &dir);
+    let server = serve_with(&["--data-dir", &dir.display().to_string(), "--registration", "admin"]).start();
+    let port = server.port();
     let mut c = client(port).await;
 
     // Registration needs the admin token here; names are unique.
@@ -182,8 +162,7 @@ async fn a_tournament_between_lobby_bots_survives_absence_disconnects_and_a_rest
     drop(lobby);
 
     // kill -9 in the middle; the tournament goes on after the restart.
-    drop(server);
-    let _server = serve(port, &dir);
+    let _server = server.restart();
     let c = client(port).await;
     let deadline = Instant::now() + Duration::from_secs(300);
     let t = loop {
@@ -242,22 +221,19 @@ fn reason_of<T: std::fmt::Debug>(r: Result<T, tonic::Status>) -> Option<pb::Erro
 async fn casual_matchmaking_swiss_rounds_quotas_and_anonymous_spectators() {
     let dir = std::env::temp_dir().join(format!("skat-casual-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let port = free_port();
     let data_dir = dir.display().to_string();
-    let _server = serve_with(
-        port,
-        &[
-            "--data-dir",
-            &data_dir,
-            "--anonymous",
-            "spectate",
-            "--casual-deals",
-            "3",
-            "--account-max-tables",
-            "3",
-        ],
-        None,
-    );
+    let server = serve_with(&[
+        "--data-dir",
+        &data_dir,
+        "--anonymous",
+        "spectate",
+        "--casual-deals",
+        "3",
+        "--account-max-tables",
+        "3",
+    ])
+    .start();
+    let port = server.port();
     let mut c = client(port).await;
 
     // Anonymous clients watch and read, nothing more; the operator's token still creates.
@@ -394,17 +370,14 @@ async fn casual_matchmaking_swiss_rounds_quotas_and_anonymous_spectators() {
 async fn one_scheduler_across_replicas_and_a_takeover_postgres() {
     let Some(db) = common::postgres_database("skat_lease", 0).await else { return };
 
-    let (pa, pb_) = (free_port(), free_port());
+    // Replicas name each other: their ports are known before either starts.
+    let (pa, pb_) = (reserve_port(), reserve_port());
     let peers = format!("a=127.0.0.1:{pa},b=127.0.0.1:{pb_}");
-    let log_a = std::env::temp_dir().join(format!("skat-lease-a-{}.log", std::process::id()));
-    let log_b = std::env::temp_dir().join(format!("skat-lease-b-{}.log", std::process::id()));
-    let _ = std::fs::remove_file(&log_a);
-    let _ = std::fs::remove_file(&log_b);
-    let replica = |port: u16, node: &str, log: &std::path::Path| {
-        serve_with(port, &["--database", &db, "--node-id", node, "--peer", &peers], Some(log))
+    let replica = |port: u16, node: &str| {
+        serve_with(&["--database", &db, "--node-id", node, "--peer", &peers]).port(port).start()
     };
-    let a = replica(pa, "a", &log_a);
-    let _b = replica(pb_, "b", &log_b);
+    let a = replica(pa, "a");
+    let b = replica(pb_, "b");
     let _ca = client(pa).await;
     let mut cb = client(pb_).await;
 
@@ -435,19 +408,19 @@ async fn one_scheduler_across_replicas_and_a_takeover_postgres() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     let scheduling = format!("scheduling tournament={id}");
-    let read = |p: &std::path::Path| std::fs::read_to_string(p).unwrap_or_default();
-    assert!(read(&log_a).contains(&scheduling));
-    assert!(!read(&log_b).contains(&scheduling), "one scheduler at a time");
+    assert!(a.log().contains(&scheduling));
+    assert!(!b.log().contains(&scheduling), "one scheduler at a time");
 
     // kill -9 the scheduler's replica: b takes the tournament over when the lease runs out.
-    drop(a);
+    let a_before = a.log();
+    a.kill9();
     let deadline = Instant::now() + Duration::from_secs(60);
-    while !read(&log_b).contains(&scheduling) {
+    while !b.log().contains(&scheduling) {
         assert!(Instant::now() < deadline, "b did not take the tournament over");
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     // a comes back with its tables; it finishes them but leaves the scheduling to b.
-    let _a = replica(pa, "a", &log_a);
+    let a = replica(pa, "a");
     let deadline = Instant::now() + Duration::from_secs(240);
     let t = loop {
         let t = get_tournament(&mut cb, &id).await;
@@ -460,7 +433,8 @@ async fn one_scheduler_across_replicas_and_a_takeover_postgres() {
     assert_eq!(t.tables.len(), 12);
     assert!(t.tables.iter().all(|x| x.status == "finished"));
     assert!(t.tables.iter().any(|x| x.table_id.starts_with("b.")), "b seated the tables after the takeover");
-    assert_eq!(read(&log_a).matches(&scheduling).count(), 1, "a did not schedule again: b holds the lease");
+    let a_log = a_before + &a.log();
+    assert_eq!(a_log.matches(&scheduling).count(), 1, "a did not schedule again: b holds the lease");
     let board = cb.get_leaderboard(pb::GetLeaderboardRequest::default()).await.unwrap().into_inner().entries;
     assert!(board.iter().all(|e| e.lists == 12), "every list rated once: {board:?}");
 }

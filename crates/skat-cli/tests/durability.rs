@@ -12,7 +12,6 @@
 //! bot is deterministic).
 
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -29,7 +28,7 @@ use tonic::transport::Channel;
 
 mod common;
 
-use common::{Slow, free_port, records};
+use common::{ServerProcess, Slow, records, reserve_port, serve};
 
 static COUNTER: AtomicU32 = AtomicU32::new(0);
 
@@ -78,53 +77,9 @@ impl Db {
     }
 }
 
-/// The server process; killed if the test ends first.
-struct Server {
-    child: std::process::Child,
-    log: PathBuf,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Server {
-    fn start(port: u16, db: &Db, extra: &[&str]) -> Server {
-        let log = std::env::temp_dir().join(format!(
-            "skat-durability-log-{}-{}.txt",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let child = common::skat()
-            .args(["serve", "--addr", &format!("127.0.0.1:{port}"), "--metrics-addr", "off"])
-            .args(db.args())
-            .args(extra)
-            .env("RUST_LOG", "info")
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&log).unwrap())
-            .spawn()
-            .unwrap();
-        Server { child, log }
-    }
-
-    fn kill9(mut self) {
-        self.child.kill().unwrap();
-        self.child.wait().unwrap();
-    }
-
-    fn sigterm(mut self) {
-        let pid = self.child.id().to_string();
-        assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
-        let status = self.child.wait().unwrap();
-        assert!(status.success(), "SIGTERM exits cleanly: {status:?}");
-    }
-
-    fn log(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
+/// The server on `port` (0: one it picks) with `db` and `extra` flags, once it listens.
+fn start(port: u16, db: &Db, extra: &[&str]) -> ServerProcess {
+    serve().args(db.args()).args(extra.iter().copied()).port(port).start()
 }
 
 async fn client(port: u16) -> SkatServiceClient<Channel> {
@@ -214,8 +169,8 @@ async fn seat_bots(
 /// The records of an uninterrupted run: the same seeds and bots on a server without a
 /// journal.
 async fn reference_records() -> Vec<Vec<String>> {
-    let port = free_port();
-    let server = Server::start(port, &Db::Memory, &[]);
+    let server = start(0, &Db::Memory, &[]);
+    let port = server.port();
     let mut c = client(port).await;
     let mut out = Vec::new();
     for seed in SEEDS {
@@ -279,9 +234,9 @@ async fn survives(db: Db, stop: Stop) {
 
 /// [`survives`], the first server started with `extra` flags.
 async fn survives_with(db: Db, stop: Stop, extra: &[&str]) {
-    let port = free_port();
     let first: Vec<&str> = ["--drain", "200ms"].iter().chain(extra).copied().collect();
-    let server = Server::start(port, &db, &first);
+    let server = start(0, &db, &first);
+    let port = server.port();
     let mut c = client(port).await;
     let mut tables = Vec::new();
     for seed in SEEDS {
@@ -304,22 +259,27 @@ async fn survives_with(db: Db, stop: Stop, extra: &[&str]) {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     match stop {
-        Stop::Kill | Stop::KillDuringRecovery => server.kill9(),
-        Stop::Term => server.sigterm(),
+        Stop::Kill | Stop::KillDuringRecovery => {
+            server.kill9();
+        }
+        Stop::Term => {
+            let status = server.sigterm();
+            assert!(status.success(), "SIGTERM exits cleanly: {status:?}");
+        }
     }
     let before: Vec<Vec<pb::Event>> = seen.iter().map(|s| s.lock().unwrap().clone()).collect();
     assert!(before.iter().all(|b| !b.iter().any(|e| matches!(e.kind, Some(pb::event::Kind::MatchEnded(_))))));
 
     if stop == Stop::KillDuringRecovery {
         // Start, and kill it as soon as it says it is recovering (or has).
-        let server = Server::start(port, &db, &[]);
+        let server = serve().args(db.args()).port(port).spawn().expect("the server runs");
         let deadline = Instant::now() + Duration::from_secs(20);
         while !server.log().contains("recovering tables") && Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(1)).await;
         }
         server.kill9();
     }
-    let server = Server::start(port, &db, &[]);
+    let server = start(port, &db, &[]);
     let _ = client(port).await;
     assert!(server.log().contains("tables=5"), "five tables recovered:\n{}", server.log());
 
@@ -418,8 +378,8 @@ async fn crash_during_recovery_postgres() {
 /// on SQLite, the write-ahead log cut short. The server recovers the intact prefix, says
 /// what it dropped, never serves a half-written event, and the table plays on.
 async fn damaged_tail(db: Db) {
-    let port = free_port();
-    let server = Server::start(port, &db, &[]);
+    let server = start(0, &db, &[]);
+    let port = server.port();
     let mut c = client(port).await;
     let table = c.create_table(create_request(21, DEALS)).await.unwrap().into_inner().table_id;
     let (seen, _) = spectate(port, table.clone());
@@ -465,7 +425,7 @@ async fn damaged_tail(db: Db) {
     }
     pool.close().await;
 
-    let server = Server::start(port, &db, &[]);
+    let server = start(port, &db, &[]);
     let _ = client(port).await;
     let log = server.log();
     assert!(
@@ -516,10 +476,11 @@ async fn damaged_tail_postgres() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn replicas_share_listings_and_records_postgres() {
     let Some(db) = Db::postgres().await else { return };
-    let (pa, pb_) = (free_port(), free_port());
+    // Replicas name each other: their ports are known before either starts.
+    let (pa, pb_) = (reserve_port(), reserve_port());
     let peers = format!("a=127.0.0.1:{pa},b=127.0.0.1:{pb_}");
-    let _a = Server::start(pa, &db, &["--node-id", "a", "--peer", &peers]);
-    let _b = Server::start(pb_, &db, &["--node-id", "b", "--peer", &peers, "--table-expiry", "1s"]);
+    let _a = start(pa, &db, &["--node-id", "a", "--peer", &peers]);
+    let _b = start(pb_, &db, &["--node-id", "b", "--peer", &peers, "--table-expiry", "1s"]);
     let mut on_a = client(pa).await;
     let mut on_b = client(pb_).await;
     let table = on_b.create_table(create_request(5, 2)).await.unwrap().into_inner().table_id;
@@ -552,8 +513,8 @@ async fn replicas_share_listings_and_records_postgres() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn finished_tables_are_listed_paged_and_deleted_after_retention() {
     let db = Db::sqlite();
-    let port = free_port();
-    let server = Server::start(port, &db, &["--table-expiry", "1s"]);
+    let server = start(0, &db, &["--table-expiry", "1s"]);
+    let port = server.port();
     let mut c = client(port).await;
     let mut ids = Vec::new();
     for seed in 0..5 {
@@ -597,7 +558,7 @@ async fn finished_tables_are_listed_paged_and_deleted_after_retention() {
     drop(server);
 
     // A restart with a retention shorter than their age deletes them.
-    let server = Server::start(port, &db, &["--retention", "1s", "--table-expiry", "1s"]);
+    let server = start(port, &db, &["--retention", "1s", "--table-expiry", "1s"]);
     let mut c = client(port).await;
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
@@ -623,8 +584,8 @@ async fn finished_tables_are_listed_paged_and_deleted_after_retention() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failing_database_stops_the_server_and_promises_nothing() {
     let db = Db::sqlite();
-    let port = free_port();
-    let mut server = Server::start(port, &db, &[]);
+    let mut server = start(0, &db, &[]);
+    let port = server.port();
     let mut c = client(port).await;
     let table = c.create_table(create_request(3, 1)).await.unwrap().into_inner().table_id;
     let join = |seat: u32| pb::JoinTableRequest {
@@ -650,7 +611,7 @@ async fn a_failing_database_stops_the_server_and_promises_nothing() {
     assert_eq!(skat_proto::convert::status_reason(&refused), Some(pb::ErrorReason::StorageUnavailable));
     let deadline = Instant::now() + Duration::from_secs(20);
     let status = loop {
-        if let Some(status) = server.child.try_wait().unwrap() {
+        if let Some(status) = server.try_wait() {
             break status;
         }
         assert!(Instant::now() < deadline, "the server stops by itself");
@@ -661,7 +622,7 @@ async fn a_failing_database_stops_the_server_and_promises_nothing() {
     sqlx::query("DROP TRIGGER broken").execute(&pool).await.unwrap();
     pool.close().await;
 
-    let server = Server::start(port, &db, &[]);
+    let server = start(port, &db, &[]);
     let mut c = client(port).await;
     let view = c.get_table(pb::GetTableRequest { table_id: table.clone() }).await.unwrap().into_inner();
     let seats = view.table.unwrap().seat_info;

@@ -17,23 +17,14 @@ use tonic::transport::Channel;
 
 mod common;
 
-use common::{Kill, client, create_tournament, free_port, get_tournament, lobby_bot, register, skat};
+use common::{Serve, client, create_tournament, get_tournament, lobby_bot, register, serve, skat};
 
 const ADMIN: &str = "operator-secret";
 
-fn serve(port: u16, metrics: u16, dir: &std::path::Path) -> Kill {
-    Kill(
-        skat()
-            .args(["serve", "--addr", &format!("127.0.0.1:{port}")])
-            .args(["--metrics-addr", &format!("127.0.0.1:{metrics}"), "--web-addr", "off"])
-            .args(["--admin-token", ADMIN, "--registration", "admin", "--anonymous", "spectate"])
-            .args(["--action-timeout", "400ms", "--deal-clock", "0s"])
-            .args(["--data-dir", &dir.display().to_string()])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    )
+/// A server with the operator's settings, metrics on, anonymous clients only watching,
+/// fast clocks, its journal under `dir`.
+fn operated(dir: &std::path::Path) -> Serve {
+    serve().operator().metrics().args(["--anonymous", "spectate"]).fast_clocks().data_dir(dir)
 }
 
 /// `skat <args> --server ... --admin-token ...`: its output, or its error output.
@@ -67,8 +58,8 @@ async fn status_of(c: &mut SkatServiceClient<Channel>, id: &str) -> pb::Tourname
 async fn an_operator_runs_a_season() {
     let dir = std::env::temp_dir().join(format!("skat-operator-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let (port, metrics) = (free_port(), free_port());
-    let mut server = serve(port, metrics, &dir);
+    let server = operated(&dir).start();
+    let (port, metrics) = (server.port(), server.metrics.expect("metrics on").port());
     let mut c = client(port).await;
 
     // Names: refused, never cleaned; unique by case and by look-alike.
@@ -259,11 +250,11 @@ async fn an_operator_runs_a_season() {
     cli(port, &["tournament", "cancel", &second]).unwrap();
     let again = cli(port, &["tournament", "pause", &second]).unwrap_err();
     assert!(again.contains("TOURNAMENT_STATE"), "{again}");
-    drop(server);
+    let again = server.kill9();
     // An operator who swaps the secret afterwards is caught: it no longer matches.
     let secret = get_secret(&dir, &id).await;
     tamper(&dir, &id, &secret, &"f".repeat(64)).await;
-    server = serve(port, metrics, &dir);
+    let server = again.start();
     let mut c = client(port).await;
     let cancelled = get_tournament(&mut c, &second).await;
     assert_eq!(pb::TournamentStatus::try_from(cancelled.status), Ok(pb::TournamentStatus::Cancelled));
@@ -359,8 +350,8 @@ async fn reqwest_metrics(port: u16) -> String {
 async fn what_the_operator_reads() {
     let dir = std::env::temp_dir().join(format!("skat-operator-text-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let (port, metrics) = (free_port(), free_port());
-    let _server = serve(port, metrics, &dir);
+    let server = operated(&dir).start();
+    let port = server.port();
     let _ = client(port).await;
     let help = String::from_utf8(skat().args(["admin", "--help"]).output().unwrap().stdout).unwrap();
     for command in [

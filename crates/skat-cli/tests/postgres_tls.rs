@@ -10,15 +10,8 @@
 
 mod common;
 
-use std::process::{Output, Stdio};
-use std::time::{Duration, Instant};
-
-use common::{Kill, client, free_port, skat};
+use common::{ServerProcess, client, serve, skat};
 use skat_proto::pb;
-
-fn text(out: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
-}
 
 fn settings() -> Option<(String, String, String)> {
     let (Ok(tls), Ok(ca), Ok(admin)) = (
@@ -36,51 +29,17 @@ fn settings() -> Option<(String, String, String)> {
     Some((tls, ca, admin))
 }
 
-fn serve(port: u16, database: &str) -> Kill {
-    Kill(
-        skat()
-            .args([
-                "serve",
-                "--addr",
-                &format!("127.0.0.1:{port}"),
-                "--web-addr",
-                "off",
-                "--metrics-addr",
-                "off",
-            ])
-            .args(["--database", database])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    )
+/// A server on this database, once it listens.
+fn serve_on(database: &str) -> ServerProcess {
+    serve().args(["--database", database]).start()
 }
 
 /// `skat serve` with this database, expected to fail at start: what it said.
 fn refused_start(database: &str) -> String {
-    let mut child = skat()
-        .args([
-            "serve",
-            "--addr",
-            &format!("127.0.0.1:{}", free_port()),
-            "--web-addr",
-            "off",
-            "--metrics-addr",
-            "off",
-        ])
-        .args(["--database", database])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        assert!(start.elapsed() < Duration::from_secs(60), "the server started with {database}");
-        std::thread::sleep(Duration::from_millis(50));
+    match serve().args(["--database", database]).try_start() {
+        Ok(_) => panic!("the server started with {database}"),
+        Err(said) => said,
     }
-    let out = child.wait_with_output().unwrap();
-    assert!(!out.status.success());
-    text(&out)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -94,8 +53,8 @@ async fn the_journal_on_a_postgres_server_that_requires_tls() {
     pool.close().await;
     let verified = format!("{tls}/{name}?sslmode=verify-full&sslrootcert={ca}");
 
-    let port = free_port();
-    let server = serve(port, &verified);
+    let server = serve_on(&verified);
+    let port = server.port();
     let mut c = client(port).await;
     let table = c
         .create_table(pb::CreateTableRequest {
@@ -131,8 +90,8 @@ async fn the_journal_on_a_postgres_server_that_requires_tls() {
     // kill -9 and a start with sslmode=require (encrypted, the certificate not checked):
     // the table is back.
     drop(server);
-    let port = free_port();
-    let _server = serve(port, &format!("{tls}/{name}?sslmode=require"));
+    let server = serve_on(&format!("{tls}/{name}?sslmode=require"));
+    let port = server.port();
     let mut c = client(port).await;
     let view =
         c.get_table(pb::GetTableRequest { table_id: table.clone() }).await.expect("recovered").into_inner();

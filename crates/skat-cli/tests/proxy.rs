@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::{Kill, free_port, skat};
+use common::{Kill, reserve_port, serve, skat};
 use skat_proto::convert;
 use skat_proto::pb::{self, ErrorReason, skat_service_client::SkatServiceClient, watch_table_response::Kind};
 use skat_sdk::ServerAddress;
@@ -139,25 +139,14 @@ async fn behind_nginx_every_client_is_counted_by_its_own_address() {
     let _ = std::fs::remove_dir_all(&dir);
     let out = skat().args(["certs", "--out"]).arg(&dir).output().unwrap();
     assert!(out.status.success());
-    let (grpc, web, listen, web_listen) = (free_port(), free_port(), free_port(), free_port());
-    let log = dir.join("skat.log");
-    let _server = Kill(
-        skat()
-            .args([
-                "serve",
-                "--addr",
-                &format!("127.0.0.1:{grpc}"),
-                "--web-addr",
-                &format!("127.0.0.1:{web}"),
-            ])
-            .args(["--metrics-addr", "off", "--database", "memory", "--trusted-proxies", "127.0.0.1/32"])
-            .args(["--max-tables-per-client", "1", "--max-streams-per-client", "8"])
-            .env("RUST_LOG", "info")
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&log).unwrap())
-            .spawn()
-            .unwrap(),
-    );
+    let server = serve()
+        .web()
+        .args(["--database", "memory", "--trusted-proxies", "127.0.0.1/32"])
+        .args(["--max-tables-per-client", "1", "--max-streams-per-client", "8"])
+        .start();
+    let (grpc, web) = (server.port(), server.web.expect("the page on").port());
+    // nginx's own ports are in its configuration, written before it starts.
+    let (listen, web_listen) = (reserve_port(), reserve_port());
     let conf = nginx_conf(&dir, listen, web_listen, grpc, web);
     let _nginx = start_nginx(&nginx, &conf, &dir);
     let proxy =
@@ -190,7 +179,7 @@ async fn behind_nginx_every_client_is_counted_by_its_own_address() {
     );
 
     // The log names the real clients.
-    let logged = std::fs::read_to_string(&log).unwrap();
+    let logged = server.log();
     for who in ["client=127.0.0.2", "client=127.0.0.3", "client=127.0.0.4"] {
         assert!(
             logged.lines().any(|l| l.contains(who) && l.contains("table created")),
@@ -276,32 +265,21 @@ async fn behind_nginx_a_tls_upstream_is_verified_and_a_stopped_server_answers_un
         let made = skat().args(["certs", "--out"]).arg(out).args(["--host", "localhost"]).output().unwrap();
         assert!(made.status.success());
     }
-    let (grpc, web) = (free_port(), free_port());
-    let mut server = Kill(
-        skat()
-            .args([
-                "serve",
-                "--addr",
-                &format!("127.0.0.1:{grpc}"),
-                "--web-addr",
-                &format!("127.0.0.1:{web}"),
-            ])
-            .args(["--metrics-addr", "off", "--database", "memory", "--trusted-proxies", "127.0.0.1/32"])
-            .arg("--tls-cert")
-            .arg(dir.join("server.pem"))
-            .arg("--tls-key")
-            .arg(dir.join("server-key.pem"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let server = serve()
+        .web()
+        .args(["--database", "memory", "--trusted-proxies", "127.0.0.1/32"])
+        .arg("--tls-cert")
+        .arg(dir.join("server.pem").display().to_string())
+        .arg("--tls-key")
+        .arg(dir.join("server-key.pem").display().to_string())
+        .start();
+    let (grpc, web) = (server.port(), server.web.expect("the page on").port());
     // Two nginx: one trusting skat's CA (deploy/nginx/skat-upstream-tls.conf as shipped),
     // one trusting another CA (a man in the middle's certificate looks like that).
     let mut proxies = Vec::new();
     let mut nginxes = Vec::new();
     for (name, ca) in [("trusting", dir.join("ca.pem")), ("wrong-ca", other_ca.join("ca.pem"))] {
-        let (listen, web_listen) = (free_port(), free_port());
+        let (listen, web_listen) = (reserve_port(), reserve_port());
         let replace = [
             ("/etc/ssl/skat/fullchain.pem", dir.join("server.pem").display().to_string()),
             ("/etc/ssl/skat/privkey.pem", dir.join("server-key.pem").display().to_string()),
@@ -342,8 +320,7 @@ async fn behind_nginx_a_tls_upstream_is_verified_and_a_stopped_server_answers_un
         "{errors}"
     );
     // skat stops (a restart): a gRPC status, not the HTML 502 page.
-    let _ = server.0.kill();
-    let _ = server.0.wait();
+    server.kill9();
     assert_unavailable(create(&mut trusting, tonic::Request::new(table())).await, "a stopped server");
     let mut stream =
         trusting.watch_table(pb::WatchTableRequest { table_id: "t".into(), after_seq: Some(0) }).await;

@@ -9,29 +9,11 @@ use skat_proto::pb::skat_service_client::SkatServiceClient;
 
 mod common;
 
-use common::{Kill as Server, free_port, skat};
+use common::{ServerProcess, reserve_port, serve, skat};
 
-fn serve(node: &str, port: u16, peers: &str) -> Server {
-    Server(
-        skat()
-            .args([
-                "serve",
-                "--addr",
-                &format!("127.0.0.1:{port}"),
-                "--metrics-addr",
-                "off",
-                "--node-id",
-                node,
-                "--peer",
-                peers,
-                "--database",
-                "memory",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    )
+/// Replica `node` on `port`, naming its `peers`.
+fn replica(node: &str, port: u16, peers: &str) -> ServerProcess {
+    serve().args(["--node-id", node, "--peer", peers, "--database", "memory"]).port(port).start()
 }
 
 async fn client(port: u16) -> SkatServiceClient<tonic::transport::Channel> {
@@ -46,10 +28,11 @@ async fn client(port: u16) -> SkatServiceClient<tonic::transport::Channel> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tables_live_on_one_replica_and_clients_are_redirected() {
-    let (pa, pb_) = (free_port(), free_port());
+    // Replicas name each other: their ports are known before either starts.
+    let (pa, pb_) = (reserve_port(), reserve_port());
     let peers = format!("a=127.0.0.1:{pa},b=127.0.0.1:{pb_}");
-    let _a = serve("a", pa, &peers);
-    let _b = serve("b", pb_, &peers);
+    let _a = replica("a", pa, &peers);
+    let _b = replica("b", pb_, &peers);
     let mut on_a = client(pa).await;
     let mut on_b = client(pb_).await;
 

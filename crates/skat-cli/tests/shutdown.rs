@@ -1,7 +1,7 @@
 //! SIGTERM stops `skat serve` within `--drain` plus a few seconds, whatever its clients
 //! do: here 30 watch streams that are never read, on a table that keeps playing.
 
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use skat_bots::Strategy;
@@ -11,7 +11,7 @@ use tonic::transport::{Channel, Endpoint};
 
 mod common;
 
-use common::{Kill as Server, free_port, skat};
+use common::serve;
 
 async fn channel(url: &str, window: u32) -> Channel {
     for _ in 0..200 {
@@ -29,28 +29,11 @@ async fn channel(url: &str, window: u32) -> Channel {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_exits_within_drain_plus_grace_with_stalled_readers() {
-    let port = free_port();
-    let url = format!("http://127.0.0.1:{port}");
-    let mut server = Server(
-        skat()
-            .args([
-                "serve",
-                "--addr",
-                &format!("127.0.0.1:{port}"),
-                "--metrics-addr",
-                "off",
-                "--drain",
-                "1s",
-                "--database",
-                "memory",
-            ])
-            .args(["--action-timeout", "0s", "--deal-clock", "0s", "--max-connections-per-client", "64"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let child = &mut server.0;
+    let mut server = serve()
+        .args(["--drain", "1s", "--database", "memory"])
+        .args(["--action-timeout", "0s", "--deal-clock", "0s", "--max-connections-per-client", "64"])
+        .start();
+    let url = server.url();
     let mut client = SkatServiceClient::new(channel(&url, 65_535).await);
     let table = client
         .create_table(pb::CreateTableRequest { deals: 144, seed: Some(3), ..Default::default() })
@@ -86,10 +69,10 @@ async fn sigterm_exits_within_drain_plus_grace_with_stalled_readers() {
     }
 
     let sent = Instant::now();
-    let ok = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    let ok = Command::new("kill").args(["-TERM", &server.pid().to_string()]).status().unwrap();
     assert!(ok.success());
     let exited = loop {
-        if let Some(status) = child.try_wait().unwrap() {
+        if let Some(status) = server.try_wait() {
             break Some(status);
         }
         if sent.elapsed() > Duration::from_secs(20) {
@@ -120,22 +103,8 @@ async fn http_status(port: u16, path: &str) -> Option<u16> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_health_for_probes_turns_not_ready_while_draining() {
-    let (port, metrics) = (free_port(), free_port());
-    let server = Server(
-        skat()
-            .args([
-                "serve",
-                "--addr",
-                &format!("127.0.0.1:{port}"),
-                "--metrics-addr",
-                &format!("127.0.0.1:{metrics}"),
-            ])
-            .args(["--web-addr", "off", "--drain", "3s", "--database", "memory"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let server = serve().metrics().args(["--drain", "3s", "--database", "memory"]).start();
+    let (port, metrics) = (server.port(), server.metrics.expect("metrics on").port());
     channel(&format!("http://127.0.0.1:{port}"), 65_535).await;
     // The gRPC port accepts a moment before readiness turns on: wait for it (bounded).
     let ready_by = Instant::now() + Duration::from_secs(5);
@@ -144,7 +113,7 @@ async fn http_health_for_probes_turns_not_ready_while_draining() {
     }
     assert_eq!(http_status(metrics, "/health/ready").await, Some(200));
     assert_eq!(http_status(metrics, "/health/live").await, Some(200));
-    let ok = Command::new("kill").args(["-TERM", &server.0.id().to_string()]).status().unwrap();
+    let ok = Command::new("kill").args(["-TERM", &server.pid().to_string()]).status().unwrap();
     assert!(ok.success());
     let start = Instant::now();
     loop {

@@ -8,8 +8,7 @@
 //! Needs `SKAT_TEST_POSTGRES` (skipped without it, unless `SKAT_REQUIRE_POSTGRES`:
 //! `scripts/test-all` sets both).
 
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use skat_bots::Strategy;
@@ -20,7 +19,10 @@ use tokio::task::JoinHandle;
 
 mod common;
 
-use common::{Kill, Slow, client, free_port, get_tournament, lobby_bot, records, register, skat};
+use common::{
+    Kill, ServerProcess, Slow, client, get_tournament, lobby_bot, records, register, reserve_port, serve,
+    skat,
+};
 
 const SEEDS: [u64; 3] = [21, 22, 23];
 const DEALS: u32 = 6;
@@ -30,8 +32,7 @@ const LEASE: &str = "2s";
 struct Replica {
     node: &'static str,
     port: u16,
-    log: PathBuf,
-    process: Kill,
+    process: ServerProcess,
 }
 
 impl Replica {
@@ -40,18 +41,12 @@ impl Replica {
     }
 
     fn with_lease(node: &'static str, port: u16, db: &str, peers: &str, lease: &str) -> Replica {
-        let log =
-            std::env::temp_dir().join(format!("skat-takeover-{}-{node}-{port}.log", std::process::id()));
-        let process = skat()
-            .args(["serve", "--addr", &format!("127.0.0.1:{port}"), "--metrics-addr", "off"])
+        let process = serve()
             .args(["--node-id", node, "--peer", peers, "--database", db, "--replica-lease", lease])
             .args(["--admin-token", "operator-secret"])
-            .env("RUST_LOG", "info")
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&log).unwrap())
-            .spawn()
-            .unwrap();
-        Replica { node, port, log, process: Kill(process) }
+            .port(port)
+            .start();
+        Replica { node, port, process }
     }
 
     fn url(&self) -> String {
@@ -59,11 +54,11 @@ impl Replica {
     }
 
     fn log(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
+        self.process.log()
     }
 
     fn signal(&self, signal: &str) {
-        let pid = self.process.0.id().to_string();
+        let pid = self.process.pid().to_string();
         assert!(Command::new("kill").args([signal, &pid]).status().unwrap().success());
     }
 }
@@ -97,16 +92,8 @@ async fn seat_bots(home: &str, table: &str) -> Seats {
 
 /// The records of the same seeds and bots on one server without a journal.
 async fn reference_records() -> Vec<Vec<String>> {
-    let port = free_port();
-    let _server = Kill(
-        skat()
-            .args(["serve", "--addr", &format!("127.0.0.1:{port}"), "--metrics-addr", "off"])
-            .args(["--database", "memory"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let server = serve().args(["--database", "memory"]).start();
+    let port = server.port();
     let mut c = client(port).await;
     let mut out = Vec::new();
     for seed in SEEDS {
@@ -146,7 +133,7 @@ async fn until_mid_match(port: u16, tables: &[String]) {
 async fn a_dead_replicas_tables_finish_elsewhere(replicas: usize) {
     let Some(db) = common::postgres_database("skat_takeover", replicas as u32).await else { return };
     let nodes = ["a", "b", "c"];
-    let ports: Vec<u16> = (0..replicas).map(|_| free_port()).collect();
+    let ports: Vec<u16> = (0..replicas).map(|_| reserve_port()).collect();
     let peers =
         nodes.iter().zip(&ports).map(|(n, p)| format!("{n}=127.0.0.1:{p}")).collect::<Vec<_>>().join(",");
     let mut all: Vec<Replica> =
@@ -218,7 +205,7 @@ async fn three_replicas_one_killed_postgres() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_frozen_replica_is_fenced_when_it_wakes_postgres() {
     let Some(db) = common::postgres_database("skat_fence", 0).await else { return };
-    let (pa, pb_) = (free_port(), free_port());
+    let (pa, pb_) = (reserve_port(), reserve_port());
     let peers = format!("a=127.0.0.1:{pa},b=127.0.0.1:{pb_}");
     let mut a = Replica::start("a", pa, &db, &peers);
     let b = Replica::start("b", pb_, &db, &peers);
@@ -238,7 +225,7 @@ async fn a_frozen_replica_is_fenced_when_it_wakes_postgres() {
     // a learns at its next commit or lease renewal that its epoch is over, and stops.
     let deadline = Instant::now() + Duration::from_secs(20);
     let status = loop {
-        if let Some(status) = a.process.0.try_wait().unwrap() {
+        if let Some(status) = a.process.try_wait() {
             break status;
         }
         assert!(Instant::now() < deadline, "a did not stop after losing its lease:\n{}", a.log());
@@ -259,7 +246,7 @@ async fn a_frozen_replica_is_fenced_when_it_wakes_postgres() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_replica_stopped_cleanly_hands_its_tables_over_at_once_postgres() {
     let Some(db) = common::postgres_database("skat_release", 0).await else { return };
-    let (pa, pb_) = (free_port(), free_port());
+    let (pa, pb_) = (reserve_port(), reserve_port());
     let peers = format!("a=127.0.0.1:{pa},b=127.0.0.1:{pb_}");
     // A lease of 8 s: b looks every 2 s.
     let mut a = Replica::with_lease("a", pa, &db, &peers, "8s");
@@ -271,7 +258,7 @@ async fn a_replica_stopped_cleanly_hands_its_tables_over_at_once_postgres() {
     until_mid_match(pa, std::slice::from_ref(&table)).await;
 
     a.signal("-TERM");
-    assert!(a.process.0.wait().unwrap().success(), "a stops cleanly");
+    assert!(a.process.wait().success(), "a stops cleanly");
     let stopped = Instant::now();
     assert!(a.log().contains("gave this replica's lease up"), "{}", a.log());
     while !b.log().contains("took over the tables") {
@@ -297,7 +284,7 @@ async fn a_replica_stopped_cleanly_hands_its_tables_over_at_once_postgres() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tournament_goes_on_after_its_replica_dies_postgres() {
     let Some(db) = common::postgres_database("skat_takeover_lobby", 0).await else { return };
-    let (pa, pb_) = (free_port(), free_port());
+    let (pa, pb_) = (reserve_port(), reserve_port());
     let peers = format!("a=127.0.0.1:{pa},b=127.0.0.1:{pb_}");
     let a = Replica::start("a", pa, &db, &peers);
     let b = Replica::start("b", pb_, &db, &peers);

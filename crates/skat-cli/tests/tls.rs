@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Kill, free_port, skat};
+use common::{Kill, ServerProcess, serve, skat};
 
 fn text(out: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
@@ -21,26 +21,16 @@ fn certs(dir: &Path) {
     assert!(out.status.success(), "{}", text(&out));
 }
 
-fn serve_tls(dir: &Path, port: u16, web: u16) -> Kill {
-    Kill(
-        skat()
-            .args([
-                "serve",
-                "--addr",
-                &format!("127.0.0.1:{port}"),
-                "--web-addr",
-                &format!("127.0.0.1:{web}"),
-            ])
-            .args(["--metrics-addr", "off", "--database", "memory", "--tls-reload", "200ms"])
-            .arg("--tls-cert")
-            .arg(dir.join("server.pem"))
-            .arg("--tls-key")
-            .arg(dir.join("server-key.pem"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    )
+/// A TLS server with the certificate `skat certs` made in `dir`, the page on.
+fn serve_tls(dir: &Path) -> ServerProcess {
+    serve()
+        .web()
+        .args(["--database", "memory", "--tls-reload", "200ms"])
+        .arg("--tls-cert")
+        .arg(dir.join("server.pem").display().to_string())
+        .arg("--tls-key")
+        .arg(dir.join("server-key.pem").display().to_string())
+        .start()
 }
 
 /// `skat table list` against `server` until it answers (or 10 s).
@@ -61,8 +51,8 @@ fn bots_play_over_tls_and_the_errors_say_what_to_do() {
     let dir = std::env::temp_dir().join(format!("skat-cli-tls-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     certs(&dir);
-    let (port, web) = (free_port(), free_port());
-    let _server = serve_tls(&dir, port, web);
+    let running = serve_tls(&dir);
+    let port = running.port();
     let server = format!("https://localhost:{port}");
     let ca = dir.join("ca.pem");
     wait_for(&server, &ca);
@@ -161,9 +151,8 @@ fn no_token_goes_in_plain_text_to_another_machine() {
 
 #[test]
 fn a_server_with_unusable_certificate_files_does_not_start() {
-    let port = free_port();
     let out = skat()
-        .args(["serve", "--addr", &format!("127.0.0.1:{port}"), "--metrics-addr", "off", "--web-addr", "off"])
+        .args(["serve", "--addr", "127.0.0.1:0", "--metrics-addr", "off", "--web-addr", "off"])
         .args([
             "--database",
             "memory",

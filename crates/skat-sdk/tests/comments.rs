@@ -49,8 +49,8 @@ impl Bot for Chatty {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn comments_are_hidden_during_the_deal_and_shown_after_it() {
-    let (server, _stop) = common::server().await;
-    let url = format!("http://{}", server.addr);
+    let server = common::server().await;
+    let url = format!("http://{}", server.addr());
     let mut c = connect(&url).await.unwrap();
     let table = c
         .create_table(pb::CreateTableRequest { seats: 3, deals: 1, seed: Some(5), ..Default::default() })
@@ -127,8 +127,8 @@ async fn comments_are_hidden_during_the_deal_and_shown_after_it() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_comment_costs_the_comment_not_the_action() {
-    let (server, _stop) = common::server().await;
-    let url = format!("http://{}", server.addr);
+    let server = common::server().await;
+    let url = format!("http://{}", server.addr());
     let mut c = connect(&url).await.unwrap();
     let table = c
         .create_table(pb::CreateTableRequest { seats: 3, deals: 2, seed: Some(5), ..Default::default() })

@@ -62,8 +62,8 @@ async fn illegal_bids_are_logged_and_replaced_and_the_seat_plays_on() {
     // this test binary).
     tracing::subscriber::set_global_default(subscriber).unwrap();
 
-    let (server, _stop) = common::server().await;
-    let url = format!("http://{}", server.addr);
+    let server = common::server().await;
+    let url = format!("http://{}", server.addr());
     let table = six_deals(&url).await;
     let mut tasks = Vec::new();
     for seat in 0..3u32 {
@@ -91,8 +91,8 @@ async fn illegal_bids_are_logged_and_replaced_and_the_seat_plays_on() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_illegal_stop_gives_the_seat_up_with_an_error() {
-    let (server, _stop) = common::server().await;
-    let url = format!("http://{}", server.addr);
+    let server = common::server().await;
+    let url = format!("http://{}", server.addr());
     let table = six_deals(&url).await;
     let mut tasks = Vec::new();
     for seat in 0..3u32 {

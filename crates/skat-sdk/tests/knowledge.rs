@@ -55,8 +55,8 @@ impl Bot for Random {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stream_knowledge_matches_the_view_at_every_decision() {
-    let (server, _stop) = common::server().await;
-    let url = format!("http://{}", server.addr);
+    let server = common::server().await;
+    let url = format!("http://{}", server.addr());
     for (seats, deals, seed) in [(3u32, 36u32, 1u64), (3, 36, 2), (4, 24, 3)] {
         let mut client = connect(&url).await.unwrap();
         let table = client

@@ -76,9 +76,9 @@ async fn proxy(target: SocketAddr) -> (SocketAddr, watch::Sender<u32>) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bot_resumes_after_its_connection_is_cut_mid_deal() {
-    let (server, _stop) = common::server().await;
-    let direct = format!("http://{}", server.addr);
-    let (proxy_addr, cut) = proxy(server.addr).await;
+    let server = common::server().await;
+    let direct = format!("http://{}", server.addr());
+    let (proxy_addr, cut) = proxy(server.addr()).await;
     let via_proxy = format!("http://{proxy_addr}");
 
     let mut client = connect(&direct).await.unwrap();

@@ -8,7 +8,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{TestServer, config, create, join};
+use common::{Connect, TestServer, config, create, join};
 use skat_proto::convert;
 use skat_proto::pb::{self, ErrorReason, watch_table_response::Kind};
 use skat_server::ServerConfig;

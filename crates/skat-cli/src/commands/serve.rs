@@ -449,12 +449,17 @@ impl Drop for RemoveOnDrop {
 /// The first line a person reads: where the server listens and keeps its tables.
 fn announce(server: &skat_server::RunningServer, database: &str, tls: bool) {
     let recovered = &server.recovered;
+    let scheme = if tls { "https" } else { "http" };
     eprintln!(
-        "skat server listening on {} (gRPC{}){}; tables journaled to {database}{}",
+        "skat server listening on {} (gRPC{}){}{}; tables journaled to {database}{}",
         server.addr,
         if tls { ", TLS" } else { ", plain text" },
         match server.metrics_addr {
             Some(m) => format!(", metrics on http://{m}/metrics"),
+            None => String::new(),
+        },
+        match server.web_addr {
+            Some(w) => format!(", the page on {scheme}://{w}/"),
             None => String::new(),
         },
         if recovered.tables > 0 {

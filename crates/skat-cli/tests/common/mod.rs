@@ -1,12 +1,11 @@
-//! What the CLI's end-to-end tests share: free ports, the `skat` binary, a guard that
-//! kills a child process when a test ends however it ends, and a client that waits for
-//! a server to come up.
+//! What the CLI's end-to-end tests share: the test harness (`skat-testkit`: a server
+//! process on a port it picks, its log, teardown) with this package's binary, and
+//! clients, bots and records.
 
 // Each test file uses a part of this.
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
-use std::net::TcpListener;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use skat_bots::Strategy;
@@ -16,24 +15,17 @@ use skat_proto::pb::skat_service_client::SkatServiceClient;
 use skat_sdk::{Bot, Knowledge};
 use tonic::transport::Channel;
 
-/// A port nobody listens on now.
-pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
+pub use skat_testkit::process::ADMIN_TOKEN;
+pub use skat_testkit::{Kill, Serve, ServerProcess, postgres_database, reserve_port};
 
 /// The `skat` binary under test.
 pub fn skat() -> Command {
     Command::new(env!("CARGO_BIN_EXE_skat"))
 }
 
-/// A child process (a server, a bot) killed when the test ends first.
-pub struct Kill(pub Child);
-
-impl Drop for Kill {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
+/// `skat serve` under test: the test harness's builder with this package's binary.
+pub fn serve() -> Serve {
+    Serve::new(env!("CARGO_BIN_EXE_skat"))
 }
 
 /// A client of the server on `port`, once it answers (within 10 s).
@@ -107,28 +99,6 @@ pub fn create_tournament(port: u16, args: &[&str]) -> String {
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).unwrap().split_whitespace().nth(1).unwrap().to_string()
-}
-
-/// A fresh database on the test PostgreSQL server (`SKAT_TEST_POSTGRES`, an admin URL),
-/// named `{prefix}_{pid}_{n}`; None (the test is skipped) without one, unless
-/// `SKAT_REQUIRE_POSTGRES` says it must run (`scripts/test-all` sets both).
-pub async fn postgres_database(prefix: &str, n: u32) -> Option<String> {
-    let Ok(admin) = std::env::var("SKAT_TEST_POSTGRES") else {
-        assert!(
-            std::env::var_os("SKAT_REQUIRE_POSTGRES").is_none(),
-            "SKAT_REQUIRE_POSTGRES is set but SKAT_TEST_POSTGRES is not"
-        );
-        eprintln!("SKAT_TEST_POSTGRES is not set: the PostgreSQL test is skipped (scripts/test-all runs it)");
-        return None;
-    };
-    sqlx::any::install_default_drivers();
-    let name = format!("{prefix}_{}_{n}", std::process::id());
-    let pool = sqlx::AnyPool::connect(&admin).await.expect("connect to SKAT_TEST_POSTGRES");
-    sqlx::query(&format!("DROP DATABASE IF EXISTS {name}")).execute(&pool).await.unwrap();
-    sqlx::query(&format!("CREATE DATABASE {name}")).execute(&pool).await.unwrap();
-    pool.close().await;
-    let (base, _) = admin.rsplit_once('/').expect("an admin URL ends with /DATABASE");
-    Some(format!("{base}/{name}"))
 }
 
 /// A bot that thinks a few milliseconds, so that matches are still running when the

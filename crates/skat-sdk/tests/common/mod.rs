@@ -1,21 +1,8 @@
-//! A real server on loopback for the SDK's tests.
+//! A real server on loopback for the SDK's tests (the test harness's, `skat-testkit`).
 
-use skat_server::{RunningServer, ServerConfig};
-use tokio::sync::oneshot;
+use skat_testkit::InProcess;
 
-/// A server on an ephemeral port without clocks; it stops when the returned sender drops.
-pub async fn server() -> (RunningServer, oneshot::Sender<()>) {
-    let (stop, stopped) = oneshot::channel::<()>();
-    let config = ServerConfig {
-        addr: "127.0.0.1:0".parse().unwrap(),
-        default_action_ms: 0,
-        default_deal_ms: 0,
-        ..ServerConfig::default()
-    };
-    let running = skat_server::start(config, async move {
-        let _ = stopped.await;
-    })
-    .await
-    .unwrap();
-    (running, stop)
+/// A server in this process on an ephemeral port without clocks; it stops when dropped.
+pub async fn server() -> InProcess {
+    InProcess::start(InProcess::fast()).await
 }

@@ -14,51 +14,37 @@ use skat_engine::{Action, CardSet};
 use skat_proto::convert;
 use skat_proto::pb::skat_service_client::SkatServiceClient;
 use skat_proto::pb::{self};
-use skat_server::{RunningServer, ServerConfig};
-use tokio::sync::oneshot;
+use skat_server::ServerConfig;
 use tonic::transport::Channel;
 use tonic::{Request, Status};
 
 pub type Client = SkatServiceClient<Channel>;
 
-/// A server on 127.0.0.1 with an ephemeral port; drop the sender to stop it.
-pub struct TestServer {
-    pub server: RunningServer,
-    pub stop: Option<oneshot::Sender<()>>,
+/// A server in this process on an ephemeral port, stopped when dropped (the test
+/// harness's, `skat-testkit`).
+pub use skat_testkit::InProcess as TestServer;
+
+/// A gRPC client of a test server, once it answers.
+pub trait Connect {
+    /// The client.
+    fn client(&self) -> impl Future<Output = Client>;
 }
 
-impl TestServer {
-    pub async fn start(mut config: ServerConfig) -> TestServer {
-        config.addr = "127.0.0.1:0".parse().unwrap();
-        let (tx, rx) = oneshot::channel::<()>();
-        let stopped = async move {
-            let _ = rx.await;
-        };
-        let server = skat_server::start(config, stopped).await.unwrap();
-        TestServer { server, stop: Some(tx) }
-    }
-
-    pub async fn client(&self) -> Client {
-        let url = format!("http://{}", self.server.addr);
+impl Connect for TestServer {
+    async fn client(&self) -> Client {
         for _ in 0..50 {
-            if let Ok(c) = SkatServiceClient::connect(url.clone()).await {
+            if let Ok(c) = SkatServiceClient::connect(self.url()).await {
                 return c;
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         panic!("server did not come up");
     }
-
-    pub fn stop(&mut self) {
-        if let Some(tx) = self.stop.take() {
-            let _ = tx.send(());
-        }
-    }
 }
 
 /// Fast tests: no clocks unless a test asks for them.
 pub fn config() -> ServerConfig {
-    ServerConfig { default_action_ms: 0, default_deal_ms: 0, ..ServerConfig::default() }
+    TestServer::fast()
 }
 
 pub fn authed<T>(message: T, token: &str) -> Request<T> {

@@ -19,6 +19,24 @@ use crate::score::{self, Outcome, Played};
 pub use crate::trick::Trick;
 
 /// One deal of Skat.
+///
+/// # Examples
+///
+/// The deal says whose turn it is and refuses anything else, unchanged:
+///
+/// ```
+/// use skat_engine::{Action, Bid, Deal, Dealt, Phase, Position, RuleError};
+///
+/// let mut deal = Deal::new(Dealt::seeded(7, 0));
+/// assert_eq!(deal.phase(), Phase::Bidding);
+/// let first = deal.to_move().expect("someone opens the auction");
+/// let other = Position::ALL.into_iter().find(|p| *p != first).expect("three positions");
+/// let bid = Action::Bid { value: Bid::new(18).expect("18 is on the ladder") };
+/// assert!(matches!(deal.apply(other, bid), Err(RuleError::NotYourTurn { .. })));
+/// assert_eq!(deal.to_move(), Some(first), "a refused action changes nothing");
+/// deal.apply(first, bid).expect("the one to move may bid 18");
+/// assert_eq!(deal.hand(first).len(), 10);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Deal {
     dealt: Dealt,

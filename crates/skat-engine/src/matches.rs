@@ -99,6 +99,26 @@ pub fn plain_by_seat(record: &DealRecord, seats: u8) -> Vec<i32> {
 }
 
 /// A list of deals.
+///
+/// # Examples
+///
+/// A whole list of three seats played by random players, the match naming the seat to
+/// move and dealing the next deal when one ends:
+///
+/// ```
+/// use skat_engine::{Match, MatchConfig, random::RandomPlayer};
+///
+/// let mut list = Match::new(MatchConfig { deals: 6, ..MatchConfig::standard(3, 11) }).expect("3 seats");
+/// let mut player = RandomPlayer::new(5);
+/// while let Some(seat) = list.seat_to_move() {
+///     let position = list.position_of(seat).expect("the seat to move is at the table");
+///     let action = player.choose(list.deal(), position);
+///     list.apply(seat, action).expect("random players choose legal actions");
+/// }
+/// assert!(list.is_over());
+/// assert_eq!(list.records().len(), 6);
+/// assert_eq!(list.standings().len(), 3);
+/// ```
 #[derive(Debug, Clone)]
 pub struct Match {
     config: MatchConfig,

@@ -34,6 +34,31 @@ pub struct DealFrame {
 }
 
 /// What one seat (or a spectator, `seat` = `None`) knows about its match.
+///
+/// # Examples
+///
+/// A seat's knowledge folded from the events it is shown agrees with what the engine
+/// says that seat sees:
+///
+/// ```
+/// use skat_engine::{Match, MatchConfig, Seat, SeatView, random::RandomPlayer};
+///
+/// let mut list = Match::new(MatchConfig { deals: 1, ..MatchConfig::standard(3, 3) }).expect("3 seats");
+/// let me = Seat::new(1);
+/// let mut knows = SeatView::new(Some(me));
+/// knows.apply(&list.deal_started_event().seen_by(Some(me)));
+/// assert_eq!(knows.view.hand, list.view(Some(me)).hand, "my ten cards, nobody else's");
+/// let mut player = RandomPlayer::new(9);
+/// while let Some(seat) = list.seat_to_move() {
+///     let action = player.choose(list.deal(), list.position_of(seat).expect("at the table"));
+///     for event in list.apply(seat, action).expect("legal").events {
+///         knows.apply(&event.seen_by(Some(me)));
+///     }
+///     if !list.is_over() {
+///         assert_eq!(knows.view.hand, list.view(Some(me)).hand);
+///     }
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatView {
     /// Whose knowledge this is (`None`: a spectator).

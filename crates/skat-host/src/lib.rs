@@ -15,12 +15,14 @@
 //! | what a sandbox used, from its cgroup | [`cgroup`] |
 //! | one sandbox's life: start, watch, limits, output, removal | [`sandbox`] |
 //! | the feed, images once per version, reports, nothing left behind | [`runner`] |
+//! | the house bots: the operator's own accounts at the ladder's levels, in this process on runtimes of their own (`skat serve --house-bots`, `skat house-bots`) | [`house`] |
 //!
 //! It runs inside `skat serve --runner` or as its own process (`skat runner`), so that
 //! a cluster can give it machines of its own.
 
 pub mod cgroup;
 pub mod engine;
+pub mod house;
 pub mod kubernetes;
 pub mod podman;
 pub mod runner;

@@ -509,7 +509,7 @@ pub fn run(args: Args) -> CmdResult {
     let data_dir = args.data_dir.clone().or(temporary).unwrap_or_else(|| PathBuf::from(DATA_DIR));
     let config = args.config(data_dir)?;
     if !args.house_bots.is_empty() {
-        super::house::check(&args.house_bots)?;
+        skat_host::house::check(&args.house_bots)?;
         if config.admin_token.is_none() || config.database == skat_server::Database::Memory {
             return Err(
                 "--house-bots needs --admin-token and a database (their accounts are kept in it)".into()
@@ -531,7 +531,7 @@ pub fn run(args: Args) -> CmdResult {
         }
         if !args.house_bots.is_empty() {
             let admin = args.admin_token.clone().unwrap_or_default();
-            super::house::spawn(loopback(server.addr), admin, args.house_bots.clone(), args.house_budget)?;
+            skat_host::house::spawn(loopback(server.addr), admin, args.house_bots.clone(), args.house_budget.into())?;
         }
         let runner = match in_process_runner(&args, &config_for_runner, server.addr)? {
             Some(config) => {

@@ -4,8 +4,6 @@
 //! A replay drives the real [`Deal`] move by move. A move the rules refuse is reported
 //! with its index in `MV[...]`, never skipped.
 
-use std::fmt::Write as _;
-
 use crate::action::{Action, ForfeitReason, Phase, RuleError};
 use crate::bid::Bid;
 use crate::card::Card;
@@ -14,8 +12,11 @@ use crate::contract::{Announcement, Contract, GameType};
 use crate::deal::Deal;
 use crate::dealing::Dealt;
 use crate::position::Position;
-use crate::record::{DealRecord, Move};
+use crate::record::Move;
 use crate::score::Outcome;
+
+mod write;
+pub use write::{RecordMeta, write};
 
 /// A record's properties, in the order written.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -330,6 +331,24 @@ fn parse_declaration(text: &str) -> Option<Declaration> {
 }
 
 /// Replays a record through the engine.
+///
+/// # Examples
+///
+/// A game from the International Skat Server (2016): seat 0 picks the skat up and wins
+/// a grand with 65 points; the engine replays every move and scores it as the server did.
+///
+/// ```
+/// use skat_engine::iss::{IssRecord, IssResult, replay};
+/// use skat_engine::{GameType, Outcome};
+///
+/// let text = "(;GM[Skat]PC[ISS2]CO[]SE[5635]ID[110012]DT[2016-08-24/18:14:31/UTC]P0[@H861RbP]P1[xskat:2]P2[xskat]R0[1003.0]R1[719.1]R2[719.1]MV[w C7.CA.C9.S9.D9.HA.D8.H7.S8.HK.DQ.SK.D7.CK.H9.HQ.CJ.HJ.S7.H8.CT.DJ.CQ.SQ.DT.ST.C8.DK.SJ.HT.DA.SA 1 18 0 y 1 p 2 p 0 s w DA.SA 0 G.S8.C7 0 CA 1 CK 2 C8 0 C9 1 SK 2 CT 2 CQ 0 D8 1 DQ 2 DK 0 DA 1 D7 0 D9 1 HQ 2 DT 2 SQ 0 SA 1 S7 0 S9 1 H9 2 ST 2 HT 0 HA 1 H8 0 HK 1 HJ 2 DJ 1 CJ 2 SJ 0 H7 ]R[d:0 win v:120 m:-4 bidok p:65 t:4 s:0 z:0 p0:0 p1:0 p2:0 l:-1 to:-1 r:0] ;)";
+/// let record = IssRecord::parse(text).expect("an ISS record");
+/// let replayed = replay(&record).expect("every move is legal");
+/// let server = IssResult::parse(record.get("R").expect("a result")).expect("the server's result");
+/// let Outcome::Game(game) = replayed.outcome else { panic!("a game was played") };
+/// assert_eq!(game.contract.game, GameType::Grand);
+/// assert_eq!((game.won, i32::from(game.value), game.declarer_points), (server.won, server.value, server.points));
+/// ```
 pub fn replay(record: &IssRecord) -> Result<Replay, IssError> {
     let mv = record.get("MV").ok_or(IssError::Missing("MV"))?;
     let tokens: Vec<&str> = mv.split_whitespace().collect();
@@ -507,85 +526,4 @@ fn parse_deal(text: &str) -> Result<Dealt, IssError> {
     let set = |r: std::ops::Range<usize>| deck[r].iter().copied().collect::<CardSet>();
     Dealt::new([set(0..10), set(10..20), set(20..30)], set(30..32))
         .map_err(|e| IssError::BadDeal(e.to_string()))
-}
-
-/// Names and ids for writing a record.
-#[derive(Debug, Clone, Default)]
-pub struct RecordMeta {
-    /// `PC`, the server name.
-    pub server: String,
-    /// `ID`.
-    pub id: String,
-    /// `DT`, as `YYYY-MM-DD/HH:MM:SS/UTC` (the engine reads no clock; the caller gives it).
-    pub date: String,
-    /// `P0`..`P2`: forehand, middlehand, rearhand.
-    pub players: [String; 3],
-    /// `SE`, a series or match id (the seed, for our matches).
-    pub series: String,
-}
-
-/// Writes a finished deal as an ISS record (one line).
-pub fn write(record: &DealRecord, meta: &RecordMeta) -> String {
-    let mut mv = format!("w {}", record.dealt.to_iss());
-    let mut moves = record.moves.iter().peekable();
-    while let Some(m) = moves.next() {
-        let who = m.position.index();
-        let word = match m.action {
-            Action::Bid { value } => value.to_string(),
-            Action::Hold => "y".into(),
-            Action::Pass => "p".into(),
-            Action::PickUpSkat => format!("s w {}", record.dealt.skat),
-            // Implied by the declaration's H.
-            Action::PlayHand => continue,
-            Action::Discard { cards } => {
-                // Written with the declaration that follows, the classic `G.D1.D2` form.
-                if let Some(Move { action: Action::Declare { contract }, .. }) = moves.peek().copied() {
-                    moves.next();
-                    format!("{}.{}", contract.iss_code(false), cards)
-                } else {
-                    // A discard with no declaration after it (the declarer ran out of time
-                    // or left before declaring) has no form in the ISS grammar: a lone
-                    // `D1.D2` would read as a declaration. It changes nothing in the
-                    // result (the forfeit is charged at the bid either way), so the ISS
-                    // record leaves it out; the JSON record keeps every move.
-                    continue;
-                }
-            }
-            Action::Declare { contract } => {
-                let picked_up = record.moves.iter().any(|m| m.action == Action::PickUpSkat);
-                contract.iss_code(!picked_up)
-            }
-            Action::Play { card } => card.to_string(),
-            Action::Claim => "SC".into(),
-            Action::Resign => "RE".into(),
-            Action::Forfeit { reason } => {
-                let kind = match reason {
-                    ForfeitReason::Timeout => "TI",
-                    ForfeitReason::Left => "LE",
-                };
-                let _ = write!(mv, " w {kind}.{who}");
-                continue;
-            }
-        };
-        let _ = write!(mv, " {who} {word}");
-    }
-    let result = IssResult::from_outcome(&record.outcome).to_iss();
-    let [p0, p1, p2] = &meta.players;
-    format!(
-        "(;GM[Skat]PC[{}]CO[]SE[{}]ID[{}]DT[{}]P0[{}]P1[{}]P2[{}]R0[]R1[]R2[]MV[{}]R[{}] ;)",
-        clean(&meta.server),
-        clean(&meta.series),
-        clean(&meta.id),
-        clean(&meta.date),
-        clean(p0),
-        clean(p1),
-        clean(p2),
-        mv,
-        result
-    )
-}
-
-/// Property values cannot hold brackets.
-fn clean(s: &str) -> String {
-    s.chars().filter(|c| !matches!(c, '[' | ']')).collect()
 }

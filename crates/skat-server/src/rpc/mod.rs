@@ -33,7 +33,10 @@ pub(crate) mod competitions;
 mod dispatch;
 pub(crate) mod edge;
 pub(crate) mod hosting;
+/// The SDKs' knowledge corpus generator: a test of this crate's internals (the
+/// projection, the table), kept with the tests rather than among production files.
 #[cfg(test)]
+#[path = "../../tests/unit/knowledge_corpus.rs"]
 mod knowledge_corpus;
 pub(crate) mod limits;
 pub(crate) mod peer;

@@ -37,6 +37,49 @@ function declared(c?: { game: string; announcement?: string }): string {
   return c ? gameWords(c.game, false, c.announcement ?? "") : "";
 }
 
+/** A move in words: "Ada says 18", "Bo plays the Kreuz Bube". */
+function moveWords(m: RecordMove, who: (p: string) => string): string {
+  switch (m.action) {
+    case "bid": return t("replay.says", { who: who(m.position), value: m.value ?? "" });
+    case "hold": return t("replay.holds", { who: who(m.position) });
+    case "pass": return t("replay.passes", { who: who(m.position) });
+    case "pick_up_skat": return t("replay.picksUp", { who: who(m.position) });
+    case "play_hand": return t("replay.playsHand", { who: who(m.position) });
+    case "discard": return t("replay.discards", { who: who(m.position), cards: (m.cards ?? []).map(codeName).join(t("play.and")) });
+    case "declare": return t("replay.declares", { who: who(m.position), game: declared(m.contract) });
+    case "play": return t("replay.playsCard", { who: who(m.position), card: codeName(m.card) });
+    default: return `${who(m.position)} ${m.action.replace(/_/g, " ")}`;
+  }
+}
+
+/** The hands, the trick on the table and the tricks played after the first `upto` moves. */
+function stateAt(rec: DealRecord, upto: number) {
+  const pos = (p: string) => POSITIONS.indexOf(p);
+  const hands = rec.dealt.hands.map((x) => [...x]);
+  let trick: { card: string; p: string }[] = [];
+  const done: string[][] = [];
+  for (const m of rec.moves.slice(0, upto)) {
+    const i = pos(m.position);
+    if (m.action === "pick_up_skat") hands[i].push(...rec.dealt.skat);
+    if (m.action === "discard") for (const c of m.cards ?? []) hands[i].splice(hands[i].indexOf(c), 1);
+    if (m.action === "play" && m.card) {
+      if (trick.length === 3) { done.push(trick.map((x) => x.card)); trick = []; }
+      hands[i].splice(hands[i].indexOf(m.card), 1);
+      trick.push({ card: m.card, p: m.position });
+    }
+  }
+  // A trick of three cards is played, even before the next card is.
+  return { hands, trick, played: done.length + (trick.length === 3 ? 1 : 0) };
+}
+
+/** How the deal ended, in words. */
+function resultWords(rec: DealRecord, who: (p: string) => string): string {
+  const o = rec.outcome;
+  if (o.kind === "passed_in") return t("replay.passedIn");
+  if (o.kind !== "game") return t("replay.penalty");
+  return t("replay.result", { who: who(o.declarer ?? ""), outcome: t(o.won ? "table.won" : "table.lost"), points: o.declarer_points ?? 0, value: o.value ?? 0 });
+}
+
 export async function replayView(
   tableId: string,
   deal: number,
@@ -58,44 +101,11 @@ export async function replayView(
   const pos = (p: string) => POSITIONS.indexOf(p);
   const who = (p: string) => names[rec.seats[pos(p)]] ?? p;
   const discard = rec.moves.find((m) => m.action === "discard")?.cards ?? [];
-  const describe = (m: RecordMove) => {
-    switch (m.action) {
-      case "bid": return t("replay.says", { who: who(m.position), value: m.value ?? "" });
-      case "hold": return t("replay.holds", { who: who(m.position) });
-      case "pass": return t("replay.passes", { who: who(m.position) });
-      case "pick_up_skat": return t("replay.picksUp", { who: who(m.position) });
-      case "play_hand": return t("replay.playsHand", { who: who(m.position) });
-      case "discard": return t("replay.discards", { who: who(m.position), cards: (m.cards ?? []).map(codeName).join(t("play.and")) });
-      case "declare": return t("replay.declares", { who: who(m.position), game: declared(m.contract) });
-      case "play": return t("replay.playsCard", { who: who(m.position), card: codeName(m.card) });
-      default: return `${who(m.position)} ${m.action.replace(/_/g, " ")}`;
-    }
-  };
-  const state = (upto: number) => {
-    const hands = rec.dealt.hands.map((x) => [...x]);
-    let trick: { card: string; p: string }[] = [];
-    const done: string[][] = [];
-    for (const m of rec.moves.slice(0, upto)) {
-      const i = pos(m.position);
-      if (m.action === "pick_up_skat") hands[i].push(...rec.dealt.skat);
-      if (m.action === "discard") for (const c of m.cards ?? []) hands[i].splice(hands[i].indexOf(c), 1);
-      if (m.action === "play" && m.card) {
-        if (trick.length === 3) { done.push(trick.map((x) => x.card)); trick = []; }
-        hands[i].splice(hands[i].indexOf(m.card), 1);
-        trick.push({ card: m.card, p: m.position });
-      }
-    }
-    // A trick of three cards is played, even before the next card is.
-    return { hands, trick, played: done.length + (trick.length === 3 ? 1 : 0) };
-  };
+  const describe = (m: RecordMove) => moveWords(m, who);
+  const state = (upto: number) => stateAt(rec, upto);
   const cards = (codes: string[], where: string) =>
     h("span", { class: "cards small" }, ...codes.map((c) => cardSvg(cardFromCode(c), where, rec.number)));
-  const result = () => {
-    const o = rec.outcome;
-    if (o.kind === "passed_in") return t("replay.passedIn");
-    if (o.kind !== "game") return t("replay.penalty");
-    return t("replay.result", { who: who(o.declarer ?? ""), outcome: t(o.won ? "table.won" : "table.lost"), points: o.declarer_points ?? 0, value: o.value ?? 0 });
-  };
+  const result = () => resultWords(rec, who);
   const render = () => {
     const s = state(step);
     const moves = h("ol", { class: "moves", "aria-label": "Moves" },

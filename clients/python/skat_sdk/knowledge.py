@@ -45,6 +45,7 @@ from typing import Dict, FrozenSet, List, Optional, Tuple
 from skat.v1 import skat_pb2 as pb
 
 from .cards import DECK, Card, cards_sorted
+from .knowledge_json import knowledge_dict
 
 
 class Position(IntEnum):
@@ -424,8 +425,6 @@ class Knowledge:
     def to_dict(self) -> Dict:
         """The knowledge in the form the three SDKs share (see ``skat_sdk::knowledge`` in
         the Rust SDK): cards as ISS codes sorted by number, enums as lower-case names."""
-        from .shared import knowledge_dict
-
         return knowledge_dict(self)
 
 

@@ -30,7 +30,7 @@ export {
   play,
   playWithToken,
   redirect,
-} from "./sdk";
+} from "./play";
 export { type LogLevel, type Logger, consoleLogger, logger, setLogger } from "./log";
 export {
   Announcement,
@@ -67,6 +67,6 @@ export {
   serverAddress,
   serverUrl,
 } from "./client";
-export { type Json, type KnowledgeJson, knowledgeJson } from "./shared";
+export { type Json, type KnowledgeJson, knowledgeJson } from "./knowledge";
 export { type LobbyOptions, accepts, answerChallenge, lobby } from "./lobby";
 export * as pb from "./gen/skat/v1/skat_pb";

@@ -4,10 +4,11 @@
 // out again every seat the account holds (after a restart with a new seat token).
 
 import { Code, ConnectError } from "@connectrpc/connect";
-import { type Server, type ServerAddress, bearer, connect, serverAddress } from "./client";
+import { type Connection, type Server, type ServerAddress, bearer, connect, serverAddress } from "./client";
+import type { LobbyResponse } from "./gen/skat/v1/skat_pb";
 import { brokenConnection, reason } from "./errors";
 import { logger } from "./log";
-import { Bot, Finished, type OnIllegal, Seat, play } from "./sdk";
+import { Bot, Finished, type OnIllegal, Seat, play } from "./play";
 
 /** What a bot asks of its lobby. */
 export interface LobbyOptions {
@@ -61,97 +62,133 @@ export async function lobby(
   const home = serverAddress(server);
   // The bot token must not cross a network in plain text (PlainTextRefused says how to fix).
   home.checkSecret("bot token");
-  const finished: Finished[] = [];
-  const playing = new Map<string, string>(); // table id -> seat token
-  const aborts = new Set<AbortController>();
-  const followed = new Set<string>([home.url]);
-  let ended = 0; // tables played to their end or stopped on an error
-  const enough = () => lists !== undefined && ended >= lists;
-  const countOne = () => {
-    ended++;
-    if (enough()) for (const a of aborts) a.abort();
-  };
+  const run = new LobbyRun(home, botToken, makeBot, lists, options);
+  await run.keep(home, options.casualSeats ?? 0, true);
+  return run.finished;
+}
 
-  const keep = async (address: ServerAddress, casualSeats: number, primary: boolean): Promise<void> => {
+type SeatAssigned = Extract<LobbyResponse["kind"], { case: "seatAssigned" }>["value"];
+type ChallengeOffered = Extract<LobbyResponse["kind"], { case: "challengeOffered" }>["value"];
+
+/** One lobby's life: its streams (home, and replicas that hold its seats), the seats it
+ * plays and the tables that ended. */
+class LobbyRun {
+  readonly finished: Finished[] = [];
+  private readonly playing = new Map<string, string>(); // table id -> seat token
+  private readonly aborts = new Set<AbortController>();
+  private readonly followed: Set<string>;
+  private ended = 0; // tables played to their end or stopped on an error
+
+  constructor(
+    private readonly home: ServerAddress,
+    private readonly botToken: string,
+    private readonly makeBot: () => Bot,
+    private readonly lists: number | undefined,
+    private readonly options: LobbyOptions,
+  ) {
+    this.followed = new Set<string>([home.url]);
+  }
+
+  private enough(): boolean {
+    return this.lists !== undefined && this.ended >= this.lists;
+  }
+
+  private countOne(): void {
+    this.ended++;
+    if (this.enough()) for (const a of this.aborts) a.abort();
+  }
+
+  /** Keeps a lobby open at `address` (reconnecting) until enough tables ended. */
+  async keep(address: ServerAddress, casualSeats: number, primary: boolean): Promise<void> {
     let failures = 0;
     for (;;) {
       const conn = connect(address);
       const abort = new AbortController();
-      aborts.add(abort);
-      let outcome: "done" | "retry" = "retry";
+      this.aborts.add(abort);
       try {
-        const policy = options.acceptChallenges ?? [];
-        const stream = conn.client.lobby(
-          // Challenges only at home: a followed replica's lobby is for its seats.
-          { maxTables: options.maxTables ?? 0, casualSeats, challenges: primary && policy.length > 0, openTables: primary && (options.openTables ?? false) },
-          // The server answers a lobby with its headers at once: connected.
-          bearer(botToken, { signal: abort.signal, onHeader: () => logger().info(`lobby connected: server=${address.url}`) }),
-        );
-        for await (const event of stream) {
-          failures = 0;
-          if (event.kind.case === "challengeOffered") {
-            const c = event.kind.value;
-            const accept = accepts(policy, c.challenger);
-            // Answered beside the stream: a slow answer holds no seat back.
-            answerChallenge(address, botToken, c.challengeId, accept)
-              .then(() => logger().info(`challenge ${accept ? "accepted" : "declined"}: challenge=${c.challengeId} challenger=${c.challenger}`))
-              .catch((e: unknown) => logger().warn(`challenge not answered: challenge=${c.challengeId} error=${reason(e) ?? String(e)}`));
-            continue;
-          }
-          if (event.kind.case !== "seatAssigned") continue;
-          const s = event.kind.value;
-          const seatServer = s.ownerAddress ? address.at(s.ownerAddress) : address;
-          if (!s.seatToken) {
-            if (!followed.has(seatServer.url)) {
-              followed.add(seatServer.url);
-              keep(seatServer, 0, false).catch(() => undefined);
-            }
-            continue;
-          }
-          if (playing.get(s.tableId) === s.seatToken) continue;
-          playing.set(s.tableId, s.seatToken);
-          logger().info(`seated: table=${s.tableId} seat=${s.seat} tournament=${s.tournamentId}`);
-          const token = s.seatToken;
-          play(new Seat(seatServer, s.tableId, s.seatToken, s.seat, home), makeBot(), { onIllegal: options.onIllegal })
-            .then((f) => {
-              const ranked = [...f.standings].sort((a, b) => b.seegerFabian - a.seegerFabian);
-              const mine = f.standings.find((x) => x.seat === s.seat);
-              const place = ranked.findIndex((x) => x.seat === s.seat) + 1;
-              logger().info(
-                `table finished: table=${s.tableId} seat=${s.seat} seeger_fabian=${mine?.seegerFabian ?? 0} plain=${mine?.plain ?? 0} place=${place}/${ranked.length}`,
-              );
-              finished.push(f);
-              countOne();
-            })
-            .catch((e: unknown) => {
-              if (playing.get(s.tableId) !== token) {
-                // A newer token for this seat replaced this one (after a restart): the
-                // newer game goes on.
-                logger().info(`seat replaced: table=${s.tableId} seat=${s.seat}`);
-                return;
-              }
-              logger().warn(`seat stopped: table=${s.tableId} seat=${s.seat} error=${reason(e) ?? (e instanceof Error ? e.message : String(e))}`);
-              countOne();
-            });
-        }
+        await this.follow(conn, address, abort, casualSeats, primary, () => (failures = 0));
       } catch (e) {
         const retry = brokenConnection(e);
-        if (!enough() && !retry) throw e;
-        if (!enough()) logger().info(`lobby reconnecting: server=${address.url} error=${reason(e) ?? (e as ConnectError).code}`);
+        if (!this.enough() && !retry) throw e;
+        if (!this.enough()) logger().info(`lobby reconnecting: server=${address.url} error=${reason(e) ?? (e as ConnectError).code}`);
       } finally {
-        aborts.delete(abort);
+        this.aborts.delete(abort);
         conn.close();
       }
-      if (enough()) outcome = "done";
-      if (outcome === "done") return;
+      if (this.enough()) return;
       if (++failures > 60) {
         if (primary) throw new Error("the lobby could not reconnect");
         return;
       }
       await new Promise((r) => setTimeout(r, Math.min(2000, 100 * failures)));
     }
-  };
+  }
 
-  await keep(home, options.casualSeats ?? 0, true);
-  return finished;
+  /** One lobby stream, read to its end. */
+  private async follow(
+    conn: Connection,
+    address: ServerAddress,
+    abort: AbortController,
+    casualSeats: number,
+    primary: boolean,
+    heard: () => void,
+  ): Promise<void> {
+    const policy = this.options.acceptChallenges ?? [];
+    const stream = conn.client.lobby(
+      // Challenges only at home: a followed replica's lobby is for its seats.
+      { maxTables: this.options.maxTables ?? 0, casualSeats, challenges: primary && policy.length > 0, openTables: primary && (this.options.openTables ?? false) },
+      // The server answers a lobby with its headers at once: connected.
+      bearer(this.botToken, { signal: abort.signal, onHeader: () => logger().info(`lobby connected: server=${address.url}`) }),
+    );
+    for await (const event of stream) {
+      heard();
+      if (event.kind.case === "challengeOffered") this.answer(address, event.kind.value, policy);
+      else if (event.kind.case === "seatAssigned") this.seat(address, event.kind.value);
+    }
+  }
+
+  /** Answers a challenge beside the stream: a slow answer holds no seat back. */
+  private answer(address: ServerAddress, c: ChallengeOffered, policy: string[]): void {
+    const accept = accepts(policy, c.challenger);
+    answerChallenge(address, this.botToken, c.challengeId, accept)
+      .then(() => logger().info(`challenge ${accept ? "accepted" : "declined"}: challenge=${c.challengeId} challenger=${c.challenger}`))
+      .catch((e: unknown) => logger().warn(`challenge not answered: challenge=${c.challengeId} error=${reason(e) ?? String(e)}`));
+  }
+
+  /** A seat handed out: played here, or (without its token) followed at its replica. */
+  private seat(address: ServerAddress, s: SeatAssigned): void {
+    const seatServer = s.ownerAddress ? address.at(s.ownerAddress) : address;
+    if (!s.seatToken) {
+      if (!this.followed.has(seatServer.url)) {
+        this.followed.add(seatServer.url);
+        this.keep(seatServer, 0, false).catch(() => undefined);
+      }
+      return;
+    }
+    if (this.playing.get(s.tableId) === s.seatToken) return;
+    this.playing.set(s.tableId, s.seatToken);
+    logger().info(`seated: table=${s.tableId} seat=${s.seat} tournament=${s.tournamentId}`);
+    const token = s.seatToken;
+    play(new Seat(seatServer, s.tableId, s.seatToken, s.seat, this.home), this.makeBot(), { onIllegal: this.options.onIllegal })
+      .then((f) => {
+        const ranked = [...f.standings].sort((a, b) => b.seegerFabian - a.seegerFabian);
+        const mine = f.standings.find((x) => x.seat === s.seat);
+        const place = ranked.findIndex((x) => x.seat === s.seat) + 1;
+        logger().info(
+          `table finished: table=${s.tableId} seat=${s.seat} seeger_fabian=${mine?.seegerFabian ?? 0} plain=${mine?.plain ?? 0} place=${place}/${ranked.length}`,
+        );
+        this.finished.push(f);
+        this.countOne();
+      })
+      .catch((e: unknown) => {
+        if (this.playing.get(s.tableId) !== token) {
+          // A newer token for this seat replaced this one (after a restart): the newer
+          // game goes on.
+          logger().info(`seat replaced: table=${s.tableId} seat=${s.seat}`);
+          return;
+        }
+        logger().warn(`seat stopped: table=${s.tableId} seat=${s.seat} error=${reason(e) ?? (e instanceof Error ? e.message : String(e))}`);
+        this.countOne();
+      });
+  }
 }

@@ -6,7 +6,7 @@
 // The SDK's example bot (JackBot in strategy.ts).
 
 import { Code, ConnectError } from "@connectrpc/connect";
-import { type OnIllegal, Seat, play } from "./sdk";
+import { type OnIllegal, Seat, play } from "./play";
 import { PlainTextRefused, ServerAddress } from "./client";
 import { lobby } from "./lobby";
 import { JackBot } from "./strategy";

@@ -1,7 +1,7 @@
 // The example bot's decisions, a little smarter than random: bid only with jacks, keep
 // trumps, bank points, cash aces. Built on the SDK's Bot and Knowledge.
 
-import { Bot } from "./sdk";
+import { Bot } from "./play";
 import { Card, isJack, pointsOf, rankOf, suitOf } from "./cards";
 import { Announcement, type Contract, GameType, Knowledge } from "./knowledge";
 

@@ -9,7 +9,7 @@ import * as path from "path";
 import { fromBinary } from "@bufbuild/protobuf";
 import { EventSchema, TableViewSchema } from "../src/gen/skat/v1/skat_pb";
 import { Knowledge } from "../src/knowledge";
-import type { Json } from "../src/shared";
+import type { Json } from "../src/knowledge";
 
 const CORPUS = path.resolve(__dirname, "..", "..", "..", "..", "conformance", "knowledge.jsonl");
 

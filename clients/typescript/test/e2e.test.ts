@@ -5,7 +5,7 @@ import * as assert from "node:assert/strict";
 import * as path from "path";
 import * as net from "net";
 import { spawn, ChildProcess } from "child_process";
-import { Seat, play } from "../src/sdk";
+import { Seat, play } from "../src/play";
 import { Knowledge as K, Position, GameType, Announcement } from "../src/knowledge";
 import { JackBot } from "../src/strategy";
 import * as fs from "fs";

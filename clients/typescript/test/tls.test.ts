@@ -11,7 +11,7 @@ import * as os from "os";
 import * as path from "path";
 import { execFileSync, spawn } from "child_process";
 import { PlainTextRefused, ServerAddress, connect } from "../src/client";
-import { Seat, play } from "../src/sdk";
+import { Seat, play } from "../src/play";
 import { lobby } from "../src/lobby";
 import { JackBot } from "../src/strategy";
 

@@ -13,9 +13,8 @@ use std::time::Duration;
 
 use crate::cgroup::{self, Usage};
 use crate::kubernetes::Kubernetes;
-use crate::podman::{Podman, State};
-use crate::sandbox::{self, Limits, LogTail};
-use crate::spec::SandboxSpec;
+use crate::podman::{self, LogTail, Podman, State};
+use crate::spec::{Limits, SandboxSpec};
 
 /// Where sandboxes run.
 #[derive(Debug, Clone)]
@@ -30,7 +29,7 @@ impl Engine {
     /// Starts a sandbox: its name, or the engine's words.
     pub async fn start(&self, id: &str, spec: &SandboxSpec, limits: &Limits) -> Result<String, String> {
         match self {
-            Engine::Podman(p) => sandbox::start(p, id, spec, limits).await,
+            Engine::Podman(p) => podman::start(p, id, spec, limits).await,
             Engine::Kubernetes(k) => k.start(spec).await,
         }
     }
@@ -61,7 +60,7 @@ impl Engine {
         }
     }
 
-    /// A sandbox's output once it ended: the last [`sandbox::MAX_LOG`] bytes, and whether
+    /// A sandbox's output once it ended: the last [`crate::spec::MAX_LOG`] bytes, and whether
     /// older output was dropped.
     pub async fn output(&self, name: &str, state: &State, mut tail: LogTail) -> (Vec<u8>, bool) {
         match self {

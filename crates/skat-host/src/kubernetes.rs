@@ -28,8 +28,7 @@ use kube::api::{Api, DeleteParams, ListParams, LogParams, Patch, PatchParams, Po
 use serde_json::{Value, json};
 
 use crate::podman::State;
-use crate::sandbox::MAX_LOG;
-use crate::spec::{LABEL, SandboxSpec};
+use crate::spec::{LABEL, MAX_LOG, SandboxSpec};
 
 /// Where a cluster sandbox finds the server's CA.
 pub const CA_IN_SANDBOX: &str = "/run/skat-ca";

@@ -8,9 +8,9 @@
 //!
 //! | concern | where |
 //! |---|---|
-//! | one sandbox's specification, as `podman run` arguments and as a Pod | [`spec`] |
+//! | one sandbox's specification, as `podman run` arguments and as a Pod; the runner's limits | [`spec`] |
 //! | the engine a sandbox runs on: podman or Kubernetes | [`engine`] |
-//! | podman, through its command line | [`podman`] |
+//! | podman, through its command line: a sandbox started with its env file, its log file read as it grows | [`podman`] |
 //! | Kubernetes, Pods and Secrets through its API (`kube`) | [`kubernetes`] |
 //! | what a sandbox used, from its cgroup | [`cgroup`] |
 //! | one sandbox's life: start, watch, limits, output, removal | [`sandbox`] |

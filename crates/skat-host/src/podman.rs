@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::process::Command;
 
-use crate::spec::{LABEL, SandboxSpec};
+use crate::spec::{LABEL, Limits, MAX_LOG, SandboxSpec};
 
 /// What podman said when it failed.
 #[derive(Debug, thiserror::Error)]
@@ -166,6 +166,98 @@ impl Podman {
                 tracing::warn!(error = %e, "cannot list the sandboxes left over");
                 Vec::new()
             }
+        }
+    }
+}
+
+/// A sandbox's output as it grows: podman's k8s-file log (lines `TIME STREAM TAG TEXT`,
+/// a `P` tag for part of a line), read from where the last look stopped and kept to the
+/// last [`MAX_LOG`] bytes. podman truncates the file at its size cap: a file shorter than
+/// the last look is read from its start again, and the output is marked cut.
+#[derive(Debug, Default)]
+pub struct LogTail {
+    raw: Vec<u8>,
+    offset: u64,
+    dropped: bool,
+}
+
+impl LogTail {
+    /// Reads what the file gained since the last look.
+    pub async fn look(&mut self, path: &std::path::Path) {
+        use tokio::io::{AsyncReadExt as _, AsyncSeekExt as _};
+        let Ok(mut f) = tokio::fs::File::open(path).await else { return };
+        let len = f.metadata().await.map_or(0, |m| m.len());
+        if len < self.offset {
+            self.offset = 0;
+            self.dropped = true;
+        }
+        if f.seek(std::io::SeekFrom::Start(self.offset)).await.is_err() {
+            return;
+        }
+        let mut more = Vec::new();
+        if f.read_to_end(&mut more).await.is_ok() {
+            self.offset += more.len() as u64;
+            self.raw.extend_from_slice(&more);
+        }
+        // Raw lines carry about 40 bytes of prefix each: twice the text kept is enough.
+        if self.raw.len() > 2 * MAX_LOG {
+            let cut = self.raw.len() - 2 * MAX_LOG;
+            self.raw.drain(..cut);
+            self.dropped = true;
+        }
+    }
+
+    /// The text, the last [`MAX_LOG`] bytes, and whether older output was dropped.
+    pub fn text(self) -> (Vec<u8>, bool) {
+        let mut out = Vec::with_capacity(self.raw.len());
+        for line in self.raw.split(|b| *b == b'\n') {
+            let mut fields = line.splitn(4, |b| *b == b' ');
+            let (Some(_time), Some(_stream), Some(tag)) = (fields.next(), fields.next(), fields.next())
+            else {
+                continue;
+            };
+            out.extend_from_slice(fields.next().unwrap_or_default());
+            if tag != b"P" {
+                out.push(b'\n');
+            }
+        }
+        let mut dropped = self.dropped;
+        if out.len() > MAX_LOG {
+            let cut = out.len() - MAX_LOG;
+            out.drain(..cut);
+            dropped = true;
+        }
+        (out, dropped)
+    }
+}
+
+/// Writes the env file (mode 0600): values are single lines (a token, a table id).
+async fn env_file(path: &std::path::Path, env: &[(String, String)]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let text: String = env.iter().map(|(k, v)| format!("{k}={}\n", v.replace(['\n', '\r'], ""))).collect();
+    let path = path.to_path_buf();
+    tokio::task::spawn_blocking(move || {
+        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&path)?;
+        f.write_all(text.as_bytes())
+    })
+    .await
+    .map_err(std::io::Error::other)?
+}
+
+/// Starts the sandbox: its container's name, or podman's words.
+pub async fn start(podman: &Podman, id: &str, spec: &SandboxSpec, limits: &Limits) -> Result<String, String> {
+    let env_path = limits.work_dir.join(format!("env-{id}"));
+    env_file(&env_path, &spec.env)
+        .await
+        .map_err(|e| format!("the runner could not write the sandbox's environment: {e}"))?;
+    let started = podman.run(spec, &env_path).await;
+    let _ = tokio::fs::remove_file(&env_path).await;
+    match started {
+        Ok(_) => Ok(spec.name.clone()),
+        Err(e) => {
+            podman.remove(&spec.name).await;
+            Err(format!("the sandbox did not start: {e}"))
         }
     }
 }

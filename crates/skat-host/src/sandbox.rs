@@ -15,7 +15,6 @@
 //! The seat forfeits on the table's clock in every case where the bot does not play: a
 //! sandbox is a player, not a referee.
 
-use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime};
 
 use skat_proto::pb;
@@ -24,8 +23,9 @@ use tonic::transport::Channel;
 
 use crate::cgroup::Usage;
 use crate::engine::Engine;
-use crate::podman::{Podman, State};
+use crate::podman::{LogTail, State};
 use crate::spec::{LABEL, SOCKET_IN_SANDBOX, SandboxSpec};
+pub use crate::spec::{Limits, MAX_LOG};
 
 /// How often a sandbox is looked at.
 const LOOK_EVERY: Duration = Duration::from_millis(500);
@@ -42,9 +42,6 @@ pub const STOP_WITHIN: Duration = Duration::from_secs(20);
 
 /// How long a sandbox may outlive its table before it is stopped.
 pub const AFTER_TABLE: Duration = Duration::from_secs(10);
-
-/// Output kept per sandbox.
-pub const MAX_LOG: usize = 1024 * 1024;
 
 /// What a sandbox is for.
 #[derive(Debug, Clone)]
@@ -71,25 +68,6 @@ pub struct Seat {
     pub memory_mib: u32,
 }
 
-/// The runner's settings a sandbox needs.
-#[derive(Debug, Clone)]
-pub struct Limits {
-    /// The server's socket on the host.
-    pub socket: PathBuf,
-    /// Where env files are written (mode 0600, removed once the sandbox started).
-    pub work_dir: PathBuf,
-    /// Wall-clock limit per sandbox.
-    pub wall: Duration,
-    /// Most processes and threads.
-    pub pids: u32,
-    /// `/tmp`'s size in MiB.
-    pub tmpfs_mib: u32,
-    /// An OCI runtime for sandboxes (`runsc`: gVisor).
-    pub runtime_class: Option<String>,
-    /// The cores sandboxes run on (`None`: any).
-    pub cpuset: Option<String>,
-}
-
 /// How a sandbox ended (or that it runs).
 #[derive(Debug, Clone, Default)]
 pub struct Ending {
@@ -107,67 +85,6 @@ pub struct Ending {
     pub log_truncated: bool,
     /// Its image could not be had: the version, not this meeting, is at fault.
     pub image_failed: bool,
-}
-
-/// A sandbox's output as it grows: podman's k8s-file log (lines `TIME STREAM TAG TEXT`,
-/// a `P` tag for part of a line), read from where the last look stopped and kept to the
-/// last [`MAX_LOG`] bytes. podman truncates the file at its size cap: a file shorter than
-/// the last look is read from its start again, and the output is marked cut.
-#[derive(Debug, Default)]
-pub struct LogTail {
-    raw: Vec<u8>,
-    offset: u64,
-    dropped: bool,
-}
-
-impl LogTail {
-    /// Reads what the file gained since the last look.
-    pub async fn look(&mut self, path: &std::path::Path) {
-        use tokio::io::{AsyncReadExt as _, AsyncSeekExt as _};
-        let Ok(mut f) = tokio::fs::File::open(path).await else { return };
-        let len = f.metadata().await.map_or(0, |m| m.len());
-        if len < self.offset {
-            self.offset = 0;
-            self.dropped = true;
-        }
-        if f.seek(std::io::SeekFrom::Start(self.offset)).await.is_err() {
-            return;
-        }
-        let mut more = Vec::new();
-        if f.read_to_end(&mut more).await.is_ok() {
-            self.offset += more.len() as u64;
-            self.raw.extend_from_slice(&more);
-        }
-        // Raw lines carry about 40 bytes of prefix each: twice the text kept is enough.
-        if self.raw.len() > 2 * MAX_LOG {
-            let cut = self.raw.len() - 2 * MAX_LOG;
-            self.raw.drain(..cut);
-            self.dropped = true;
-        }
-    }
-
-    /// The text, the last [`MAX_LOG`] bytes, and whether older output was dropped.
-    pub fn text(self) -> (Vec<u8>, bool) {
-        let mut out = Vec::with_capacity(self.raw.len());
-        for line in self.raw.split(|b| *b == b'\n') {
-            let mut fields = line.splitn(4, |b| *b == b' ');
-            let (Some(_time), Some(_stream), Some(tag)) = (fields.next(), fields.next(), fields.next())
-            else {
-                continue;
-            };
-            out.extend_from_slice(fields.next().unwrap_or_default());
-            if tag != b"P" {
-                out.push(b'\n');
-            }
-        }
-        let mut dropped = self.dropped;
-        if out.len() > MAX_LOG {
-            let cut = out.len() - MAX_LOG;
-            out.drain(..cut);
-            dropped = true;
-        }
-        (out, dropped)
-    }
 }
 
 /// A sandbox's report for the server.
@@ -228,37 +145,6 @@ pub fn spec_of(id: &str, seat: &Seat, limits: &Limits) -> SandboxSpec {
         runtime_class: limits.runtime_class.clone(),
         user: 65534,
         cpuset: limits.cpuset.clone(),
-    }
-}
-
-/// Writes the env file (mode 0600): values are single lines (a token, a table id).
-async fn env_file(path: &std::path::Path, env: &[(String, String)]) -> std::io::Result<()> {
-    use std::io::Write as _;
-    use std::os::unix::fs::OpenOptionsExt as _;
-    let text: String = env.iter().map(|(k, v)| format!("{k}={}\n", v.replace(['\n', '\r'], ""))).collect();
-    let path = path.to_path_buf();
-    tokio::task::spawn_blocking(move || {
-        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&path)?;
-        f.write_all(text.as_bytes())
-    })
-    .await
-    .map_err(std::io::Error::other)?
-}
-
-/// Starts the sandbox: its container's name, or podman's words.
-pub async fn start(podman: &Podman, id: &str, spec: &SandboxSpec, limits: &Limits) -> Result<String, String> {
-    let env_path = limits.work_dir.join(format!("env-{id}"));
-    env_file(&env_path, &spec.env)
-        .await
-        .map_err(|e| format!("the runner could not write the sandbox's environment: {e}"))?;
-    let started = podman.run(spec, &env_path).await;
-    let _ = tokio::fs::remove_file(&env_path).await;
-    match started {
-        Ok(_) => Ok(spec.name.clone()),
-        Err(e) => {
-            podman.remove(&spec.name).await;
-            Err(format!("the sandbox did not start: {e}"))
-        }
     }
 }
 

@@ -19,6 +19,28 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// Output kept per sandbox.
+pub const MAX_LOG: usize = 1024 * 1024;
+
+/// The runner's settings a sandbox needs.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// The server's socket on the host.
+    pub socket: PathBuf,
+    /// Where env files are written (mode 0600, removed once the sandbox started).
+    pub work_dir: PathBuf,
+    /// Wall-clock limit per sandbox.
+    pub wall: Duration,
+    /// Most processes and threads.
+    pub pids: u32,
+    /// `/tmp`'s size in MiB.
+    pub tmpfs_mib: u32,
+    /// An OCI runtime for sandboxes (`runsc`: gVisor).
+    pub runtime_class: Option<String>,
+    /// The cores sandboxes run on (`None`: any).
+    pub cpuset: Option<String>,
+}
+
 use serde_json::{Value, json};
 
 /// Where the sandbox finds the server.

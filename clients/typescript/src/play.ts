@@ -403,6 +403,41 @@ function movedOn(e: unknown): boolean {
   return MOVED_ON.has(reason(e) ?? "") || (e instanceof ConnectError && e.code === Code.Aborted && !brokenConnection(e));
 }
 
+/** One decision at `seq`: the bot's choice sent; when the server refuses it as illegal,
+ * the fallback `options.onIllegal` names (or the action again without a refused comment).
+ * Resolves whether an action was taken; a refusal because the table moved on takes none. */
+async function decideAndSend(seat: Seat, bot: Bot, k: Knowledge, seq: bigint, options: PlayOptions): Promise<boolean> {
+  if (options.beforeDecision) await options.beforeDecision(k, seat, seq);
+  const choice = decide(bot, k);
+  if (!choice) return false;
+  const comment = bot.comment(k) ?? "";
+  let other: Choice;
+  try {
+    await seat.send(choice, seq, comment);
+    return true;
+  } catch (e) {
+    const why = reason(e);
+    if (movedOn(e)) return false;
+    const illegal = e instanceof ConnectError && [Code.InvalidArgument, Code.FailedPrecondition].includes(e.code);
+    if (!illegal) throw e;
+    if (why === "INVALID_COMMENT") {
+      // The comment, not the action, was refused: the action goes again without it.
+      logger().warn(`comment refused (${(e as ConnectError).rawMessage}); sending the action without it`);
+      other = choice;
+    } else {
+      other = instead(k, choice, why ?? Code[(e as ConnectError).code], options.onIllegal ?? "fallback");
+      if (describe(other) === describe(choice)) throw e;
+    }
+  }
+  try {
+    await seat.send(other, seq);
+    return true;
+  } catch (e) {
+    if (!movedOn(e)) throw e;
+    return false;
+  }
+}
+
 /** Plays the seat until the list is over; resolves with the final standings. */
 export async function play(seat: Seat, bot: Bot, options: PlayOptions = {}): Promise<Finished> {
   const maxReconnects = options.maxReconnects ?? 50;
@@ -414,35 +449,7 @@ export async function play(seat: Seat, bot: Bot, options: PlayOptions = {}): Pro
   let failures = 0;
 
   const act = async (seq: bigint) => {
-    if (options.beforeDecision) await options.beforeDecision(k, seat, seq);
-    const choice = decide(bot, k);
-    if (!choice) return;
-    const comment = bot.comment(k) ?? "";
-    let other: Choice;
-    try {
-      await seat.send(choice, seq, comment);
-      decisions++;
-      return;
-    } catch (e) {
-      const why = reason(e);
-      if (movedOn(e)) return;
-      const illegal = e instanceof ConnectError && [Code.InvalidArgument, Code.FailedPrecondition].includes(e.code);
-      if (!illegal) throw e;
-      if (why === "INVALID_COMMENT") {
-        // The comment, not the action, was refused: the action goes again without it.
-        logger().warn(`comment refused (${(e as ConnectError).rawMessage}); sending the action without it`);
-        other = choice;
-      } else {
-        other = instead(k, choice, why ?? Code[(e as ConnectError).code], options.onIllegal ?? "fallback");
-        if (describe(other) === describe(choice)) throw e;
-      }
-    }
-    try {
-      await seat.send(other, seq);
-      decisions++;
-    } catch (e) {
-      if (!movedOn(e)) throw e;
-    }
+    if (await decideAndSend(seat, bot, k, seq, options)) decisions++;
   };
 
   try {

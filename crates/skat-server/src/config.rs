@@ -1,5 +1,5 @@
-//! Server settings. The CLI maps its flags and `SKAT_*` environment variables onto
-//! [`ServerConfig`]; tests build one directly.
+//! Server settings: each defined once in [`ServerConfig`], with its `skat serve` flag and
+//! `SKAT_*` variable (clap), which the CLI takes as they are; tests build one directly.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -123,115 +123,257 @@ pub struct TlsFiles {
     pub reload_every: Duration,
 }
 
-/// Everything `skat serve` can be told.
-#[derive(Debug, Clone)]
+/// Everything `skat serve` can be told. Each setting is defined here once, with its flag,
+/// its `SKAT_*` variable, its default and its help text: `skat serve` takes these flags as
+/// they are (`#[command(flatten)]`) and sets the few that need the command line's context
+/// itself (the page's address, TLS files, the database and its directory, hosting);
+/// [`ServerConfig::default`] is the library's and the tests' start (nothing served
+/// beside gRPC, no database).
+#[derive(Debug, Clone, clap::Args)]
 pub struct ServerConfig {
-    /// Where to listen for gRPC.
+    /// Address for gRPC.
+    #[arg(long, env = "SKAT_ADDR", default_value = "127.0.0.1:50051")]
     pub addr: SocketAddr,
-    /// Where to serve Prometheus metrics (`None`: not served).
-    pub metrics_addr: Option<SocketAddr>,
-    /// Where to serve the spectator page and gRPC-Web (`None`: not served).
+    /// Address for Prometheus metrics (`GET /metrics`) and the probes' health; `off` to
+    /// disable.
+    #[arg(long, env = "SKAT_METRICS_ADDR", default_value = "127.0.0.1:9090", value_parser = parse::address_or_off)]
+    pub metrics_addr: std::option::Option<SocketAddr>,
+    /// Where to serve the spectator page and gRPC-Web (`None`: not served): `skat serve
+    /// --web-addr`.
+    #[arg(skip)]
     pub web_addr: Option<SocketAddr>,
-    /// TLS on both ports (`None`: plain text).
+    /// TLS on both ports (`None`: plain text): `skat serve --tls-cert --tls-key`.
+    #[arg(skip)]
     pub tls: Option<TlsFiles>,
-    /// Proxies whose `forwarded_header` names the real client: from these peers (only),
-    /// per-address limits and log lines use the address the proxy names, and their own
-    /// connections are not counted per address.
+    /// Proxies trusted to name the real client (in --forwarded-header), as comma-separated
+    /// CIDRs (`10.0.0.0/8,127.0.0.1/32`). From these peers only, per-address limits and log
+    /// lines use the rightmost address in the header that is not itself a trusted proxy;
+    /// headers from anyone else are ignored. Their own connections count against no
+    /// per-address limit.
+    #[arg(long, env = "SKAT_TRUSTED_PROXIES", value_delimiter = ',')]
     pub trusted_proxies: Vec<ipnet::IpNet>,
-    /// The one header a trusted proxy names the client in (the other is ignored: a proxy
-    /// appends to the header it knows and passes the other on as the client wrote it).
+    /// The header trusted proxies name the client in: `x-forwarded-for` (nginx, HAProxy,
+    /// ingress-nginx, Envoy) or `forwarded` (RFC 7239). The other is ignored: a proxy
+    /// passes on unchanged the header it does not write.
+    #[arg(long, env = "SKAT_FORWARDED_HEADER", default_value = "x-forwarded-for")]
     pub forwarded_header: ForwardedHeader,
     /// When `web_addr` is only the default: if it is taken (another server on this
     /// machine), the page is left out with a warning instead of the start failing.
+    #[arg(skip)]
     pub web_addr_default: bool,
     /// Most tables held at once (finished ones count until they expire).
+    #[arg(long, env = "SKAT_MAX_TABLES", default_value_t = 1000)]
     pub max_tables: usize,
-    /// Most tables one client address may hold at once (created by it and not yet expired).
+    /// Most tables one client address may hold at once (created and not yet expired).
+    #[arg(long, env = "SKAT_MAX_TABLES_PER_CLIENT", default_value_t = 100)]
     pub max_tables_per_client: usize,
-    /// Most deals a table may be created with.
+    /// Most deals a new table may have.
+    #[arg(long, env = "SKAT_MAX_DEALS", default_value_t = 144)]
     pub max_deals: u32,
-    /// Most joins in one table's life. Every join and leave is an event in the table's
-    /// log, so this bounds what join/leave loops can add to it (at most twice this).
+    /// Most joins in one table's life (each join and leave is kept in its log, so this
+    /// bounds what join/leave loops can add to it).
+    #[arg(long = "max-joins", value_name = "MAX_JOINS", env = "SKAT_MAX_JOINS", default_value_t = 64)]
     pub max_joins_per_table: usize,
-    /// Most spectator streams (no token) per table. Seats' own streams do not count.
+    /// Most spectator streams (without a seat token) per table; seats' own streams do
+    /// not count against it.
+    #[arg(
+        long = "max-spectators",
+        value_name = "MAX_SPECTATORS",
+        alias = "max-watchers",
+        env = "SKAT_MAX_SPECTATORS",
+        default_value_t = 64
+    )]
     pub max_spectators_per_table: usize,
     /// Most streams one seat token may hold open at once.
+    #[arg(long, env = "SKAT_MAX_STREAMS_PER_SEAT", default_value_t = 4)]
     pub max_streams_per_seat: usize,
     /// Most watch streams one client address may hold open at once.
+    #[arg(long, env = "SKAT_MAX_STREAMS_PER_CLIENT", default_value_t = 64)]
     pub max_streams_per_client: usize,
-    /// Most streams (WatchTable, Lobby) one connection may carry at once; more are
-    /// refused with RESOURCE_EXHAUSTED (a proxy trusted with `trusted_proxies` is exempt:
-    /// it carries many clients, each counted by its own address).
+    /// Most streams (WatchTable, Lobby) one connection may carry at once; more are refused
+    /// (RESOURCE_EXHAUSTED), never left waiting. A trusted proxy's connections are exempt.
+    #[arg(long, env = "SKAT_MAX_STREAMS_PER_CONNECTION", default_value_t = 100)]
     pub max_streams_per_connection: usize,
-    /// A stream whose reader has not taken an event for this long while events wait is
-    /// ended with RESOURCE_EXHAUSTED (the reader resumes with `after_seq`).
+    /// A stream whose reader takes no event for this long while events wait is ended
+    /// (RESOURCE_EXHAUSTED; the client resumes with after_seq).
+    #[arg(long, env = "SKAT_STREAM_STALL_TIMEOUT", default_value = "30s", value_parser = humantime::parse_duration)]
     pub stream_stall_timeout: Duration,
     /// Most calls being answered at once on one connection (more wait their turn; open
-    /// streams are counted by `max_streams_per_connection`).
+    /// streams are counted by --max-streams-per-connection instead).
+    #[arg(
+        long = "max-requests-per-connection",
+        value_name = "MAX_REQUESTS",
+        env = "SKAT_MAX_REQUESTS_PER_CONNECTION",
+        default_value_t = 32
+    )]
     pub max_concurrent_requests_per_connection: usize,
-    /// Most TCP connections one client address may hold open; more are closed at once.
+    /// Most TCP connections one client address may hold open (more are closed at once).
+    #[arg(long, env = "SKAT_MAX_CONNECTIONS_PER_CLIENT", default_value_t = 64)]
     pub max_connections_per_client: usize,
-    /// Every table needs its join code (from CreateTable) to take a seat.
+    /// Make every table private: JoinTable needs the join code CreateTable returns, so
+    /// strangers cannot take seats (use with --create-token).
+    #[arg(long, env = "SKAT_PRIVATE_TABLES")]
     pub private_tables: bool,
-    /// Largest gRPC request accepted, in bytes (the largest valid one is under 1 KiB).
+    /// Largest gRPC request in bytes (valid requests are under 1 KiB).
+    #[arg(long, env = "SKAT_MAX_MESSAGE_BYTES", default_value_t = 16 * 1024)]
     pub max_message_bytes: usize,
-    /// How long a table is kept after it finished, or after its last action.
+    /// How long a table is kept after it finished or after its last action, e.g. `1h`.
+    #[arg(long, env = "SKAT_TABLE_EXPIRY", default_value = "1h", value_parser = humantime::parse_duration)]
     pub table_expiry: Duration,
-    /// Time control for tables that do not choose one.
+    /// Default per-action time limit for new tables, e.g. `30s` (`0s`: none).
+    #[arg(long = "action-timeout", value_name = "DURATION", env = "SKAT_ACTION_TIMEOUT", default_value = "30s", value_parser = parse::millis)]
     pub default_action_ms: u64,
-    /// Deal clock for tables that do not choose one.
+    /// Default per-seat clock for one deal, e.g. `2m` (`0s`: none).
+    #[arg(long = "deal-clock", value_name = "DURATION", env = "SKAT_DEAL_CLOCK", default_value = "2m", value_parser = parse::millis)]
     pub default_deal_ms: u64,
-    /// If set, CreateTable needs `authorization: Bearer <this>`.
-    pub create_token: Option<String>,
-    /// After SIGTERM, how long to keep serving while health reports NOT_SERVING, so that
-    /// load balancers stop sending new tables before the server goes away.
+    /// If set, CreateTable requires `authorization: Bearer <this token>`.
+    #[arg(long, env = "SKAT_CREATE_TOKEN", hide_env_values = true, default_value = "", hide_default_value = true, value_parser = parse::text_or_none)]
+    pub create_token: std::option::Option<String>,
+    /// After SIGTERM, keep serving this long with health NOT_SERVING before stopping.
+    #[arg(long, env = "SKAT_DRAIN", default_value = "0s", value_parser = humantime::parse_duration)]
     pub drain: Duration,
-    /// After the drain, how long in-flight requests and streams get to finish before the
-    /// server closes every connection whatever the clients do.
+    /// After the drain, how long open requests and streams get before every connection
+    /// is closed, whatever the clients do.
+    #[arg(long, env = "SKAT_SHUTDOWN_GRACE", default_value = "3s", value_parser = humantime::parse_duration)]
     pub shutdown_grace: Duration,
     /// The name written into records (`PC[...]`).
+    #[arg(skip = String::from("skat-server"))]
     pub server_name: String,
-    /// This replica's name (e.g. the StatefulSet pod name `skat-1`). When set, table ids
-    /// start with it (`skat-1.3f9ab2c4d5e6`), so any replica can tell who owns a table.
-    pub node_id: Option<String>,
-    /// The operator's token for admin calls (CreateTournament; RegisterBot unless
-    /// registration is open).
-    pub admin_token: Option<String>,
-    /// Anybody may register a bot account (else only with the admin token).
+    /// This replica's name when several run (e.g. the pod name `skat-1`); table ids then
+    /// start with it, and with a shared PostgreSQL database the replica holds a lease
+    /// there: any replica redirects clients to a table's owner.
+    #[arg(long, env = "SKAT_NODE_ID", default_value = "", hide_default_value = true, value_parser = parse::text_or_none)]
+    pub node_id: std::option::Option<String>,
+    /// The operator's token for admin calls (CreateTournament, and RegisterBot with
+    /// `--registration admin`). Without it nobody can create tournaments.
+    #[arg(long, env = "SKAT_ADMIN_TOKEN", hide_env_values = true, default_value = "", hide_default_value = true, value_parser = parse::text_or_none)]
+    pub admin_token: std::option::Option<String>,
+    /// Who may register bot accounts: `open` (anybody) or `admin` (with the admin token).
+    #[arg(long = "registration", value_name = "open|admin", action = clap::ArgAction::Set, env = "SKAT_REGISTRATION", default_value = "open", value_parser = parse::registration)]
     pub open_registration: bool,
-    /// What clients without credentials may do.
+    /// What clients without a token may do: `play` (create tables, take seats, watch),
+    /// `spectate` (watch and read; tables need --create-token or the admin token, seats
+    /// come through bot accounts' lobbies), `none` (reading needs a bot token or the admin
+    /// token; watching a table needs a seat token).
+    #[arg(long, env = "SKAT_ANONYMOUS", default_value = "play")]
     pub anonymous: Anonymous,
-    /// Tables at once a new bot account may play (its quota; UpdateBot changes one).
+    /// Tables at once a new bot account may play (`skat admin set-quota` changes one).
+    #[arg(long, env = "SKAT_ACCOUNT_MAX_TABLES", default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub account_max_tables: u32,
     /// Lobby streams one bot account may hold open at once.
+    #[arg(long, env = "SKAT_ACCOUNT_MAX_LOBBIES", default_value_t = 4)]
     pub account_max_lobbies: usize,
-    /// Deals per list of a casual meeting (0: the standard 36 or 48).
+    /// Deals per list of a casual meeting (bots that ask their lobby for casual play are
+    /// matched as they arrive; 0: the standard 36 or 48; at most --max-deals).
+    #[arg(long, env = "SKAT_CASUAL_DEALS", default_value_t = 0)]
     pub casual_deals: u32,
-    /// Where tables are journaled (see [`Database`]).
+    /// Where tables are journaled: `skat serve --database --data-dir`.
+    #[arg(skip = Database::Memory)]
     pub database: Database,
     /// How long records of finished and abandoned tables are kept in the database
-    /// (`None`: for ever).
-    pub retention: Option<Duration>,
-    /// Under load, how long the journal waits to gather more changes into one commit
-    /// (zero: it commits what has arrived at once). Trades latency for CPU per deal.
+    /// (`keep`: for ever; e.g. `30d`).
+    #[arg(long, env = "SKAT_RETENTION", default_value = "keep", value_parser = parse::retention)]
+    pub retention: std::option::Option<Duration>,
+    /// Under load (the last commit carried several changes), how long the journal waits
+    /// to gather more into one commit, e.g. `2ms`: less CPU per deal for up to that much
+    /// latency per action; `0s`: commit at once. Every OK stays durable.
+    #[arg(long, env = "SKAT_JOURNAL_GATHER", default_value = "0s", value_parser = humantime::parse_duration)]
     pub journal_gather: Duration,
-    /// With a node id and a database: how long this replica's lease lasts unless
-    /// renewed; when it runs out, another replica takes its waiting and playing tables
-    /// over (see `journal::takeover`).
+    /// With --node-id and a database: how long this replica's lease lasts unless renewed
+    /// (every commit and every quarter of it renews it). When a replica dies, a live one
+    /// takes its waiting and playing tables over within about 1.25 times this. PostgreSQL
+    /// ends a transaction of this replica left idle for half of it (a frozen process).
+    #[arg(long, env = "SKAT_REPLICA_LEASE", default_value = "10s", value_parser = humantime::parse_duration)]
     pub replica_lease: Duration,
-    /// Addresses of other replicas by node name (static deployments, tests).
+    /// Other replicas, `NODE=HOST:PORT` (repeat, or comma-separate in SKAT_PEERS).
+    #[arg(long = "peer", value_name = "NODE=HOST:PORT", env = "SKAT_PEERS", value_delimiter = ',', value_parser = parse::peer)]
     pub peers: Vec<(String, String)>,
-    /// Address of any replica from its node name: `{node}` is replaced, e.g.
-    /// `{node}.skat-headless.skat.svc.cluster.local:50051` with a headless Service.
-    pub peer_address_template: Option<String>,
+    /// Address of any replica from its name: `{node}` is replaced, e.g.
+    /// `{node}.skat-headless.skat.svc.cluster.local:50051`.
+    #[arg(long, env = "SKAT_PEER_ADDRESS_TEMPLATE", default_value = "", hide_default_value = true, value_parser = parse::text_or_none)]
+    pub peer_address_template: std::option::Option<String>,
     /// AnalyzeTable's workers, queue and effort.
+    #[command(flatten)]
     pub analysis: AnalysisConfig,
-    /// Challenges one account may make per hour.
+    /// Challenges one bot account may make per hour (Challenge).
+    #[arg(long, env = "SKAT_CHALLENGES_PER_HOUR", default_value_t = 20, value_parser = parse::at_least_one)]
     pub challenges_per_hour: usize,
-    /// Hosted bots: submissions, the runner's token, sandbox sizes.
+    /// Hosted bots: submissions, the runner's token, sandbox sizes: `skat serve
+    /// --hosting-*`.
+    #[arg(skip)]
     pub hosting: HostingConfig,
-    /// Also serve gRPC on this Unix socket (for sandboxes: the only way out of theirs).
+    /// Also serve gRPC (the game service and health) on this Unix socket: a hosted bot's
+    /// sandbox gets it mounted as its only way out (docs/hosted-bots.md).
+    #[arg(long, env = "SKAT_UNIX_SOCKET")]
     pub unix_socket: Option<PathBuf>,
+}
+
+/// The parsers of the flags whose text is not their value's.
+mod parse {
+    use std::net::SocketAddr;
+    use std::time::Duration;
+
+    /// An address, or `off` (and empty) for none.
+    pub(super) fn address_or_off(s: &str) -> Result<Option<SocketAddr>, String> {
+        match s {
+            "off" | "" => Ok(None),
+            a => a
+                .parse()
+                .map(Some)
+                .map_err(|e| format!("`{a}`: {e} (an address such as 127.0.0.1:9090, or off)")),
+        }
+    }
+
+    /// A duration (`30s`, `2m`) in milliseconds.
+    pub(super) fn millis(s: &str) -> Result<u64, String> {
+        humantime::parse_duration(s).map(|d| d.as_millis() as u64).map_err(|e| e.to_string())
+    }
+
+    /// `keep` (for ever) or a duration.
+    pub(super) fn retention(s: &str) -> Result<Option<Duration>, String> {
+        match s {
+            "keep" | "forever" | "" => Ok(None),
+            d => humantime::parse_duration(d).map(Some).map_err(|e| format!("`keep` or a duration: {e}")),
+        }
+    }
+
+    /// Text, or none when empty (an empty `SKAT_ADMIN_TOKEN` is no token, not the empty
+    /// one).
+    pub(super) fn text_or_none(s: &str) -> Result<Option<String>, String> {
+        Ok(Some(s.to_string()).filter(|t| !t.is_empty()))
+    }
+
+    /// `open` or `admin`: whether anybody may register.
+    pub(super) fn registration(s: &str) -> Result<bool, String> {
+        match s {
+            "open" => Ok(true),
+            "admin" => Ok(false),
+            other => Err(format!("`open` or `admin`, not `{other}`")),
+        }
+    }
+
+    /// `NODE=HOST:PORT`.
+    pub(super) fn peer(s: &str) -> Result<(String, String), String> {
+        s.split_once('=')
+            .map(|(n, a)| (n.trim().to_string(), a.trim().to_string()))
+            .ok_or_else(|| format!("`{s}`: expected NODE=HOST:PORT"))
+    }
+
+    /// A count from 0 to `MAX`.
+    pub(super) fn up_to<const MAX: usize>(s: &str) -> Result<usize, String> {
+        match s.parse::<usize>() {
+            Ok(n) if n <= MAX => Ok(n),
+            _ => Err(format!("`{s}`: a number from 0 to {MAX}")),
+        }
+    }
+
+    /// A count from 1 to 10,000.
+    pub(super) fn at_least_one(s: &str) -> Result<usize, String> {
+        match s.parse::<usize>() {
+            Ok(n) if (1..=10_000).contains(&n) => Ok(n),
+            _ => Err(format!("`{s}`: a number from 1 to 10000")),
+        }
+    }
 }
 
 /// Hosted bots (`skat serve --hosting-*`, docs/hosted-bots.md).
@@ -330,15 +472,22 @@ impl Default for ServerConfig {
 }
 
 /// How the server analyses (`skat serve --analysis-*`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::Args)]
 pub struct AnalysisConfig {
-    /// Tables analysed at once, one thread each (0: AnalyzeTable is refused).
+    /// Tables analysed at once for AnalyzeTable, one core each (0: AnalyzeTable is
+    /// refused). Analysis runs beside play on the blocking pool.
+    #[arg(long = "analysis-workers", value_name = "N", env = "SKAT_ANALYSIS_WORKERS", default_value_t = 1, value_parser = parse::up_to::<64>)]
     pub workers: usize,
-    /// Tables waiting at most; more are refused with ANALYSIS_BUSY.
+    /// Tables waiting for analysis at most (more are refused with ANALYSIS_BUSY).
+    #[arg(long = "analysis-queue", value_name = "N", env = "SKAT_ANALYSIS_QUEUE", default_value_t = 16, value_parser = parse::at_least_one)]
     pub queue: usize,
-    /// Worlds per card for the verdict on what the player knew (0: cards open only).
+    /// Worlds per card for the verdict on what the player knew (0: cards open only,
+    /// about 16 times less work). docs/analysis.md.
+    #[arg(long = "analysis-worlds", value_name = "N", env = "SKAT_ANALYSIS_WORLDS", default_value_t = 16, value_parser = clap::value_parser!(u32).range(0..=256))]
     pub worlds: u32,
-    /// Solver nodes per card over all its worlds.
+    /// Solver nodes per card over all its worlds (10-17 M a second on one core): bounds
+    /// the time of the hardest cards.
+    #[arg(long = "analysis-nodes", value_name = "N", env = "SKAT_ANALYSIS_NODES", default_value_t = 4_000_000, value_parser = clap::value_parser!(u64).range(10_000..=1_000_000_000))]
     pub nodes: u64,
 }
 

@@ -1,7 +1,7 @@
 //! # skat-env
 //!
 //! Skat for learning agents, on the engine's own rules: what the Python package
-//! `skat_engine` (crate `skat-python`) exposes, kept here in plain Rust so it is tested
+//! `skat_engine` (crate `skat-engine-py`) exposes, kept here in plain Rust so it is tested
 //! and benchmarked without Python.
 //!
 //! | concern | module |

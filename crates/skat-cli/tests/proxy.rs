@@ -265,14 +265,8 @@ async fn behind_nginx_a_tls_upstream_is_verified_and_a_stopped_server_answers_un
         let made = skat().args(["certs", "--out"]).arg(out).args(["--host", "localhost"]).output().unwrap();
         assert!(made.status.success());
     }
-    let server = serve()
-        .web()
-        .args(["--database", "memory", "--trusted-proxies", "127.0.0.1/32"])
-        .arg("--tls-cert")
-        .arg(dir.join("server.pem").display().to_string())
-        .arg("--tls-key")
-        .arg(dir.join("server-key.pem").display().to_string())
-        .start();
+    let server =
+        serve().web().args(["--database", "memory", "--trusted-proxies", "127.0.0.1/32"]).tls(&dir).start();
     let (grpc, web) = (server.port(), server.web.expect("the page on").port());
     // Two nginx: one trusting skat's CA (deploy/nginx/skat-upstream-tls.conf as shipped),
     // one trusting another CA (a man in the middle's certificate looks like that).

@@ -23,14 +23,7 @@ fn certs(dir: &Path) {
 
 /// A TLS server with the certificate `skat certs` made in `dir`, the page on.
 fn serve_tls(dir: &Path) -> ServerProcess {
-    serve()
-        .web()
-        .args(["--database", "memory", "--tls-reload", "200ms"])
-        .arg("--tls-cert")
-        .arg(dir.join("server.pem").display().to_string())
-        .arg("--tls-key")
-        .arg(dir.join("server-key.pem").display().to_string())
-        .start()
+    serve().web().args(["--database", "memory", "--tls-reload", "200ms"]).tls(dir).start()
 }
 
 /// `skat table list` against `server` until it answers (or 10 s).

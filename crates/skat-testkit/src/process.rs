@@ -90,6 +90,18 @@ impl Serve {
         self
     }
 
+    /// TLS on the gRPC and web ports with the certificate and key `skat certs --out dir`
+    /// made (`server.pem`, `server-key.pem`).
+    pub fn tls(self, dir: &Path) -> Serve {
+        let file = |name: &str| dir.join(name).display().to_string();
+        self.args([
+            "--tls-cert".to_string(),
+            file("server.pem"),
+            "--tls-key".to_string(),
+            file("server-key.pem"),
+        ])
+    }
+
     /// gRPC on this port (one reserved with [`reserve_port`]).
     pub fn port(mut self, port: u16) -> Serve {
         self.port = port;

@@ -445,6 +445,48 @@ fn the_map_names_every_crate_and_every_file_of_the_server() {
 }
 
 #[test]
+fn everything_the_map_names_exists() {
+    // The other direction: a crate in the map's crate table, or a Rust file it names, that
+    // is not there is a map that drifted (a rename, a move).
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let map = fs::read_to_string(root.join("docs/architecture.md")).expect("docs/architecture.md");
+    let mut files = Vec::new();
+    rust_files(&root.join("crates"), &mut files);
+    let names: BTreeSet<String> =
+        files.iter().filter_map(|p| p.file_name()).map(|n| n.to_string_lossy().to_string()).collect();
+    let mut gone = Vec::new();
+    for line in map.lines() {
+        if let Some(rest) = line.strip_prefix("| `skat-") {
+            let krate = format!("skat-{}", rest.split('`').next().unwrap_or_default());
+            if !krate.contains('/') && !root.join("crates").join(&krate).is_dir() {
+                gone.push(format!("the crate `{krate}`"));
+            }
+        }
+        for quoted in line.split('`').skip(1).step_by(2) {
+            let named = quoted.trim_end_matches(['/', ',']);
+            if !named.ends_with(".rs") || named.contains(' ') || named.contains('*') {
+                continue;
+            }
+            let found = if named.contains('/') {
+                let bases = [
+                    root.clone(),
+                    root.join("crates/skat-server"),
+                    root.join("crates/skat-server/src"),
+                    root.join("crates"),
+                ];
+                bases.iter().any(|b| b.join(named).is_file())
+            } else {
+                names.contains(named)
+            };
+            if !found {
+                gone.push(format!("`{named}`"));
+            }
+        }
+    }
+    assert!(gone.is_empty(), "docs/architecture.md names what is not there: {}", gone.join(", "));
+}
+
+#[test]
 fn the_checks_themselves_see_what_they_look_for() {
     // Braces in strings, characters and comments do not count; a lifetime is no character.
     // A cycle is found, and only a cycle.

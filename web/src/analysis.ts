@@ -14,7 +14,14 @@ export interface CardVerdict {
   value: number; best_value: number; loss: number; flips: boolean; mark: string;
   known: { worlds: number; best: string; mean: number; best_mean: number; loss: number; interval: [number, number]; win: number; win_best: number } | null;
 }
-export interface DealAnalysis { analysed: boolean; game?: string; declarer?: string; start?: number; curve?: number[]; cards?: CardVerdict[] }
+/** An option of the declarer's, judged by simulation (crates/skat-bots/src/judge_game.rs). */
+interface Option { game: string; hand: boolean; open: boolean; value: number; chance: number; expected: number; worlds: number }
+/** The bidding and the game choice judged. */
+export interface GameChoice {
+  bids: { player: string; bid: number; worth: number; overbid: boolean }[];
+  declaration: { made: Option; best: Option; loss: number; interval: [number, number]; marked: boolean } | null;
+}
+export interface DealAnalysis { analysed: boolean; game?: string; declarer?: string; start?: number; curve?: number[]; cards?: CardVerdict[]; game_choice?: GameChoice }
 interface Tally { decisions: number; mean_loss: number | null; known_mean_loss: number | null; mistakes: number; blunders: number; flips: number }
 
 /** Where the analysis stands for the page. */
@@ -114,6 +121,7 @@ export function panel(a: Analysis | undefined, deal: number, cards: number[], pl
     box.append(
       h("p", { class: "muted" }, t("an.about", { who: d.declarer ?? "", game: gameWords(d.game ?? "", false, ""), what: d.game === "null" ? t("an.result") : t("an.points"), worlds: a.worlds })),
       curve(d, played, cards));
+    if (d.game_choice) box.append(gameChoice(d.game_choice));
   }
   const row = (name: string, role: "declarer" | "defender") => {
     const x = a.summary[name]?.[role];
@@ -125,4 +133,21 @@ export function panel(a: Analysis | undefined, deal: number, cards: number[], pl
   box.append(h("h3", {}, t("an.accuracy")),
     table([t("an.player"), t("an.as"), num("an.judged"), num("an.lossOpen"), num("an.lossKnown"), num("an.mistakes"), num("an.blunders"), num("an.flipped")], rows));
   return box;
+}
+
+/** The bidding and the declaration as the simulation judged them: every overbid, and the
+ * game declared beside the best one when it cost something. */
+function gameChoice(g: GameChoice): HTMLElement {
+  const words = (o: Option) => t("an.option", {
+    game: gameWords(o.game, o.hand, o.open ? "ouvert" : ""), value: o.value,
+    chance: Math.round(o.chance * 100), expected: (o.expected > 0 ? "+" : "") + o.expected,
+  });
+  const lines: string[] = g.bids.filter((b) => b.overbid).map((b) => t("an.overbid", { who: b.player, bid: b.bid, worth: b.worth }));
+  const c = g.declaration;
+  if (c) {
+    lines.push(c.marked
+      ? t("an.gameWorse", { made: words(c.made), best: words(c.best), loss: c.loss, lo: c.interval[0], hi: c.interval[1] })
+      : t("an.gameFine", { made: words(c.made) }));
+  }
+  return h("div", { id: "game-choice" }, h("h3", {}, t("an.game")), ...lines.map((l) => h("p", {}, l)));
 }

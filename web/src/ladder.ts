@@ -5,7 +5,7 @@
 // among them says how strong it is.
 
 /** The built-in strategies of the ladder, weakest first (level = index + 1). */
-export const LADDER = ["random", "heuristic", "pimc-fast", "pimc", "pimc-bold"] as const;
+export const LADDER = ["random", "heuristic", "pimc-fast", "pimc", "pimc-bold", "pimc-sim"] as const;
 
 /** The house bot accounts of the ladder, weakest first. */
 export const HOUSE_BOTS = LADDER.map((s) => `house-${s}`);

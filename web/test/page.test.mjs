@@ -166,6 +166,9 @@ test("the spectator page in a real browser", { timeout: 240000 }, async () => {
     }
     assert.notEqual(analysed, null, "a deal of the table was played and analysed");
     assert.ok((await page.$$eval("#analysis tbody tr", (r) => r.length)) >= 2, "accuracy of the declarer and a defender");
+    // The bidding and the game, judged by simulation: the game declared, with its value.
+    const choice = await page.$eval("#game-choice", (e) => e.textContent);
+    assert.match(choice, /Bidding and game.*Declared .*\(worth \d+, won \d+%, expected [+-]?[\d.]+ SF\)/, choice);
     const titles = await page.$$eval(".moves .mark", (m) => m.map((e) => e.getAttribute("title")));
     assert.ok(titles.every((t) => t.startsWith("With all cards open")), `marks: ${titles}`);
     const before = await page.$eval("#analysis-now", (c) => c.getAttribute("cx"));

@@ -6,6 +6,7 @@
 //! directly (`InProcess`), an embedded server on loopback, or a remote server. The
 //! standings come from the deal records, which are also written as ISS files.
 
+pub mod classes;
 pub mod run;
 pub mod sprt;
 pub mod standings;

@@ -10,6 +10,7 @@ use skat_engine::matches::{plain_by_seat, seeger_fabian_by_seat};
 
 use skat_league::standings::Summary;
 
+use crate::classes::ClassFigures;
 use crate::{ArenaConfig, TableOutcome};
 
 /// One entry's results.
@@ -41,6 +42,9 @@ pub struct BotStanding {
     pub average_game_value: f64,
     /// Penalties (forfeits before a declaration).
     pub penalties: u32,
+    /// Declared, won and Seeger-Fabian points per game by class of game (suit, grand,
+    /// null; hand or not), as declarer and as defender ([`crate::classes`]).
+    pub classes: Vec<ClassFigures>,
 }
 
 /// How much better one entry did than another on the same deals.
@@ -124,6 +128,7 @@ pub fn compute(config: &ArenaConfig, outcomes: &[TableOutcome]) -> Standings {
             sf_tables[e].push(table_sf[e]);
         }
     }
+    let mut classes = crate::classes::compute(n, outcomes).into_iter();
     let bots = (0..n)
         .map(|e| {
             let xs = Summary::of_points(&sf_tables[e]);
@@ -140,12 +145,10 @@ pub fn compute(config: &ArenaConfig, outcomes: &[TableOutcome]) -> Standings {
                 declared: declared[e],
                 won: won[e],
                 lost: lost[e],
-                average_game_value: if declared[e] == 0 {
-                    0.0
-                } else {
-                    value_sum[e] as f64 / f64::from(declared[e])
-                },
+                // No game declared: no value summed, 0.
+                average_game_value: value_sum[e] as f64 / f64::from(declared[e].max(1)),
                 penalties: penalties[e],
+                classes: classes.next().unwrap_or_default(),
             }
         })
         .collect();
@@ -233,6 +236,7 @@ impl Standings {
                 b.bot, b.seeger_fabian_mean, ci, b.declared, rate, b.average_game_value, b.plain_mean
             ));
         }
+        s.push_str(&self.classes_text());
         if !self.paired.is_empty() {
             s.push_str(&format!(
                 "\n{:<30} {:>10} {:>22}\n",
@@ -241,6 +245,29 @@ impl Standings {
             for p in &self.paired {
                 let ci = p.ci95.map_or("-".to_string(), |[lo, hi]| format!("[{lo:+.0}, {hi:+.0}]"));
                 s.push_str(&format!("{:<30} {:>+10.1} {:>22}\n", format!("{} - {}", p.a, p.b), p.mean, ci));
+            }
+        }
+        s
+    }
+
+    /// Per entry and class of game: declared, won, SF per game as declarer and defender.
+    fn classes_text(&self) -> String {
+        let mut s = format!(
+            "\n{:<14} {:<11} {:>9} {:>7} {:>12} {:>9} {:>12}\n",
+            "by game", "class", "declared", "won %", "SF/declared", "defended", "SF/defended"
+        );
+        for b in &self.bots {
+            for c in &b.classes {
+                s.push_str(&format!(
+                    "{:<14} {:<11} {:>9} {:>6.1}% {:>12.1} {:>9} {:>12.1}\n",
+                    b.bot,
+                    c.class,
+                    c.declared,
+                    c.won_percent(),
+                    c.per_declared(),
+                    c.defended,
+                    c.per_defended()
+                ));
             }
         }
         s

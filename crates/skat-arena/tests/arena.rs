@@ -105,6 +105,23 @@ async fn heuristic_beats_random_by_a_significant_margin() {
     let both = (standings.paired[0].mean + standings.paired[1].mean) / 2.0;
     assert!((both - mean).abs() < 1e-6, "{both} against {mean}");
     assert!(standings.to_text().contains("paired, on the same deals"));
+    // The figures per class of game add up to the totals: every game declared is in one
+    // class, and the heuristic (which plays nulls and grands) shows more than one.
+    for b in &standings.bots {
+        let declared: u32 = b.classes.iter().map(|c| c.declared).sum();
+        let won: u32 = b.classes.iter().map(|c| c.won).sum();
+        assert_eq!((declared, won), (b.declared, b.won), "{}", b.bot);
+    }
+    let h = &standings.bots[0].classes;
+    assert!(h.iter().filter(|c| c.declared > 0).count() >= 2, "{h:?}");
+    // In a three-seat table each game has one declarer and two defenders.
+    let (declared, defended): (u32, u32) = standings
+        .bots
+        .iter()
+        .flat_map(|b| &b.classes)
+        .fold((0, 0), |(a, d), c| (a + c.declared, d + c.defended));
+    assert_eq!(defended, 2 * declared);
+    assert!(standings.to_text().contains("SF/declared"));
 }
 
 /// A server of the test's own on loopback (the arena runs no server: `skat arena` starts

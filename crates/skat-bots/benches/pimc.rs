@@ -3,8 +3,9 @@
 //!     cargo bench -p skat-bots --bench pimc
 //!
 //! Seeded deals driven by the engine: forehand is `pimc` (default settings, then without
-//! the auction's evidence, as `pimc-plain`, then the ladder's `pimc-fast` and `pimc-bold`),
-//! the others `heuristic`; every decision of the PIMC seat is timed, on one core.
+//! the auction's evidence, as `pimc-plain`, then the ladder's `pimc-fast`, `pimc-bold` and
+//! `pimc-sim`), the others `heuristic`; every decision of the PIMC seat is timed, on one
+//! core. Names after `--` run only those (`cargo bench -p skat-bots --bench pimc -- pimc-sim`).
 
 use std::time::{Duration, Instant};
 
@@ -14,7 +15,9 @@ use skat_engine::seat_view::DealFrame;
 use skat_engine::{Deal, Dealt, Position, Seat, SeatView};
 
 fn main() {
-    for name in ["pimc", "pimc-plain", "pimc-fast", "pimc-bold"] {
+    let all = ["pimc", "pimc-plain", "pimc-fast", "pimc-bold", "pimc-sim"];
+    let asked: Vec<String> = std::env::args().skip(1).filter(|a| all.contains(&a.as_str())).collect();
+    for name in all.into_iter().filter(|n| asked.is_empty() || asked.iter().any(|a| a == n)) {
         let config = skat_bots::pimc_config(name).expect("a built-in PIMC strategy");
         run(name, config);
     }

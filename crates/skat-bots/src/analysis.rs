@@ -1,8 +1,9 @@
 //! A finished deal's analysis as JSON, the one form `skat analyze`, the server's
 //! `AnalyzeTable` and the page's replay share: every card judged with all cards open
 //! ([`skat_solver::analysis`]) and on what its player knew ([`crate::judge`]), the
-//! declarer's curve, and per player the accuracy as declarer and as defender. What the
-//! figures mean and what they cannot say: those two modules and docs/analysis.md.
+//! declarer's curve, per player the accuracy as declarer and as defender, and the bidding
+//! and the game choice ([`crate::judge_game`]). What the figures mean and what they cannot
+//! say: those modules and docs/analysis.md.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -13,6 +14,7 @@ use skat_engine::DealRecord;
 use skat_solver::Solver;
 use skat_solver::analysis::{DealAnalysis, analyze};
 
+use crate::choice::ChoiceConfig;
 use crate::judge::{JudgeConfig, KnownVerdict, Mark, judge_deal_until};
 
 /// A player's decisions, as declarer or as defender.
@@ -78,7 +80,15 @@ impl Report {
             judge_deal_until(&record.dealt, &record.moves, config, &self.stop)
         };
         self.tally(&a, &known, names);
-        deal_json(&a, &known, record, id, names)
+        let mut out = deal_json(&a, &known, record, id, names);
+        // The bidding and the game, by the simulation `pimc-sim` chooses with (only when
+        // knowledge is judged at all: it costs a few hundred milliseconds per deal).
+        if self.config.worlds > 0 {
+            let seed = self.config.seed ^ u64::from(record.number);
+            let (bids, choice) = crate::judge_game::judge(record, ChoiceConfig::default(), seed);
+            out["game_choice"] = crate::judge_game::to_json(&bids, choice.as_ref(), names);
+        }
+        out
     }
 
     /// Per player, as declarer and as defender: decisions judged, mean loss with cards

@@ -37,7 +37,7 @@ impl HeuristicBot {
 }
 
 /// `p` with `boldness` added to its log-odds.
-fn emboldened(p: f64, boldness: f64) -> f64 {
+pub fn emboldened(p: f64, boldness: f64) -> f64 {
     if boldness == 0.0 {
         return p;
     }

@@ -19,8 +19,8 @@
 //! A card is *marked* only when the interval lies above zero: `mistake` for an expected
 //! loss of at least [`MISTAKE`] card points (or 10% winning chance), `blunder` for at
 //! least [`BLUNDER`] points or 30% winning chance. The unique legal card is never judged.
-//! The bidding, the skat and the declaration are not judged: an honest verdict would need a
-//! model of the whole game's value over hands, not a solver of card play.
+//! The bidding, the skat and the declaration are judged apart ([`crate::judge_game`]), by
+//! the simulation that chooses `pimc-sim`'s games.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -34,7 +34,7 @@ use skat_solver::Solver;
 use skat_solver::analysis::won;
 
 use crate::evidence::Auction;
-use crate::pimc::Facts;
+use crate::worlds::Facts;
 
 /// The expected loss (card points) from which a card is a mistake.
 pub const MISTAKE: f64 = 5.0;

@@ -12,7 +12,8 @@
 //!
 //! Their strength is measured in docs/BENCHMARKS.md (the arena's standings): they are the
 //! ladder of levels (docs/bots.md), `random` the floor, `heuristic` a club player's rules,
-//! `pimc-fast` and `pimc` search, `pimc-bold` the strongest built-in. Names beginning with
+//! `pimc-fast` and `pimc` search, `pimc-bold` bolder, `pimc-sim` the strongest built-in
+//! (its games chosen by simulation). Names beginning with
 //! `house-` are registered only with the admin token, so the page can mark them as levels.
 
 use std::time::Duration;

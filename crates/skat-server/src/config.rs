@@ -498,8 +498,9 @@ impl Default for AnalysisConfig {
 }
 
 impl AnalysisConfig {
-    /// What a cached analysis was made with: another setting computes anew.
+    /// What a cached analysis was made with: another setting computes anew. `v2`: the
+    /// analysis judges the bidding and the game choice too (an older one is redone).
     pub(crate) fn settings(&self) -> String {
-        format!("v1 worlds={} nodes={}", self.worlds, self.nodes)
+        format!("v2 worlds={} nodes={}", self.worlds, self.nodes)
     }
 }

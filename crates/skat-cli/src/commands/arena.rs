@@ -14,7 +14,8 @@ use super::CmdResult;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The bots, one per seat (3 or 4): built-in `random`, `heuristic`, `pimc-fast` (pimc
-    /// on a small budget), `pimc`, `pimc-bold` (the strongest), `pimc-plain` (pimc
+    /// on a small budget), `pimc`, `pimc-bold`, `pimc-sim` (the strongest: game choice by
+    /// simulation), `pimc-plain` (pimc
     /// without the auction as evidence), pimc with settings
     /// (`pimc:samples=48:nodes=800000:evidence=off`), or `open` (or `open:NAME`, shown
     /// under that name in the standings) for a seat an external bot takes with the printed

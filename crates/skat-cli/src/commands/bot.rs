@@ -15,9 +15,9 @@ pub struct Args {
     /// built-in strategy.
     #[command(subcommand)]
     action: Option<super::hosted::BotAction>,
-    /// The strategy: `random`, `heuristic`, `pimc-fast`, `pimc`, `pimc-bold` (the ladder
-    /// of levels, weakest first; docs/bots.md) or `pimc-plain`; pimc's settings after
-    /// colons, e.g. `pimc:samples=48:nodes=800000:evidence=off:bold=50`.
+    /// The strategy: `random`, `heuristic`, `pimc-fast`, `pimc`, `pimc-bold`, `pimc-sim`
+    /// (the ladder of levels, weakest first; docs/bots.md) or `pimc-plain`; pimc's settings
+    /// after colons, e.g. `pimc:samples=48:nodes=800000:evidence=off:bold=50`.
     #[arg(long, default_value = "heuristic")]
     strategy: String,
     #[command(flatten)]

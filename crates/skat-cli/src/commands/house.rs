@@ -10,7 +10,7 @@ pub struct Args {
     #[command(flatten)]
     conn: super::conn::Conn,
     /// The strategies to host, comma-separated: the ladder random, heuristic, pimc-fast,
-    /// pimc, pimc-bold (or pimc-plain). Each plays as the account `house-NAME`; names
+    /// pimc, pimc-bold, pimc-sim (or pimc-plain). Each plays as the account `house-NAME`; names
     /// only, no settings (the page marks `house-pimc` as the ladder's `pimc`).
     #[arg(long, value_delimiter = ',', required = true)]
     bots: Vec<String>,

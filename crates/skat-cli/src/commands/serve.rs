@@ -49,7 +49,7 @@ pub struct Args {
     pub data_dir: Option<PathBuf>,
     /// Host built-in opponents as bot accounts, always there, accepting every challenge:
     /// comma-separated strategies (the ladder: random, heuristic, pimc-fast, pimc,
-    /// pimc-bold; names without settings), each the account `house-NAME` (a name only the
+    /// pimc-bold, pimc-sim; names without settings), each the account `house-NAME` (a name only the
     /// admin token registers). Needs a database and --admin-token; plays over loopback in
     /// plain text (with TLS run `skat house-bots --server https://...` beside the server).
     #[arg(long, env = "SKAT_HOUSE_BOTS", value_delimiter = ',', conflicts_with = "tls_cert")]

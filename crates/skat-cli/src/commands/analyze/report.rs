@@ -3,7 +3,8 @@
 //! value with every hand open before the first card and at the end, then every card that
 //! was marked on what its player knew (with the better card, the loss and its interval,
 //! and whether the mark is for card points or for the winning chance), and every card
-//! that flipped the result with cards open. Per player at the end: the accuracy as
+//! that flipped the result with cards open, then a bid above what the cards were worth
+//! and a declaration the simulation says cost something. Per player at the end: the accuracy as
 //! declarer and as defender. Built from the JSON, so a server's analysis and one made
 //! here read alike.
 
@@ -66,6 +67,51 @@ pub fn deal(d: &Value) -> String {
     }
     if told == 0 {
         out.push_str(&format!("  no card marked ({} cards with a choice judged)\n", cards.len()));
+    }
+    out.push_str(&game_choice(&d["game_choice"]));
+    out
+}
+
+/// The bidding and the game choice, when judged: an overbid, and a declaration that the
+/// simulation says cost something (with its interval).
+fn game_choice(g: &Value) -> String {
+    let mut out = String::new();
+    for b in g["bids"].as_array().into_iter().flatten().filter(|b| b["overbid"] == true) {
+        out.push_str(&format!(
+            "  {} bid {}: OVERBID, the cards were worth bidding to {} by simulation\n",
+            b["player"].as_str().unwrap_or("?"),
+            b["bid"],
+            match b["worth"].as_u64() {
+                Some(0) | None => "nothing (pass)".to_string(),
+                Some(w) => w.to_string(),
+            }
+        ));
+    }
+    let c = &g["declaration"];
+    if c.is_object() {
+        let option = |j: &Value| {
+            format!(
+                "{} (worth {}, won {}%, expected {:+} SF)",
+                j["option"].as_str().unwrap_or("?"),
+                j["value"],
+                (j["chance"].as_f64().unwrap_or(0.0) * 100.0).round(),
+                j["expected"].as_f64().unwrap_or(0.0)
+            )
+        };
+        let [lo, hi] = [0, 1].map(|i| c["interval"][i].as_f64().unwrap_or(0.0));
+        if c["marked"] == true {
+            out.push_str(&format!(
+                "  the game: declared {}; {} was better by {} SF [{lo}, {hi}]\n",
+                option(&c["made"]),
+                option(&c["best"]),
+                c["loss"]
+            ));
+        } else {
+            out.push_str(&format!(
+                "  the game: declared {}; no option reaching the bid was better by simulation\n",
+                option(&c["made"])
+            ));
+        }
     }
     out
 }
@@ -186,5 +232,31 @@ mod tests {
             "{text}"
         );
         assert_eq!(card_words("CT"), "♣10");
+        assert!(!text.contains("the game:"), "no game choice judged, none told: {text}");
+    }
+
+    #[test]
+    fn an_overbid_and_a_worse_game_are_told() {
+        let d = json!({
+            "id": "t.4", "analysed": true, "game": "null", "declarer": "Anna", "start": 0, "curve": [0, 0], "cards": [],
+            "game_choice": {
+                "bids": [{"player": "Anna", "bid": 44, "worth": 0, "overbid": true}, {"player": "Bert", "bid": 20, "worth": 30, "overbid": false}],
+                "declaration": {
+                    "made": {"option": "null", "value": 23, "chance": 0.2, "expected": -62.2, "worlds": 20},
+                    "best": {"option": "grand hand", "value": 168, "chance": 0.95, "expected": 194.1, "worlds": 20},
+                    "loss": 256.3, "interval": [180.0, 332.6], "marked": true
+                }
+            }
+        });
+        let text = deal(&d);
+        assert!(
+            text.contains("Anna bid 44: OVERBID, the cards were worth bidding to nothing (pass)"),
+            "{text}"
+        );
+        assert!(!text.contains("Bert bid"), "{text}");
+        assert!(
+            text.contains("the game: declared null (worth 23, won 20%, expected -62.2 SF); grand hand (worth 168, won 95%, expected +194.1 SF) was better by 256.3 SF [180, 332.6]"),
+            "{text}"
+        );
     }
 }

@@ -335,11 +335,11 @@ impl Bot for PimcBot {
     }
     async fn discard(&mut self, k: &Knowledge) -> [Card; 2] {
         if let (Some(chooser), Some(me)) = (&self.chooser, k.position()) {
-            // The best expected result among the games reaching the bid; when none is
-            // expected to score, the one most likely to be won.
+            // The best expected result among the games reaching the bid, the least loss
+            // when none is expected to score (not the likeliest win: a null at a low
+            // chance can be likelier than a suit game and cost more).
             let judged = chooser.after_pickup(k.hand, k.bid.map_or(18, Bid::value), me);
-            let pick = crate::choice::best(&judged)
-                .or_else(|| judged.iter().copied().max_by(|a, b| a.chance.total_cmp(&b.chance)));
+            let pick = judged.iter().copied().max_by(|a, b| a.expected.total_cmp(&b.expected));
             if let Some(Judged { choice, away: Some(away), .. }) = pick {
                 self.declaring = Some(choice.contract());
                 return away;

@@ -7,6 +7,7 @@ quota."""
 
 import os
 import pathlib
+import random
 import shutil
 import signal
 import socket
@@ -29,19 +30,32 @@ TS_BOT = REPO / "clients" / "typescript" / "dist" / "src" / "main.js"
 
 
 def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A free port below the kernel's ephemeral range (32768 up): the server is restarted
+    on the same port while a dozen bots retry connecting to it, and a client retrying a
+    port inside that range can be given it as its own source port and connect to itself
+    (TCP's simultaneous open), holding the port the server must bind again."""
+    rng = random.Random()
+    for _ in range(200):
+        port = rng.randrange(20000, 32000)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free port between 20000 and 32000")
 
 
 def serve(addr, data):
+    """`skat serve` on `addr`; its log appended to data/server.log (printed on failure)."""
+    log = open(data / "server.log", "ab")
     return subprocess.Popen(
         [SKAT, "serve", "--addr", addr, "--metrics-addr", "off", "--data-dir", str(data), "--admin-token", "op",
          "--action-timeout", "300ms", "--deal-clock", "0s", "--account-max-tables", "2",
          # Every bot here connects from 127.0.0.1, and after the restart all reconnect at
          # once: the per-address connection limit is for distinct clients, not this test.
          "--max-connections-per-client", "10000", "--web-addr", "off"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        stdout=log, stderr=log,
     )
 
 
@@ -134,6 +148,10 @@ def test_six_accounts_in_three_languages_play_a_tournament_through_a_restart(tmp
         board = {e.name: e for e in stub.GetLeaderboard(pb.GetLeaderboardRequest()).entries}
         assert board["heuristic"].rating > board["random"].rating
         assert all(board[n].lists == 30 for n in names), "every list rated once, also through the restart"
+    except BaseException:
+        log = (tmp_path / "server.log").read_text(errors="replace")
+        print("the server's log (the last 60 lines):\n" + "\n".join(log.splitlines()[-60:]))
+        raise
     finally:
         for p in procs:
             p.kill()

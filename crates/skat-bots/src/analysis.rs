@@ -82,8 +82,9 @@ impl Report {
         self.tally(&a, &known, names);
         let mut out = deal_json(&a, &known, record, id, names);
         // The bidding and the game, by the simulation `pimc-sim` chooses with (only when
-        // knowledge is judged at all: it costs a few hundred milliseconds per deal).
-        if self.config.worlds > 0 {
+        // knowledge is judged at all, and not once the caller has asked to stop: it costs
+        // a few hundred milliseconds per deal).
+        if self.config.worlds > 0 && !self.stop.load(std::sync::atomic::Ordering::Relaxed) {
             let seed = self.config.seed ^ u64::from(record.number);
             let (bids, choice) = crate::judge_game::judge(record, ChoiceConfig::default(), seed);
             out["game_choice"] = crate::judge_game::to_json(&bids, choice.as_ref(), names);

@@ -95,13 +95,9 @@ impl Choice {
 
     /// What it is worth with `cards` (the declarer's ten, or twelve after the pick-up).
     pub fn value(self, cards: CardSet) -> u16 {
-        if self.game.is_null() {
-            return match (self.hand, self.open) {
-                (false, false) => 23,
-                (true, false) => 35,
-                (false, true) => 46,
-                (true, true) => 59,
-            };
+        // Null's fixed values are the engine's (23, 35 hand, 46 open, 59 open hand).
+        if let Some(v) = self.contract().null_value(self.hand) {
+            return v;
         }
         value(cards, self.game) + if self.hand { self.game.base_value() } else { 0 }
     }

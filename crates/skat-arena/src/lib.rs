@@ -140,7 +140,7 @@ pub struct TablePlan {
 pub struct TableOutcome {
     /// What was planned.
     pub plan: TablePlan,
-    /// The deals.
+    /// The deals (from [`run`] without `records_dir`: their results without their moves).
     pub records: Vec<DealRecord>,
     /// The same deals as ISS records (written only when records are kept: empty when the
     /// arena runs without `records_dir`).

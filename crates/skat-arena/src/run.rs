@@ -134,16 +134,15 @@ fn play_in_process_on(
         let (deal_ended, _) =
             m.apply_into(seat, action, &mut log).map_err(|e| ArenaError::Engine(e.to_string()))?;
         if deal_ended {
-            // A new deal: everyone catches up, and the log starts again.
-            for (k, from) in knowledge.iter_mut().zip(seen.iter_mut()) {
-                let viewer = k.seat;
-                k.apply_all(log[*from..].iter().map(|e| e.seen_by(viewer)));
-                *from = 0;
-            }
-            log.clear();
+            // A new deal (or the list's end) starts the log again: what a seat was shown
+            // of the deal that ended no decision reads (the next deal's start replaces
+            // its view), so each seat starts from the last event.
+            let last = log.len().saturating_sub(1);
+            log.drain(..last);
+            seen.fill(0);
         }
     }
-    let records = m.records().to_vec();
+    let records = m.into_records();
     let iss = if config.records_dir.is_some() {
         iss_records(config, plan, &records, "skat-arena in-process")
     } else {
@@ -266,14 +265,19 @@ pub async fn play_remote(
     Ok(TableOutcome { plan: plan.clone(), records, iss })
 }
 
-fn write_records(config: &ArenaConfig, outcome: &TableOutcome) -> Result<(), ArenaError> {
-    if let Some(dir) = &config.records_dir {
-        std::fs::create_dir_all(dir)?;
-        let path = dir.join(format!("list{:03}-rotation{}.sgf", outcome.plan.list, outcome.plan.rotation));
-        let mut text = outcome.iss.join("\n");
-        text.push('\n');
-        std::fs::write(path, text)?;
-    }
+/// Files a played table's records: its ISS file when the arena keeps records; otherwise
+/// its deals keep their results and forget their moves (the standings read results only,
+/// and a long run would hold every card played: 400 bytes a deal, 130 MB for 3,000 lists).
+fn file_records(config: &ArenaConfig, outcome: &mut TableOutcome) -> Result<(), ArenaError> {
+    let Some(dir) = &config.records_dir else {
+        outcome.records.iter_mut().for_each(|r| r.moves = Vec::new());
+        return Ok(());
+    };
+    std::fs::create_dir_all(dir)?;
+    let path = dir.join(format!("list{:03}-rotation{}.sgf", outcome.plan.list, outcome.plan.rotation));
+    let mut text = outcome.iss.join("\n");
+    text.push('\n');
+    std::fs::write(path, text)?;
     Ok(())
 }
 
@@ -336,8 +340,8 @@ async fn in_process(
             let runtime = tokio::runtime::Builder::new_current_thread().build()?;
             let mut done = Vec::with_capacity(share.len());
             for (i, plan) in share {
-                let outcome = play_in_process_on(&runtime, &config, &plan)?;
-                write_records(&config, &outcome)?;
+                let mut outcome = play_in_process_on(&runtime, &config, &plan)?;
+                file_records(&config, &mut outcome)?;
                 bar.inc(u64::from(config.deals));
                 done.push((i, outcome));
             }
@@ -367,8 +371,8 @@ async fn on_server(
             (Arc::clone(config), Arc::clone(&limit), url.clone(), Arc::clone(&on_open), bar.clone());
         tasks.push(tokio::spawn(async move {
             let _permit = limit.acquire_owned().await.map_err(|e| ArenaError::Engine(e.to_string()))?;
-            let outcome = play_remote(&config, &url, &plan, on_open.as_ref()).await?;
-            write_records(&config, &outcome)?;
+            let mut outcome = play_remote(&config, &url, &plan, on_open.as_ref()).await?;
+            file_records(&config, &mut outcome)?;
             bar.inc(u64::from(config.deals));
             Ok::<_, ArenaError>(outcome)
         }));

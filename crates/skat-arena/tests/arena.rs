@@ -141,15 +141,29 @@ async fn embedded() -> (Mode, skat_testkit::InProcess) {
 async fn embedded_server_and_in_process_agree_on_the_same_competition() {
     // Random bots are seeded per seat and table, and the heuristic is deterministic, so
     // the same competition gives the same records over gRPC as on the engine.
+    // With a records folder, the outcomes keep every move (without, only the results).
     let (server, _stop) = embedded().await;
-    let grpc = run(&config(&["heuristic", "random", "heuristic"], 1, 6, server), no_open()).await.unwrap();
-    let local =
-        run(&config(&["heuristic", "random", "heuristic"], 1, 6, Mode::InProcess), no_open()).await.unwrap();
+    let folder =
+        |name: &str| std::env::temp_dir().join(format!("skat-arena-agree-{}-{name}", std::process::id()));
+    let kept = |mode, name| ArenaConfig {
+        records_dir: Some(folder(name)),
+        ..config(&["heuristic", "random", "heuristic"], 1, 6, mode)
+    };
+    let grpc = run(&kept(server, "grpc"), no_open()).await.unwrap();
+    let local = run(&kept(Mode::InProcess, "local"), no_open()).await.unwrap();
     for (a, b) in grpc.0.iter().zip(&local.0) {
         assert_eq!(a.plan, b.plan);
+        assert!(a.records.iter().all(|r| !r.moves.is_empty()), "the moves are kept with records");
         assert_eq!(a.records, b.records);
     }
     assert_eq!(grpc.1, local.1);
+    let bare =
+        run(&config(&["heuristic", "random", "heuristic"], 1, 6, Mode::InProcess), no_open()).await.unwrap();
+    assert!(bare.0.iter().flat_map(|t| &t.records).all(|r| r.moves.is_empty()), "no moves without records");
+    assert_eq!(bare.1, local.1, "the same standings");
+    for name in ["grpc", "local"] {
+        let _ = std::fs::remove_dir_all(folder(name));
+    }
 }
 
 #[tokio::test]

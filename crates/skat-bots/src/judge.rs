@@ -182,7 +182,8 @@ pub fn judge_card(
     let game = k.contract?.game;
     let is_declarer = me == declarer;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let worlds = Facts::of(k, me, declarer, game).weighted_worlds(&Auction::of(k), config.worlds, &mut rng);
+    let worlds =
+        Facts::of(k, me, declarer, game).weighted_worlds(&Auction::of(k), false, config.worlds, &mut rng);
     // Per world, the value after every legal card (in `legal`'s order).
     let cards: Vec<Card> = legal.into_iter().collect();
     let mut values: Vec<Vec<u8>> = Vec::new();

@@ -9,7 +9,8 @@
 //!   and solving each world (`skat-solver`);
 //! - [`choice`]: game choice by simulation (`pimc-sim`): every option, hand or not, null
 //!   open or not, judged over sampled deals; [`judge_game`] judges a finished deal's
-//!   bidding and game with it.
+//!   bidding and game with it; [`inference`]: `pimc-sim`'s worlds weighed by the cards
+//!   the others played.
 //!
 //! [`Strategy`] picks one by name (`skat bot --strategy NAME`, `skat arena --bots ...`).
 
@@ -18,6 +19,7 @@ pub mod choice;
 pub mod evidence;
 pub mod hand_model;
 pub mod heuristic;
+pub mod inference;
 pub mod judge;
 pub mod judge_game;
 pub mod pimc;
@@ -41,7 +43,8 @@ pub use random::RandomBot;
 /// (docs/bots.md: the strongest built-in bot, measured against `pimc`). `pimc-fast` is
 /// `pimc` on a small budget ([`FAST_SAMPLES`] worlds, [`FAST_NODES`] nodes): the ladder's
 /// level between `heuristic` and `pimc`, a few milliseconds per card. `pimc-sim` is
-/// `pimc-bold` choosing its games by simulation ([`choice`]): the top of the ladder.
+/// `pimc-bold` choosing its games by simulation ([`choice`]) and weighing its worlds by the
+/// cards played as well ([`inference`]): the top of the ladder.
 pub const NAMES: [&str; 7] =
     ["random", "heuristic", "pimc-fast", "pimc", "pimc-plain", "pimc-bold", "pimc-sim"];
 
@@ -66,7 +69,12 @@ pub fn pimc_config(name: &str) -> Option<PimcConfig> {
         "pimc-plain" => PimcConfig { bidding_evidence: false, ..default },
         "pimc-bold" => PimcConfig { boldness: BOLD, ..default },
         "pimc-fast" => PimcConfig { samples: FAST_SAMPLES, max_nodes: FAST_NODES, ..default },
-        "pimc-sim" => PimcConfig { boldness: BOLD, choice: Some(ChoiceConfig::default()), ..default },
+        "pimc-sim" => PimcConfig {
+            boldness: BOLD,
+            play_evidence: true,
+            choice: Some(ChoiceConfig::default()),
+            ..default
+        },
         _ => return None,
     })
 }
@@ -92,7 +100,7 @@ impl Strategy {
     /// The strategy `name`: one of [`NAMES`], or `pimc` with settings after colons,
     /// `pimc:samples=48:nodes=800000:evidence=off` (worlds kept per card decision, 1 to
     /// 1,024; solver nodes per decision, 1,000 to 100,000,000; the auction as evidence,
-    /// `on` or `off`; `bold`, hundredths of a log-odd added to the hand model's chances
+    /// `on` or `off`; `infer`, the cards played as evidence, `on` or `off`; `bold`, hundredths of a log-odd added to the hand model's chances
     /// when bidding and declaring, 0 to 400; and the game choice's, which turn it on:
     /// `lift`, hundredths of a log-odd, 0 to 400; `floor`, the null floor in percent;
     /// `choicenodes`, solver nodes per bidding or declaring decision; `suithand`, `hands`,
@@ -140,6 +148,7 @@ fn apply(config: &mut PimcConfig, key: &str, value: &str) -> Result<(), String> 
         "bold" => config.boldness = hundredths(400)?,
         "nodes" => config.max_nodes = number(1_000, 100_000_000)?,
         "evidence" => config.bidding_evidence = switch()?,
+        "infer" => config.play_evidence = switch()?,
         _ => {
             // Game choice by simulation (`pimc-sim`'s): any of these turns it on.
             let choice = config.choice.get_or_insert_with(ChoiceConfig::default);
@@ -152,7 +161,7 @@ fn apply(config: &mut PimcConfig, key: &str, value: &str) -> Result<(), String> 
                 "nullsim" => choice.null_by_simulation = switch()?,
                 _ => {
                     return Err(format!(
-                        "unknown pimc setting `{key}` (samples, nodes, evidence, bold, lift, floor, choicenodes, suithand, hands, nullsim)"
+                        "unknown pimc setting `{key}` (samples, nodes, evidence, infer, bold, lift, floor, choicenodes, suithand, hands, nullsim)"
                     ));
                 }
             }

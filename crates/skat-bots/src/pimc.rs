@@ -49,6 +49,9 @@ pub struct PimcConfig {
     /// ([`crate::evidence`]): draw [`EVIDENCE_POOL`] times `samples` worlds and keep
     /// `samples` of them in proportion to how well each fits.
     pub bidding_evidence: bool,
+    /// Weigh the worlds also by how likely the others' past cards were in each, under a
+    /// model of sound play ([`crate::inference`]): `pimc-sim`'s.
+    pub play_evidence: bool,
     /// Log-odds added to the fitted hand model's chances when bidding, discarding and
     /// declaring ([`HeuristicBot::with_boldness`]): the model was fitted to the
     /// heuristic's card play, and this bot plays its cards better.
@@ -66,6 +69,7 @@ impl Default for PimcConfig {
             max_nodes: 400_000,
             simulate_bidding: false,
             bidding_evidence: true,
+            play_evidence: false,
             boldness: 0.0,
             choice: None,
         }
@@ -210,7 +214,12 @@ impl PimcBot {
         );
         let facts = Facts::of(k, me, declarer, game);
         let worlds = if self.config.bidding_evidence {
-            facts.weighted_worlds(&Auction::of(k), self.config.samples, &mut self.rng)
+            facts.weighted_worlds(
+                &Auction::of(k),
+                self.config.play_evidence,
+                self.config.samples,
+                &mut self.rng,
+            )
         } else {
             (0..self.config.samples).filter_map(|_| facts.sample(&mut self.rng)).map(|(w, _)| w).collect()
         };

@@ -1,14 +1,16 @@
 //! The worlds a seat imagines: what it knows about where the unseen cards are (its
 //! hand, every card played, the voids the play has shown, the skat and discards when it
 //! saw them, an open hand), and deals of the unseen cards consistent with it, drawn in
-//! proportion to how well they fit the auction ([`crate::evidence`]). `pimc`'s card play
-//! and the analysis ([`crate::judge`]) solve these worlds.
+//! proportion to how well they fit the auction ([`crate::evidence`]) and, when asked, the
+//! cards the others played ([`crate::inference`]). `pimc`'s card play and the analysis
+//! ([`crate::judge`]) solve these worlds.
 
 use rand_chacha::ChaCha8Rng;
 use skat_bot_api::Knowledge;
 use skat_engine::{Card, CardSet, GameType, Position};
 
 use crate::evidence::Auction;
+use crate::inference::{self, Trick};
 
 /// How many worlds are drawn per world kept when the auction weighs them: weighted
 /// sampling without replacement can make a kind of world at most this many times more
@@ -39,6 +41,8 @@ pub(crate) struct Facts {
     declarer_took: bool,
     /// The cards each position has played (in the auction they were in its hand).
     played: [CardSet; 3],
+    /// Every trick so far, the current one last (when begun): what the play showed.
+    history: Vec<Trick>,
 }
 
 impl Facts {
@@ -48,6 +52,7 @@ impl Facts {
         let mut declarer_points = 0u8;
         let mut declarer_took = false;
         let mut played = [CardSet::EMPTY; 3];
+        let mut history: Vec<Trick> = k.tricks.iter().map(|t| (t.leader, t.cards.to_vec())).collect();
         for t in &k.tricks {
             for (i, c) in t.cards.iter().enumerate() {
                 seen.insert(*c);
@@ -74,6 +79,9 @@ impl Facts {
                 void[who.index()] |= game.follow_set(trick[0]);
             }
         }
+        if !trick.is_empty() {
+            history.push((leader, trick.clone()));
+        }
         seen |= k.skat | k.discards;
         let mut known = [None; 3];
         known[me.index()] = Some(k.hand);
@@ -94,15 +102,18 @@ impl Facts {
             declarer_points,
             declarer_took,
             played,
+            history,
         }
     }
 
-    /// `samples` worlds drawn in proportion to how well they fit the auction: many are
-    /// drawn, each weighed, and `samples` kept by weighted sampling without replacement
-    /// (each world's key is `u^(1/weight)` for a uniform `u`; the largest keys are kept).
+    /// `samples` worlds drawn in proportion to how well they fit the auction (and, with
+    /// `infer`, the cards played): many are drawn, each weighed, and `samples` kept by
+    /// weighted sampling without replacement (each world's key is `u^(1/weight)` for a
+    /// uniform `u`; the largest keys are kept).
     pub(crate) fn weighted_worlds(
         &self,
         auction: &Auction,
+        infer: bool,
         samples: u32,
         rng: &mut ChaCha8Rng,
     ) -> Vec<skat_solver::Position> {
@@ -111,7 +122,11 @@ impl Facts {
         for _ in 0..samples * EVIDENCE_POOL {
             let Some((world, away)) = self.sample(rng) else { continue };
             let ten: [CardSet; 3] = std::array::from_fn(|p| world.hands[p] | self.played[p]);
-            let weight = auction.weight(&unknown, ten, away);
+            let mut weight = auction.weight(&unknown, ten, away);
+            if infer {
+                weight *=
+                    inference::likelihood(self.game, self.declarer, &self.history, world.hands, &unknown);
+            }
             let u = f64::from(skat_engine::dealing::uniform_below(rng, 1 << 24) + 1) / f64::from(1u32 << 24);
             keyed.push((u.ln() / weight, world));
         }
@@ -188,6 +203,7 @@ mod tests {
             declarer_points: 8,
             declarer_took: true,
             played: [cards("CJ.SJ.D7"), cards("HJ.D8"), cards("DJ")],
+            history: Vec::new(),
         };
         for _ in 0..50 {
             let (w, _) = facts.sample(&mut rng).expect("a world");
@@ -219,6 +235,7 @@ mod tests {
             declarer_points: 0,
             declarer_took: false,
             played: [CardSet::EMPTY; 3],
+            history: Vec::new(),
         };
         let auction = Auction::for_test(
             [48, 0, 0],
@@ -233,7 +250,7 @@ mod tests {
                 let (w, _) = facts.sample(&mut rng).expect("a world");
                 uniform += usize::from(w.hands[0] & black == black);
             }
-            let worlds = facts.weighted_worlds(&auction, 24, &mut rng);
+            let worlds = facts.weighted_worlds(&auction, false, 24, &mut rng);
             assert_eq!(worlds.len(), 24);
             for w in worlds {
                 assert_eq!(w.hands[1], mine, "my hand is mine in every world");

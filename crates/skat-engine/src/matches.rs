@@ -212,6 +212,11 @@ impl Match {
         &self.records
     }
 
+    /// The finished deals, taken out of a match that is done with (no copy).
+    pub fn into_records(self) -> Vec<DealRecord> {
+        self.records
+    }
+
     /// Totals per seat.
     pub fn standings(&self) -> &[SeatStanding] {
         &self.standings

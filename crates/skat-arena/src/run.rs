@@ -126,7 +126,7 @@ fn play_in_process_on(
     while let Some(seat) = m.seat_to_move() {
         let s = usize::from(seat);
         let k = &mut knowledge[s];
-        k.apply_all(log[seen[s]..].iter().map(|e| e.seen_by(Some(seat))));
+        k.apply_seen(&log[seen[s]..]);
         seen[s] = log.len();
         let bot = &mut bots[s];
         let action = decide_now(runtime, bot, k)

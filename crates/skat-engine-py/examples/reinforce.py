@@ -15,7 +15,9 @@ proportion to the learner's Seeger-Fabian points minus their running mean.
 ``evaluate`` runs ``skat arena`` with one open seat (``open:learned``) against the
 built-in ``random`` bot on duplicate lists, seats a ``PolicyBot`` (greedy: the most likely
 legal id) at every open seat over the wire, and prints the arena's paired difference per
-list with its 95% interval.
+list with its 95% interval. ``--bots`` seats it in another pool (every ``open:learned``
+seat is the policy; the built-in bots by name) and prints every paired difference: so a
+policy cloned from records (``imitate.py``) is an opponent for the house bots.
 """
 
 import argparse
@@ -111,12 +113,15 @@ def load_policy(path):
     return policy
 
 
+LEARNED_VS_RANDOM = "open:learned,random,random"
+
+
 def evaluate(args):
     from skat_sdk import play_with_token
     from skat_sdk.encoding import PolicyBot
 
     policy = load_policy(args.policy)
-    cmd = [args.skat_bin, "arena", "--bots", "open:learned,random,random", "--deals", str(args.deals),
+    cmd = [args.skat_bin, "arena", "--bots", args.bots, "--deals", str(args.deals),
            "--lists", str(args.lists), "--seed", str(args.seed), "--json", "--no-records"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     threads, server = [], None
@@ -136,6 +141,10 @@ def evaluate(args):
     if proc.wait() != 0:
         raise SystemExit(f"skat arena failed ({proc.returncode})")
     standings = json.loads(out)
+    if args.bots != LEARNED_VS_RANDOM:
+        # Another pool: every paired difference, and each entry's figures per class of game.
+        print(json.dumps({"paired": standings["paired"], "bots": standings["bots"]}, indent=2))
+        return standings
     pair = next(p for p in standings["paired"] if p["a"] == "learned" and p["b"].startswith("random"))
     print(json.dumps(pair, indent=2))
     return pair
@@ -158,6 +167,9 @@ def main():
     e.add_argument("--lists", type=int, default=12)
     e.add_argument("--deals", type=int, default=12)
     e.add_argument("--seed", type=int, default=100)
+    e.add_argument("--bots", default=LEARNED_VS_RANDOM,
+                   help="the arena's seats; the policy plays every open:learned seat (another pool prints "
+                        "every paired difference, e.g. pimc-sim,open:learned,open:learned)")
     args = ap.parse_args()
     train(args) if args.command == "train" else evaluate(args)
 

@@ -147,6 +147,16 @@ pub enum EventView {
     },
 }
 
+/// What a move shows a viewer: its own discard and the skat it picked up; to everyone
+/// else, that two cards were put away and that the skat was taken, not which.
+pub(crate) fn redact_move(own: bool, action: Action, skat: CardSet) -> (Action, CardSet) {
+    match action {
+        Action::Discard { .. } if !own => (Action::Discard { cards: CardSet::EMPTY }, CardSet::EMPTY),
+        _ if !own => (action, CardSet::EMPTY),
+        _ => (action, skat),
+    }
+}
+
 impl GameEvent {
     /// The event as `viewer` may see it (`None`: a spectator).
     pub fn seen_by(&self, viewer: Option<Seat>) -> EventView {
@@ -158,17 +168,13 @@ impl GameEvent {
                 EventView::DealStarted { number: *number, dealer: *dealer, seats: *seats, hand }
             }
             GameEvent::Moved { number, seat, position, action, skat, open_hand, facts } => {
-                let own = viewer == Some(*seat);
-                let action = match action {
-                    Action::Discard { .. } if !own => Action::Discard { cards: CardSet::EMPTY },
-                    other => *other,
-                };
+                let (action, skat) = redact_move(viewer == Some(*seat), *action, *skat);
                 EventView::Moved {
                     number: *number,
                     seat: *seat,
                     position: *position,
                     action,
-                    skat: if own { *skat } else { CardSet::EMPTY },
+                    skat,
                     open_hand: *open_hand,
                     facts: *facts,
                 }

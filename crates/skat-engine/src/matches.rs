@@ -285,9 +285,12 @@ impl Match {
             seats: self.seats_of(self.number),
             dealer: self.dealer_of(self.number),
             dealt: *self.deal.dealt(),
-            moves: std::mem::take(&mut self.moves),
+            // A copy of exactly its length, and the buffer kept for the next deal: one
+            // allocation per deal instead of a vector grown from nothing every deal.
+            moves: self.moves.clone(),
             outcome,
         };
+        self.moves.clear();
         self.score(&record);
         events.push(GameEvent::DealEnded {
             number: record.number,

@@ -21,6 +21,8 @@ fn check(seats: u8, matches: u64, deals: u32) -> u64 {
         for f in &mut folds {
             f.apply(&start.seen_by(f.seat));
         }
+        // The same knowledge folded straight from the unredacted events (`apply_seen`).
+        let mut direct = folds.clone();
         let mut step = 0;
         while !m.is_over() {
             let seat = m.seat_to_move().expect("someone is to move");
@@ -40,6 +42,10 @@ fn check(seats: u8, matches: u64, deals: u32) -> u64 {
                 for e in &applied.events {
                     f.apply(&e.seen_by(f.seat));
                 }
+            }
+            for (d, f) in direct.iter_mut().zip(&folds) {
+                d.apply_seen(&applied.events);
+                assert_eq!(d, f, "seats {seats}, seed {seed}, step {step}: apply_seen differs from seen_by");
             }
             let number = if m.is_over() { m.deal_number() - 1 } else { m.deal_number() };
             for f in &folds {

@@ -11,20 +11,17 @@
 //! a decision is deterministic for a seed and bounded in time.
 //!
 //! Bidding, discarding and declaring are the heuristic's: the game with the best expected
-//! score by the hand model fitted to simulated games ([`crate::hand_model`]). Measured,
-//! that bids better than the alternative kept behind
-//! [`PimcConfig::simulate_bidding`]: for each candidate game it deals the unseen cards
-//! (and the skat) many times, puts away two cards by a rule, and asks the solver whether
-//! the declarer wins; it bids up to the value of the best game it wins in at least 60% of
-//! the worlds, and after the pick-up declares the game (with its discard) that wins most
-//! often. (Double-dummy worlds let the defenders play as if they saw the declarer's hand,
-//! so they judge too many hands hopeless: it declared half as often as the model does.)
-//! Taking the skat is the heuristic's rule.
+//! score by the hand model fitted to simulated games ([`crate::hand_model`]), or with
+//! [`PimcConfig::choice`] the game choice by simulation ([`crate::choice`], `pimc-sim`).
+//! (An earlier alternative bid by simulation alone, the best game won in 60% of
+//! double-dummy worlds: it declared half as often as the model, since such worlds let the
+//! defenders play as if they saw the declarer's hand; the chooser corrects for that, and
+//! the alternative is gone: docs/bots.md.) Taking the skat is the heuristic's rule.
 
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
 use skat_bot_api::{Bot, Knowledge};
-use skat_engine::{Bid, Card, CardSet, Contract, GameType, Position, Rank};
+use skat_engine::{Bid, Card, CardSet, Contract, Position};
 use skat_solver::Solver;
 
 use crate::HeuristicBot;
@@ -41,10 +38,6 @@ pub struct PimcConfig {
     /// Solver nodes per decision (10-17 M per second on one core): the budget that
     /// keeps a decision under 100 ms whatever the position; at least one world is solved.
     pub max_nodes: u64,
-    /// Bid, discard and declare by simulation (below) instead of by the fitted hand
-    /// model the heuristic uses ([`crate::hand_model`]). Off by default: measured, the
-    /// model bids better (docs/BENCHMARKS.md), and answers at once.
-    pub simulate_bidding: bool,
     /// Weigh the worlds by what the auction says of the hidden hands
     /// ([`crate::evidence`]): draw [`EVIDENCE_POOL`] times `samples` worlds and keep
     /// `samples` of them in proportion to how well each fits.
@@ -67,7 +60,6 @@ impl Default for PimcConfig {
         PimcConfig {
             samples: 24,
             max_nodes: 400_000,
-            simulate_bidding: false,
             bidding_evidence: true,
             play_evidence: false,
             boldness: 0.0,
@@ -83,10 +75,6 @@ pub struct PimcBot {
     seed: u64,
     rng: ChaCha8Rng,
     heuristic: HeuristicBot,
-    /// The bid limit worked out for a hand (hand bits, position): bidding asks several times.
-    limit: Option<(u32, Position, u16)>,
-    /// The game and discard chosen after the pick-up.
-    chosen: Option<(GameType, [Card; 2])>,
     /// Game choice by simulation ([`PimcConfig::choice`]).
     chooser: Option<Chooser>,
     /// Its judgement of the ten cards dealt (hand bits, position): bidding asks often.
@@ -103,8 +91,6 @@ impl PimcBot {
             seed,
             rng: ChaCha8Rng::seed_from_u64(seed),
             heuristic: HeuristicBot::with_boldness(config.boldness),
-            limit: None,
-            chosen: None,
             chooser: config.choice.map(|c| Chooser::new(seed, c)),
             judged: None,
             declaring: None,
@@ -118,82 +104,6 @@ impl PimcBot {
             self.judged = Some((hand.bits(), me, chooser.before_skat(hand, me)));
         }
         self.judged.as_ref().map(|(_, _, j)| j.as_slice())
-    }
-
-    /// The highest bid worth making with `hand` at `me`: the value of the best game that
-    /// wins in at least 60% of simulated worlds (0: none).
-    fn bid_limit(&mut self, hand: CardSet, me: Position) -> u16 {
-        if let Some((h, p, v)) = self.limit
-            && h == hand.bits()
-            && p == me
-        {
-            return v;
-        }
-        self.rng = ChaCha8Rng::seed_from_u64(self.seed ^ u64::from(hand.bits()));
-        let mut budget = self.config.max_nodes * 8;
-        let mut best = 0u16;
-        for game in candidates(hand) {
-            let worth = crate::heuristic::value(hand, game);
-            if worth <= best {
-                continue;
-            }
-            let chance = self.win_chance(hand, None, me, game, &mut budget);
-            if chance >= 0.6 {
-                best = worth;
-            }
-        }
-        self.limit = Some((hand.bits(), me, best));
-        best
-    }
-
-    /// How often `me`, declaring `game`, wins over sampled worlds: with `hand` (10 cards)
-    /// and a skat picked up and discarded by rule, or with `twelve` = `hand` after the
-    /// pick-up and `away` put away.
-    fn win_chance(
-        &mut self,
-        hand: CardSet,
-        away: Option<[Card; 2]>,
-        me: Position,
-        game: GameType,
-        budget: &mut u64,
-    ) -> f64 {
-        let known = away.map_or(hand, |[a, b]| hand.with(a).with(b));
-        let pool: Vec<Card> = (!known).into_iter().collect();
-        let target = if game.is_null() { 1 } else { 61 };
-        let (mut wins, mut worlds) = (0u32, 0u32);
-        for _ in 0..self.config.samples.min(16) {
-            if *budget == 0 {
-                break;
-            }
-            let mut cards = pool.clone();
-            for i in (1..cards.len()).rev() {
-                let j = skat_engine::dealing::uniform_below(&mut self.rng, i as u32 + 1) as usize;
-                cards.swap(i, j);
-            }
-            let (mine, put_away, rest) = match away {
-                Some([a, b]) => (hand, CardSet::single(a).with(b), &cards[..]),
-                None => {
-                    let twelve = hand.with(cards[0]).with(cards[1]);
-                    let [a, b] = crate::heuristic::discard_for(twelve, game);
-                    (twelve.without(a).without(b), CardSet::single(a).with(b), &cards[2..])
-                }
-            };
-            let mut hands = [CardSet::EMPTY; 3];
-            hands[me.index()] = mine;
-            let (o1, o2) = ((me.index() + 1) % 3, (me.index() + 2) % 3);
-            hands[o1] = rest[..10].iter().copied().collect();
-            hands[o2] = rest[10..20].iter().copied().collect();
-            let p = skat_solver::Position::new(game, me.index() as u8, hands, put_away);
-            let mut solver = Solver::with_node_limit(*budget);
-            let won = solver.at_least(&p, target);
-            *budget = budget.saturating_sub(solver.stats.nodes);
-            if solver.aborted {
-                break;
-            }
-            wins += u32::from(won);
-            worlds += 1;
-        }
-        if worlds == 0 { 0.0 } else { f64::from(wins) / f64::from(worlds) }
     }
 
     /// The card to play, by sampling and solving (`None`: not a card decision it can
@@ -288,42 +198,20 @@ fn tally(
     (wins, solved)
 }
 
-/// Games worth simulating for a hand: suit games with four trumps or more, grand with
-/// two jacks or more, null when its hand has few high cards.
-fn candidates(hand: CardSet) -> Vec<GameType> {
-    let jacks = (hand & CardSet::JACKS).len();
-    GameType::ALL
-        .into_iter()
-        .filter(|g| match g {
-            GameType::Grand => jacks >= 2,
-            GameType::Null => (hand & (CardSet::rank(Rank::Ace) | CardSet::rank(Rank::King))).len() <= 1,
-            _ => (hand & g.trumps()).len() >= 4,
-        })
-        .collect()
-}
-
 impl Bot for PimcBot {
     async fn bid(&mut self, k: &Knowledge) -> Option<Bid> {
         if self.chooser.is_some() {
             let limit = crate::choice::bid_limit(self.judgement(k.hand, k.position()?)?);
             return k.legal.bid_from.filter(|b| b.value() <= limit);
         }
-        if !self.config.simulate_bidding {
-            return self.heuristic.bid(k).await;
-        }
-        let limit = self.bid_limit(k.hand, k.position()?);
-        k.legal.bid_from.filter(|b| b.value() <= limit)
+        self.heuristic.bid(k).await
     }
     async fn answer(&mut self, k: &Knowledge, bid: Bid) -> bool {
         if self.chooser.is_some() {
             let Some(me) = k.position() else { return false };
             return self.judgement(k.hand, me).is_some_and(|j| bid.value() <= crate::choice::bid_limit(j));
         }
-        if !self.config.simulate_bidding {
-            return self.heuristic.answer(k, bid).await;
-        }
-        let Some(me) = k.position() else { return false };
-        bid.value() <= self.bid_limit(k.hand, me)
+        self.heuristic.answer(k, bid).await
     }
     async fn take_skat(&mut self, k: &Knowledge) -> bool {
         if self.chooser.is_none() {
@@ -354,49 +242,13 @@ impl Bot for PimcBot {
                 return away;
             }
         }
-        // Every game that reaches the bid, each with its rule discard: the one that wins
-        // most often in simulation.
-        if !self.config.simulate_bidding {
-            return self.heuristic.discard(k).await;
-        }
-        let twelve = k.hand;
-        let bid = k.bid.map_or(18, Bid::value);
-        let Some(me) = k.position() else { return self.heuristic.discard(k).await };
-        self.rng = ChaCha8Rng::seed_from_u64(self.seed ^ u64::from(twelve.bits()).rotate_left(7));
-        let mut budget = self.config.max_nodes * 8;
-        let mut best: Option<(f64, GameType, [Card; 2])> = None;
-        for game in GameType::ALL {
-            let away = crate::heuristic::discard_for(twelve, game);
-            let ten = twelve.without(away[0]).without(away[1]);
-            if !game.is_null() && crate::heuristic::value(twelve, game) < bid {
-                continue;
-            }
-            if game.is_null() && bid > 23 {
-                continue;
-            }
-            let chance = self.win_chance(ten, Some(away), me, game, &mut budget);
-            if best.is_none_or(|b| chance > b.0) {
-                best = Some((chance, game, away));
-            }
-        }
-        match best {
-            Some((_, game, away)) => {
-                self.chosen = Some((game, away));
-                away
-            }
-            None => self.heuristic.discard(k).await,
-        }
+        self.heuristic.discard(k).await
     }
     async fn declare(&mut self, k: &Knowledge) -> Contract {
         if let Some(contract) = self.declaring.take()
             && k.legal.contracts.contains(&contract)
         {
             return contract;
-        }
-        if let Some((game, _)) = self.chosen.take()
-            && k.legal.contracts.contains(&Contract::plain(game))
-        {
-            return Contract::plain(game);
         }
         self.heuristic.declare(k).await
     }
@@ -411,22 +263,11 @@ impl Bot for PimcBot {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use skat_engine::{GameType, Rank};
 
     #[test]
-    fn bidding_by_simulation_is_deterministic_and_sensible() {
+    fn the_rule_discard_keeps_trumps_and_aces() {
         let cards = |s: &str| s.parse::<CardSet>().expect("cards");
-        // Four jacks and three aces: a grand with four matadors (5 x 24 = 120) or more.
-        let strong = cards("CJ.SJ.HJ.DJ.CA.SA.HA.CT.ST.C7");
-        let mut a = PimcBot::new(5, PimcConfig::default());
-        let mut b = PimcBot::new(5, PimcConfig::default());
-        let limit = a.bid_limit(strong, Position::Forehand);
-        assert_eq!(limit, b.bid_limit(strong, Position::Forehand), "the same seed, the same answer");
-        assert!(limit >= 120, "a strong grand is bid: {limit}");
-        // Nothing to play: no jacks, no aces, long nothing.
-        let weak = cards("D7.D8.H7.H8.H9.S7.S8.S9.C8.C9");
-        let limit = a.bid_limit(weak, Position::Middlehand);
-        assert!(limit <= 23, "at most a null: {limit}");
-        // The rule discard (the heuristic's) keeps trumps and aces.
         let twelve = cards("CJ.SJ.HJ.DJ.CA.SA.HA.CT.ST.C7.DT.D8");
         let away = crate::heuristic::discard_for(twelve, GameType::Grand);
         assert!(away.iter().all(|c| !c.is_jack() && c.rank() != Rank::Ace), "{away:?}");

@@ -47,41 +47,32 @@ pub(crate) struct Facts {
 
 impl Facts {
     pub(crate) fn of(k: &Knowledge, me: Position, declarer: Position, game: GameType) -> Facts {
-        let mut seen = k.hand;
-        let mut void = [CardSet::EMPTY; 3];
-        let mut declarer_points = 0u8;
-        let mut declarer_took = false;
-        let mut played = [CardSet::EMPTY; 3];
-        let mut history: Vec<Trick> = k.tricks.iter().map(|t| (t.leader, t.cards.to_vec())).collect();
-        for t in &k.tricks {
-            for (i, c) in t.cards.iter().enumerate() {
-                seen.insert(*c);
-                let who = Position::from_index((t.leader.index() + i) % 3).unwrap_or(t.leader);
-                played[who.index()].insert(*c);
-                if i > 0 && !game.follow_set(t.cards[0]).contains(*c) {
-                    void[who.index()] |= game.follow_set(t.cards[0]);
-                }
-            }
-            if t.winner == declarer {
-                declarer_points += t.cards.iter().map(|c| c.points()).sum::<u8>();
-                declarer_took = true;
-            }
-        }
+        // Every trick so far, the one on the table last: one pass over them finds the
+        // cards seen, who played which, and the voids shown.
         let (leader, trick) = match &k.current_trick {
             Some(t) => (t.leader, t.cards().to_vec()),
             None => (k.tricks.last().map_or(Position::Forehand, |t| t.winner), Vec::new()),
         };
-        for (i, c) in trick.iter().enumerate() {
-            seen.insert(*c);
-            let who = Position::from_index((leader.index() + i) % 3).unwrap_or(leader);
-            played[who.index()].insert(*c);
-            if i > 0 && !game.follow_set(trick[0]).contains(*c) {
-                void[who.index()] |= game.follow_set(trick[0]);
-            }
-        }
+        let mut history: Vec<Trick> = k.tricks.iter().map(|t| (t.leader, t.cards.to_vec())).collect();
         if !trick.is_empty() {
             history.push((leader, trick.clone()));
         }
+        let mut seen = k.hand;
+        let mut void = [CardSet::EMPTY; 3];
+        let mut played = [CardSet::EMPTY; 3];
+        for (lead, cards) in &history {
+            for (i, c) in cards.iter().enumerate() {
+                seen.insert(*c);
+                let who = (lead.index() + i) % 3;
+                played[who].insert(*c);
+                if i > 0 && !game.follow_set(cards[0]).contains(*c) {
+                    void[who] |= game.follow_set(cards[0]);
+                }
+            }
+        }
+        let taken: Vec<_> = k.tricks.iter().filter(|t| t.winner == declarer).collect();
+        let declarer_points = taken.iter().flat_map(|t| t.cards).map(|c| c.points()).sum::<u8>();
+        let declarer_took = !taken.is_empty();
         seen |= k.skat | k.discards;
         let mut known = [None; 3];
         known[me.index()] = Some(k.hand);

@@ -16,6 +16,51 @@ use crate::TableOutcome;
 /// The six classes, in print order.
 pub const CLASSES: [&str; 6] = ["suit", "suit hand", "grand", "grand hand", "null", "null hand"];
 
+/// A family of games: what a census plays out ([`crate::ArenaConfig::census`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Family {
+    /// Clubs, spades, hearts or diamonds.
+    Suit,
+    /// Grand.
+    Grand,
+    /// Null, hand, open or both.
+    Null,
+}
+
+impl Family {
+    /// The family of `game`.
+    pub fn of(game: GameType) -> Family {
+        match game {
+            GameType::Null => Family::Null,
+            GameType::Grand => Family::Grand,
+            _ => Family::Suit,
+        }
+    }
+}
+
+impl std::str::FromStr for Family {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Family, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "suit" => Ok(Family::Suit),
+            "grand" => Ok(Family::Grand),
+            "null" => Ok(Family::Null),
+            other => Err(format!("`{other}` is no family of games: suit, grand or null")),
+        }
+    }
+}
+
+impl std::fmt::Display for Family {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Family::Suit => "suit",
+            Family::Grand => "grand",
+            Family::Null => "null",
+        })
+    }
+}
+
 /// What one entry did in one class of game.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct ClassFigures {
@@ -52,10 +97,10 @@ impl ClassFigures {
 
 /// The class of a game as [`CLASSES`] names it.
 pub fn class_of(game: &GameResult) -> usize {
-    let family = match game.contract.game {
-        GameType::Null => 4,
-        GameType::Grand => 2,
-        _ => 0,
+    let family = match Family::of(game.contract.game) {
+        Family::Null => 4,
+        Family::Grand => 2,
+        Family::Suit => 0,
     };
     family + usize::from(game.hand)
 }

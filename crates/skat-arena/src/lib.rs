@@ -80,6 +80,13 @@ pub struct ArenaConfig {
     pub action_ms: u64,
     /// Show a progress bar on stderr.
     pub progress: bool,
+    /// A census of one family of games (in process only): every deal is bid and declared
+    /// as in a full run, but only the deals declared in this family are played out by the
+    /// bots; the others are finished by a stand-in and left out of the outcomes. A rare
+    /// class (one null in seven lists) is then counted at the cost of the auctions, on
+    /// exactly the deals and decisions a full run of the same seed has, for bots whose
+    /// decisions follow from what they see (every built-in one but `random`).
+    pub census: Option<classes::Family>,
 }
 
 impl ArenaConfig {

@@ -5,13 +5,14 @@ use std::time::SystemTime;
 
 use skat_bots::Strategy;
 use skat_engine::iss::{self, RecordMeta};
-use skat_engine::{Action, DealRecord, Match, MatchConfig};
+use skat_engine::{Action, DealRecord, Match, MatchConfig, Outcome};
 use skat_proto::pb::{self, event::Kind, watch_table_response::Kind as WatchKind};
 use skat_sdk::play::{PlayOptions, play};
 use skat_sdk::{Bot, Knowledge, SdkError, SeatClient, ServerAddress, decide};
 use tokio::sync::Semaphore;
 use tokio_stream::StreamExt;
 
+use crate::classes::Family;
 use crate::standings::{self, Standings};
 use crate::{ArenaConfig, Entry, Mode, TableOutcome, TablePlan};
 
@@ -63,6 +64,9 @@ pub fn validate(config: &ArenaConfig) -> Result<(), ArenaError> {
     }
     if config.mode == Mode::InProcess && config.entries.iter().any(|e| matches!(e, Entry::Open(_))) {
         return Err(ArenaError::Config("open seats need a server: drop --in-process".into()));
+    }
+    if config.census.is_some() && config.mode != Mode::InProcess {
+        return Err(ArenaError::Config("a census is played in process: add --in-process".into()));
     }
     Ok(())
 }
@@ -123,14 +127,24 @@ fn play_in_process_on(
         skat_engine::Seat::all(seats).map(|s| Knowledge::new(Some(s))).collect();
     let mut log = vec![m.deal_started_event()];
     let mut seen = vec![0usize; usize::from(seats)];
+    // A census: after a declaration outside its family, the deal is finished by a
+    // stand-in that asks no bot (its cards count nowhere).
+    let mut stand_in = skat_bots::RandomBot::new(plan.seed);
+    let mut standing_in = false;
     while let Some(seat) = m.seat_to_move() {
         let s = usize::from(seat);
         let k = &mut knowledge[s];
         k.apply_seen(&log[seen[s]..]);
         seen[s] = log.len();
-        let bot = &mut bots[s];
-        let action = decide_now(runtime, bot, k)
-            .ok_or_else(|| ArenaError::Engine("a seat to move had no decision".into()))?;
+        let action = if standing_in {
+            decide_now(runtime, &mut stand_in, k)
+        } else {
+            decide_now(runtime, &mut bots[s], k)
+        };
+        let action = action.ok_or_else(|| ArenaError::Engine("a seat to move had no decision".into()))?;
+        if let (Some(family), Action::Declare { contract }) = (config.census, action) {
+            standing_in = Family::of(contract.game) != family;
+        }
         let (deal_ended, _) =
             m.apply_into(seat, action, &mut log).map_err(|e| ArenaError::Engine(e.to_string()))?;
         if deal_ended {
@@ -140,9 +154,13 @@ fn play_in_process_on(
             let last = log.len().saturating_sub(1);
             log.drain(..last);
             seen.fill(0);
+            standing_in = false;
         }
     }
-    let records = m.into_records();
+    let mut records = m.into_records();
+    if let Some(family) = config.census {
+        records.retain(|r| matches!(&r.outcome, Outcome::Game(g) if Family::of(g.contract.game) == family));
+    }
     let iss = if config.records_dir.is_some() {
         iss_records(config, plan, &records, "skat-arena in-process")
     } else {

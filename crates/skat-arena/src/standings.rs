@@ -10,7 +10,7 @@ use skat_engine::matches::{plain_by_seat, seeger_fabian_by_seat};
 
 use skat_league::standings::Summary;
 
-use crate::classes::ClassFigures;
+use crate::classes::{ClassFigures, Family};
 use crate::{ArenaConfig, TableOutcome};
 
 /// One entry's results.
@@ -217,6 +217,17 @@ fn list_differences(outcomes: &[TableOutcome], sf_tables: &[Vec<i64>], a: usize,
     per_list.values().map(|(sum, k)| sum / *k as f64).collect()
 }
 
+/// Wilson's score interval at 95% for `won` of `n`, in percent.
+pub fn wilson95(won: u32, n: u32) -> [f64; 2] {
+    if n == 0 {
+        return [0.0, 100.0];
+    }
+    let (n, p, z) = (f64::from(n), f64::from(won) / f64::from(n), 1.959_964);
+    let centre = (p + z * z / (2.0 * n)) / (1.0 + z * z / n);
+    let half = z / (1.0 + z * z / n) * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt();
+    [100.0 * (centre - half).max(0.0), 100.0 * (centre + half).min(1.0)]
+}
+
 impl Standings {
     /// A fixed-width table for people.
     pub fn to_text(&self) -> String {
@@ -267,6 +278,42 @@ impl Standings {
                     c.per_declared(),
                     c.defended,
                     c.per_defended()
+                ));
+            }
+        }
+        s
+    }
+
+    /// A census ([`crate::ArenaConfig::census`]): per entry, the classes of `family` it
+    /// declared, won (with Wilson's 95% interval: a rate over a few dozen games is wide) and
+    /// its Seeger-Fabian points per game as declarer. The standings of a census count only
+    /// the deals played out, so nothing else of them is shown.
+    pub fn census_text(&self, family: Family) -> String {
+        let mut s = format!(
+            "census of {family} games: {} tables ({} lists x {} rotations) x {} deals, seed {}: every deal bid and declared, only {family} games played out\n\n{:<14} {:<11} {:>9} {:>7} {:>16} {:>12}\n",
+            self.tables,
+            self.lists,
+            self.rotations,
+            self.deals_per_list,
+            self.seed,
+            "bot",
+            "class",
+            "declared",
+            "won %",
+            "95% interval",
+            "SF/declared"
+        );
+        for b in &self.bots {
+            for c in b.classes.iter().filter(|c| c.declared > 0 && c.class.starts_with(&family.to_string())) {
+                let [lo, hi] = wilson95(c.won, c.declared);
+                s.push_str(&format!(
+                    "{:<14} {:<11} {:>9} {:>6.1}% {:>16} {:>12.1}\n",
+                    b.bot,
+                    c.class,
+                    c.declared,
+                    c.won_percent(),
+                    format!("[{lo:.1}, {hi:.1}]"),
+                    c.per_declared()
                 ));
             }
         }

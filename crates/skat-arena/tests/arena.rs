@@ -19,6 +19,7 @@ fn config(entries: &[&str], lists: u32, deals: u32, mode: Mode) -> ArenaConfig {
         records_dir: None,
         action_ms: 0,
         progress: false,
+        census: None,
     }
 }
 
@@ -166,6 +167,48 @@ async fn embedded_server_and_in_process_agree_on_the_same_competition() {
     }
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_census_plays_out_the_same_games_as_a_full_run() {
+    // Deterministic bots: a deal's auction and declaration do not depend on how the
+    // deals before it were played out, so a census has exactly the full run's games of
+    // its family, move for move, and none of the others.
+    use skat_arena::classes::Family;
+    use skat_engine::Outcome;
+    let folder =
+        |name: &str| std::env::temp_dir().join(format!("skat-arena-census-{}-{name}", std::process::id()));
+    let bots = ["heuristic", "pimc-fast", "heuristic"];
+    let kept = |name: &str, census| ArenaConfig {
+        records_dir: Some(folder(name)),
+        census,
+        ..config(&bots, 1, 24, Mode::InProcess)
+    };
+    let (full, _) = run(&kept("full", None), no_open()).await.unwrap();
+    let mut played = 0;
+    for family in [Family::Suit, Family::Grand, Family::Null] {
+        let (census, standings) = run(&kept(&family.to_string(), Some(family)), no_open()).await.unwrap();
+        for (f, c) in full.iter().zip(&census) {
+            let expected: Vec<_> = f
+                .records
+                .iter()
+                .filter(|r| matches!(&r.outcome, Outcome::Game(g) if Family::of(g.contract.game) == family))
+                .cloned()
+                .collect();
+            assert!(c.records.iter().all(|r| !r.moves.is_empty()));
+            assert_eq!(c.records, expected, "{family}");
+            played += c.records.len();
+        }
+        let text = standings.census_text(family);
+        assert!(text.starts_with(&format!("census of {family} games")), "{text}");
+    }
+    let games =
+        full.iter().flat_map(|t| &t.records).filter(|r| matches!(r.outcome, Outcome::Game(_))).count();
+    assert_eq!(played, games, "every game is in the census of its family");
+    assert!(games > 0);
+    for name in ["full", "suit", "grand", "null"] {
+        let _ = std::fs::remove_dir_all(folder(name));
+    }
+}
+
 #[tokio::test]
 async fn bad_configurations_are_refused() {
     assert!(Entry::parse("chess").is_err());
@@ -173,6 +216,13 @@ async fn bad_configurations_are_refused() {
     assert!(run(&cfg, no_open()).await.is_err());
     cfg.entries.push(Entry::Open(Some("mybot".into())));
     assert!(run(&cfg, no_open()).await.is_err(), "open seats need a server");
+    let remote = Mode::Remote(skat_sdk::ServerAddress::new("http://127.0.0.1:1"));
+    let census = ArenaConfig {
+        census: Some(skat_arena::classes::Family::Null),
+        ..config(&["heuristic", "random", "random"], 1, 6, remote)
+    };
+    let refused = run(&census, no_open()).await.map(|_| ()).unwrap_err().to_string();
+    assert!(refused.contains("in process"), "{refused}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -83,6 +83,12 @@ pub struct Args {
     /// SPRT: the chance of accepting H0 when H1 holds.
     #[arg(long, default_value_t = 0.05)]
     beta: f64,
+    /// A census of one family of games (`suit`, `grand` or `null`; with --in-process):
+    /// every deal is bid and declared as in a full run of the same seed, but only the games
+    /// of this family are played out, and their figures per bot printed with an interval.
+    /// For a rare class (nulls): the same games a full run has, at the cost of the auctions.
+    #[arg(long, requires = "in_process", conflicts_with_all = ["sprt", "csv"])]
+    census: Option<skat_arena::classes::Family>,
     /// SPRT: stop undecided after this many lists.
     #[arg(long, default_value_t = 2000)]
     max_lists: u32,
@@ -173,6 +179,7 @@ pub fn run_cmd(args: Args) -> CmdResult {
         records_dir: (!args.no_records).then(|| args.records.clone()),
         action_ms: args.action_timeout.as_millis() as u64,
         progress: !args.json && !args.csv,
+        census: args.census,
     };
     eprintln!(
         "arena: {} | {} list(s) of {} deals | seed {} | {}",
@@ -211,9 +218,19 @@ pub fn run_cmd(args: Args) -> CmdResult {
     let (outcomes, standings) = runtime.block_on(run(&config, on_open))?;
     let secs = started.elapsed().as_secs_f64();
     let deals: usize = outcomes.iter().map(|o| o.records.len()).sum();
-    eprintln!("arena: {deals} deals in {secs:.2} s ({:.0} deals/s)", deals as f64 / secs.max(1e-9));
+    match args.census {
+        Some(family) => eprintln!(
+            "arena: {deals} {family} games played out of {} deals in {secs:.2} s",
+            outcomes.len() * config.deals as usize
+        ),
+        None => {
+            eprintln!("arena: {deals} deals in {secs:.2} s ({:.0} deals/s)", deals as f64 / secs.max(1e-9))
+        }
+    }
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&standings)?);
+    } else if let Some(family) = args.census {
+        out!("{}", standings.census_text(family));
     } else if args.csv {
         out!("{}", standings.to_csv());
     } else {

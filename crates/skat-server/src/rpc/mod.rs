@@ -39,6 +39,10 @@ pub(crate) mod hosting;
 #[path = "../../tests/unit/knowledge_corpus.rs"]
 mod knowledge_corpus;
 pub(crate) mod limits;
+/// Golden digests of everything that reads a table's past (events, records).
+#[cfg(test)]
+#[path = "../../tests/unit/log_golden.rs"]
+mod log_golden;
 pub(crate) mod peer;
 pub(crate) mod projection;
 pub(crate) mod refusal;

@@ -56,7 +56,7 @@ fn played(seats: u8, deals: u32, seed: u64) -> Table {
     while !t.is_finished() {
         turns += 1;
         let seat = t.seat_to_move().expect("a seat to move");
-        if turns % 50 == 0 {
+        if turns.is_multiple_of(50) {
             let (turn, deadline) = t.next_deadline().expect("a clock runs");
             t.on_deadline(turn, deadline).expect("the turn times out");
             ms = deadline.duration_since(t0).as_millis() as u64;
@@ -80,7 +80,7 @@ fn played(seats: u8, deals: u32, seed: u64) -> Table {
         let Some(seat) = t.seat_to_move() else { continue };
         let legal = t.legal_actions(seat);
         let action = player.choose_from(&legal).expect("a legal action");
-        let comment = (turns % 20 == 0).then(|| format!("turn {turns}"));
+        let comment = turns.is_multiple_of(20).then(|| format!("turn {turns}"));
         t.act_commented(seat, action, comment, None, at(&mut ms, 1_500)).expect("legal");
     }
     t

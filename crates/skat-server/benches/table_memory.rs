@@ -1,8 +1,9 @@
 //! How much memory one table holds, counted by a counting allocator (live heap bytes,
-//! exact and repeatable, unlike RSS): seated and waiting for the first bid, played out
-//! to the end with random legal moves, every deal forfeited by the clock, and churned by
-//! join/leave to the join limit. These are the figures behind the memory bound in
-//! docs/server.md.
+//! exact and repeatable, unlike RSS): seated and waiting for the first bid, a 12-deal
+//! list half-way (issue 50's case), played out to the end with random legal moves, every
+//! deal forfeited by the clock, and churned by join/leave to the join limit. The inputs go
+//! where the journal takes them after every change. These are the figures behind the
+//! memory bound in docs/server.md.
 //!
 //!     cargo bench -p skat-server --bench table_memory
 
@@ -60,12 +61,19 @@ fn seat_all(t: &mut Table, now: Instant) {
 
 /// Plays random legal moves to the end.
 fn play_out(t: &mut Table, seed: u64, now: Instant) {
+    play_deals(t, seed, now, u32::MAX);
+}
+
+/// Plays random legal moves until `deals` deals are played or the list ends. The inputs
+/// go where the server's journal takes them after every change (written away).
+fn play_deals(t: &mut Table, seed: u64, now: Instant, deals: u32) {
     let mut player = RandomPlayer::new(seed);
-    while !t.is_finished() {
+    while !t.is_finished() && t.deals_played() < deals as usize {
         let seat = t.seat_to_move().expect("a seat to move");
         let legal = t.legal_actions(seat);
         let action = player.choose_from(&legal).expect("the seat to move has a move");
         t.act(seat, action, None, now).expect("legal");
+        drop(t.take_inputs());
     }
 }
 
@@ -74,6 +82,7 @@ fn forfeit_out(t: &mut Table, mut now: Instant) {
     while let Some((turn, at)) = t.next_deadline() {
         now = now.max(at);
         t.on_deadline(turn, now);
+        drop(t.take_inputs());
     }
 }
 
@@ -91,8 +100,20 @@ fn main() {
     measure("seated, waiting for the first bid", || {
         let mut t = table(36, 1, 0, 64, now);
         seat_all(&mut t, now);
+        drop(t.take_inputs());
         t
     });
+    // Issue 50's case: a 12-deal list half-way, with a clock (a deadline on every event).
+    let mut worst = 0;
+    for seed in 1..=5 {
+        worst = worst.max(measure(&format!("12-deal list half-way, 6 deals played (seed {seed})"), || {
+            let mut t = table(12, seed, 5_000, 64, now);
+            seat_all(&mut t, now);
+            play_deals(&mut t, seed, now, 6);
+            t
+        }));
+    }
+    println!("  => half-way: at most {:.1} KiB", worst as f64 / 1024.0);
     for deals in [36, 144] {
         let mut worst = 0;
         for seed in 1..=5 {

@@ -23,7 +23,7 @@ use crate::store::audit::AuditEntry;
 use crate::store::challenges::Answer;
 use crate::store::ratings::RatedAccount;
 use crate::store::{RowStatus, TableRow};
-use crate::table::{Status, Table, TableEvent, unix_ms};
+use crate::table::{LogEntry, Status, Table, TableEvent, unix_ms};
 
 /// Waiting, playing or finished.
 pub(crate) fn status(table: &Table) -> pb::TableStatus {
@@ -44,14 +44,18 @@ pub(crate) fn events_after(
     viewer: Option<Seat>,
     max: usize,
 ) -> Vec<pb::Event> {
-    let names = t.names();
     let count = usize::try_from(until.saturating_sub(after)).unwrap_or(usize::MAX);
-    t.log
+    events_of(t, &t.entries_after(after, max.min(count)), after + 1, viewer)
+}
+
+/// `entries` of `t`'s log, the first of them numbered `first`, as `viewer` may see them
+/// (as [`events_after`] has them; the entries may be derived ones a stream keeps).
+pub(crate) fn events_of(t: &Table, entries: &[LogEntry], first: u64, viewer: Option<Seat>) -> Vec<pb::Event> {
+    let names = t.names();
+    entries
         .iter()
-        .enumerate()
-        .skip(usize::try_from(after).unwrap_or(usize::MAX))
-        .take(max.min(count))
-        .map(|(i, e)| {
+        .zip(first..)
+        .map(|(e, seq)| {
             let kind = match &e.event {
                 TableEvent::SeatJoined { seat, name } => {
                     pb::event::Kind::SeatJoined(pb::SeatJoined { seat: u32::from(*seat), name: name.clone() })
@@ -87,7 +91,7 @@ pub(crate) fn events_after(
                 (_, None) => None,
             };
             pb::Event {
-                seq: i as u64 + 1,
+                seq,
                 time_unix_ms: e.time_ms,
                 kind: Some(kind),
                 seat_to_move,

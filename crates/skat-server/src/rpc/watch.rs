@@ -30,8 +30,8 @@ use super::projection;
 use super::refusal::Refusal;
 use super::service::{SkatServer, record_table};
 use crate::secret::TokenHash;
-use crate::table::TableHandle;
 use crate::table::slots::StreamSlot;
+use crate::table::{LogEntry, TableHandle};
 
 /// Responses buffered per stream. Each is boxed in the buffer: a response is 912 bytes
 /// inline and the channel allocates its slots 32 at a time, so an unboxed buffer held
@@ -114,6 +114,10 @@ pub(crate) struct Feed {
     pub shutdown: watch::Receiver<bool>,
     /// See [`ServerConfig::stream_stall_timeout`](crate::ServerConfig::stream_stall_timeout).
     pub stall_timeout: Duration,
+    /// The table's whole log as derived for this stream when it was behind what the table
+    /// holds (`Table::past`): rebuilt once, away from the table's lock, and read until
+    /// the stream has caught up (a stream behind costs what its backlog costs).
+    pub backlog: Vec<LogEntry>,
 }
 
 impl Feed {
@@ -142,7 +146,9 @@ impl Feed {
         }
         loop {
             let until = *wake.borrow_and_update();
-            let (events, at_end, finished) = {
+            // The events to send, or (a stream behind what the table holds) its inputs to
+            // derive them from, away from the lock.
+            let read = 'read: {
                 let t = handle.lock();
                 if let Watcher::Seat { seat, token } = &self.watcher
                     && t.seat_of_hash(token) != Some(*seat)
@@ -156,9 +162,28 @@ impl Feed {
                         .status(),
                     ));
                 }
-                let events = projection::events_after(&t, self.cursor, until, self.watcher.seat(), BATCH);
+                let behind = usize::try_from(self.cursor).unwrap_or(usize::MAX);
+                let events = if behind < self.backlog.len() {
+                    let n =
+                        BATCH.min(usize::try_from(until.saturating_sub(self.cursor)).unwrap_or(usize::MAX));
+                    let entries = &self.backlog[behind..self.backlog.len().min(behind + n)];
+                    projection::events_of(&t, entries, self.cursor + 1, self.watcher.seat())
+                } else if t.holds_after(self.cursor) {
+                    self.backlog = Vec::new();
+                    projection::events_after(&t, self.cursor, until, self.watcher.seat(), BATCH)
+                } else {
+                    break 'read Err(t.past());
+                };
                 let last = events.last().map_or(self.cursor, |e| e.seq);
-                (events, last >= until, t.is_finished() && until >= t.seq())
+                Ok((events, last >= until, t.is_finished() && until >= t.seq()))
+            };
+            let (events, at_end, finished) = match read {
+                Ok(read) => read,
+                Err(past) => {
+                    self.backlog =
+                        tokio::task::spawn_blocking(move || past.derive()).await.map_err(|_| Stop::Gone)?;
+                    continue;
+                }
             };
             for event in events {
                 let seq = event.seq;
@@ -282,6 +307,7 @@ pub(crate) async fn watch(
         first,
         shutdown: s.shutdown.clone(),
         stall_timeout: s.config.stream_stall_timeout,
+        backlog: Vec::new(),
     };
     record_table(&request.get_ref().table_id);
     let span = tracing::info_span!(parent: tracing::Span::current(), "stream", seat = ?feed.watcher.seat());

@@ -5,7 +5,9 @@
 //!
 //! | concern | where |
 //! |---|---|
-//! | the table: state, log, replay from the journal, resume after a restart | this file |
+//! | the table: state, replay from the journal, resume after a restart | this file |
+//! | the log: the events held (the current deal's), the older ones derived | [`log`] |
+//! | the inputs kept in memory to derive them (16 bytes an action) | [`kept`] |
 //! | taking, leaving and re-keying seats (join codes, names, the join limit) | [`seats`] |
 //! | actions, turns, clocks and time-outs | [`turns`] |
 //! | records of the finished deals (ISS, JSON) | [`records`] |
@@ -20,7 +22,8 @@
 //! The log is the table's truth: every accepted event in order, numbered from 1. Views
 //! are the engine's, and events are redacted for each reader when read
 //! ([`skat_engine::GameEvent::seen_by`]), so one log serves every watcher and a
-//! reconnect is "everything after N". [`Table`] is synchronous, holds no rule of its
+//! reconnect is "everything after N". Only the recent events are held; older ones are
+//! derived from the inputs when a reader asks ([`Table::entries_after`]). [`Table`] is synchronous, holds no rule of its
 //! own (every rule question goes to [`skat_engine::Match`]), reads no clock (every time
 //! comes from the `now` it is given) and knows no protobuf: the rpc room shows it on
 //! the wire.
@@ -37,6 +40,8 @@ pub(crate) mod clock;
 pub(crate) mod error;
 pub(crate) mod id;
 pub(crate) mod input;
+pub(crate) mod kept;
+pub(crate) mod log;
 pub(crate) mod records;
 pub(crate) mod registry;
 pub(crate) mod seats;
@@ -47,6 +52,7 @@ pub(crate) mod turns;
 #[cfg(test)]
 mod tests;
 
+use std::borrow::Cow;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use skat_engine::matches::{MatchError, Seat};
@@ -158,7 +164,9 @@ pub struct Table {
     pub(crate) game: Match,
     pub(crate) slots: Vec<Slot>,
     pub(crate) started: bool,
-    pub(crate) log: Vec<LogEntry>,
+    pub(crate) log: log::Log,
+    /// Every input, compactly, to derive the events the log no longer holds.
+    kept: kept::KeptInputs,
     pub(crate) clocks: Vec<Duration>,
     pub(crate) clock_deal: u32,
     pub(crate) turn: Option<Turn>,
@@ -182,6 +190,25 @@ pub struct Table {
     pub(crate) comments: Vec<records::Comment>,
 }
 
+/// A table's inputs, taken to derive its whole log away from the table.
+#[derive(Debug)]
+pub(crate) struct Past {
+    id: TableId,
+    kept: kept::KeptInputs,
+    now: Instant,
+}
+
+impl Past {
+    /// Every event from seq 1, by rebuilding the table from its inputs with a whole log
+    /// (the same methods at the same times: the same events).
+    pub(crate) fn derive(self) -> Vec<LogEntry> {
+        match Table::rebuild(self.id, self.kept.steps(), self.now, log::Log::whole()) {
+            Ok((table, _)) => table.log.into_held(),
+            Err(_) => Vec::new(),
+        }
+    }
+}
+
 /// Milliseconds since the Unix epoch (0 before it).
 pub(crate) fn unix_ms(t: SystemTime) -> u64 {
     t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
@@ -199,6 +226,8 @@ impl Table {
         let seats = usize::from(config.game.seats);
         let created =
             JournalEntry { n: 0, at_ms: unix_ms(wall), input: Input::Created { config: config.clone() } };
+        let mut kept = kept::KeptInputs::default();
+        kept.keep(&created);
         Ok(Table {
             id,
             clocks: vec![Duration::from_millis(config.deal_ms); seats],
@@ -206,7 +235,8 @@ impl Table {
             game,
             slots: vec![Slot::default(); seats],
             started: false,
-            log: Vec::new(),
+            log: log::Log::default(),
+            kept,
             clock_deal: 0,
             turn: None,
             turn_ids: 0,
@@ -233,35 +263,38 @@ impl Table {
         entries: impl IntoIterator<Item = JournalEntry>,
         now: Instant,
     ) -> Result<(Table, usize), TableError> {
-        let mut entries = entries.into_iter();
-        let Some(JournalEntry { n: 0, at_ms: created_ms, input: Input::Created { config } }) = entries.next()
+        Table::rebuild(id, entries.into_iter().map(kept::Step::Input), now, log::Log::default())
+    }
+
+    /// [`Table::replay`] of steps (inputs and restarts) into `log`.
+    fn rebuild(
+        id: TableId,
+        steps: impl IntoIterator<Item = kept::Step>,
+        now: Instant,
+        log: log::Log,
+    ) -> Result<(Table, usize), TableError> {
+        let mut steps = steps.into_iter();
+        let Some(kept::Step::Input(JournalEntry {
+            n: 0,
+            at_ms: created_ms,
+            input: Input::Created { config },
+        })) = steps.next()
         else {
             return Err(TableError::Replay(0));
         };
         let at = |ms: u64| now + Duration::from_millis(ms.saturating_sub(created_ms));
         let mut table = Table::new(id, config, now, UNIX_EPOCH + Duration::from_millis(created_ms))?;
+        table.log = log;
         let mut applied = 1;
-        for entry in entries {
-            if entry.n != applied as u64 || entry.at_ms < created_ms {
-                break;
-            }
-            let when = at(entry.at_ms);
-            let ok = match entry.input {
-                Input::Created { .. } => false,
-                Input::Joined { seat, name, token, key } => {
-                    table.seat_player(&name, Some(seat), token, key, when).is_ok()
+        for step in steps {
+            let entry = match step {
+                kept::Step::Input(entry) => entry,
+                kept::Step::Resumed(wall_ms) => {
+                    table.resume(at(wall_ms), kept::KeptInputs::wall(wall_ms));
+                    continue;
                 }
-                Input::Left { seat } => table.leave(seat, when).is_ok(),
-                Input::Acted { seat, action, comment } => {
-                    table.act_commented(seat, action, comment, None, when).is_ok()
-                }
-                Input::Rekeyed { seat, token } => table.rekey(seat, token, when).is_ok(),
-                Input::TimedOut => match table.turn {
-                    Some(t) => table.on_deadline(t.id, when).is_some(),
-                    None => false,
-                },
             };
-            if !ok {
+            if entry.n != applied as u64 || entry.at_ms < created_ms || !table.apply_input(entry, at) {
                 break;
             }
             applied += 1;
@@ -271,10 +304,55 @@ impl Table {
         Ok((table, applied))
     }
 
+    /// One input of a replay, at its time: whether it applied.
+    fn apply_input(&mut self, entry: JournalEntry, at: impl Fn(u64) -> Instant) -> bool {
+        let when = at(entry.at_ms);
+        match entry.input {
+            Input::Created { .. } => false,
+            Input::Joined { seat, name, token, key } => {
+                self.seat_player(&name, Some(seat), token, key, when).is_ok()
+            }
+            Input::Left { seat } => self.leave(seat, when).is_ok(),
+            Input::Acted { seat, action, comment } => {
+                self.act_commented(seat, action, comment, None, when).is_ok()
+            }
+            Input::Rekeyed { seat, token } => self.rekey(seat, token, when).is_ok(),
+            Input::TimedOut => match self.turn {
+                Some(t) => self.on_deadline(t.id, when).is_some(),
+                None => false,
+            },
+        }
+    }
+
+    /// The events after seq `after`, at most `max`: from the log when it holds them,
+    /// otherwise derived ([`Table::past`]) while the caller waits.
+    pub(crate) fn entries_after(&self, after: u64, max: usize) -> Cow<'_, [LogEntry]> {
+        match self.log.held_after(after) {
+            Some(held) => Cow::Borrowed(&held[..max.min(held.len())]),
+            None => {
+                let whole = self.past().derive();
+                let from = usize::try_from(after).unwrap_or(usize::MAX).min(whole.len());
+                Cow::Owned(whole[from..].iter().take(max).cloned().collect())
+            }
+        }
+    }
+
+    /// Whether the log holds the events after seq `after` (otherwise a reader derives them).
+    pub(crate) fn holds_after(&self, after: u64) -> bool {
+        self.log.held_after(after).is_some()
+    }
+
+    /// What deriving the whole log takes: the kept inputs, to rebuild from outside the
+    /// table's lock.
+    pub(crate) fn past(&self) -> Past {
+        Past { id: self.id.clone(), kept: self.kept.clone(), now: self.epoch.0 }
+    }
+
     /// After a replay: the present is `now` (`wall` on the wall clock). The seat to move
     /// gets its turn afresh (nobody is charged for the time the server was down), an
     /// unfinished table counts as active now, and a finished one keeps its age.
     pub fn resume(&mut self, now: Instant, wall: SystemTime) {
+        self.kept.resumed(unix_ms(wall));
         let last_ms = self.log.last().map_or(unix_ms(self.epoch.1), |e| e.time_ms);
         let age = Duration::from_millis(unix_ms(wall).saturating_sub(last_ms));
         self.epoch = (now, wall);
@@ -312,7 +390,9 @@ impl Table {
     fn record(&mut self, input: Input, now: Instant) {
         let n = self.journaled;
         self.journaled += 1;
-        self.pending.push(JournalEntry { n, at_ms: unix_ms(self.wall(now)), input });
+        let entry = JournalEntry { n, at_ms: unix_ms(self.wall(now)), input };
+        self.kept.keep(&entry);
+        self.pending.push(entry);
     }
 
     /// The table id.
@@ -322,7 +402,7 @@ impl Table {
 
     /// The sequence number of the last event (0 before any).
     pub fn seq(&self) -> u64 {
-        self.log.len() as u64
+        self.log.seq()
     }
 
     /// The skat, if `seat` is the current deal's declarer and has picked it up (empty
@@ -380,8 +460,9 @@ impl Table {
     }
 
     fn push(&mut self, event: TableEvent, now: Instant) -> u64 {
+        let time_ms = unix_ms(self.wall(now));
         self.log.push(LogEntry {
-            time_ms: unix_ms(self.wall(now)),
+            time_ms,
             event,
             turn: None,
             out_of_turn: [OutOfTurn::default(); 4],

@@ -6,7 +6,7 @@
 
 use skat_engine::iss::{self, RecordMeta};
 
-use super::{Table, TableEvent};
+use super::Table;
 
 /// A seat's comment on one of its actions: hidden while its deal is in play.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,11 +78,7 @@ impl Table {
     pub fn records_until(&self, seq: u64, json: bool, context: &RecordContext) -> Vec<String> {
         let server_name = context.server.as_str();
         let names = self.names();
-        let upto = usize::try_from(seq).unwrap_or(usize::MAX).min(self.log.len());
-        let ended = self.log[..upto]
-            .iter()
-            .filter(|e| matches!(e.event, TableEvent::Game(skat_engine::GameEvent::DealEnded { .. })))
-            .count();
+        let ended = self.log.deals_ended_by(seq);
         self.game
             .records()
             .iter()

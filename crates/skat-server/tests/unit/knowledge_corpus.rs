@@ -392,7 +392,8 @@ fn stream(
     let mut truth = SeatView::new(watcher);
     let start = snapshot.as_ref().map_or(0, |s| s.seq);
     let events = projection::events_after(t, 0, t.seq(), watcher, usize::MAX);
-    for (i, (entry, event)) in t.log.iter().zip(&events).enumerate() {
+    let entries = t.entries_after(0, usize::MAX);
+    for (i, (entry, event)) in entries.iter().zip(&events).enumerate() {
         if let TableEvent::Game(g) = &entry.event {
             truth.apply(&g.seen_by(watcher));
         }

@@ -1,0 +1,86 @@
+//! The table's log: every event numbered from 1, of which only the recent ones are held.
+//!
+//! | rule | why |
+//! |---|---|
+//! | held: the current deal's events and the [`TAIL`] before them | a stream that is caught up or nearly so (the usual reader) reads from memory |
+//! | older events are derived on demand from the table's inputs ([`super::Table::entries_after`]) | a table in play costs kilobytes, not the 8 KiB per deal the whole log took |
+//! | a rebuilt table used to derive them keeps everything ([`Log::whole`]) | it lives for one read |
+//! | the seq of every deal's end is kept (8 bytes a deal) | the records up to a seq are counted without the events |
+//!
+//! The events are a function of the inputs (the engine is deterministic and the table
+//! reads no clock), so the derived events are the bytes the table sent: the golden tests
+//! (`tests/unit/log_golden.rs`) hold every reader of the past to the digests the
+//! whole-log table wrote.
+
+use skat_engine::GameEvent;
+
+use super::{LogEntry, TableEvent};
+
+/// Events held from before the current deal's start: a stream a few events behind when a
+/// deal ends (the last card, the deal's end and the next deal come in one change) still
+/// reads from memory.
+pub(crate) const TAIL: usize = 16;
+
+/// The events of one table.
+#[derive(Debug, Default)]
+pub(crate) struct Log {
+    /// How many events came before the first one held.
+    dropped: u64,
+    held: Vec<LogEntry>,
+    /// The seq of each deal's end, in order.
+    deal_ends: Vec<u64>,
+    /// Keep every event (a table rebuilt to derive old events).
+    whole: bool,
+}
+
+impl Log {
+    /// A log that keeps every event.
+    pub(crate) fn whole() -> Log {
+        Log { whole: true, ..Log::default() }
+    }
+
+    /// The seq of the last event (0 before any).
+    pub(crate) fn seq(&self) -> u64 {
+        self.dropped + self.held.len() as u64
+    }
+
+    /// The last event, if any (always held).
+    pub(crate) fn last(&self) -> Option<&LogEntry> {
+        self.held.last()
+    }
+
+    /// The last event, to note the turn on it.
+    pub(crate) fn last_mut(&mut self) -> Option<&mut LogEntry> {
+        self.held.last_mut()
+    }
+
+    /// Appends an event; a deal's start lets go of what came before it but the tail.
+    pub(crate) fn push(&mut self, entry: LogEntry) {
+        match &entry.event {
+            TableEvent::Game(GameEvent::DealEnded { .. }) => self.deal_ends.push(self.seq() + 1),
+            TableEvent::Game(GameEvent::DealStarted { .. }) if !self.whole => {
+                let forget = self.held.len().saturating_sub(TAIL);
+                self.held.drain(..forget);
+                self.dropped += forget as u64;
+            }
+            _ => {}
+        }
+        self.held.push(entry);
+    }
+
+    /// The events after seq `after`, if they are held (`None`: some must be derived).
+    pub(crate) fn held_after(&self, after: u64) -> Option<&[LogEntry]> {
+        let from = usize::try_from(after.checked_sub(self.dropped)?).ok()?;
+        Some(self.held.get(from..).unwrap_or(&[]))
+    }
+
+    /// How many deals ended at or before `seq`.
+    pub(crate) fn deals_ended_by(&self, seq: u64) -> usize {
+        self.deal_ends.partition_point(|s| *s <= seq)
+    }
+
+    /// Every event held, from the first (all of them in a [`Log::whole`]).
+    pub(crate) fn into_held(self) -> Vec<LogEntry> {
+        self.held
+    }
+}

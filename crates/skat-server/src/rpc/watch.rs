@@ -182,6 +182,19 @@ impl Feed {
                 Err(past) => {
                     self.backlog =
                         tokio::task::spawn_blocking(move || past.derive()).await.map_err(|_| Stop::Gone)?;
+                    if self.backlog.len() as u64 <= self.cursor {
+                        // The inputs did not rebuild the events the table has let go of (a
+                        // bug): end the stream rather than ask again and again.
+                        tracing::error!(cursor = self.cursor, "the table's past could not be derived");
+                        return Err(Stop::End(
+                            Refusal::new(
+                                Code::Internal,
+                                R::Internal,
+                                "the table's past events could not be read",
+                            )
+                            .status(),
+                        ));
+                    }
                     continue;
                 }
             };

@@ -23,10 +23,10 @@
 //! are the engine's, and events are redacted for each reader when read
 //! ([`skat_engine::GameEvent::seen_by`]), so one log serves every watcher and a
 //! reconnect is "everything after N". Only the recent events are held; older ones are
-//! derived from the inputs when a reader asks ([`Table::entries_after`]). [`Table`] is synchronous, holds no rule of its
-//! own (every rule question goes to [`skat_engine::Match`]), reads no clock (every time
-//! comes from the `now` it is given) and knows no protobuf: the rpc room shows it on
-//! the wire.
+//! derived from the inputs when a reader asks ([`Table::entries_after`]). [`Table`] is
+//! synchronous, holds no rule of its own (every rule question goes to
+//! [`skat_engine::Match`]), reads no clock (every time comes from the `now` it is given)
+//! and knows no protobuf: the rpc room shows it on the wire.
 //!
 //! Every change is also written down as an [`Input`] (created, joined, left, acted,
 //! timed out) with its time: the journal stores these, and [`Table::replay`] feeds them

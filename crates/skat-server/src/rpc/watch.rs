@@ -31,7 +31,7 @@ use super::refusal::Refusal;
 use super::service::{SkatServer, record_table};
 use crate::secret::TokenHash;
 use crate::table::slots::StreamSlot;
-use crate::table::{LogEntry, TableHandle};
+use crate::table::{LogEntry, Past, TableHandle};
 
 /// Responses buffered per stream. Each is boxed in the buffer: a response is 912 bytes
 /// inline and the channel allocates its slots 32 at a time, so an unboxed buffer held
@@ -99,6 +99,10 @@ enum Stop {
     End(Status),
 }
 
+/// Events read for a stream, whether they reach what the table had when it was woken, and
+/// whether the match is over.
+type Batch = (Vec<pb::Event>, bool, bool);
+
 /// A stream's feeding task and the stream it feeds.
 pub(crate) struct Feed {
     /// The table.
@@ -146,55 +150,10 @@ impl Feed {
         }
         loop {
             let until = *wake.borrow_and_update();
-            // The events to send, or (a stream behind what the table holds) its inputs to
-            // derive them from, away from the lock.
-            let read = 'read: {
-                let t = handle.lock();
-                if let Watcher::Seat { seat, token } = &self.watcher
-                    && t.seat_of_hash(token) != Some(*seat)
-                {
-                    return Err(Stop::End(
-                        Refusal::new(
-                            Code::PermissionDenied,
-                            R::SeatLost,
-                            format!("this stream's token no longer holds seat {seat} (it left the table)"),
-                        )
-                        .status(),
-                    ));
-                }
-                let behind = usize::try_from(self.cursor).unwrap_or(usize::MAX);
-                let events = if behind < self.backlog.len() {
-                    let n =
-                        BATCH.min(usize::try_from(until.saturating_sub(self.cursor)).unwrap_or(usize::MAX));
-                    let entries = &self.backlog[behind..self.backlog.len().min(behind + n)];
-                    projection::events_of(&t, entries, self.cursor + 1, self.watcher.seat())
-                } else if t.holds_after(self.cursor) {
-                    self.backlog = Vec::new();
-                    projection::events_after(&t, self.cursor, until, self.watcher.seat(), BATCH)
-                } else {
-                    break 'read Err(t.past());
-                };
-                let last = events.last().map_or(self.cursor, |e| e.seq);
-                Ok((events, last >= until, t.is_finished() && until >= t.seq()))
-            };
-            let (events, at_end, finished) = match read {
+            let (events, at_end, finished) = match self.read(&handle, until)? {
                 Ok(read) => read,
                 Err(past) => {
-                    self.backlog =
-                        tokio::task::spawn_blocking(move || past.derive()).await.map_err(|_| Stop::Gone)?;
-                    if self.backlog.len() as u64 <= self.cursor {
-                        // The inputs did not rebuild the events the table has let go of (a
-                        // bug): end the stream rather than ask again and again.
-                        tracing::error!(cursor = self.cursor, "the table's past could not be derived");
-                        return Err(Stop::End(
-                            Refusal::new(
-                                Code::Internal,
-                                R::Internal,
-                                "the table's past events could not be read",
-                            )
-                            .status(),
-                        ));
-                    }
+                    self.derive(past).await?;
                     continue;
                 }
             };
@@ -225,6 +184,53 @@ impl Feed {
                 _ = tx.closed() => return Err(Stop::Gone),
             }
         }
+    }
+
+    /// Under the table's lock: the next events up to `until` (with whether they reach it
+    /// and whether the match is over), or, for a stream behind what the table holds, its
+    /// inputs to derive them from away from the lock.
+    fn read(&mut self, handle: &TableHandle, until: u64) -> Result<Result<Batch, Past>, Stop> {
+        let t = handle.lock();
+        if let Watcher::Seat { seat, token } = &self.watcher
+            && t.seat_of_hash(token) != Some(*seat)
+        {
+            return Err(Stop::End(
+                Refusal::new(
+                    Code::PermissionDenied,
+                    R::SeatLost,
+                    format!("this stream's token no longer holds seat {seat} (it left the table)"),
+                )
+                .status(),
+            ));
+        }
+        let behind = usize::try_from(self.cursor).unwrap_or(usize::MAX);
+        let events = if behind < self.backlog.len() {
+            let n = BATCH.min(usize::try_from(until.saturating_sub(self.cursor)).unwrap_or(usize::MAX));
+            let entries = &self.backlog[behind..self.backlog.len().min(behind + n)];
+            projection::events_of(&t, entries, self.cursor + 1, self.watcher.seat())
+        } else if t.holds_after(self.cursor) {
+            self.backlog = Vec::new();
+            projection::events_after(&t, self.cursor, until, self.watcher.seat(), BATCH)
+        } else {
+            return Ok(Err(t.past()));
+        };
+        let last = events.last().map_or(self.cursor, |e| e.seq);
+        Ok(Ok((events, last >= until, t.is_finished() && until >= t.seq())))
+    }
+
+    /// Derives the table's whole log for this stream, on a blocking thread.
+    async fn derive(&mut self, past: Past) -> Result<(), Stop> {
+        self.backlog = tokio::task::spawn_blocking(move || past.derive()).await.map_err(|_| Stop::Gone)?;
+        if self.backlog.len() as u64 <= self.cursor {
+            // The inputs did not rebuild the events the table has let go of (a bug): end
+            // the stream rather than ask again and again.
+            tracing::error!(cursor = self.cursor, "the table's past could not be derived");
+            return Err(Stop::End(
+                Refusal::new(Code::Internal, R::Internal, "the table's past events could not be read")
+                    .status(),
+            ));
+        }
+        Ok(())
     }
 
     fn shutting_down(&self) -> Stop {

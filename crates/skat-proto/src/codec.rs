@@ -1,4 +1,4 @@
-//! The codec every `skat.v1` method is generated with: prost's, with 1 KiB buffers.
+//! The codec every `skat.v1` method is generated with: prost's, with 256-byte buffers.
 //!
 //! tonic's default codec allocates 8 KiB per RPC to encode its response and 8 KiB to
 //! decode its request, and keeps an 8 KiB encoding buffer for the life of every
@@ -6,8 +6,10 @@
 //! RPCs at once). Skat's messages are small (an action tens of bytes, an event or a
 //! view a few hundred), and a busy server holds three `WatchTable` streams per table:
 //! at 1,500 tables the defaults held about 30 MiB of buffers that were almost never
-//! filled, 6% of the server's memory (docs/BENCHMARKS.md, "The codec's buffers"). A
-//! larger message still fits: the buffers grow to hold it.
+//! filled, 6% of the server's memory (docs/BENCHMARKS.md, "The codec's buffers"). At
+//! 1 KiB they were still 3 KiB a table in play (a heap profile of 1,000 tables, issue
+//! 50); at 256 bytes an action or most events fit, and a larger message still does: the
+//! buffer grows to hold it.
 
 use std::marker::PhantomData;
 
@@ -15,7 +17,7 @@ use tonic::codec::{BufferSettings, Codec};
 use tonic_prost::{ProstCodec, ProstDecoder, ProstEncoder};
 
 /// Bytes allocated up front to encode or decode one message.
-pub const BUFFER_BYTES: usize = 1024;
+pub const BUFFER_BYTES: usize = 256;
 /// A stream sends what it has ready once this much is encoded (tonic's default).
 const YIELD_THRESHOLD: usize = 32 * 1024;
 

@@ -126,19 +126,21 @@ pub(crate) struct Feed {
 
 impl Feed {
     /// Spawns the feeding task (holding `guards` until it ends) and returns the stream.
-    pub(crate) fn spawn<G: Send + 'static>(self, guards: G, span: tracing::Span) -> Responses {
+    /// The task carries no tracing span: a span lives as long as the stream (about 800
+    /// bytes in the subscriber's registry, three or more streams per table in play), and
+    /// the task logs twice at most, with the table and seat as fields.
+    pub(crate) fn spawn<G: Send + 'static>(self, guards: G) -> Responses {
         let (tx, rx) = mpsc::channel(BUFFER);
         let (end_tx, end_rx) = oneshot::channel();
-        tokio::spawn(tracing::Instrument::instrument(
-            async move {
-                let _guards = guards;
-                if let Err(Stop::End(status)) = self.run(&tx).await {
-                    tracing::debug!(code = ?status.code(), "stream ended");
-                    let _ = end_tx.send(status);
-                }
-            },
-            span,
-        ));
+        tokio::spawn(async move {
+            let _guards = guards;
+            let (handle, seat) = (Arc::clone(&self.handle), self.watcher.seat());
+            if let Err(Stop::End(status)) = self.run(&tx).await {
+                let table = handle.lock().id().clone();
+                tracing::debug!(%table, ?seat, code = ?status.code(), "stream ended");
+                let _ = end_tx.send(status);
+            }
+        });
         Responses { rx, end: Some(end_rx) }
     }
 
@@ -146,20 +148,23 @@ impl Feed {
         let handle = Arc::clone(&self.handle);
         let mut wake = handle.subscribe();
         if let Some(first) = self.first.take() {
-            self.send(tx, *first).await?;
+            self.send(tx, first).await?;
         }
         loop {
             let until = *wake.borrow_and_update();
             let (events, at_end, finished) = match self.read(&handle, until)? {
                 Ok(read) => read,
                 Err(past) => {
-                    self.derive(past).await?;
+                    // Rare (a stream resuming from long ago): boxed, so that its state
+                    // is not carried by every stream.
+                    Box::pin(self.derive(past)).await?;
                     continue;
                 }
             };
             for event in events {
                 let seq = event.seq;
-                self.send(tx, pb::WatchTableResponse { kind: Some(WatchKind::Event(event)) }).await?;
+                self.send(tx, Box::new(pb::WatchTableResponse { kind: Some(WatchKind::Event(event)) }))
+                    .await?;
                 self.cursor = seq;
             }
             if !at_end {
@@ -224,7 +229,8 @@ impl Feed {
         if self.backlog.len() as u64 <= self.cursor {
             // The inputs did not rebuild the events the table has let go of (a bug): end
             // the stream rather than ask again and again.
-            tracing::error!(cursor = self.cursor, "the table's past could not be derived");
+            let (table, seat) = (self.handle.lock().id().clone(), self.watcher.seat());
+            tracing::error!(%table, ?seat, cursor = self.cursor, "the table's past could not be derived");
             return Err(Stop::End(
                 Refusal::new(Code::Internal, R::Internal, "the table's past events could not be read")
                     .status(),
@@ -234,46 +240,61 @@ impl Feed {
     }
 
     fn shutting_down(&self) -> Stop {
-        Stop::End(
-            Refusal::new(
-                Code::Unavailable,
-                R::ShuttingDown,
-                format!("server is shutting down; reconnect with after_seq={}", self.cursor),
-            )
-            .with("after_seq", self.cursor)
-            .status(),
-        )
+        Stop::End(shutting_down(self.cursor))
     }
 
     /// Puts one response into the buffer, waiting at most the stall timeout for room.
+    /// The response comes boxed, and the wait for room (a timer and three futures) is
+    /// boxed only when the buffer is full: a future keeps what it may hold across an
+    /// `.await` for the stream's whole life, three or more streams per table in play.
     async fn send(
         &mut self,
         tx: &mpsc::Sender<Box<pb::WatchTableResponse>>,
-        item: pb::WatchTableResponse,
+        item: Box<pb::WatchTableResponse>,
     ) -> Result<(), Stop> {
-        let (stall, cursor) = (self.stall_timeout, self.cursor);
-        let permit = tokio::select! {
-            permit = tx.reserve() => Some(permit.map_err(|_| Stop::Gone)?),
-            _ = tokio::time::sleep(stall) => {
-                return Err(Stop::End(
-                    Refusal::new(
-                        Code::ResourceExhausted,
-                        R::StreamBehind,
-                        format!(
-                            "the stream fell behind (no event taken for {} ms); reconnect with after_seq={cursor}",
-                            stall.as_millis()
-                        ),
-                    )
-                    .with("after_seq", cursor)
-                    .status(),
-                ));
-            }
-            _ = self.shutdown.wait_for(|s| *s) => None,
+        let permit = match tx.try_reserve() {
+            Ok(permit) => permit,
+            Err(mpsc::error::TrySendError::Closed(())) => return Err(Stop::Gone),
+            Err(mpsc::error::TrySendError::Full(())) => Box::pin(self.room(tx)).await?,
         };
-        let Some(permit) = permit else { return Err(self.shutting_down()) };
-        permit.send(Box::new(item));
+        permit.send(item);
         Ok(())
     }
+
+    /// Waits for room in a full buffer, at most the stall timeout.
+    async fn room<'a>(
+        &mut self,
+        tx: &'a mpsc::Sender<Box<pb::WatchTableResponse>>,
+    ) -> Result<mpsc::Permit<'a, Box<pb::WatchTableResponse>>, Stop> {
+        let (stall, cursor) = (self.stall_timeout, self.cursor);
+        tokio::select! {
+            permit = tx.reserve() => permit.map_err(|_| Stop::Gone),
+            _ = tokio::time::sleep(stall) => Err(Stop::End(
+                Refusal::new(
+                    Code::ResourceExhausted,
+                    R::StreamBehind,
+                    format!(
+                        "the stream fell behind (no event taken for {} ms); reconnect with after_seq={cursor}",
+                        stall.as_millis()
+                    ),
+                )
+                .with("after_seq", cursor)
+                .status(),
+            )),
+            _ = self.shutdown.wait_for(|s| *s) => Err(Stop::End(shutting_down(cursor))),
+        }
+    }
+}
+
+/// The status that ends a stream when the server shuts down, with where to resume.
+fn shutting_down(cursor: u64) -> Status {
+    Refusal::new(
+        Code::Unavailable,
+        R::ShuttingDown,
+        format!("server is shutting down; reconnect with after_seq={cursor}"),
+    )
+    .with("after_seq", cursor)
+    .status()
 }
 
 /// The WatchTable stream.
@@ -329,6 +350,47 @@ pub(crate) async fn watch(
         backlog: Vec::new(),
     };
     record_table(&request.get_ref().table_id);
-    let span = tracing::info_span!(parent: tracing::Span::current(), "stream", seat = ?feed.watcher.seat());
-    Ok(Box::pin(feed.spawn((slot, client), span)))
+    Ok(Box::pin(feed.spawn((slot, client))))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::SystemTime;
+
+    use skat_engine::MatchConfig;
+
+    use super::*;
+    use crate::table::{Table, TableConfig, TableId};
+
+    /// A stream's feeding task lives as long as the stream, three or more per table in
+    /// play: what its future holds across an `.await` is paid for every stream, waiting
+    /// or not (docs/server.md, memory bounds).
+    #[test]
+    fn a_streams_feeding_task_is_small() {
+        let config = TableConfig {
+            name: "t".into(),
+            game: MatchConfig::standard(3, 1),
+            action_ms: 0,
+            deal_ms: 0,
+            join_code: None,
+            max_joins: 10,
+            tournament: false,
+        };
+        let table =
+            Table::new(TableId::new(None, 1), config, Instant::now(), SystemTime::now()).expect("a table");
+        let feed = Feed {
+            handle: TableHandle::archived(table),
+            watcher: Watcher::Spectator,
+            cursor: 0,
+            first: None,
+            shutdown: watch::channel(false).1,
+            stall_timeout: Duration::from_secs(1),
+            backlog: Vec::new(),
+        };
+        let (tx, _rx) = mpsc::channel(1);
+        let run = feed.run(&tx);
+        let size = std::mem::size_of_val(&run);
+        println!("feeding future: {size} bytes");
+        assert!(size <= 1024, "a stream's feeding future holds {size} bytes");
+    }
 }

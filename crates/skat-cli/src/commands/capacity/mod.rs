@@ -200,7 +200,7 @@ fn behaviour(args: &Args) -> Arc<Behaviour> {
 /// The table's columns.
 fn print_header() {
     outln!(
-        "{:>7} {:>7} {:>8} {:>9} {:>9} {:>10} {:>10} {:>9} {:>8} {:>6} {:>7} {:>8} {:>7}",
+        "{:>7} {:>7} {:>8} {:>9} {:>9} {:>10} {:>10} {:>9} {:>8} {:>8} {:>6} {:>7} {:>8} {:>7}",
         "time",
         "tables",
         "deals/s",
@@ -210,6 +210,7 @@ fn print_header() {
         "srv p99",
         "RSS MiB",
         "KiB/tbl",
+        "+KiB/tbl",
         "fds",
         "tasks",
         "db MiB",
@@ -260,6 +261,11 @@ async fn drive(args: Args) -> CmdResult {
             )));
         }
     };
+    // What the server holds before any table: the rest, divided by the tables, is what a
+    // table in play adds (the sizing rule's per-table term; RSS / tables also counts the
+    // server's fixed part).
+    let idle = read(&source).await.gauge("skat_process_resident_bytes");
+    outln!("server before the load: {:.1} MiB resident", mib(idle));
     start(args.tables, &mut runners);
     let began = Instant::now();
     let reading = read(&source).await;
@@ -271,14 +277,14 @@ async fn drive(args: Args) -> CmdResult {
         let lat = stats.take();
         let now = Mark::now(&source, &stats).await;
         let sample = last.sample(&now, &lat, args.window.as_secs_f64(), began.elapsed(), runners.len());
-        print_row(&sample);
+        print_row(&sample, idle);
         last = now;
         let over = sample.bot_p99 > args.p99;
         samples.push(sample);
         match args.soak {
             Some(soak) if began.elapsed() >= soak => break soak_verdict(&samples, args.warmup),
             Some(_) => {}
-            None if over || runners.len() >= args.max_tables => break ramp_verdict(&samples, args.p99),
+            None if over || runners.len() >= args.max_tables => break ramp_verdict(&samples, args.p99, idle),
             None => {
                 start(args.step.min(args.max_tables - runners.len()), &mut runners);
                 // The window starts after the newcomers' first burst.
@@ -355,11 +361,18 @@ fn mib(bytes: f64) -> f64 {
     bytes / 1048576.0
 }
 
-fn print_row(s: &Sample) {
+/// KiB per table: the process's resident memory and what the tables added to `idle`.
+fn per_table(s: &Sample, idle: f64) -> (f64, f64) {
+    let (rss, tables) = (s.reading.gauge("skat_process_resident_bytes"), s.tables.max(1) as f64);
+    (rss / 1024.0 / tables, (rss - idle).max(0.0) / 1024.0 / tables)
+}
+
+fn print_row(s: &Sample, idle: f64) {
     let r = &s.reading;
     let rss = r.gauge("skat_process_resident_bytes");
+    let (whole, added) = per_table(s, idle);
     outln!(
-        "{:>6.0}s {:>7} {:>8.1} {:>9.0} {:>9} {:>10} {:>10} {:>9.1} {:>8.1} {:>6.0} {:>7.0} {:>8.1} {:>7}",
+        "{:>6.0}s {:>7} {:>8.1} {:>9.0} {:>9} {:>10} {:>10} {:>9.1} {:>8.1} {:>8.1} {:>6.0} {:>7.0} {:>8.1} {:>7}",
         s.at.as_secs_f64(),
         s.tables,
         s.deals_per_s,
@@ -368,7 +381,8 @@ fn print_row(s: &Sample) {
         us(s.bot_p99),
         s.server_p99.map_or("-".into(), |p| us(Duration::from_secs_f64(p))),
         mib(rss),
-        rss / 1024.0 / s.tables.max(1) as f64,
+        whole,
+        added,
         r.gauge("skat_process_open_fds"),
         r.gauge("skat_runtime_alive_tasks"),
         mib(r.gauge("skat_database_bytes")),
@@ -376,16 +390,17 @@ fn print_row(s: &Sample) {
     );
 }
 
-fn ramp_verdict(samples: &[Sample], bound: Duration) -> Result<String, String> {
+fn ramp_verdict(samples: &[Sample], bound: Duration, idle: f64) -> Result<String, String> {
     let held = samples.iter().rev().find(|s| s.bot_p99 <= bound);
     Ok(match held {
         Some(s) => format!(
-            "capacity: {} tables at bot p99 {} (server p99 {}), {:.0} actions/s, {:.1} KiB per table (process RSS / tables), {} ms CPU per deal",
+            "capacity: {} tables at bot p99 {} (server p99 {}), {:.0} actions/s, {:.1} KiB per table (process RSS / tables; {:.1} added to the idle server's), {} ms CPU per deal",
             s.tables,
             us(s.bot_p99),
             s.server_p99.map_or("-".into(), |p| us(Duration::from_secs_f64(p))),
             s.actions_per_s,
-            s.reading.gauge("skat_process_resident_bytes") / 1024.0 / s.tables.max(1) as f64,
+            per_table(s, idle).0,
+            per_table(s, idle).1,
             s.cpu_ms_per_deal.map_or("-".into(), |c| format!("{c:.2}"))
         ),
         None => format!(

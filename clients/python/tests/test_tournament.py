@@ -59,10 +59,17 @@ def serve(addr, data):
     )
 
 
-def connect(addr):
-    channel = grpc.insecure_channel(addr)
+def connect(addr, old=None):
+    """A stub on a fresh channel to `addr`, once it is ready; `old` (the channel to a
+    server that was killed) is closed first. The channel keeps its own subchannel: by
+    default grpc shares one per address across a process's channels, and the new channel
+    then inherits the dead one's reconnect backoff (once seen here waiting out 120 s
+    while the restarted server already served the bots)."""
+    if old is not None:
+        old.close()
+    channel = grpc.insecure_channel(addr, options=[("grpc.use_local_subchannel_pool", 1)])
     grpc.channel_ready_future(channel).result(timeout=120)
-    return rpc.SkatServiceStub(channel)
+    return channel, rpc.SkatServiceStub(channel)
 
 
 def test_six_accounts_in_three_languages_play_a_tournament_through_a_restart(tmp_path):
@@ -74,7 +81,7 @@ def test_six_accounts_in_three_languages_play_a_tournament_through_a_restart(tmp
     server = serve(addr, tmp_path)
     procs = []
     try:
-        stub = connect(addr)
+        channel, stub = connect(addr)
         names = ["heuristic", "random", "python", "typescript", "absent", "flaky"]
         tokens = {n: stub.RegisterBot(pb.RegisterBotRequest(name=n)).bot_token for n in names}
 
@@ -124,7 +131,7 @@ def test_six_accounts_in_three_languages_play_a_tournament_through_a_restart(tmp
         server.send_signal(signal.SIGKILL)
         server.wait(timeout=10)
         server = serve(addr, tmp_path)
-        stub = connect(addr)
+        channel, stub = connect(addr, channel)
         after = {x.table_id: x.status for x in tournament().tables}
         for table_id, status in before.items():
             if status == "finished":

@@ -136,8 +136,9 @@ impl Feed {
             let _guards = guards;
             let (handle, seat) = (Arc::clone(&self.handle), self.watcher.seat());
             if let Err(Stop::End(status)) = self.run(&tx).await {
-                let table = handle.lock().id().clone();
-                tracing::debug!(%table, ?seat, code = ?status.code(), "stream ended");
+                // The table's lock is taken only when the line is logged (tracing
+                // evaluates a field only for an enabled level).
+                tracing::debug!(table = %handle.lock().id(), ?seat, code = ?status.code(), "stream ended");
                 let _ = end_tx.send(status);
             }
         });

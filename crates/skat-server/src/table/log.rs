@@ -2,7 +2,7 @@
 //!
 //! | rule | why |
 //! |---|---|
-//! | held: the last [`KEEP`] events at least, [`HELD`] at most, in one allocation made once | a stream that is caught up or nearly so (the usual reader) reads from memory; a deal is about 45 events, and holding the whole current deal took 10 KiB a table (a heap profile of 1,000 tables in play), the window 4.8 KiB |
+//! | held: the last [`KEEP`] events at least, [`HELD`] at most | a stream that is caught up or nearly so (the usual reader) reads from memory; a deal is about 45 events, and holding the whole current deal took 10 KiB a table (a heap profile of 1,000 tables in play), the window 4.8 KiB |
 //! | older events are derived on demand from the table's inputs ([`super::Table::entries_after`]) | a table in play costs kilobytes, not the 8 KiB per deal the whole log took |
 //! | a rebuilt table used to derive them keeps everything ([`Log::whole`]) | it lives for one read |
 //! | the seq of every deal's end is kept (8 bytes a deal) | the records up to a seq are counted without the events |
@@ -21,7 +21,10 @@ use super::{LogEntry, TableEvent};
 pub(crate) const KEEP: usize = 16;
 /// The most events held: when the window is full, all but the last [`KEEP`] are let go
 /// (a move of 16 entries once every 16 events, not one per event).
+/// A power of two, so that the vector, growing by doubling, stops at exactly this many
+/// slots (a table that has logged a few events holds a few slots).
 pub(crate) const HELD: usize = 2 * KEEP;
+const _: () = assert!(HELD.is_power_of_two());
 
 /// The events of one table.
 #[derive(Debug, Default)]
@@ -61,14 +64,10 @@ impl Log {
         if let TableEvent::Game(GameEvent::DealEnded { .. }) = &entry.event {
             self.deal_ends.push(self.seq() + 1);
         }
-        if !self.whole {
-            if self.held.capacity() == 0 {
-                self.held.reserve_exact(HELD);
-            } else if self.held.len() == HELD {
-                let forget = HELD - KEEP;
-                self.held.drain(..forget);
-                self.dropped += forget as u64;
-            }
+        if !self.whole && self.held.len() == HELD {
+            let forget = HELD - KEEP;
+            self.held.drain(..forget);
+            self.dropped += forget as u64;
         }
         self.held.push(entry);
     }

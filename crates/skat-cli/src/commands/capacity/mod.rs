@@ -395,16 +395,19 @@ fn print_row(s: &Sample, idle: f64) {
 fn ramp_verdict(samples: &[Sample], bound: Duration, idle: f64) -> Result<String, String> {
     let held = samples.iter().rev().find(|s| s.bot_p99 <= bound);
     Ok(match held {
-        Some(s) => format!(
-            "capacity: {} tables at bot p99 {} (server p99 {}), {:.0} actions/s, {:.1} KiB per table (process RSS / tables; {:.1} added to the idle server's), {} ms CPU per deal",
-            s.tables,
-            us(s.bot_p99),
-            s.server_p99.map_or("-".into(), |p| us(Duration::from_secs_f64(p))),
-            s.actions_per_s,
-            per_table(s, idle).0,
-            per_table(s, idle).1,
-            s.cpu_ms_per_deal.map_or("-".into(), |c| format!("{c:.2}"))
-        ),
+        Some(s) => {
+            let (whole, added) = per_table(s, idle);
+            format!(
+                "capacity: {} tables at bot p99 {} (server p99 {}), {:.0} actions/s, {:.1} KiB per table (process RSS / tables; {:.1} added to the idle server's), {} ms CPU per deal",
+                s.tables,
+                us(s.bot_p99),
+                s.server_p99.map_or("-".into(), |p| us(Duration::from_secs_f64(p))),
+                s.actions_per_s,
+                whole,
+                added,
+                s.cpu_ms_per_deal.map_or("-".into(), |c| format!("{c:.2}"))
+            )
+        }
         None => format!(
             "capacity: below the first step ({} tables already over {})",
             samples.first().map_or(0, |s| s.tables),

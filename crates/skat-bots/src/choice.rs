@@ -31,7 +31,8 @@ use skat_engine::{Card, CardSet, Contract, GameType, Position, Rank};
 use skat_solver::Solver;
 
 use crate::hand_model::{Moment, null_risk, win_chance};
-use crate::heuristic::{discard_for, emboldened, value};
+use crate::heuristic::{emboldened, value};
+use crate::put_away::put_away;
 
 /// Settings of the game choice.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -202,7 +203,7 @@ impl Chooser {
         options
             .into_iter()
             .map(|choice| {
-                let away = discard_for(twelve, choice.game);
+                let away = put_away(twelve, choice.game);
                 let ten = twelve.without(away[0]).without(away[1]);
                 self.after_discard(ten, away, me, choice, per_option, &mut rng)
             })
@@ -316,7 +317,7 @@ impl Chooser {
                 None if choice.hand => (cards, CardSet::single(dealt[0]).with(dealt[1]), &dealt[2..]),
                 None => {
                     let twelve = cards.with(dealt[0]).with(dealt[1]);
-                    let [a, b] = discard_for(twelve, choice.game);
+                    let [a, b] = put_away(twelve, choice.game);
                     (twelve.without(a).without(b), CardSet::single(a).with(b), &dealt[2..])
                 }
             };

@@ -105,11 +105,11 @@ pub fn features(hand: CardSet, game: GameType, forehand: bool, away: u32) -> [f6
 pub fn null_risk(hand: CardSet) -> u32 {
     let mut risky = 0;
     for s in Suit::ALL {
-        let mut orders: Vec<u8> = (hand & CardSet::suit(s)).iter().map(|c| c.rank().null_order()).collect();
-        orders.sort_unstable();
-        if orders.iter().enumerate().any(|(k, o)| *o as usize > 2 * k) {
-            risky += 1;
-        }
+        // The suit's null orders as bits (no allocation: the chooser asks this of every
+        // discard a null has), read from the lowest up.
+        let orders = (hand & CardSet::suit(s)).iter().fold(0u8, |m, c| m | 1 << c.rank().null_order());
+        let forced = (0..8u32).filter(|o| orders & 1 << o != 0).enumerate().any(|(k, o)| o as usize > 2 * k);
+        risky += u32::from(forced);
     }
     risky
 }

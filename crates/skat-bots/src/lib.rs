@@ -23,6 +23,7 @@ pub mod inference;
 pub mod judge;
 pub mod judge_game;
 pub mod pimc;
+pub mod put_away;
 pub mod random;
 pub mod worlds;
 

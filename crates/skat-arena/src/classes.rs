@@ -8,7 +8,6 @@
 //! where the points came from.
 
 use serde::Serialize;
-use skat_engine::matches::seeger_fabian_by_seat;
 use skat_engine::{GameResult, GameType, Outcome};
 
 use crate::TableOutcome;
@@ -112,10 +111,10 @@ pub fn compute(entries: usize, outcomes: &[TableOutcome]) -> Vec<Vec<ClassFigure
         .collect();
     let seats = entries as u8;
     for t in outcomes {
-        for r in &t.records {
+        for r in &t.results {
             let Outcome::Game(g) = &r.outcome else { continue };
             let class = class_of(g);
-            let sf = seeger_fabian_by_seat(r, seats);
+            let sf = r.seeger_fabian_by_seat(seats);
             for p in skat_engine::Position::ALL {
                 let seat = usize::from(r.seats[p.index()]);
                 let e = t.plan.seating[seat];

@@ -13,7 +13,7 @@ pub mod standings;
 
 use std::path::PathBuf;
 
-use skat_engine::DealRecord;
+use skat_engine::{DealRecord, DealResult};
 
 /// Who sits in a seat.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -147,7 +147,11 @@ pub struct TablePlan {
 pub struct TableOutcome {
     /// What was planned.
     pub plan: TablePlan,
-    /// The deals (from [`run`] without `records_dir`: their results without their moves).
+    /// What each deal scored (the standings' only input).
+    pub results: Vec<DealResult>,
+    /// The deals with their cards and moves when the arena keeps records (`records_dir`);
+    /// empty otherwise (a long run would hold every card played: 400 bytes a deal, 130 MB
+    /// for 3,000 lists).
     pub records: Vec<DealRecord>,
     /// The same deals as ISS records (written only when records are kept: empty when the
     /// arena runs without `records_dir`).

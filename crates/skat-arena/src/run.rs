@@ -102,6 +102,30 @@ fn iss_records(config: &ArenaConfig, plan: &TablePlan, records: &[DealRecord], s
         .collect()
 }
 
+/// A played table: its results, kept to the end of the run for the standings, and its
+/// records with their ISS text only when the arena keeps records (our own ISS writer, so
+/// that players are named by entry in every mode). Without, the records are dropped here,
+/// before the next table, which reuses their memory: kept to the end, every table's
+/// records were fresh memory, and faulting it in was a sixth of an in-process run with
+/// random bots (profiled).
+fn outcome(
+    config: &ArenaConfig,
+    plan: &TablePlan,
+    mut records: Vec<DealRecord>,
+    server: &str,
+) -> TableOutcome {
+    let mut results: Vec<_> = records.iter().map(DealRecord::result).collect();
+    results.shrink_to_fit();
+    let iss = match config.records_dir {
+        Some(_) => iss_records(config, plan, &records, server),
+        None => {
+            records = Vec::new();
+            Vec::new()
+        }
+    };
+    TableOutcome { plan: plan.clone(), results, records, iss }
+}
+
 /// Plays one table straight on the engine.
 pub fn play_in_process(config: &ArenaConfig, plan: &TablePlan) -> Result<TableOutcome, ArenaError> {
     let runtime = tokio::runtime::Builder::new_current_thread().build()?;
@@ -161,17 +185,7 @@ fn play_in_process_on(
     if let Some(family) = config.census {
         records.retain(|r| matches!(&r.outcome, Outcome::Game(g) if Family::of(g.contract.game) == family));
     }
-    // Every table's records are kept to the end of the run (the standings read them):
-    // the vector grew by doubling, and its spare half (28 of 64 slots for 36 deals) would
-    // be new memory the run faults in for every table (zeroing fresh pages was 15% of
-    // a run with random bots).
-    records.shrink_to_fit();
-    let iss = if config.records_dir.is_some() {
-        iss_records(config, plan, &records, "skat-arena in-process")
-    } else {
-        Vec::new()
-    };
-    Ok(TableOutcome { plan: plan.clone(), records, iss })
+    Ok(outcome(config, plan, records, "skat-arena in-process"))
 }
 
 /// Asks a bot in process. Bots are async so that they may think, but most answer at
@@ -279,21 +293,12 @@ pub async fn play_remote(
         wait_for_end(&mut client, &table_id).await?;
     }
     let records = records_of(&mut client, &table_id).await?;
-    // Our own ISS writer, so that players are named by entry in every mode.
-    let iss = if config.records_dir.is_some() {
-        iss_records(config, plan, &records, "skat-arena")
-    } else {
-        Vec::new()
-    };
-    Ok(TableOutcome { plan: plan.clone(), records, iss })
+    Ok(outcome(config, plan, records, "skat-arena"))
 }
 
-/// Files a played table's records: its ISS file when the arena keeps records; otherwise
-/// its deals keep their results and forget their moves (the standings read results only,
-/// and a long run would hold every card played: 400 bytes a deal, 130 MB for 3,000 lists).
-fn file_records(config: &ArenaConfig, outcome: &mut TableOutcome) -> Result<(), ArenaError> {
+/// Files a played table's records: its ISS file when the arena keeps records.
+fn file_records(config: &ArenaConfig, outcome: &TableOutcome) -> Result<(), ArenaError> {
     let Some(dir) = &config.records_dir else {
-        outcome.records.iter_mut().for_each(|r| r.moves = Vec::new());
         return Ok(());
     };
     std::fs::create_dir_all(dir)?;
@@ -363,8 +368,8 @@ async fn in_process(
             let runtime = tokio::runtime::Builder::new_current_thread().build()?;
             let mut done = Vec::with_capacity(share.len());
             for (i, plan) in share {
-                let mut outcome = play_in_process_on(&runtime, &config, &plan)?;
-                file_records(&config, &mut outcome)?;
+                let outcome = play_in_process_on(&runtime, &config, &plan)?;
+                file_records(&config, &outcome)?;
                 bar.inc(u64::from(config.deals));
                 done.push((i, outcome));
             }
@@ -394,8 +399,8 @@ async fn on_server(
             (Arc::clone(config), Arc::clone(&limit), url.clone(), Arc::clone(&on_open), bar.clone());
         tasks.push(tokio::spawn(async move {
             let _permit = limit.acquire_owned().await.map_err(|e| ArenaError::Engine(e.to_string()))?;
-            let mut outcome = play_remote(&config, &url, &plan, on_open.as_ref()).await?;
-            file_records(&config, &mut outcome)?;
+            let outcome = play_remote(&config, &url, &plan, on_open.as_ref()).await?;
+            file_records(&config, &outcome)?;
             bar.inc(u64::from(config.deals));
             Ok::<_, ArenaError>(outcome)
         }));

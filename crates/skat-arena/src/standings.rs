@@ -6,7 +6,6 @@
 
 use serde::Serialize;
 use skat_engine::Outcome;
-use skat_engine::matches::{plain_by_seat, seeger_fabian_by_seat};
 
 use skat_league::standings::Summary;
 
@@ -99,9 +98,9 @@ pub fn compute(config: &ArenaConfig, outcomes: &[TableOutcome]) -> Standings {
     let mut penalties = vec![0u32; n];
     for t in outcomes {
         let mut table_sf = vec![0i64; n];
-        for r in &t.records {
-            let sf = seeger_fabian_by_seat(r, seats);
-            let pl = plain_by_seat(r, seats);
+        for r in &t.results {
+            let sf = r.seeger_fabian_by_seat(seats);
+            let pl = r.plain_by_seat(seats);
             for seat in 0..n {
                 let e = t.plan.seating[seat];
                 table_sf[e] += i64::from(sf[seat]);
@@ -159,7 +158,7 @@ pub fn compute(config: &ArenaConfig, outcomes: &[TableOutcome]) -> Standings {
         lists: config.lists,
         rotations: if config.duplicate { n as u32 } else { 1 },
         tables: outcomes.len(),
-        deals: outcomes.iter().map(|t| t.records.len()).sum(),
+        deals: outcomes.iter().map(|t| t.results.len()).sum(),
         bots,
         paired,
         method: "Seeger-Fabian points per table (one list under one rotation); mean over tables; 95% interval = mean ± t(0.975, tables−1) · sd / √tables; paired: per list the mean over its tables of a − b, interval over lists",
@@ -193,8 +192,8 @@ pub fn paired_per_list(config: &ArenaConfig, outcomes: &[TableOutcome], a: usize
     let mut sf_tables: Vec<Vec<i64>> = vec![Vec::new(); config.entries.len()];
     for t in outcomes {
         let mut table_sf = vec![0i64; config.entries.len()];
-        for r in &t.records {
-            let sf = seeger_fabian_by_seat(r, seats);
+        for r in &t.results {
+            let sf = r.seeger_fabian_by_seat(seats);
             for (seat, points) in sf.iter().enumerate().take(config.entries.len()) {
                 table_sf[t.plan.seating[seat]] += i64::from(*points);
             }

@@ -31,8 +31,12 @@ fn no_open() -> Arc<dyn Fn(&OpenSeat) + Send + Sync> {
 async fn duplicate_plays_the_same_deals_under_every_rotation() {
     for n in [3usize, 4] {
         let bots = ["heuristic", "random", "random", "heuristic"];
-        let cfg = config(&bots[..n], 2, 8, Mode::InProcess);
+        // Records kept (the cards are compared), in a folder of their own.
+        let folder = std::env::temp_dir().join(format!("skat-arena-duplicate-{}-{n}", std::process::id()));
+        let cfg =
+            ArenaConfig { records_dir: Some(folder.clone()), ..config(&bots[..n], 2, 8, Mode::InProcess) };
         let (outcomes, standings) = run(&cfg, no_open()).await.unwrap();
+        let _ = std::fs::remove_dir_all(&folder);
         assert_eq!(outcomes.len(), 2 * n);
         assert_eq!(standings.tables, 2 * n);
         for list in 0..2 {
@@ -160,7 +164,11 @@ async fn embedded_server_and_in_process_agree_on_the_same_competition() {
     assert_eq!(grpc.1, local.1);
     let bare =
         run(&config(&["heuristic", "random", "heuristic"], 1, 6, Mode::InProcess), no_open()).await.unwrap();
-    assert!(bare.0.iter().flat_map(|t| &t.records).all(|r| r.moves.is_empty()), "no moves without records");
+    assert!(bare.0.iter().all(|t| t.records.is_empty() && t.iss.is_empty()), "no records without a folder");
+    for (a, b) in bare.0.iter().zip(&local.0) {
+        let results: Vec<_> = b.records.iter().map(skat_engine::DealRecord::result).collect();
+        assert_eq!((a.results.len(), &a.results), (6, &results), "the same results");
+    }
     assert_eq!(bare.1, local.1, "the same standings");
     for name in ["grpc", "local"] {
         let _ = std::fs::remove_dir_all(folder(name));
@@ -244,7 +252,7 @@ async fn an_open_seat_played_from_outside_finishes_a_36_deal_list() {
         .expect("the arena must finish, not hang at the end of the list")
         .unwrap();
     assert_eq!(outcomes.len(), 3, "one table per rotation");
-    assert!(outcomes.iter().all(|o| o.records.len() == 36));
+    assert!(outcomes.iter().all(|o| o.results.len() == 36 && o.records.is_empty()));
     assert_eq!(standings.tables, 3);
     assert!(format!("{standings:?}").contains("mybot"));
 }

@@ -68,7 +68,7 @@ pub use dealing::Dealt;
 pub use events::{EventView, Facts, GameEvent};
 pub use matches::{Match, MatchConfig, Seat};
 pub use position::Position;
-pub use record::DealRecord;
+pub use record::{DealRecord, DealResult};
 pub use score::{GameResult, Outcome, Penalty};
 pub use seat_view::SeatView;
 pub use view::{LegalActions, View};

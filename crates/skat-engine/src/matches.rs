@@ -77,25 +77,12 @@ pub struct Applied {
 /// Seeger-Fabian points of one finished deal per seat of a table of `seats` (the dealer
 /// sitting out at 4 seats included).
 pub fn seeger_fabian_by_seat(record: &DealRecord, seats: u8) -> Vec<i32> {
-    let (sf, sitting_out) = record.outcome.seeger_fabian(usize::from(seats));
-    let mut by_seat = vec![0; usize::from(seats)];
-    for p in Position::ALL {
-        by_seat[usize::from(record.seats[p.index()])] = sf[p.index()];
-    }
-    if seats == 4 {
-        by_seat[usize::from(record.dealer)] = sitting_out;
-    }
-    by_seat
+    record.result().seeger_fabian_by_seat(seats)
 }
 
 /// Plain scoresheet values of one finished deal per seat of a table of `seats`.
 pub fn plain_by_seat(record: &DealRecord, seats: u8) -> Vec<i32> {
-    let plain = record.outcome.plain_scores();
-    let mut by_seat = vec![0; usize::from(seats)];
-    for p in Position::ALL {
-        by_seat[usize::from(record.seats[p.index()])] = plain[p.index()];
-    }
-    by_seat
+    record.result().plain_by_seat(seats)
 }
 
 /// A list of deals.

@@ -217,7 +217,7 @@ pub fn run_cmd(args: Args) -> CmdResult {
     }
     let (outcomes, standings) = runtime.block_on(run(&config, on_open))?;
     let secs = started.elapsed().as_secs_f64();
-    let deals: usize = outcomes.iter().map(|o| o.records.len()).sum();
+    let deals: usize = outcomes.iter().map(|o| o.results.len()).sum();
     match args.census {
         Some(family) => eprintln!(
             "arena: {deals} {family} games played out of {} deals in {secs:.2} s",

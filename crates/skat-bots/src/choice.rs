@@ -2,14 +2,16 @@
 //! and what to declare, judged over sampled deals for every option the hand has.
 //!
 //! An option is a game, hand or not, and for null open or not. For each, the unseen cards
-//! are dealt many times (the skat among them), the declarer puts away two by the
-//! heuristic's rule when it picks up, and the double-dummy solver says whether the
-//! declarer wins. Two estimates of the chance of winning then meet:
+//! are dealt many times (the skat among them), the declarer puts away two when it picks
+//! up ([`crate::put_away`]: for null the pair that leaves the fewest suits to be forced),
+//! and the double-dummy solver says whether the declarer wins. Two estimates of the
+//! chance of winning then meet:
 //!
-//! - **Null**: the simulation alone. The solver's null search is its fastest question,
-//!   and double-dummy is a fair and slightly cautious judge of a null: the defenders'
-//!   task is to find the declarer's hole, which open cards make easy and real defenders
-//!   find by signalling. The fitted hand model, by contrast, declared nulls that were lost
+//! - **Null**: the simulation alone, counted in full only over ten cards with no suit
+//!   the defenders can force a trick in (half otherwise). The solver's null search is its
+//!   fastest question, and double-dummy is a fair and slightly cautious judge of a safe
+//!   null: the defenders' task is to find the declarer's hole, which open cards make easy
+//!   and real defenders find by signalling. The fitted hand model, by contrast, declared nulls that were lost
 //!   half the time (issue 48's measurement against an outside program).
 //! - **Suit and grand**: the fitted hand model's chance (emboldened as `pimc-bold`'s)
 //!   and the simulation's, raised by [`ChoiceConfig::lift`] log-odds (double-dummy
@@ -267,17 +269,18 @@ impl Chooser {
         let value = choice.value(away.map_or(kept, |[a, b]| kept.with(a).with(b)));
         let lifted = logit(simulated) + self.config.lift;
         let by_simulation = choice.game.is_null() && self.config.null_by_simulation;
-        // A null is declared only on a hand whose every suit is safe but (plain null) one
-        // (and one more before the skat is seen, which two cards put away can mend): a
-        // suit with a card the defenders can force to take a trick is a guess the
-        // double-dummy declarer never has to make. Measured (100 lists, the simulation
-        // alone): of `pimc-sim`'s 36 nulls, over ten cards with no such suit 6 of 6 were
-        // won, with one 6 of 11, with two or more 7 of 19.
-        let allowed = u32::from(!choice.open) + u32::from(away.is_none() && !choice.hand);
-        let risky = null_risk(kept) > allowed;
+        // A null counts at the simulation's chance only over ten cards with no suit in
+        // which the defenders can force a trick (`null_risk`): such a suit is a guess the
+        // double-dummy declarer never has to make. Measured by census (100 lists, seed 60):
+        // over the ten kept after the pick-up, with no such suit 19 of 19 nulls were won,
+        // with one 6 of 13, with two 1 of 3 (an earlier count: 6 of 6, 6 of 11, 7 of 19).
+        // Before the skat, a pick-up's worlds each put their own pair away, and
+        // `simulate` counts a world left with such a suit as half a win.
+        let per_world = away.is_none() && !choice.hand;
+        let risky = !per_world && null_risk(kept) > 0;
         let chance = match model {
-            // A risky null: the simulation's chance halved (measured: the first version's
-            // nulls over such hands were won 13 times in 30 where it said 80% or more).
+            // A risky null: the simulation's chance halved (measured above: about half of
+            // them are won where the simulation says 80% or more).
             _ if by_simulation && risky => simulated / 2.0,
             // Below the floor a null counts as a coin flip at best.
             _ if by_simulation && simulated < self.config.null_floor => simulated.min(0.5),
@@ -305,7 +308,9 @@ impl Chooser {
         let pool: Vec<Card> = (!known).into_iter().collect();
         let target = if choice.game.is_null() { 1 } else { 61 };
         let mut budget = nodes;
-        let (mut wins, mut worlds) = (0u32, 0u32);
+        // Wins in halves: a null world left with a suit the defenders can force counts
+        // half (see `judged`).
+        let (mut halves, mut worlds) = (0u32, 0u32);
         for _ in 0..self.config.worlds {
             let mut dealt = pool.clone();
             for i in (1..dealt.len()).rev() {
@@ -332,12 +337,17 @@ impl Chooser {
             if solver.aborted {
                 break;
             }
-            wins += u32::from(won);
+            let guess = choice.game.is_null() && away.is_none() && !choice.hand && null_risk(mine) > 0;
+            halves += match (won, guess) {
+                (false, _) => 0,
+                (true, true) => 1,
+                (true, false) => 2,
+            };
             worlds += 1;
         }
         // Laplace's rule of succession: a few worlds solved say little, and a null
         // won in 3 of 4 must not count as 75%.
-        (f64::from(wins + 1) / f64::from(worlds + 2), worlds)
+        (f64::from(halves + 2) / f64::from(2 * worlds + 4), worlds)
     }
 }
 

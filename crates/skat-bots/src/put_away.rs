@@ -21,7 +21,8 @@ pub fn put_away(twelve: CardSet, game: GameType) -> [Card; 2] {
         return discard_for(twelve, game);
     }
     // The heuristic's preference, a card at a time: high in null order, short suit.
-    let key = |c: Card| i32::from(c.rank().null_order()) * 10 - (twelve & CardSet::suit(c.suit())).len() as i32;
+    let key =
+        |c: Card| i32::from(c.rank().null_order()) * 10 - (twelve & CardSet::suit(c.suit())).len() as i32;
     let cards: Vec<Card> = twelve.iter().collect();
     let mut best: Option<((std::cmp::Reverse<u32>, i32), [Card; 2])> = None;
     for (i, &a) in cards.iter().enumerate() {

@@ -41,9 +41,9 @@ pub struct DealRecord {
 }
 
 /// What a finished deal scored, without its cards and moves: who sat where, who dealt and
-/// the outcome. All that standings read: a 36-deal list's results take about 1 KiB where
-/// its records take about 7 without their moves (an arena run keeps every table's to its
-/// end, and fresh memory was a sixth of an in-process run's time).
+/// the outcome. All that standings read, in 28 bytes where a record takes 88 before its
+/// moves (an arena run keeps every table's to its end, and fresh memory was a sixth of an
+/// in-process run's time).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct DealResult {
     /// The deal's number in its match, from 0.
@@ -116,5 +116,16 @@ impl DealRecord {
             })?;
         }
         Ok(deal)
+    }
+}
+
+#[cfg(test)]
+mod size_tests {
+    /// What an arena keeps of every deal to the end of its run: 28 bytes (a record's fixed
+    /// part alone is 88).
+    #[test]
+    fn a_result_is_a_third_of_a_record() {
+        assert!(std::mem::size_of::<super::DealResult>() <= 32);
+        assert!(3 * std::mem::size_of::<super::DealResult>() <= std::mem::size_of::<super::DealRecord>());
     }
 }

@@ -10,6 +10,8 @@
 //! 43% for the others (issue 48's census), so a discard that passes it more often is
 //! both more nulls declared and fewer lost. Suit games and grand: the heuristic's rule.
 
+use std::cmp::Reverse;
+
 use skat_engine::{Card, CardSet, GameType};
 
 use crate::hand_model::null_risk;
@@ -24,16 +26,11 @@ pub fn put_away(twelve: CardSet, game: GameType) -> [Card; 2] {
     let key =
         |c: Card| i32::from(c.rank().null_order()) * 10 - (twelve & CardSet::suit(c.suit())).len() as i32;
     let cards: Vec<Card> = twelve.iter().collect();
-    let mut best: Option<((std::cmp::Reverse<u32>, i32), [Card; 2])> = None;
-    for (i, &a) in cards.iter().enumerate() {
-        for &b in &cards[i + 1..] {
-            let score = (std::cmp::Reverse(null_risk(twelve.without(a).without(b))), key(a) + key(b));
-            if best.is_none_or(|(s, _)| score > s) {
-                best = Some((score, [a, b]));
-            }
-        }
-    }
-    best.map_or_else(|| discard_for(twelve, game), |(_, pair)| pair)
+    let pairs = cards.iter().enumerate().flat_map(|(i, &a)| cards[i + 1..].iter().map(move |&b| [a, b]));
+    pairs
+        // The first of the best (min_by_key keeps the first of equals).
+        .min_by_key(|&[a, b]| (null_risk(twelve.without(a).without(b)), Reverse(key(a) + key(b))))
+        .unwrap_or_else(|| discard_for(twelve, game))
 }
 
 #[cfg(test)]

@@ -108,20 +108,15 @@ fn iss_records(config: &ArenaConfig, plan: &TablePlan, records: &[DealRecord], s
 /// before the next table, which reuses their memory: kept to the end, every table's
 /// records were fresh memory, and faulting it in was a sixth of an in-process run with
 /// random bots (profiled).
-fn outcome(
-    config: &ArenaConfig,
-    plan: &TablePlan,
-    mut records: Vec<DealRecord>,
-    server: &str,
-) -> TableOutcome {
-    let mut results: Vec<_> = records.iter().map(DealRecord::result).collect();
-    results.shrink_to_fit();
-    let iss = match config.records_dir {
-        Some(_) => iss_records(config, plan, &records, server),
-        None => {
-            records = Vec::new();
-            Vec::new()
+fn outcome(config: &ArenaConfig, plan: &TablePlan, records: Vec<DealRecord>, server: &str) -> TableOutcome {
+    // Collected from a slice: exactly as long as the records, no spare slots.
+    let results = records.iter().map(DealRecord::result).collect();
+    let (records, iss) = match config.records_dir {
+        Some(_) => {
+            let iss = iss_records(config, plan, &records, server);
+            (records, iss)
         }
+        None => (Vec::new(), Vec::new()),
     };
     TableOutcome { plan: plan.clone(), results, records, iss }
 }

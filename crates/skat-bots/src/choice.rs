@@ -11,8 +11,9 @@
 //!   the defenders can force a trick in (half otherwise). The solver's null search is its
 //!   fastest question, and double-dummy is a fair and slightly cautious judge of a safe
 //!   null: the defenders' task is to find the declarer's hole, which open cards make easy
-//!   and real defenders find by signalling. The fitted hand model, by contrast, declared nulls that were lost
-//!   half the time (issue 48's measurement against an outside program).
+//!   and real defenders find by signalling. The fitted hand model, by contrast, declared
+//!   nulls that were lost half the time (issue 48's measurement against an outside
+//!   program).
 //! - **Suit and grand**: the fitted hand model's chance (emboldened as `pimc-bold`'s)
 //!   and the simulation's, raised by [`ChoiceConfig::lift`] log-odds (double-dummy
 //!   defenders see the declarer's cards, so the raw figure is too low: bidding by it alone
@@ -87,6 +88,12 @@ pub struct Choice {
 }
 
 impl Choice {
+    /// Whether the cards the declarer keeps differ from world to world: a pick-up judged
+    /// before the skat is seen (each sampled skat, its own pair put away).
+    fn kept_per_world(self, away: Option<[Card; 2]>) -> bool {
+        away.is_none() && !self.hand
+    }
+
     /// The contract to declare.
     pub fn contract(self) -> Contract {
         let mut c = Contract::plain(self.game);
@@ -276,8 +283,7 @@ impl Chooser {
         // with one 6 of 13, with two 1 of 3 (an earlier count: 6 of 6, 6 of 11, 7 of 19).
         // Before the skat, a pick-up's worlds each put their own pair away, and
         // `simulate` counts a world left with such a suit as half a win.
-        let per_world = away.is_none() && !choice.hand;
-        let risky = !per_world && null_risk(kept) > 0;
+        let risky = !choice.kept_per_world(away) && null_risk(kept) > 0;
         let chance = match model {
             // A risky null: the simulation's chance halved (measured above: about half of
             // them are won where the simulation says 80% or more).
@@ -337,7 +343,7 @@ impl Chooser {
             if solver.aborted {
                 break;
             }
-            let guess = choice.game.is_null() && away.is_none() && !choice.hand && null_risk(mine) > 0;
+            let guess = choice.game.is_null() && choice.kept_per_world(away) && null_risk(mine) > 0;
             halves += match (won, guess) {
                 (false, _) => 0,
                 (true, true) => 1,

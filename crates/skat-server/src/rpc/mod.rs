@@ -48,6 +48,7 @@ pub(crate) mod projection;
 pub(crate) mod refusal;
 pub(crate) mod server_info;
 pub(crate) mod service;
+pub(crate) mod stall;
 pub(crate) mod tables;
 pub(crate) mod tls;
 pub(crate) mod unix;

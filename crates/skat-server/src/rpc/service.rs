@@ -13,6 +13,7 @@ use tonic::{Code, Request, Status};
 
 use super::limits::Clients;
 use super::refusal::Refusal;
+use super::stall::Watchdog;
 use crate::analysis::Analyst;
 use crate::competition::Competitions;
 use crate::config::ServerConfig;
@@ -33,6 +34,8 @@ pub(crate) struct SkatServer {
     pub(crate) competitions: Arc<Competitions>,
     pub(crate) analyst: Arc<Analyst>,
     pub(crate) hosting: Arc<Hosting>,
+    /// Ends the WatchTable streams whose readers stalled, and all of them on shutdown.
+    pub(crate) watchdog: Arc<Watchdog>,
 }
 
 /// The trailer that carries the address of the replica owning a table.
@@ -68,6 +71,7 @@ impl SkatServer {
         hosting: Arc<Hosting>,
     ) -> Self {
         let analyst = Analyst::start(config.analysis, journal.store().cloned(), shutdown.clone());
+        let watchdog = Watchdog::start(config.stream_stall_timeout, shutdown.clone());
         SkatServer {
             tables,
             clients: Arc::new(Clients::default()),
@@ -78,6 +82,7 @@ impl SkatServer {
             journal,
             competitions,
             hosting,
+            watchdog,
         }
     }
 

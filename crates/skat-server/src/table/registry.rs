@@ -206,6 +206,12 @@ impl TableHandle {
         self.seq.send_modify(|_| {});
     }
 
+    /// Wakes the table's watchers without a change (the server is shutting down: each
+    /// stream looks at why it was ended).
+    pub(crate) fn wake_watchers(&self) {
+        self.seq.send_modify(|_| {});
+    }
+
     /// Whether the table has been dropped from the server.
     pub(crate) fn is_closed(&self) -> bool {
         self.closed.load(Ordering::Relaxed)

@@ -15,7 +15,7 @@ use crate::deal::Deal;
 use crate::dealing::Dealt;
 use crate::events::{Facts, GameEvent};
 use crate::position::Position;
-use crate::record::{DealRecord, Move};
+use crate::record::{DealRecord, DealResult, Move};
 use crate::score::Outcome;
 use crate::view::View;
 
@@ -68,7 +68,8 @@ pub struct Applied {
     /// The events it caused, in order: the move, and when it ended the deal, the deal's
     /// end, then the next deal's start or the match's end.
     pub events: Vec<GameEvent>,
-    /// The deal that this action ended, with its record.
+    /// The deal that this action ended, with its record (`None` in a match that keeps no
+    /// records: [`Match::without_records`]).
     pub finished_deal: Option<DealRecord>,
     /// Whether that was the last deal of the list.
     pub match_over: bool,
@@ -113,6 +114,10 @@ pub struct Match {
     deal: Deal,
     moves: Vec<Move>,
     records: Vec<DealRecord>,
+    /// Whether finished deals' records are kept ([`Match::without_records`]).
+    keep_records: bool,
+    /// Every finished deal's result (28 bytes a deal: kept with or without records).
+    results: Vec<DealResult>,
     standings: Vec<SeatStanding>,
 }
 
@@ -131,10 +136,22 @@ impl Match {
             deal: Deal::new(Dealt::seeded(config.seed, 0)),
             moves: Vec::new(),
             records: Vec::new(),
+            keep_records: true,
+            results: Vec::new(),
             standings: (0..config.seats)
                 .map(|seat| SeatStanding { seat: Seat::new(seat), ..SeatStanding::default() })
                 .collect(),
         })
+    }
+
+    /// The same match keeping no records of its finished deals, only their results
+    /// ([`Match::results`]): for a caller that keeps the actions and replays
+    /// them when a record is asked for (a server's table in play holds kilobytes; a
+    /// deal's record is about 400 bytes with its moves). Everything else is the same.
+    pub fn without_records(mut self) -> Match {
+        self.keep_records = false;
+        self.records = Vec::new();
+        self
     }
 
     /// The configuration.
@@ -194,7 +211,7 @@ impl Match {
         self.deal.to_move().map(|p| self.seat_at(p))
     }
 
-    /// The finished deals.
+    /// The finished deals (none in a match [`Match::without_records`]).
     pub fn records(&self) -> &[DealRecord] {
         &self.records
     }
@@ -202,6 +219,16 @@ impl Match {
     /// The finished deals, taken out of a match that is done with (no copy).
     pub fn into_records(self) -> Vec<DealRecord> {
         self.records
+    }
+
+    /// The finished deals' results (kept with or without records).
+    pub fn results(&self) -> &[DealResult] {
+        &self.results
+    }
+
+    /// The last finished deal's result.
+    pub fn last_result(&self) -> Option<DealResult> {
+        self.results.last().copied()
     }
 
     /// Totals per seat.
@@ -274,7 +301,7 @@ impl Match {
             dealt: *self.deal.dealt(),
             // A copy of exactly its length, and the buffer kept for the next deal: one
             // allocation per deal instead of a vector grown from nothing every deal.
-            moves: self.moves.clone(),
+            moves: if self.keep_records { self.moves.clone() } else { Vec::new() },
             outcome,
         };
         self.moves.clear();
@@ -287,7 +314,10 @@ impl Match {
             discards: self.deal.discards(),
             seeger_fabian: self.seeger_fabian_by_seat(&record),
         });
-        self.records.push(record);
+        self.results.push(record.result());
+        if self.keep_records {
+            self.records.push(record);
+        }
         self.number += 1;
         if self.is_over() {
             events.push(GameEvent::MatchEnded { standings: self.standings.clone() });

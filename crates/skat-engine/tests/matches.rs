@@ -66,3 +66,26 @@ fn at_four_seats_the_dealer_sits_out_and_gets_the_bonus() {
     assert!(Match::new(MatchConfig { seats: 5, deals: 1, seed: 0 }).is_err());
     assert!(Match::new(MatchConfig { seats: 3, deals: 0, seed: 0 }).is_err());
 }
+
+#[test]
+fn a_match_without_records_plays_the_same_and_keeps_only_the_last_result() {
+    for seats in [3, 4] {
+        let config = MatchConfig { deals: 12, ..MatchConfig::standard(seats, 29) };
+        let mut kept = Match::new(config).unwrap();
+        let mut lean = Match::new(config).unwrap().without_records();
+        let mut player = RandomPlayer::new(7);
+        while let Some(seat) = kept.seat_to_move() {
+            let action = player.choose(kept.deal(), kept.position_of(seat).unwrap());
+            let (a, b) = (kept.apply(seat, action).unwrap(), lean.apply(seat, action).unwrap());
+            assert_eq!(a.events, b.events, "the same events");
+            assert_eq!(a.match_over, b.match_over);
+            assert!(b.finished_deal.is_none());
+            assert_eq!(lean.last_result(), kept.records().last().map(|r| r.result()));
+            assert_eq!(lean.deal_number(), kept.deal_number());
+        }
+        assert!(lean.is_over() && lean.records().is_empty() && kept.records().len() == 12);
+        assert_eq!(lean.standings(), kept.standings());
+        let results: Vec<_> = kept.records().iter().map(|r| r.result()).collect();
+        assert_eq!(lean.results(), results);
+    }
+}

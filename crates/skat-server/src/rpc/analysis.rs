@@ -15,6 +15,36 @@ use super::access::Access;
 use super::refusal::Refusal;
 use super::service::{SkatServer, record_table};
 use crate::analysis::{Busy, Job, Standing};
+use crate::table::TableHandle;
+
+/// The analysis job of a finished table: its records, derived from its inputs off the
+/// table's lock (a table keeps no records), with the players' names.
+async fn finished_job(id: &str, handle: &TableHandle) -> Result<Job, Status> {
+    let (names, past) = {
+        let t = handle.settled().await;
+        if !t.is_finished() {
+            return Err(Refusal::new(
+                Code::FailedPrecondition,
+                R::TableInPlay,
+                "the table is still in play: it is analysed once its match is over",
+            )
+            .into());
+        }
+        (t.names(), t.past())
+    };
+    let records = tokio::task::spawn_blocking(move || past.deal_records())
+        .await
+        .map_err(|_| Refusal::new(Code::Internal, R::Internal, "the table's records could not be read"))?;
+    let name = |seat: skat_engine::Seat| names.get(usize::from(seat)).cloned().unwrap_or_default();
+    let deals = records
+        .into_iter()
+        .map(|r| {
+            let seats = r.seats.map(name);
+            (r, seats)
+        })
+        .collect();
+    Ok(Job { table_id: id.to_string(), deals })
+}
 
 /// AnalyzeTable.
 pub(crate) async fn analyze(
@@ -31,22 +61,7 @@ pub(crate) async fn analyze(
     let standing = match s.analyst.standing(id).await? {
         Some(standing) => standing,
         None => {
-            let job = {
-                let t = handle.settled().await;
-                if !t.is_finished() {
-                    return Err(Refusal::new(
-                        Code::FailedPrecondition,
-                        R::TableInPlay,
-                        "the table is still in play: it is analysed once its match is over",
-                    )
-                    .into());
-                }
-                let names = t.names();
-                let name =
-                    |seat: skat_engine::Seat| names.get(usize::from(seat)).cloned().unwrap_or_default();
-                let deals = t.game.records().iter().map(|r| (r.clone(), r.seats.map(name))).collect();
-                Job { table_id: id.to_string(), deals }
-            };
+            let job = finished_job(id, &handle).await?;
             s.analyst.enqueue(job).map_err(|busy| match busy {
                 Busy::Full(max) => Refusal::new(
                     Code::ResourceExhausted,

@@ -106,12 +106,11 @@ pub(crate) fn events_of(t: &Table, entries: &[LogEntry], first: u64, viewer: Opt
 /// The table as `viewer` may see it (`None`: a spectator).
 pub(crate) fn table_view(t: &Table, viewer: Option<Seat>, now: Instant) -> pb::TableView {
     let names = t.names();
-    let records = t.game.records();
     let deal = t.started.then(|| {
         let number =
             if t.game.is_over() { t.game.deal_number().saturating_sub(1) } else { t.game.deal_number() };
-        let seeger_fabian = match records.last() {
-            Some(r) if t.game.is_over() => t.game.seeger_fabian_by_seat(r),
+        let seeger_fabian = match t.game.last_result() {
+            Some(r) if t.game.is_over() => r.seeger_fabian_by_seat(t.config.game.seats),
             _ => Vec::new(),
         };
         let frame = DealFrame { number, dealer: t.game.dealer_of(number), seats: t.game.seats_of(number) };
@@ -136,7 +135,7 @@ pub(crate) fn table_view(t: &Table, viewer: Option<Seat>, now: Instant) -> pb::T
         your_seat: viewer.map(u32::from),
         seq: t.seq(),
         deals: t.config.game.deals,
-        deals_played: records.len() as u32,
+        deals_played: t.game.deal_number(),
         seed: t.config.game.seed,
         time_control: Some(pb::TimeControl { action_ms: t.config.action_ms, deal_ms: t.config.deal_ms }),
         deal,
@@ -150,9 +149,11 @@ pub(crate) fn table_view(t: &Table, viewer: Option<Seat>, now: Instant) -> pb::T
             .map(|i| pb::Clock { seat: i as u32, remaining_ms: t.clock_left(i, now).as_millis() as u64 })
             .collect(),
         deadline_unix_ms: t.deadline_unix_ms(now),
-        results: records
+        results: t
+            .game
+            .results()
             .iter()
-            .map(|r| convert::deal_result(&r.outcome, r.seats, &t.game.seeger_fabian_by_seat(r)))
+            .map(|r| convert::deal_result(&r.outcome, r.seats, &r.seeger_fabian_by_seat(t.config.game.seats)))
             .collect(),
         // GetTable fills these from the database.
         tournament_id: String::new(),

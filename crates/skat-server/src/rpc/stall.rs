@@ -103,7 +103,14 @@ struct Entry {
 
 impl Entry {
     /// Whether the stream has stalled by `now`: `published` is its table's seq.
-    fn stalled(&mut self, cursor: u64, deriving: bool, published: u64, now: Instant, stall: Duration) -> bool {
+    fn stalled(
+        &mut self,
+        cursor: u64,
+        deriving: bool,
+        published: u64,
+        now: Instant,
+        stall: Duration,
+    ) -> bool {
         if deriving || published <= cursor || cursor != self.seen {
             self.seen = cursor;
             self.since = (!deriving && published > cursor).then_some(now);
@@ -126,7 +133,8 @@ impl Watchdog {
     /// The watchdog and its task, which ends with the server's shutdown (or when the
     /// watchdog is dropped).
     pub(crate) fn start(stall: Duration, mut shutdown: watch::Receiver<bool>) -> Arc<Watchdog> {
-        let dog = Arc::new(Watchdog { stall, entries: Mutex::default(), shutting_down: AtomicBool::new(false) });
+        let dog =
+            Arc::new(Watchdog { stall, entries: Mutex::default(), shutting_down: AtomicBool::new(false) });
         let weak = Arc::downgrade(&dog);
         let every = (stall / 4).clamp(Duration::from_millis(10), Duration::from_secs(1));
         tokio::spawn(async move {
@@ -156,8 +164,12 @@ impl Watchdog {
             end: AtomicU8::new(OPEN),
             guards: Mutex::new(Some(guards)),
         });
-        let entry =
-            Entry { stream: Arc::downgrade(&shared), table: Arc::downgrade(table), seen: cursor, since: None };
+        let entry = Entry {
+            stream: Arc::downgrade(&shared),
+            table: Arc::downgrade(table),
+            seen: cursor,
+            since: None,
+        };
         self.lock().push(entry);
         if self.shutting_down.load(Ordering::Acquire) {
             // Opened while the server stops: the sweep that ended the others may be over.

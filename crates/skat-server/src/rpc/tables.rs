@@ -357,6 +357,13 @@ pub(crate) async fn records(
         _ => None,
     };
     let context = RecordContext { server: s.config.server_name.clone(), tournament_id };
-    let records = handle.lock().records_until(handle.published(), json, &context);
+    let (past, seq) = {
+        let t = handle.lock();
+        (t.past(), handle.published())
+    };
+    // A table keeps no records: they are derived from its inputs, off the lock.
+    let records = tokio::task::spawn_blocking(move || past.records_until(seq, json, &context))
+        .await
+        .map_err(|_| Refusal::new(Code::Internal, R::Internal, "the table's records could not be read"))?;
     Ok(pb::GetRecordsResponse { records })
 }

@@ -212,9 +212,12 @@ impl Watching {
             // the stream rather than ask again and again.
             let (table, seat) = (self.handle.lock().id().clone(), self.watcher.seat());
             tracing::error!(%table, ?seat, cursor = self.cursor, "the table's past could not be derived");
-            return Err(
-                Refusal::new(Code::Internal, R::Internal, "the table's past events could not be read").status()
-            );
+            return Err(Refusal::new(
+                Code::Internal,
+                R::Internal,
+                "the table's past events could not be read",
+            )
+            .status());
         }
         Ok(())
     }

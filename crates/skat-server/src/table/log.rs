@@ -44,6 +44,11 @@ impl Log {
         Log { whole: true, ..Log::default() }
     }
 
+    /// Whether every event is kept (a table rebuilt to be read).
+    pub(crate) fn is_whole(&self) -> bool {
+        self.whole
+    }
+
     /// The seq of the last event (0 before any).
     pub(crate) fn seq(&self) -> u64 {
         self.dropped + self.held.len() as u64

@@ -202,10 +202,24 @@ impl Past {
     /// Every event from seq 1, by rebuilding the table from its inputs with a whole log
     /// (the same methods at the same times: the same events).
     pub(crate) fn derive(self) -> Vec<LogEntry> {
-        match Table::rebuild(self.id, self.kept.steps(), self.now, log::Log::whole()) {
-            Ok((table, _)) => table.log.into_held(),
-            Err(_) => Vec::new(),
-        }
+        self.rebuilt().map_or_else(Vec::new, |table| table.log.into_held())
+    }
+
+    /// The records of the deals that ended at or before `seq`
+    /// ([`Table::records_until`]), derived.
+    pub(crate) fn records_until(self, seq: u64, json: bool, context: &records::RecordContext) -> Vec<String> {
+        self.rebuilt().map_or_else(Vec::new, |t| t.records_until(seq, json, context))
+    }
+
+    /// Every finished deal's record, derived.
+    pub(crate) fn deal_records(self) -> Vec<skat_engine::record::DealRecord> {
+        self.rebuilt().map_or_else(Vec::new, |t| t.game.into_records())
+    }
+
+    /// The table rebuilt from its inputs with a whole log and its finished deals'
+    /// records: to be read once (records, analysis), then dropped.
+    pub(crate) fn rebuilt(self) -> Option<Table> {
+        Table::rebuild(self.id, self.kept.steps(), self.now, log::Log::whole()).ok().map(|(table, _)| table)
     }
 }
 
@@ -222,7 +236,21 @@ impl Table {
         now: Instant,
         wall: SystemTime,
     ) -> Result<Table, MatchError> {
+        Table::with_log(id, config, now, wall, log::Log::default())
+    }
+
+    /// [`Table::new`] with `log`: a table rebuilt to be read (a whole log) keeps its
+    /// finished deals' records; a table in play keeps only its inputs and derives them
+    /// when they are asked for ([`Table::records_until`]).
+    fn with_log(
+        id: TableId,
+        config: TableConfig,
+        now: Instant,
+        wall: SystemTime,
+        log: log::Log,
+    ) -> Result<Table, MatchError> {
         let game = Match::new(config.game)?;
+        let game = if log.is_whole() { game } else { game.without_records() };
         let seats = usize::from(config.game.seats);
         let created =
             JournalEntry { n: 0, at_ms: unix_ms(wall), input: Input::Created { config: config.clone() } };
@@ -235,7 +263,7 @@ impl Table {
             game,
             slots: vec![Slot::default(); seats],
             started: false,
-            log: log::Log::default(),
+            log,
             kept,
             clock_deal: 0,
             turn: None,
@@ -283,8 +311,8 @@ impl Table {
             return Err(TableError::Replay(0));
         };
         let at = |ms: u64| now + Duration::from_millis(ms.saturating_sub(created_ms));
-        let mut table = Table::new(id, config, now, UNIX_EPOCH + Duration::from_millis(created_ms))?;
-        table.log = log;
+        let mut table =
+            Table::with_log(id, config, now, UNIX_EPOCH + Duration::from_millis(created_ms), log)?;
         let mut applied = 1;
         for step in steps {
             let entry = match step {
@@ -417,7 +445,7 @@ impl Table {
 
     /// Deals finished so far.
     pub fn deals_played(&self) -> usize {
-        self.game.records().len()
+        self.game.deal_number() as usize
     }
 
     /// Whether the match is over.

@@ -39,7 +39,7 @@ impl Table {
     pub(super) fn check_not_finished(&self) -> Result<(), TableError> {
         if self.game.is_over() {
             return Err(TableError::Finished {
-                played: self.game.records().len() as u32,
+                played: self.game.deal_number(),
                 deals: self.config.game.deals,
             });
         }

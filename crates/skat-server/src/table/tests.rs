@@ -84,7 +84,7 @@ fn deal_clocks_and_forfeits_with_a_fake_clock() {
     assert!(t.on_deadline(turn + 1, at(11_000)).is_none(), "another turn's timer does nothing");
     assert_eq!(t.seq(), before);
     assert!(t.on_deadline(turn, at(12_000)).is_some());
-    let record = t.game.records().last().expect("the forfeit ended the deal");
+    let record = t.game.last_result().expect("the forfeit ended the deal");
     assert!(
         matches!(record.outcome, skat_engine::Outcome::Penalty(p) if t.game.seats_of(0)[p.offender.index()] == second)
     );

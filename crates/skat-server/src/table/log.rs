@@ -2,7 +2,7 @@
 //!
 //! | rule | why |
 //! |---|---|
-//! | held: the last [`KEEP`] events at least, [`HELD`] at most | a stream that is caught up or nearly so (the usual reader) reads from memory; a deal is about 45 events, and holding the whole current deal took 10 KiB a table (a heap profile of 1,000 tables in play), the window 4.8 KiB |
+//! | held: the last [`KEEP`] events at least, [`HELD`] at most | a stream that is caught up or nearly so (the usual reader) reads from memory; a deal is about 45 events, and holding the whole current deal took 10 KiB a table (a heap profile of 1,000 tables in play), a window of 16 to 32 events 4.5 KiB, this one (8 to 16) 2.4 KiB |
 //! | older events are derived on demand from the table's inputs ([`super::Table::entries_after`]) | a table in play costs kilobytes, not the 8 KiB per deal the whole log took |
 //! | a rebuilt table used to derive them keeps everything ([`Log::whole`]) | it lives for one read |
 //! | the seq of every deal's end is kept (8 bytes a deal) | the records up to a seq are counted without the events |
@@ -17,10 +17,11 @@ use skat_engine::GameEvent;
 use super::{LogEntry, TableEvent};
 
 /// Events always held: a stream a few events behind (the last card, the deal's end and
-/// the next deal's first turns come in one change) still reads from memory.
-pub(crate) const KEEP: usize = 16;
+/// the next deal's first turns come in one change, five events) still reads from memory;
+/// a bot that drops its stream and resumes two seconds later has missed about five.
+pub(crate) const KEEP: usize = 8;
 /// The most events held: when the window is full, all but the last [`KEEP`] are let go
-/// (a move of 16 entries once every 16 events, not one per event).
+/// (a move of 8 entries once every 8 events, not one per event).
 /// A power of two, so that the vector, growing by doubling, stops at exactly this many
 /// slots (a table that has logged a few events holds a few slots).
 pub(crate) const HELD: usize = 2 * KEEP;

@@ -3,7 +3,8 @@
 //! list half-way (issue 50's case), played out to the end with random legal moves, every
 //! deal forfeited by the clock, and churned by join/leave to the join limit. The inputs go
 //! where the journal takes them after every change. These are the figures behind the
-//! memory bound in docs/server.md.
+//! memory bound in docs/server.md. Last, what deriving a played-out list's records costs
+//! (a table keeps none: GetRecords derives them).
 //!
 //!     cargo bench -p skat-server --bench table_memory
 
@@ -141,4 +142,23 @@ fn main() {
         }
         t
     });
+    records_cost(now);
+}
+
+/// A table keeps no records: GetRecords derives them from its inputs. What that costs for
+/// a played-out 36-deal list, ISS and JSON (the mean of 50).
+fn records_cost(now: Instant) {
+    let mut t = table(36, 1, 0, 64, now);
+    seat_all(&mut t, now);
+    play_out(&mut t, 1, now);
+    for json in [false, true] {
+        let start = Instant::now();
+        let mut bytes = 0;
+        for _ in 0..50 {
+            bytes += std::hint::black_box(t.records(json, "s")).iter().map(String::len).sum::<usize>();
+        }
+        let each = start.elapsed() / 50;
+        let format = if json { "JSON" } else { "ISS" };
+        println!("records of a 36-deal list derived ({format}, {} bytes): {each:.2?} each", bytes / 50);
+    }
 }

@@ -62,11 +62,11 @@ async fn run<J: Durability>(
                 }
             }
             None => {
-                if deadline.changed().await.is_err() {
-                    return;
-                }
                 // A finished table has no more turns: its clock ends, not at its expiry.
                 if weak.upgrade().is_none_or(|h| h.is_closed() || h.lock().is_finished()) {
+                    return;
+                }
+                if deadline.changed().await.is_err() {
                     return;
                 }
             }

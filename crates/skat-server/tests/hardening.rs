@@ -178,6 +178,33 @@ async fn a_reader_that_stalls_is_ended_and_resumes_exactly() {
     assert_eq!(rest.last().map(|e| e.seq), Some(last));
 }
 
+/// A stalled reader gives its slot back when the watchdog finds it, not when its reader
+/// comes back: the seat can open a stream at once to resume.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_readers_slot_is_given_back() {
+    let server = TestServer::start(ServerConfig {
+        stream_stall_timeout: Duration::from_millis(300),
+        max_streams_per_seat: 1,
+        ..config()
+    })
+    .await;
+    let mut client = server.client().await;
+    let (table, tokens) = seated(&mut client, 3, 12, 21).await;
+    let watch = |after_seq| authed(pb::WatchTableRequest { table_id: table.clone(), after_seq }, &tokens[0]);
+    let mut slow = slow_client(server.server.addr).await;
+    let stalled = slow.watch_table(watch(Some(0))).await.unwrap().into_inner();
+    let e = client.watch_table(watch(None)).await.unwrap_err();
+    assert_eq!(e.code(), Code::ResourceExhausted, "the seat's one slot is taken: {e:?}");
+    within(120, play_to_end(&mut client, &table, &tokens, 21)).await;
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    // The stalled stream still exists (its reader never read), but its slot is free.
+    let fresh = client.watch_table(watch(None)).await.expect("the slot was given back").into_inner();
+    let (_, snapshot, end) = within(20, drain_stream(fresh)).await;
+    assert!(snapshot.is_some() && end.is_none());
+    let (_, _, end) = within(20, drain_stream(stalled)).await;
+    assert_eq!(end.map(|e| e.code()), Some(Code::ResourceExhausted));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn limits_on_deals_joins_and_expiry() {
     let server = TestServer::start(ServerConfig { max_deals: 50, max_joins_per_table: 6, ..config() }).await;

@@ -22,11 +22,22 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
 use super::limits::StreamPermits;
-use crate::table::TableHandle;
 use crate::table::slots::StreamSlot;
+use crate::table::{LogEntry, TableHandle};
 
-/// What an open stream holds until it ends: its slot at the table and its client's permits.
+/// What an open stream holds until it ends: its slot at the table (which holds the table)
+/// and its client's permits.
 pub(crate) type Guards = (StreamSlot, StreamPermits);
+
+/// What a stream holds only while it is open, let go of when it ends however it ends
+/// (the watchdog ends a stalled stream that its reader may never read again: it keeps
+/// neither a slot, nor its table alive, nor a derived past of up to about 560 KiB).
+#[derive(Debug, Default)]
+pub(crate) struct Held {
+    _guards: Option<Guards>,
+    /// The table's whole log as derived for the stream while it catches up.
+    pub(crate) backlog: Vec<LogEntry>,
+}
 
 /// Why the watchdog ended a stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,7 +61,7 @@ pub(crate) struct Shared {
     cursor: AtomicU64,
     deriving: AtomicBool,
     end: AtomicU8,
-    guards: Mutex<Option<Guards>>,
+    held: Mutex<Held>,
 }
 
 impl Shared {
@@ -84,10 +95,16 @@ impl Shared {
         self.release();
     }
 
-    /// Gives back the stream's slots (when it ends, however it ends).
+    /// What the stream holds while it is open (its derived past is read here).
+    pub(crate) fn held(&self) -> std::sync::MutexGuard<'_, Held> {
+        self.held.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Gives back the stream's slots and lets go of its derived past (when it ends,
+    /// however it ends).
     pub(crate) fn release(&self) {
-        let guards = self.guards.lock().unwrap_or_else(|p| p.into_inner()).take();
-        drop(guards);
+        let held = std::mem::take(&mut *self.held());
+        drop(held);
     }
 }
 
@@ -162,7 +179,7 @@ impl Watchdog {
             cursor: AtomicU64::new(cursor),
             deriving: AtomicBool::new(false),
             end: AtomicU8::new(OPEN),
-            guards: Mutex::new(Some(guards)),
+            held: Mutex::new(Held { _guards: Some(guards), backlog: Vec::new() }),
         });
         let entry = Entry {
             stream: Arc::downgrade(&shared),

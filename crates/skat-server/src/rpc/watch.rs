@@ -10,7 +10,7 @@
 //! | a reader that takes nothing for `--stream-stall-timeout` while events wait is ended with RESOURCE_EXHAUSTED; shutdown ends every stream with UNAVAILABLE | both found by the server's one watchdog ([`super::stall`]): a stream its reader does not read is not polled, so it cannot notice on its own |
 
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::task::{Context, Poll, ready};
 use std::time::Instant;
 
@@ -65,7 +65,9 @@ type Batch = (Vec<pb::Event>, bool, bool);
 /// One WatchTable stream: the snapshot (if asked for), then the table's events from its
 /// cursor on, read from the log when the transport asks for the next one.
 pub(crate) struct Watching {
-    handle: Arc<TableHandle>,
+    /// The table, held strongly by the stream's slot (in `shared`): a stream the watchdog
+    /// ended does not keep an expired table alive.
+    handle: Weak<TableHandle>,
     watcher: Watcher,
     /// The last seq delivered (or skipped by the snapshot).
     cursor: u64,
@@ -79,10 +81,6 @@ pub(crate) struct Watching {
     finished: bool,
     /// Wakes when the table publishes (or is closed, or the server stops).
     wake: TableWake<u64>,
-    /// The table's whole log as derived for this stream when it was behind what the table
-    /// holds (`Table::past`): rebuilt once, away from the table's lock, and read until
-    /// the stream has caught up (a stream behind costs what its backlog costs).
-    backlog: Vec<LogEntry>,
     /// The derivation under way, on a blocking thread.
     deriving: Option<JoinHandle<Vec<LogEntry>>>,
     /// What the watchdog sees of this stream (and the slots it holds).
@@ -109,8 +107,8 @@ impl Stream for Watching {
                 // The slots are given back when the stream ends, not when the transport
                 // lets go of it.
                 this.shared.release();
-                if let Some(Err(status)) = end {
-                    let (handle, seat) = (&this.handle, this.watcher.seat());
+                if let (Some(Err(status)), Some(handle)) = (end, this.handle.upgrade()) {
+                    let seat = this.watcher.seat();
                     // The table's lock is taken only when the line is logged (tracing
                     // evaluates a field only for an enabled level).
                     tracing::debug!(table = %handle.lock().id(), ?seat, code = ?status.code(), "stream ended");
@@ -146,8 +144,12 @@ impl Watching {
                 }
                 continue;
             }
+            let Some(handle) = self.handle.upgrade() else {
+                // Its slot let go of the table: the stream ended.
+                return Poll::Ready(None);
+            };
             if !self.caught_up {
-                match self.read(self.handle.published()) {
+                match self.read(&handle, handle.published()) {
                     Ok(Ok((events, at_end, finished))) => {
                         self.ready = events.into_iter();
                         (self.caught_up, self.finished) = (at_end, finished);
@@ -162,7 +164,7 @@ impl Watching {
                 // Everything up to the end of the match is delivered: a clean end.
                 return Poll::Ready(None);
             }
-            if self.handle.is_closed() {
+            if handle.is_closed() {
                 let expired = Refusal::new(Code::NotFound, R::TableExpired, "the table has expired");
                 return Poll::Ready(Some(Err(expired.status())));
             }
@@ -177,8 +179,8 @@ impl Watching {
     /// Under the table's lock: the next events up to `until` (with whether they reach it
     /// and whether the match is over), or, for a stream behind what the table holds, its
     /// inputs to derive them from away from the lock.
-    fn read(&mut self, until: u64) -> Result<Result<Batch, Past>, Status> {
-        let t = self.handle.lock();
+    fn read(&mut self, handle: &TableHandle, until: u64) -> Result<Result<Batch, Past>, Status> {
+        let t = handle.lock();
         if let Watcher::Seat { seat, token } = &self.watcher
             && t.seat_of_hash(token) != Some(*seat)
         {
@@ -190,12 +192,13 @@ impl Watching {
             .status());
         }
         let behind = usize::try_from(self.cursor).unwrap_or(usize::MAX);
-        let events = if behind < self.backlog.len() {
+        let mut held = self.shared.held();
+        let events = if behind < held.backlog.len() {
             let n = BATCH.min(usize::try_from(until.saturating_sub(self.cursor)).unwrap_or(usize::MAX));
-            let entries = &self.backlog[behind..self.backlog.len().min(behind + n)];
+            let entries = &held.backlog[behind..held.backlog.len().min(behind + n)];
             projection::events_of(&t, entries, self.cursor + 1, self.watcher.seat())
         } else if t.holds_after(self.cursor) {
-            self.backlog = Vec::new();
+            held.backlog = Vec::new();
             projection::events_after(&t, self.cursor, until, self.watcher.seat(), BATCH)
         } else {
             return Ok(Err(t.past()));
@@ -206,12 +209,15 @@ impl Watching {
 
     /// Takes the table's whole log as derived for this stream.
     fn derived(&mut self, derived: Option<Vec<LogEntry>>) -> Result<(), Status> {
-        self.backlog = derived.unwrap_or_default();
-        if self.backlog.len() as u64 <= self.cursor {
+        let derived = derived.unwrap_or_default();
+        let rebuilt = derived.len() as u64 > self.cursor;
+        self.shared.held().backlog = derived;
+        if !rebuilt {
             // The inputs did not rebuild the events the table has let go of (a bug): end
             // the stream rather than ask again and again.
-            let (table, seat) = (self.handle.lock().id().clone(), self.watcher.seat());
-            tracing::error!(%table, ?seat, cursor = self.cursor, "the table's past could not be derived");
+            let table = self.handle.upgrade().map(|h| h.lock().id().to_string());
+            let seat = self.watcher.seat();
+            tracing::error!(?table, ?seat, cursor = self.cursor, "the table's past could not be derived");
             return Err(Refusal::new(
                 Code::Internal,
                 R::Internal,
@@ -295,12 +301,12 @@ pub(crate) async fn watch(
     drop(t);
     let shared = s.watchdog.register(&handle, (slot, client), cursor);
     record_table(&request.get_ref().table_id);
-    Ok(Box::pin(Watching::new(handle, watcher, cursor, first, shared)))
+    Ok(Box::pin(Watching::new(&handle, watcher, cursor, first, shared)))
 }
 
 impl Watching {
     fn new(
-        handle: Arc<TableHandle>,
+        handle: &Arc<TableHandle>,
         watcher: Watcher,
         cursor: u64,
         first: Option<Box<pb::WatchTableResponse>>,
@@ -308,7 +314,7 @@ impl Watching {
     ) -> Watching {
         let wake = TableWake::from_changes(handle.subscribe());
         Watching {
-            handle,
+            handle: Arc::downgrade(handle),
             watcher,
             cursor,
             first,
@@ -316,7 +322,6 @@ impl Watching {
             caught_up: false,
             finished: false,
             wake,
-            backlog: Vec::new(),
             deriving: None,
             shared,
             done: false,

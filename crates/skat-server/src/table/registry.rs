@@ -203,7 +203,7 @@ impl TableHandle {
         self.closed.store(true, Ordering::Relaxed);
         // Wakes the clock, which sees the table closed and ends.
         self.deadline.send_replace(None);
-        self.seq.send_modify(|_| {});
+        self.wake_watchers();
     }
 
     /// Wakes the table's watchers without a change (the server is shutting down: each

@@ -20,11 +20,32 @@ static LOGS: AtomicU32 = AtomicU32::new(0);
 /// A port nobody listens on now, for a server whose address another must know before
 /// it starts (replicas that name each other as peers). Anything else uses port 0.
 ///
+/// The port is picked below the kernel's ephemeral range (`ip_local_port_range`), from
+/// which every port-0 bind and every outgoing connection takes its port: a port from
+/// that range, free when checked, could be taken by another test's server or client
+/// before this test's server binds it (it happened: "Address already in use" in the
+/// takeover tests). Below the range only another `reserve_port` could pick it, and the
+/// pick is spread by process and call.
+///
 /// # Panics
-/// When loopback cannot be bound at all.
+/// When no port below the ephemeral range can be bound.
 pub fn reserve_port() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("loopback");
-    listener.local_addr().expect("a bound address").port()
+    static CALLS: AtomicU32 = AtomicU32::new(0);
+    let low = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|range| range.split_whitespace().next()?.parse::<u32>().ok())
+        .unwrap_or(32_768);
+    let span = low.saturating_sub(1_024).clamp(1, 8_192);
+    let start = std::process::id().wrapping_mul(7_919);
+    for _ in 0..span {
+        let step = CALLS.fetch_add(1, Ordering::Relaxed).wrapping_mul(613);
+        let port = low.saturating_sub(1 + start.wrapping_add(step) % span);
+        let Ok(port) = u16::try_from(port) else { continue };
+        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
+    panic!("no free port below the ephemeral range ({low})")
 }
 
 /// A child process (a bot, a client) killed when the test ends first.

@@ -45,6 +45,8 @@ pub struct MetricSet {
     pub deals: Counter,
     /// Seats that ran out of time.
     pub timeouts: Counter,
+    /// Streams that read events their table no longer held (derived from its inputs).
+    pub stream_derivations: Counter,
     /// RPC latency by method.
     pub rpc_seconds: Family<Labels, Histogram>,
     /// RPCs by method and status code.
@@ -137,6 +139,7 @@ impl MetricSet {
             watchers: Gauge::default(),
             deals: Counter::default(),
             timeouts: Counter::default(),
+            stream_derivations: Counter::default(),
             rpc_seconds: Family::<Labels, Histogram>::new_with_constructor(|| {
                 Histogram::new(exponential_buckets(0.000_05, 2.0, 18))
             }),
@@ -239,6 +242,11 @@ impl MetricSet {
             "timeouts",
             "Seats that ran out of time and forfeited a deal",
             self.timeouts.clone(),
+        );
+        registry.register(
+            "stream_derivations",
+            "Times a WatchTable stream read events its table no longer held in memory, derived from the table's inputs on a blocking thread (a stream resuming from far behind)",
+            self.stream_derivations.clone(),
         );
         registry.register("rpc_duration_seconds", "gRPC handling time by method", self.rpc_seconds.clone());
         registry.register("rpcs", "gRPC requests by method and status code", self.rpcs.clone());

@@ -84,11 +84,12 @@ impl Seats {
         let me = Arc::clone(self);
         let (handle, id) = (Arc::clone(handle), id.clone());
         tokio::spawn(async move {
-            let mut changes = handle.subscribe();
-            while !handle.lock().is_finished() && !handle.is_closed() {
-                if changes.changed().await.is_err() {
+            loop {
+                let published = handle.published();
+                if handle.lock().is_finished() || handle.is_closed() {
                     break;
                 }
+                handle.changed(published).await;
             }
             for seat in &seats {
                 me.ctx.lobbies.release_seat(&SeatKey { table: id.clone(), seat: *seat });

@@ -97,17 +97,18 @@ impl Results {
             Some(h) => h,
             None => recovery::archived(&self.ctx.journal, id).await.ok().flatten()?,
         };
-        let mut wake = handle.subscribe();
         loop {
+            let published = handle.published();
             {
                 let t = handle.lock();
-                if t.is_finished() && handle.published() >= t.seq() {
+                if t.is_finished() && published >= t.seq() {
                     break;
                 }
             }
-            if wake.changed().await.is_err() || handle.is_closed() {
+            if handle.is_closed() {
                 break;
             }
+            handle.changed(published).await;
         }
         let t = handle.lock();
         let standings = t.game.standings();

@@ -19,7 +19,6 @@ use skat_proto::pb::ErrorReason as R;
 use skat_proto::pb::{self, watch_table_response::Kind as WatchKind};
 use tokio::task::JoinHandle;
 use tokio_stream::Stream;
-use tokio_stream::wrappers::WatchStream as TableWake;
 use tonic::{Code, Request, Status};
 
 use super::access::{Access, bearer, seat_in};
@@ -27,7 +26,9 @@ use super::projection;
 use super::refusal::Refusal;
 use super::service::{SkatServer, record_table};
 use super::stall::{Ended, Shared};
+use crate::metrics::Metrics;
 use crate::secret::TokenHash;
+use crate::table::published::Registered;
 use crate::table::slots::StreamSlot;
 use crate::table::{LogEntry, Past, TableHandle};
 
@@ -79,12 +80,15 @@ pub(crate) struct Watching {
     caught_up: bool,
     /// ... and the match is over: the stream ends once `ready` is taken.
     finished: bool,
-    /// Wakes when the table publishes (or is closed, or the server stops).
-    wake: TableWake<u64>,
+    /// The waker this stream left with its table, woken when the table publishes (or is
+    /// closed, or the server stops).
+    registered: Registered,
     /// The derivation under way, on a blocking thread.
     deriving: Option<JoinHandle<Vec<LogEntry>>>,
     /// What the watchdog sees of this stream (and the slots it holds).
     shared: Arc<Shared>,
+    /// Counts the derivations.
+    metrics: Metrics,
     /// The stream has ended.
     done: bool,
 }
@@ -155,7 +159,10 @@ impl Watching {
                         (self.caught_up, self.finished) = (at_end, finished);
                     }
                     // Rare (a stream resuming from long ago): derived away from the lock.
-                    Ok(Err(past)) => self.deriving = Some(tokio::task::spawn_blocking(move || past.derive())),
+                    Ok(Err(past)) => {
+                        self.metrics.stream_derivations.inc();
+                        self.deriving = Some(tokio::task::spawn_blocking(move || past.derive()));
+                    }
                     Err(status) => return Poll::Ready(Some(Err(status))),
                 }
                 continue;
@@ -168,11 +175,8 @@ impl Watching {
                 let expired = Refusal::new(Code::NotFound, R::TableExpired, "the table has expired");
                 return Poll::Ready(Some(Err(expired.status())));
             }
-            match ready!(Pin::new(&mut self.wake).poll_next(cx)) {
-                Some(_) => self.caught_up = false,
-                // The table's watch is gone: the table is.
-                None => return Poll::Ready(None),
-            }
+            ready!(handle.poll_published(self.cursor, &mut self.registered, cx));
+            self.caught_up = false;
         }
     }
 
@@ -301,7 +305,7 @@ pub(crate) async fn watch(
     drop(t);
     let shared = s.watchdog.register(&handle, (slot, client), cursor);
     record_table(&request.get_ref().table_id);
-    Ok(Box::pin(Watching::new(&handle, watcher, cursor, first, shared)))
+    Ok(Box::pin(Watching::new(&handle, watcher, cursor, first, (shared, s.metrics.clone()))))
 }
 
 impl Watching {
@@ -310,9 +314,8 @@ impl Watching {
         watcher: Watcher,
         cursor: u64,
         first: Option<Box<pb::WatchTableResponse>>,
-        shared: Arc<Shared>,
+        (shared, metrics): (Arc<Shared>, Metrics),
     ) -> Watching {
-        let wake = TableWake::from_changes(handle.subscribe());
         Watching {
             handle: Arc::downgrade(handle),
             watcher,
@@ -321,10 +324,19 @@ impl Watching {
             ready: Vec::new().into_iter(),
             caught_up: false,
             finished: false,
-            wake,
+            registered: Registered::default(),
             deriving: None,
             shared,
+            metrics,
             done: false,
+        }
+    }
+}
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        if let Some(handle) = self.handle.upgrade() {
+            handle.forget(&mut self.registered);
         }
     }
 }

@@ -1,92 +1,182 @@
-//! A table's clock: one Tokio task for the table's life.
+//! The tables' clock: one Tokio task for the whole server, asleep until the earliest
+//! deadline of any table's current turn.
 //!
-//! It sleeps until the deadline of the current turn, which every change resets through
-//! a watch channel (no task spawned or aborted per action), and then submits the
-//! forfeit through the same [`TableHandle::mutate`] a player's action goes through. It
-//! holds the table weakly, so a dropped table's clock ends; a finished table's ends when
-//! the match does.
+//! | rule | why |
+//! |---|---|
+//! | one ordered map of deadlines and one task for every table | a task per table (its future, its watch channel) cost about 0.9 KiB a table in play, and 2,000 tables in play were 2,000 sleeping tasks |
+//! | a change moves its table's entry in the map ([`Clock::set`], O(log n) under the map's lock); the task is woken only when the earliest deadline moves earlier | no task spawned, woken or aborted per action |
+//! | a deadline that passes spawns a short task that submits the forfeit through the same [`TableHandle::mutate`] a player's action goes through | time-outs are rare, and a slow journal never holds up another table's deadline |
+//! | the map holds tables weakly, and a table that finishes, closes or has no turn takes its entry out | at most one entry per live table: the map's bound |
 
-use std::sync::{Arc, Weak};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Instant;
 
-use tokio::sync::watch;
+use tokio::sync::Notify;
 
 use super::registry::{Durability, TableHandle};
 use crate::metrics::Metrics;
 
-/// Starts the clock of `handle`.
-pub(super) fn start(handle: &Arc<TableHandle>, metrics: Metrics, journal: impl Durability) {
-    let weak: Weak<TableHandle> = Arc::downgrade(handle);
-    let deadline = handle.deadline.subscribe();
-    tokio::spawn(run(weak, deadline, Box::new((metrics, journal))));
+/// A turn that can time out: its id and when (as [`super::Table::next_deadline`] gives it).
+pub(super) type Deadline = (u64, Instant);
+
+/// An entry's place in the map: when, then which table (two tables may share an instant).
+type Key = (Instant, u64);
+
+/// A deadline in the map: the table (weakly) and the turn that times out.
+#[derive(Debug)]
+struct Due {
+    table: Weak<TableHandle>,
+    turn: u64,
 }
 
-/// The clock's task. Its future lives as long as the table, one per table in play: what
-/// it holds across an `.await` is paid for every table, so the forfeit (a change through
-/// the journal, whose future is large) is boxed and paid for only while it is submitted,
-/// and the metrics and journal (264 bytes, which a future may hold twice) are one pointer.
-async fn run<J: Durability>(
-    weak: Weak<TableHandle>,
-    mut deadline: watch::Receiver<Option<(u64, Instant)>>,
-    with: Box<(Metrics, J)>,
-) {
-    let (metrics, journal) = (&with.0, &with.1);
-    loop {
-        let next = *deadline.borrow_and_update();
-        match next {
-            Some((turn, at)) => {
-                tokio::select! {
-                    _ = tokio::time::sleep_until(at.into()) => {}
-                    changed = deadline.changed() => {
-                        if changed.is_err() { return; }
-                        continue;
-                    }
-                }
-                let Some(handle) = weak.upgrade() else { return };
-                if handle.is_closed() {
-                    return;
-                }
-                let fired = Box::pin(handle.mutate(journal, metrics, |t| {
-                    t.on_deadline(turn, Instant::now()).map(|_| t.id().clone())
-                }))
-                .await;
-                drop(handle);
-                if let Ok(Some(id)) = fired {
-                    metrics.timeouts.inc();
-                    tracing::info!(table = %id, "a seat ran out of time and forfeits the deal");
-                } else {
-                    // The turn was over already; wait for the next deadline.
-                    if deadline.changed().await.is_err() {
-                        return;
-                    }
-                }
+/// Every table's current deadline, and the task that waits for the earliest.
+#[derive(Debug, Default)]
+pub(crate) struct Clock {
+    deadlines: Mutex<BTreeMap<Key, Due>>,
+    /// Wakes the task: an earlier deadline, or the clock closed. A wake-up sent while the
+    /// task is busy is kept (`notify_one` stores a permit), so none is lost.
+    wake: Notify,
+    closed: AtomicBool,
+    tables: AtomicU64,
+}
+
+impl Clock {
+    /// A clock whose task submits forfeits through `journal`.
+    pub(super) fn start(metrics: Metrics, journal: impl Durability) -> Arc<Clock> {
+        let clock = Arc::new(Clock::default());
+        tokio::spawn(run(Arc::clone(&clock), metrics, journal));
+        clock
+    }
+
+    /// A number for a new table, which names its entry.
+    pub(super) fn number(&self) -> u64 {
+        self.tables.fetch_add(1, Ordering::Relaxed)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, BTreeMap<Key, Due>> {
+        self.deadlines.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Moves table `number`'s deadline from `old` to `new` (`None`: no turn times out).
+    pub(super) fn set(
+        &self,
+        number: u64,
+        table: &Weak<TableHandle>,
+        old: Option<Deadline>,
+        new: Option<Deadline>,
+    ) {
+        let mut map = self.lock();
+        if let Some((_, at)) = old {
+            map.remove(&(at, number));
+        }
+        let Some((turn, at)) = new else { return };
+        let earliest = map.first_key_value().is_none_or(|(first, _)| (at, number) < *first);
+        map.insert((at, number), Due { table: table.clone(), turn });
+        drop(map);
+        if earliest {
+            self.wake.notify_one();
+        }
+    }
+
+    /// Ends the task (the server's tables are gone).
+    pub(super) fn close(&self) {
+        self.closed.store(true, Ordering::Relaxed);
+        self.wake.notify_one();
+    }
+
+    /// Takes out every deadline passed at `now`; and when the next one is.
+    fn take_due(&self, now: Instant) -> (Vec<Due>, Option<Instant>) {
+        let mut map = self.lock();
+        let mut due = Vec::new();
+        while let Some(first) = map.first_entry() {
+            if first.key().0 > now {
+                return (due, Some(first.key().0));
             }
-            None => {
-                // A finished table has no more turns: its clock ends, not at its expiry.
-                if weak.upgrade().is_none_or(|h| h.is_closed() || h.lock().is_finished()) {
-                    return;
-                }
-                if deadline.changed().await.is_err() {
-                    return;
-                }
+            due.push(first.remove());
+        }
+        (due, None)
+    }
+
+    /// How many deadlines the clock holds (one per table whose turn can time out).
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.lock().len()
+    }
+}
+
+/// The clock's task: forfeits what is due, then sleeps until the next deadline or until a
+/// change brings an earlier one.
+async fn run<J: Durability>(clock: Arc<Clock>, metrics: Metrics, journal: J) {
+    while !clock.closed.load(Ordering::Relaxed) {
+        let (due, next) = clock.take_due(Instant::now());
+        for Due { table, turn } in due {
+            if let Some(table) = table.upgrade() {
+                tokio::spawn(forfeit(table, turn, metrics.clone(), journal.clone()));
             }
         }
+        match next {
+            Some(at) => {
+                tokio::select! {
+                    _ = tokio::time::sleep_until(at.into()) => {}
+                    _ = clock.wake.notified() => {}
+                }
+            }
+            None => clock.wake.notified().await,
+        }
+    }
+}
+
+/// Turn `turn` of `handle` ran out of time: its seat forfeits the deal, unless the turn
+/// is over already (an action that came in at the last moment wins).
+async fn forfeit<J: Durability>(handle: Arc<TableHandle>, turn: u64, metrics: Metrics, journal: J) {
+    if handle.is_closed() {
+        return;
+    }
+    let fired =
+        handle.mutate(&journal, &metrics, |t| t.on_deadline(turn, Instant::now()).map(|_| t.id().clone()));
+    if let Ok(Some(id)) = fired.await {
+        metrics.timeouts.inc();
+        tracing::info!(table = %id, "a seat ran out of time and forfeits the deal");
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::journal::Journal;
+    use std::time::Duration;
 
-    /// The clock's future lives as long as its table: the forfeit's change is boxed, so the
-    /// future is what it waits with (docs/server.md, memory bounds).
+    use super::*;
+
+    /// One entry per table, moved by every change, taken out when the turn has no
+    /// deadline; what is due comes out in order, and the next deadline is told.
     #[test]
-    fn a_tables_clock_is_small() {
-        let (_tx, rx) = watch::channel(None);
-        let clock = run(Weak::new(), rx, Box::new((Metrics::new(), Journal::memory())));
-        let size = std::mem::size_of_val(&clock);
-        println!("a table's clock future: {size} bytes");
-        assert!(size <= 512, "a table's clock future holds {size} bytes");
+    fn the_clock_holds_one_deadline_per_table_and_gives_them_in_order() {
+        let clock = Clock::default();
+        let (a, b) = (clock.number(), clock.number());
+        let t0 = Instant::now();
+        let at = |s: u64| t0 + Duration::from_secs(s);
+        let none = Weak::new();
+        clock.set(a, &none, None, Some((1, at(5))));
+        clock.set(b, &none, None, Some((1, at(3))));
+        clock.set(a, &none, Some((1, at(5))), Some((2, at(7))));
+        assert_eq!(clock.len(), 2, "a table's new deadline replaces its old one");
+        let (due, next) = clock.take_due(at(4));
+        assert_eq!(due.iter().map(|d| d.turn).collect::<Vec<_>>(), [1], "b's turn 1");
+        assert_eq!(next, Some(at(7)));
+        clock.set(a, &none, Some((2, at(7))), None);
+        assert_eq!(clock.len(), 0, "a turn without a deadline has no entry");
+        assert_eq!(clock.take_due(at(100)).1, None);
+    }
+
+    /// Two tables with the same deadline both keep theirs.
+    #[test]
+    fn tables_may_share_an_instant() {
+        let clock = Clock::default();
+        let at = Instant::now();
+        for _ in 0..3 {
+            clock.set(clock.number(), &Weak::new(), None, Some((9, at)));
+        }
+        assert_eq!(clock.take_due(at).0.len(), 3);
     }
 }

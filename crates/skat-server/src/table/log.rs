@@ -2,7 +2,8 @@
 //!
 //! | rule | why |
 //! |---|---|
-//! | held: the last [`KEEP`] events at least, [`HELD`] at most | a stream that is caught up or nearly so (the usual reader) reads from memory; a deal is about 45 events, and holding the whole current deal took 10 KiB a table (a heap profile of 1,000 tables in play), a window of 16 to 32 events 4.5 KiB, this one (8 to 16) 2.4 KiB |
+//! | held: exactly the last [`KEEP`] events, in a vector of exactly that many slots | a stream that is caught up or nearly so (the usual reader) reads from memory; a deal is about 45 events, and holding the whole current deal took 10 KiB a table (a heap profile of 1,000 tables in play), a window of 16 to 32 events 4.5 KiB, of 8 to 16 2.4 KiB (sixteen slots, as the vector doubled), this one 1.5 KiB |
+//! | the oldest event is let go as each new one comes (ten entries moved) | about 20 ns an event: cheaper than the memory a wider window holds for every table |
 //! | older events are derived on demand from the table's inputs ([`super::Table::entries_after`]) | a table in play costs kilobytes, not the 8 KiB per deal the whole log took |
 //! | a rebuilt table used to derive them keeps everything ([`Log::whole`]) | it lives for one read |
 //! | the seq of every deal's end is kept (8 bytes a deal) | the records up to a seq are counted without the events |
@@ -16,16 +17,10 @@ use skat_engine::GameEvent;
 
 use super::{LogEntry, TableEvent};
 
-/// Events always held: a stream a few events behind (the last card, the deal's end and
-/// the next deal's first turns come in one change, five events) still reads from memory;
-/// a bot that drops its stream and resumes two seconds later has missed about five.
-pub(crate) const KEEP: usize = 8;
-/// The most events held: when the window is full, all but the last [`KEEP`] are let go
-/// (a move of 8 entries once every 8 events, not one per event).
-/// A power of two, so that the vector, growing by doubling, stops at exactly this many
-/// slots (a table that has logged a few events holds a few slots).
-pub(crate) const HELD: usize = 2 * KEEP;
-const _: () = assert!(HELD.is_power_of_two());
+/// Events held: a stream a few events behind (the last card, the deal's end and the next
+/// deal's first turns come in one change, five events) still reads from memory; a bot that
+/// drops its stream and resumes two seconds later has missed about five.
+pub(crate) const KEEP: usize = 10;
 
 /// The events of one table.
 #[derive(Debug, Default)]
@@ -70,10 +65,14 @@ impl Log {
         if let TableEvent::Game(GameEvent::DealEnded { .. }) = &entry.event {
             self.deal_ends.push(self.seq() + 1);
         }
-        if !self.whole && self.held.len() == HELD {
-            let forget = HELD - KEEP;
-            self.held.drain(..forget);
-            self.dropped += forget as u64;
+        if !self.whole {
+            if self.held.len() == KEEP {
+                self.held.remove(0);
+                self.dropped += 1;
+            } else if self.held.len() == self.held.capacity() {
+                // Grows to exactly KEEP slots (doubling would stop at sixteen).
+                self.held.reserve_exact((2 * self.held.len()).clamp(1, KEEP) - self.held.len());
+            }
         }
         self.held.push(entry);
     }

@@ -42,6 +42,7 @@ pub(crate) mod id;
 pub(crate) mod input;
 pub(crate) mod kept;
 pub(crate) mod log;
+pub(crate) mod published;
 pub(crate) mod records;
 pub(crate) mod registry;
 pub(crate) mod seats;

@@ -15,12 +15,15 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock, Weak};
+use std::task::{Context, Poll};
 use std::time::Instant;
 
-use tokio::sync::{oneshot, watch};
+use tokio::sync::oneshot;
 
+use super::clock::{Clock, Deadline};
 use super::error::ChangeError;
+use super::published::{Changed, PublishedSeq, Registered};
 use super::{Table, TableId};
 use crate::metrics::Metrics;
 
@@ -68,12 +71,16 @@ impl Durable {
 /// per-address permit).
 pub(crate) type Guard = Box<dyn std::any::Any + Send + Sync>;
 
-/// A table with its lock, its watchers' wake-up and its timer.
+/// A table with its lock, its watchers' wake-up and its place in the clock.
 pub(crate) struct TableHandle {
     table: Mutex<Table>,
-    seq: watch::Sender<u64>,
-    /// The current turn's id and deadline, which the table's clock task sleeps until.
-    pub(super) deadline: watch::Sender<Option<(u64, Instant)>>,
+    /// The last published seq, and the streams and tasks waiting for a later one.
+    seq: PublishedSeq,
+    /// The server's clock and this table's number in it (none for a table only read).
+    clock: Option<(Arc<Clock>, u64)>,
+    /// The deadline last handed to the clock, and the seq it was published with (an
+    /// older change published late does not move it back).
+    deadline: Mutex<(u64, Option<Deadline>)>,
     /// Open spectator streams (no token).
     pub(super) spectators: AtomicUsize,
     /// Open streams per seat (a seat's own streams never count against spectators).
@@ -88,10 +95,7 @@ pub(crate) struct TableHandle {
 
 impl std::fmt::Debug for TableHandle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TableHandle")
-            .field("seq", &*self.seq.borrow())
-            .field("archived", &self.archived)
-            .finish()
+        f.debug_struct("TableHandle").field("seq", &self.seq.get()).field("archived", &self.archived).finish()
     }
 }
 
@@ -104,18 +108,19 @@ impl TableHandle {
 
     /// A handle for a table that is only read (rebuilt from the journal).
     pub(crate) fn archived(table: Table) -> Arc<TableHandle> {
-        let mut handle = TableHandle::new(table, None);
+        let mut handle = TableHandle::new(table, None, None);
         handle.archived = true;
         Arc::new(handle)
     }
 
-    fn new(table: Table, guard: Option<Guard>) -> TableHandle {
+    fn new(table: Table, guard: Option<Guard>, clock: Option<&Arc<Clock>>) -> TableHandle {
         let seq = table.seq();
         let seats = table.seat_count();
         TableHandle {
             table: Mutex::new(table),
-            seq: watch::Sender::new(seq),
-            deadline: watch::Sender::new(None),
+            seq: PublishedSeq::new(seq),
+            clock: clock.map(|c| (Arc::clone(c), c.number())),
+            deadline: Mutex::new((0, None)),
             spectators: AtomicUsize::new(0),
             seat_streams: (0..seats).map(|_| AtomicUsize::new(0)).collect(),
             closed: AtomicBool::new(false),
@@ -151,65 +156,85 @@ impl TableHandle {
     /// The table once everything in it is published (durable): what a snapshot may
     /// show. Waits at most for the commits in flight.
     pub(crate) async fn settled(&self) -> MutexGuard<'_, Table> {
-        let mut published = self.seq.subscribe();
         loop {
+            let published = self.seq.get();
             {
                 let t = self.lock();
-                if t.seq() <= *published.borrow_and_update() {
+                if t.seq() <= published {
                     return t;
                 }
             }
-            if published.changed().await.is_err() {
-                return self.lock();
-            }
+            self.seq.changed(published).await;
         }
     }
 
     /// The last published `seq`: events up to it are durable and may be read.
     pub(crate) fn published(&self) -> u64 {
-        *self.seq.borrow()
+        self.seq.get()
     }
 
-    /// A receiver that wakes when the log grows.
-    pub(crate) fn subscribe(&self) -> watch::Receiver<u64> {
-        self.seq.subscribe()
+    /// Resolves once a seq past `after` is published, or the table's watchers are woken
+    /// (it closes, the server stops): the caller looks again.
+    pub(crate) fn changed(&self, after: u64) -> Changed<'_> {
+        self.seq.changed(after)
+    }
+
+    /// A stream's wait for a seq past `after` (its waker left in `registered`, to be
+    /// [forgotten](Self::forget) when the stream ends).
+    pub(crate) fn poll_published(
+        &self,
+        after: u64,
+        registered: &mut Registered,
+        cx: &Context<'_>,
+    ) -> Poll<u64> {
+        self.seq.poll_after(after, registered, cx)
+    }
+
+    /// Takes a stream's waker out of the table's list.
+    pub(crate) fn forget(&self, registered: &mut Registered) {
+        self.seq.forget(registered);
     }
 
     /// Publishes a state read in the critical section that changed it (so that an action
     /// takes the table's lock once).
-    fn publish(&self, state: Published, metrics: &Metrics) {
+    fn publish(self: &Arc<Self>, state: Published, metrics: &Metrics) {
         let Published { seq, deadline, deals } = state;
         let counted = self.deals_counted.swap(deals, Ordering::Relaxed);
         metrics.deals.inc_by(deals.saturating_sub(counted) as u64);
         // Commits of one table complete in order, but their callers may publish out of
         // order: the published seq only grows.
-        self.seq.send_if_modified(|s| {
-            let newer = seq > *s;
-            if newer {
-                *s = seq;
-            }
-            newer
-        });
-        self.deadline.send_if_modified(|d| {
-            let changed = *d != deadline;
-            *d = deadline;
-            changed
-        });
+        self.seq.publish(seq);
+        self.move_deadline(seq, deadline);
+    }
+
+    /// Hands the clock the current turn's deadline as of `seq` (unless a later change
+    /// was published first, or nothing moved).
+    fn move_deadline(self: &Arc<Self>, seq: u64, deadline: Option<Deadline>) {
+        let Some((clock, number)) = &self.clock else { return };
+        let mut last = self.deadline.lock().unwrap_or_else(|p| p.into_inner());
+        if seq < last.0 || last.1 == deadline || self.is_closed() {
+            return;
+        }
+        clock.set(*number, &Arc::downgrade(self), last.1, deadline);
+        *last = (seq, deadline);
     }
 
     /// Stops the clock and wakes the watchers, who end their streams (the table is
     /// being dropped).
     pub(crate) fn stop(&self) {
         self.closed.store(true, Ordering::Relaxed);
-        // Wakes the clock, which sees the table closed and ends.
-        self.deadline.send_replace(None);
+        if let Some((clock, number)) = &self.clock {
+            // Taken out of the clock for good: a closed table's deadline is never moved.
+            let mut last = self.deadline.lock().unwrap_or_else(|p| p.into_inner());
+            clock.set(*number, &Weak::new(), last.1.take(), None);
+        }
         self.wake_watchers();
     }
 
     /// Wakes the table's watchers without a change (the server is shutting down: each
     /// stream looks at why it was ended).
     pub(crate) fn wake_watchers(&self) {
-        self.seq.send_modify(|_| {});
+        self.seq.wake_all();
     }
 
     /// Whether the table has been dropped from the server.
@@ -222,7 +247,7 @@ impl TableHandle {
 #[derive(Debug, Clone, Copy)]
 struct Published {
     seq: u64,
-    deadline: Option<(u64, Instant)>,
+    deadline: Option<Deadline>,
     deals: usize,
 }
 
@@ -237,10 +262,21 @@ impl Published {
 #[derive(Debug, Default)]
 pub struct Tables {
     map: RwLock<HashMap<TableId, Arc<TableHandle>>>,
+    /// Their clock, started with the first table (which brings the journal it submits
+    /// forfeits to; a server has one).
+    clock: OnceLock<Arc<Clock>>,
+}
+
+impl Drop for Tables {
+    fn drop(&mut self) {
+        if let Some(clock) = self.clock.get() {
+            clock.close();
+        }
+    }
 }
 
 impl Tables {
-    /// Adds a table unless `max` tables exist already, and starts its clock; `guard` is
+    /// Adds a table unless `max` tables exist already, and puts it on the clock; `guard` is
     /// held as long as the table (the creating client's permit).
     pub(crate) fn insert(
         &self,
@@ -255,12 +291,12 @@ impl Tables {
             return None;
         }
         let deals = table.deals_played();
-        let handle = Arc::new(TableHandle::new(table, guard));
+        let clock = self.clock.get_or_init(|| Clock::start(metrics.clone(), journal.clone()));
+        let handle = Arc::new(TableHandle::new(table, guard, Some(clock)));
         // A recovered table's deals were counted before the restart.
         handle.deals_counted.store(deals, Ordering::Relaxed);
         let id = handle.lock().id().clone();
         map.insert(id, Arc::clone(&handle));
-        super::clock::start(&handle, metrics.clone(), journal.clone());
         let state = Published::of(&handle.lock());
         handle.publish(state, metrics);
         Some(handle)

@@ -164,14 +164,17 @@ mod tests {
 
     use super::*;
 
+    /// A task waiting for a seq past `after`.
+    fn waiter(seq: &Arc<PublishedSeq>, after: u64) -> tokio::task::JoinHandle<()> {
+        let seq = Arc::clone(seq);
+        tokio::spawn(async move { seq.changed(after).await })
+    }
+
     /// A waiter wakes at a newer seq only, and a dropped waiter leaves nothing behind.
     #[tokio::test]
     async fn a_waiter_wakes_at_a_newer_seq_and_leaves_no_waker_behind() {
         let seq = Arc::new(PublishedSeq::new(5));
-        let waiter = tokio::spawn({
-            let seq = Arc::clone(&seq);
-            async move { seq.changed(5).await }
-        });
+        let waiter = waiter(&seq, 5);
         tokio::time::sleep(Duration::from_millis(20)).await;
         assert_eq!(seq.waiting(), 1);
         seq.publish(4);
@@ -195,10 +198,7 @@ mod tests {
     #[tokio::test]
     async fn wake_all_ends_a_wait() {
         let seq = Arc::new(PublishedSeq::new(1));
-        let waiter = tokio::spawn({
-            let seq = Arc::clone(&seq);
-            async move { seq.changed(1).await }
-        });
+        let waiter = waiter(&seq, 1);
         tokio::time::sleep(Duration::from_millis(20)).await;
         seq.wake_all();
         tokio::time::timeout(Duration::from_secs(5), waiter).await.expect("woken").expect("ran");

@@ -216,9 +216,41 @@ def test_a_bot_authors_first_hour(server, tmp_path):
     assert any(line.startswith(table) and "finished" in line for line in listed.splitlines())
 
 
+def counting_proxy(target):
+    """A TCP proxy to ``target`` (``host:port``) on loopback; returns its address and a
+    function that tells how many connections it accepted."""
+    host, port = target.rsplit(":", 1)
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    accepted = []
+
+    def pipe(a, b):
+        try:
+            while data := a.recv(65536):
+                b.sendall(data)
+        except OSError:
+            pass
+        finally:
+            a.close()
+            b.close()
+
+    def serve():
+        while True:
+            inbound, _ = listener.accept()
+            accepted.append(1)
+            outbound = socket.create_connection((host, int(port)))
+            threading.Thread(target=pipe, args=(inbound, outbound), daemon=True).start()
+            threading.Thread(target=pipe, args=(outbound, inbound), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return f"127.0.0.1:{listener.getsockname()[1]}", lambda: len(accepted)
+
+
 def test_lobby_mode_plays_a_tournament(tmp_path):
     """The Python SDK's lobby: an account's bot plays every table of a tournament against
-    two Rust bots in lobby mode."""
+    two Rust bots in lobby mode, its seats on the lobby's connection (gRPC shares one
+    among the channels to an address), which a proxy counts."""
     proc, addr, stub = db_server(tmp_path, "--admin-token", "op")
     try:
         tokens = {n: stub.RegisterBot(pb.RegisterBotRequest(name=n)).bot_token for n in ("py", "h", "r")}
@@ -228,7 +260,8 @@ def test_lobby_mode_plays_a_tournament(tmp_path):
             for n, s in (("h", "heuristic"), ("r", "random"))
         ]
         result = {}
-        t = threading.Thread(target=lambda: result.setdefault("lists", skat_sdk.lobby(addr, tokens["py"], lambda: JackBot(2), lists=3)))
+        via, connections = counting_proxy(addr)
+        t = threading.Thread(target=lambda: result.setdefault("lists", skat_sdk.lobby(via, tokens["py"], lambda: JackBot(2), lists=3)))
         t.start()
         md = (("authorization", "Bearer op"),)
         created = stub.CreateTournament(
@@ -240,6 +273,7 @@ def test_lobby_mode_plays_a_tournament(tmp_path):
         t.join(timeout=240)
         assert not t.is_alive(), "the lobby played its three tables"
         assert len(result["lists"]) == 3
+        assert connections() <= 2, f"the lobby and its three seats opened {connections()} connections"
         deadline = time.time() + 60
         while True:
             tour = stub.GetTournament(pb.GetTournamentRequest(tournament_id=created.tournament_id)).tournament

@@ -173,3 +173,72 @@ export function connect(server: Server, options: TlsOptions = {}): Connection {
 export function bearer(token: string, options: CallOptions = {}): CallOptions {
   return { ...options, headers: { ...(options.headers as Record<string, string> | undefined), authorization: `Bearer ${token}` } };
 }
+
+/** Most seats on one shared connection. */
+export const SEATS_PER_CONNECTION = 32;
+
+/** A seat's place on a shared connection: its client, and `release()` when the seat is
+ * done with it (more than once is harmless). */
+export interface Lease {
+  readonly conn: Connection;
+  release(): void;
+}
+
+/** Connections that seats share (a lobby's seats), as the Rust SDK's
+ * `skat_sdk::connections`: one HTTP/2 connection carries up to
+ * {@link SEATS_PER_CONNECTION} seats (a watch stream each and their actions), so a bot at
+ * a hundred tables holds four connections to a server, not a hundred. The server spends
+ * about 45 KiB on each connection and counts them against the client address's limit
+ * (64 by default); it refuses a connection's 101st watch stream, hence the cap. A connection no seat
+ * holds is closed, except one per server kept for the next seat. A broken connection is
+ * dialled again by its session manager at the next call. */
+export class Connections {
+  private readonly byServer = new Map<string, { conn: Connection; seats: number }[]>();
+
+  /** A place on a connection to `address` with room for one more seat. */
+  take(address: ServerAddress): Lease {
+    const list = this.byServer.get(address.url) ?? [];
+    this.byServer.set(address.url, list);
+    let shared = list.find((c) => c.seats < SEATS_PER_CONNECTION);
+    if (shared === undefined) {
+      shared = { conn: connect(address), seats: 0 };
+      list.push(shared);
+    }
+    const entry = shared;
+    entry.seats++;
+    let held = true;
+    return {
+      conn: entry.conn,
+      release: () => {
+        if (!held) return;
+        held = false;
+        entry.seats--;
+        this.closeIdle(address.url);
+      },
+    };
+  }
+
+  /** Open connections to `address`. */
+  open(address: ServerAddress): number {
+    return this.byServer.get(address.url)?.length ?? 0;
+  }
+
+  /** Closes every connection. */
+  close(): void {
+    for (const list of this.byServer.values()) for (const c of list) c.conn.close();
+    this.byServer.clear();
+  }
+
+  /** Closes the connections to `url` no seat holds, but one. */
+  private closeIdle(url: string): void {
+    const list = this.byServer.get(url) ?? [];
+    let kept = false;
+    const keep = list.filter((c) => {
+      if (c.seats > 0) return true;
+      if (!kept) return (kept = true);
+      c.conn.close();
+      return false;
+    });
+    this.byServer.set(url, keep);
+  }
+}

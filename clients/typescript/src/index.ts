@@ -56,7 +56,10 @@ export { Card, DECK, type Suit, codeOf, isJack, parseCard, pointsOf, rankOf, sor
 export { type ErrorInfo, brokenConnection, errorInfo, reason } from "./errors";
 export {
   type Connection,
+  Connections,
+  type Lease,
   PlainTextRefused,
+  SEATS_PER_CONNECTION,
   type Server,
   ServerAddress,
   type SkatClient,

@@ -4,7 +4,7 @@
 // out again every seat the account holds (after a restart with a new seat token).
 
 import { Code, ConnectError } from "@connectrpc/connect";
-import { type Connection, type Server, type ServerAddress, bearer, connect, serverAddress } from "./client";
+import { type Connection, Connections, type Server, type ServerAddress, bearer, connect, serverAddress } from "./client";
 import type { LobbyResponse } from "./gen/skat/v1/skat_pb";
 import { brokenConnection, reason } from "./errors";
 import { logger } from "./log";
@@ -64,6 +64,8 @@ export async function lobby(
   home.checkSecret("bot token");
   const run = new LobbyRun(home, botToken, makeBot, lists, options);
   await run.keep(home, options.casualSeats ?? 0, true);
+  // Enough tables ended and the rest were stopped: their connections go too.
+  run.connections.close();
   return run.finished;
 }
 
@@ -78,6 +80,8 @@ class LobbyRun {
   private readonly aborts = new Set<AbortController>();
   private readonly followed: Set<string>;
   private ended = 0; // tables played to their end or stopped on an error
+  /** The seats' connections: up to 32 seats share one (`Connections`). */
+  readonly connections = new Connections();
 
   constructor(
     private readonly home: ServerAddress,
@@ -169,7 +173,7 @@ class LobbyRun {
     this.playing.set(s.tableId, s.seatToken);
     logger().info(`seated: table=${s.tableId} seat=${s.seat} tournament=${s.tournamentId}`);
     const token = s.seatToken;
-    play(new Seat(seatServer, s.tableId, s.seatToken, s.seat, this.home), this.makeBot(), { onIllegal: this.options.onIllegal })
+    play(new Seat(seatServer, s.tableId, s.seatToken, s.seat, this.home, this.connections), this.makeBot(), { onIllegal: this.options.onIllegal })
       .then((f) => {
         const ranked = [...f.standings].sort((a, b) => b.seegerFabian - a.seegerFabian);
         const mine = f.standings.find((x) => x.seat === s.seat);

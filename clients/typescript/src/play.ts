@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { BidCall, type Standing, type TableView } from "./gen/skat/v1/skat_pb";
-import { type Connection, type Server, ServerAddress, bearer, connect, serverAddress } from "./client";
+import { type Connection, type Connections, type Lease, type Server, ServerAddress, bearer, connect, serverAddress } from "./client";
 import { brokenConnection, reason } from "./errors";
 import { Card, codeOf, sorted } from "./cards";
 import { type Contract, Knowledge, type LegalActions } from "./knowledge";
@@ -250,20 +250,38 @@ async function follow<T>(
  * {@link Seat.reconnect} asks when the seat's server is gone. */
 export class Seat {
   private conn: Connection;
+  private lease: Lease | undefined;
   private where: ServerAddress;
   /** Where the seat was first asked for. */
   readonly home: ServerAddress;
+  /** `shared`: connections this seat shares with others (a lobby's seats); without it
+   * the seat has a connection of its own. */
   constructor(
     server: Server,
     readonly tableId: string,
     readonly token: string,
     readonly seat: number,
     home?: Server,
+    private readonly shared?: Connections,
   ) {
     this.where = serverAddress(server);
     this.where.checkSecret("seat token");
     this.home = home === undefined ? this.where : serverAddress(home);
-    this.conn = connect(this.where);
+    this.conn = this.open();
+  }
+
+  /** A connection to the seat's server: a place on a shared one, or its own. */
+  private open(): Connection {
+    if (this.shared === undefined) return connect(this.where);
+    this.lease = this.shared.take(this.where);
+    return this.lease.conn;
+  }
+
+  /** Lets go of the connection: closes its own, leaves a shared one. */
+  private let(): void {
+    if (this.lease !== undefined) this.lease.release();
+    else this.conn.close();
+    this.lease = undefined;
   }
 
   /** The server with its TLS settings (the table's owner). */
@@ -285,7 +303,7 @@ export class Seat {
    * the table, else to the table's owner now, found through `home` (a replica that took
    * the table over from a dead one). If neither answers, the next attempt tries again. */
   async reconnect(): Promise<void> {
-    this.conn.close();
+    this.let();
     const tries = this.home.url === this.where.url ? [this.where] : [this.where, this.home];
     for (const address of tries) {
       try {
@@ -299,12 +317,12 @@ export class Seat {
         logger().debug(`reconnect: ${address.url} did not answer for table ${this.tableId}: ${errorWords(e)}`);
       }
     }
-    this.conn = connect(this.where);
+    this.conn = this.open();
   }
 
-  /** Closes the connection. */
+  /** Closes the connection (a shared one: leaves it to the other seats). */
   close(): void {
-    this.conn.close();
+    this.let();
   }
 
   /** Takes a seat (the first open one unless `seat` is given), following a redirect to

@@ -37,6 +37,39 @@ function exited(p: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => p.on("exit", (code) => resolve(code)));
 }
 
+/** A TCP proxy to `target` on loopback that counts the connections it accepts. */
+function countingProxy(target: number): Promise<{ port: number; count: () => number; close: () => void }> {
+  let accepted = 0;
+  const sockets = new Set<net.Socket>();
+  const proxy = net.createServer((inbound) => {
+    accepted++;
+    const outbound = net.connect(target, "127.0.0.1");
+    const end = () => {
+      inbound.destroy();
+      outbound.destroy();
+    };
+    for (const s of [inbound, outbound]) {
+      sockets.add(s);
+      s.on("error", end);
+      s.on("close", end);
+    }
+    inbound.pipe(outbound);
+    outbound.pipe(inbound);
+  });
+  return new Promise((resolve) =>
+    proxy.listen(0, "127.0.0.1", () =>
+      resolve({
+        port: (proxy.address() as net.AddressInfo).port,
+        count: () => accepted,
+        close: () => {
+          for (const s of sockets) s.destroy();
+          proxy.close();
+        },
+      }),
+    ),
+  );
+}
+
 async function waitReady(address: string) {
   for (let i = 0; i < 300; i++) {
     const conn = connect(address);
@@ -234,6 +267,7 @@ test("lobby mode plays a tournament", { timeout: 300_000 }, async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "skat-ts-lobby-"));
   const server = spawn(SKAT, ["serve", "--addr", address, "--metrics-addr", "off", "--data-dir", dir, "--admin-token", "op"], { stdio: "ignore" });
   const rust: ChildProcess[] = [];
+  let proxy: Awaited<ReturnType<typeof countingProxy>> | undefined;
   try {
     await waitReady(address);
     const conn = connect(address);
@@ -242,13 +276,17 @@ test("lobby mode plays a tournament", { timeout: 300_000 }, async () => {
     for (const name of ["ts", "h", "r"]) tokens[name] = (await client.registerBot({ name })).botToken;
     for (const [name, strategy] of [["h", "heuristic"], ["r", "random"]])
       rust.push(spawn(SKAT, ["bot", "--strategy", strategy, "--server", address, "--bot-token", tokens[name]], { stdio: "ignore" }));
-    const played = lobby(address, tokens.ts, () => new JackBot(), 3);
+    // The TypeScript bot talks through a proxy that counts its connections.
+    proxy = await countingProxy(port);
+    const played = lobby(`127.0.0.1:${proxy.port}`, tokens.ts, () => new JackBot(), 3);
     const created = await client.createTournament(
       { name: "ts cup", entrants: ["ts", "h", "r"], deals: 4, timeControl: { actionMs: 20000n, dealMs: 0n }, seed: 5n },
       bearer("op"),
     );
     assert.equal(created.tables, 3);
     assert.equal((await played).length, 3);
+    // Its lobby's connection and one its three seats share (Connections), not one a seat.
+    assert.ok(proxy.count() <= 2, `the lobby opened ${proxy.count()} connections`);
     let t;
     for (let i = 0; i < 300; i++) {
       t = (await client.getTournament({ tournamentId: created.tournamentId })).tournament;
@@ -261,6 +299,7 @@ test("lobby mode plays a tournament", { timeout: 300_000 }, async () => {
     assert.equal(ts?.penalties, 0);
     conn.close();
   } finally {
+    proxy?.close();
     for (const p of rust) p.kill();
     server.kill("SIGTERM");
     await exited(server);

@@ -7,6 +7,7 @@ use skat_proto::pb::{self};
 use tonic::transport::Channel;
 
 pub use crate::address::ServerAddress;
+use crate::connections::{Connections, Lease};
 use crate::error::broken_connection;
 pub use crate::error::{SdkError, refused};
 use tonic::{Request, Status, Streaming};
@@ -67,15 +68,30 @@ pub fn redirect(status: &Status) -> Option<String> {
 /// owns the table (with the same TLS settings). Returns the server that answered.
 pub async fn follow_redirects<T, F, Fut>(
     server: impl Into<ServerAddress>,
+    call: F,
+) -> Result<(ServerAddress, T), SdkError>
+where
+    F: FnMut(SkatServiceClient<Channel>) -> Fut,
+    Fut: std::future::Future<Output = Result<T, Status>>,
+{
+    follow_redirects_in(server.into(), None, call).await
+}
+
+/// [`follow_redirects`], on connections from `shared` when given.
+async fn follow_redirects_in<T, F, Fut>(
+    mut server: ServerAddress,
+    shared: Option<&Connections>,
     mut call: F,
 ) -> Result<(ServerAddress, T), SdkError>
 where
     F: FnMut(SkatServiceClient<Channel>) -> Fut,
     Fut: std::future::Future<Output = Result<T, Status>>,
 {
-    let mut server = server.into();
     for _ in 0..4 {
-        let client = server.connect().await?;
+        let client = match shared {
+            Some(pool) => pool.client(&server).await?.0,
+            None => server.connect().await?,
+        };
         match call(client).await {
             Ok(v) => return Ok((server, v)),
             Err(status) => match redirect(&status).map(|owner| server.at(&owner)) {
@@ -101,6 +117,9 @@ pub struct SeatClient {
     table_id: String,
     token: String,
     seat: u32,
+    /// The connections this seat shares with others (a lobby's seats), and its place on
+    /// one: a reconnection takes a place from them again.
+    shared: Option<(Connections, Lease)>,
 }
 
 impl SeatClient {
@@ -190,7 +209,15 @@ impl SeatClient {
         let client = server.connect().await?;
         check_seat(r.seat)?;
         Ok((
-            SeatClient { client, server, home, table_id: table_id.into(), token: r.token, seat: r.seat },
+            SeatClient {
+                client,
+                server,
+                home,
+                table_id: table_id.into(),
+                token: r.token,
+                seat: r.seat,
+                shared: None,
+            },
             view,
         ))
     }
@@ -201,10 +228,20 @@ impl SeatClient {
         table_id: &str,
         token: &str,
     ) -> Result<(SeatClient, pb::TableView), SdkError> {
-        let server = server.into();
+        SeatClient::with_token_in(server.into(), table_id, token, None).await
+    }
+
+    /// [`SeatClient::with_token`], on a connection from `shared` when given (and the
+    /// seat keeps its place there).
+    async fn with_token_in(
+        server: ServerAddress,
+        table_id: &str,
+        token: &str,
+        shared: Option<&Connections>,
+    ) -> Result<(SeatClient, pb::TableView), SdkError> {
         server.check_secret("seat token")?;
         let home = server.clone();
-        let (server, view) = follow_redirects(server, |mut c| {
+        let (server, view) = follow_redirects_in(server, shared, |mut c| {
             let req = with_token(pb::GetTableRequest { table_id: table_id.into() }, token);
             async move { c.get_table(req).await.map(|r| r.into_inner()) }
         })
@@ -213,23 +250,33 @@ impl SeatClient {
             view.table.ok_or_else(|| SdkError::Protocol("GetTable answered without a table".into()))?;
         let seat = view.your_seat.ok_or_else(|| SdkError::Protocol("the token holds no seat".into()))?;
         check_seat(seat)?;
-        let client = server.connect().await?;
-        Ok((SeatClient { client, server, home, table_id: table_id.into(), token: token.into(), seat }, view))
+        let (client, shared) = match shared {
+            Some(pool) => {
+                let (client, lease) = pool.client(&server).await?;
+                (client, Some((pool.clone(), lease)))
+            }
+            None => (server.connect().await?, None),
+        };
+        let (table_id, token) = (table_id.into(), token.into());
+        Ok((SeatClient { client, server, home, table_id, token, seat, shared }, view))
     }
 
-    /// The same seat over a new connection: at its server, else (that server is gone,
-    /// or it no longer owns the table) at the address the seat was first asked at,
-    /// following the redirect to the table's owner now: a replica that took the table
-    /// over from a dead one.
+    /// The same seat over a new connection (or, for a seat that shares its connections,
+    /// a place on one of them, which dials its server again if it broke): at its server,
+    /// else (that server is gone, or it no longer owns the table) at the address the seat
+    /// was first asked at, following the redirect to the table's owner now: a replica
+    /// that took the table over from a dead one.
     pub async fn reconnect(&self) -> Result<(SeatClient, pb::TableView), SdkError> {
-        let (mut seat, view) = match SeatClient::with_token(self.server.clone(), &self.table_id, &self.token)
-            .await
-        {
+        let shared = self.shared.as_ref().map(|(pool, _)| pool);
+        let again = |server: &ServerAddress| {
+            SeatClient::with_token_in(server.clone(), &self.table_id, &self.token, shared)
+        };
+        let (mut seat, view) = match again(&self.server).await {
             Ok(found) => found,
             Err(e) if self.home.url() == self.server.url() => return Err(e),
             Err(e) => {
                 tracing::debug!(server = self.server.url(), error = %e, home = self.home.url(), "asking home for the table's owner");
-                SeatClient::with_token(self.home.clone(), &self.table_id, &self.token).await?
+                again(&self.home).await?
             }
         };
         seat.home = self.home.clone();
@@ -252,7 +299,24 @@ impl SeatClient {
             table_id: table_id.into(),
             token: token.into(),
             seat,
+            shared: None,
         }
+    }
+
+    /// A seat from parts already known, on a connection taken from `pool` (a lobby's
+    /// seats share their connections: [`crate::connections`]); a reconnection takes a
+    /// place from the same pool.
+    pub async fn shared(
+        pool: &Connections,
+        server: ServerAddress,
+        table_id: &str,
+        token: &str,
+        seat: u32,
+    ) -> Result<SeatClient, SdkError> {
+        let (client, lease) = pool.client(&server).await?;
+        let mut seat = SeatClient::from_parts(client, server, table_id, token, seat);
+        seat.shared = Some((pool.clone(), lease));
+        Ok(seat)
     }
 
     /// The server this seat talks to (the table's owner).

@@ -50,6 +50,7 @@
 pub mod address;
 pub mod bot;
 pub mod client;
+pub mod connections;
 pub mod error;
 pub mod knowledge;
 pub mod lobby;

@@ -18,6 +18,7 @@ use tokio_stream::StreamExt;
 use crate::address::ServerAddress;
 use crate::bot::Bot;
 use crate::client::{SdkError, SeatClient, with_token};
+use crate::connections::Connections;
 use crate::play::{Finished, OnIllegal, PlayOptions, play};
 
 /// How a lobby session ended.
@@ -190,6 +191,8 @@ where
     let mut lobbies: HashMap<String, JoinHandle<()>> = HashMap::from([(url.clone(), home_lobby)]);
     let mut playing: HashMap<String, Playing> = HashMap::new();
     let mut result = LobbyResult::default();
+    // The seats' connections: up to 32 seats share one (crate::connections).
+    let connections = Connections::default();
     loop {
         // Collect finished tables while waiting for the next seat.
         let next = tokio::time::timeout(Duration::from_millis(200), news.recv()).await;
@@ -226,12 +229,13 @@ where
         if !replaces(&playing, &seat) {
             continue;
         }
-        let Some(client) = connect_or_retry(&server, &lobby, &seat, &news_tx).await else { continue };
+        let Some(sc) = connect_or_retry(&connections, server, &lobby, &seat, &news_tx).await else {
+            continue;
+        };
         // A seat's server gone for good: the home lobby's address finds the table's new
         // owner (if the new owner hands the seat out again, with a new token, it comes
         // as news like any seat).
-        let sc = SeatClient::from_parts(client, server, &seat.table_id, &seat.seat_token, seat.seat)
-            .with_home(home.clone());
+        let sc = sc.with_home(home.clone());
         tracing::info!(table = %seat.table_id, seat = seat.seat, tournament = %seat.tournament_id, "seated");
         let mut bot = make_bot();
         let play_options = PlayOptions { on_illegal: options.on_illegal, ..PlayOptions::default() };
@@ -302,15 +306,16 @@ fn stop_all(lobbies: &HashMap<String, JoinHandle<()>>, playing: &mut HashMap<Str
     }
 }
 
-/// A client of a seat's server; when it cannot be reached, the seat comes again as news in
-/// a moment (the replica may be restarting) and `None`.
+/// The seat on a shared connection to its server; when that cannot be reached, the seat
+/// comes again as news in a moment (the replica may be restarting) and `None`.
 async fn connect_or_retry(
-    server: &ServerAddress,
+    connections: &Connections,
+    server: ServerAddress,
     lobby: &str,
     seat: &pb::SeatAssigned,
     news: &mpsc::Sender<LobbyNews>,
-) -> Option<pb::skat_service_client::SkatServiceClient<tonic::transport::Channel>> {
-    match server.connect().await {
+) -> Option<SeatClient> {
+    match SeatClient::shared(connections, server, &seat.table_id, &seat.seat_token, seat.seat).await {
         Ok(c) => Some(c),
         Err(e) => {
             tracing::warn!(table = %seat.table_id, error = %e, "cannot reach a seat's server; retrying");

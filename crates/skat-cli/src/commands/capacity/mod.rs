@@ -86,7 +86,8 @@ pub struct Args {
     /// The tables' time per decision (a vanished bot forfeits after it).
     #[arg(long, default_value = "5s", value_parser = humantime::parse_duration)]
     action_timeout: Duration,
-    /// Tables sharing one connection (the server caps streams per connection).
+    /// Tables sharing one connection (the server caps streams per connection). The
+    /// default, 30 seats a connection, is what the SDKs' lobbies do (up to 32 seats on one).
     #[arg(long, default_value_t = 10)]
     tables_per_connection: usize,
     /// A running server (`http://127.0.0.1:50051`) instead of an embedded one. Start it

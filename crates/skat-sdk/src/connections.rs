@@ -1,0 +1,145 @@
+//! Connections that seats share. A lobby plays many seats at once; each seat needs a
+//! watch stream and makes a call for each action, and all of that fits on one HTTP/2
+//! connection. So one connection carries up to [`SEATS_PER_CONNECTION`] seats of a
+//! lobby, and a bot at a hundred tables holds four connections to a server, not a
+//! hundred.
+//!
+//! Why it matters: the server spends about 45 KiB on each connection (h2's buffers and
+//! tables), several times what a table in play costs it (docs/BENCHMARKS.md, "memory per
+//! table in play"), and counts connections against the client address's limit (64 by
+//! default, `skat serve --max-connections-per-client`). Why a cap and not one connection
+//! for everything: the server lets a connection carry 100 watch streams at once
+//! (`--max-streams-per-connection`) and refuses more (RESOURCE_EXHAUSTED); 32 seats stay
+//! well under it whatever else the bot watches on the same connection.
+//!
+//! A connection no seat holds any more is closed, except one per server kept for the next
+//! seat (a lobby's seats come and go between lists). A broken connection (the server
+//! restarted) is dialled again by the channel itself at its next call, so the seats on it
+//! resume through the same pool.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use skat_proto::pb::skat_service_client::SkatServiceClient;
+use tonic::transport::Channel;
+
+use crate::address::ServerAddress;
+use crate::error::SdkError;
+
+/// Most seats on one connection.
+pub const SEATS_PER_CONNECTION: usize = 32;
+
+/// Connections to servers, shared by the seats given out through them. Clones share
+/// the same connections.
+#[derive(Clone, Default)]
+pub struct Connections {
+    by_server: Arc<Mutex<HashMap<ServerAddress, Vec<Shared>>>>,
+}
+
+/// One connection and the count of the seats on it (the lease's strong count, less the
+/// pool's own).
+struct Shared {
+    channel: Channel,
+    seats: Arc<()>,
+}
+
+impl Shared {
+    fn seats(&self) -> usize {
+        Arc::strong_count(&self.seats) - 1
+    }
+}
+
+/// A seat's place on a shared connection: the seat counts there until its lease (and
+/// every clone) is dropped.
+#[derive(Clone, Debug)]
+pub struct Lease {
+    _seat: Arc<()>,
+}
+
+impl Connections {
+    /// A client of `server` on a connection with room for one more seat (a new one when
+    /// none has room), and the seat's lease on it.
+    pub async fn client(
+        &self,
+        server: &ServerAddress,
+    ) -> Result<(SkatServiceClient<Channel>, Lease), SdkError> {
+        if let Some(found) = self.with_room(server) {
+            return Ok(found);
+        }
+        // Dialled outside the lock: two seats arriving together may open two connections,
+        // which is harmless; holding every other seat back during a dial is not.
+        let channel = server.channel().await?;
+        let seats = Arc::new(());
+        let lease = Lease { _seat: Arc::clone(&seats) };
+        self.lock().entry(server.clone()).or_default().push(Shared { channel: channel.clone(), seats });
+        Ok((SkatServiceClient::new(channel), lease))
+    }
+
+    /// Open connections to `server` (for tests and logs).
+    pub fn open(&self, server: &ServerAddress) -> usize {
+        self.lock().get(server).map_or(0, Vec::len)
+    }
+
+    /// The first connection to `server` with room, after closing the idle ones but one.
+    fn with_room(&self, server: &ServerAddress) -> Option<(SkatServiceClient<Channel>, Lease)> {
+        let mut by_server = self.lock();
+        let list = by_server.get_mut(server)?;
+        let mut idle_kept = false;
+        list.retain(|c| c.seats() > 0 || !std::mem::replace(&mut idle_kept, true));
+        let shared = list.iter().find(|c| c.seats() < SEATS_PER_CONNECTION)?;
+        Some((SkatServiceClient::new(shared.channel.clone()), Lease { _seat: Arc::clone(&shared.seats) }))
+    }
+
+    /// The map; a panic elsewhere while it was held left it whole (every change is one
+    /// push or one retain), so a poisoned lock is taken as it is.
+    fn lock(&self) -> MutexGuard<'_, HashMap<ServerAddress, Vec<Shared>>> {
+        self.by_server.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl std::fmt::Debug for Connections {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let by_server = self.lock();
+        let mut map = f.debug_map();
+        for (server, list) in by_server.iter() {
+            map.entry(&server.url(), &list.iter().map(Shared::seats).collect::<Vec<_>>());
+        }
+        map.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A channel that dials nothing until used: the pool's counting needs no server.
+    fn lazy(server: &ServerAddress) -> Channel {
+        server.endpoint().expect("a plain address").connect_lazy()
+    }
+
+    fn add(pool: &Connections, server: &ServerAddress) -> Lease {
+        let seats = Arc::new(());
+        let lease = Lease { _seat: Arc::clone(&seats) };
+        pool.lock().entry(server.clone()).or_default().push(Shared { channel: lazy(server), seats });
+        lease
+    }
+
+    #[tokio::test]
+    async fn seats_fill_a_connection_before_another_is_needed_and_idle_ones_close() {
+        let server = ServerAddress::new("127.0.0.1:9");
+        let pool = Connections::default();
+        let mut leases = vec![add(&pool, &server)];
+        for _ in 1..SEATS_PER_CONNECTION {
+            leases.push(pool.with_room(&server).expect("room on the first connection").1);
+        }
+        assert!(pool.with_room(&server).is_none(), "a full connection takes no more seats");
+        leases.push(add(&pool, &server));
+        assert_eq!(pool.open(&server), 2);
+        // Every seat gone: one connection is kept for the next seat, the other closes.
+        leases.clear();
+        let (_, again) = pool.with_room(&server).expect("the kept connection");
+        assert_eq!(pool.open(&server), 1);
+        drop(again);
+        assert_eq!(pool.open(&ServerAddress::new("127.0.0.1:10")), 0, "servers are apart");
+    }
+}

@@ -3,7 +3,6 @@
 //! counts the connections it is asked for. Each bot needs two, its lobby's and one its
 //! seats share; a connection per seat would be four.
 
-
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -93,6 +92,17 @@ async fn a_lobbys_seats_share_one_connection() {
         connections <= 6,
         "three bots, nine seats: {connections} connections (a lobby's and its seats' each)"
     );
+    // The lobbies ended: their connections close, and the server's gauge says so.
+    drop(client);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let metrics = server.server.metrics.render();
+        if metrics.contains("skat_connections 0\n") {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "connections left open:\n{metrics}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -41,6 +41,8 @@ pub struct MetricSet {
     pub tables: Gauge,
     /// Open watch streams.
     pub watchers: Gauge,
+    /// Open client connections (TCP, on the gRPC and the page's port).
+    pub connections: Gauge,
     /// Deals finished.
     pub deals: Counter,
     /// Seats that ran out of time.
@@ -137,6 +139,7 @@ impl MetricSet {
             registry: Arc::new(Registry::default()),
             tables: Gauge::default(),
             watchers: Gauge::default(),
+            connections: Gauge::default(),
             deals: Counter::default(),
             timeouts: Counter::default(),
             stream_derivations: Counter::default(),
@@ -237,6 +240,11 @@ impl MetricSet {
             self.tables.clone(),
         );
         registry.register("watchers", "Open WatchTable streams", self.watchers.clone());
+        registry.register(
+            "connections",
+            "Open client connections (TCP, gRPC and the page's port; a connection costs about 45 KiB)",
+            self.connections.clone(),
+        );
         registry.register("deals_played", "Deals finished", self.deals.clone());
         registry.register(
             "timeouts",

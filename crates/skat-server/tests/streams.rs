@@ -57,6 +57,7 @@ async fn every_stream_on_one_connection_is_served_up_to_the_limits_and_refused_b
     }
     let watchers = server.server.metrics.render();
     assert!(watchers.contains("skat_watchers 60"), "the gauge counts every stream:\n{watchers}");
+    assert!(watchers.contains("skat_connections 1\n"), "and one connection carries them:\n{watchers}");
     // Past the per-table spectator limit: refused at once, with the limit named.
     let more = open_streams(&client, &table, 10).await;
     let refused: Vec<tonic::Status> = more.into_iter().filter_map(|s| s.err()).collect();

@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use ipnet::IpNet;
+use prometheus_client::metrics::gauge::Gauge;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tonic::transport::server::{Connected, TcpConnectInfo};
@@ -198,28 +199,48 @@ impl Clients {
 }
 
 /// A TCP connection that holds its client's connection permit while it is open (none
-/// for a trusted proxy's).
+/// for a trusted proxy's), and counts in `skat_connections` until it closes.
 #[derive(Debug)]
 pub(crate) struct Connection {
     stream: TcpStream,
     _permit: Option<Permit>,
+    _open: Open,
+}
+
+/// One count in the open connections' gauge, taken back when the connection goes.
+#[derive(Debug)]
+struct Open(Gauge);
+
+impl Open {
+    fn count(gauge: &Gauge) -> Open {
+        gauge.inc();
+        Open(gauge.clone())
+    }
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        self.0.dec();
+    }
 }
 
 impl Connection {
     /// Admits `stream` if its client holds fewer than `limit` connections; a trusted
-    /// proxy's connections are not counted.
+    /// proxy's connections are not counted against a limit.
     pub fn admit(
         clients: &Arc<Clients>,
         stream: TcpStream,
         limit: usize,
         proxies: &[IpNet],
+        open: &Gauge,
     ) -> Option<Connection> {
         let ip = stream.peer_addr().map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |a| a.ip());
-        if trusted(ip, proxies) {
-            return Some(Connection { stream, _permit: None });
-        }
-        let permit = clients.acquire(ip, Resource::Connections, limit)?;
-        Some(Connection { stream, _permit: Some(permit) })
+        let permit = if trusted(ip, proxies) {
+            None
+        } else {
+            Some(clients.acquire(ip, Resource::Connections, limit)?)
+        };
+        Some(Connection { stream, _permit: permit, _open: Open::count(open) })
     }
 }
 
@@ -231,6 +252,7 @@ pub(crate) fn admitted(
     clients: Arc<Clients>,
     per_client: usize,
     proxies: Vec<IpNet>,
+    open: Gauge,
 ) -> impl tokio_stream::Stream<Item = std::io::Result<Connection>> {
     tokio_stream::StreamExt::filter_map(
         tonic::transport::server::TcpIncoming::from(listener)
@@ -238,7 +260,7 @@ pub(crate) fn admitted(
             .with_keepalive(Some(std::time::Duration::from_secs(60))),
         move |accepted| match accepted {
             Ok(stream) => {
-                let admitted = Connection::admit(&clients, stream, per_client, &proxies);
+                let admitted = Connection::admit(&clients, stream, per_client, &proxies, &open);
                 if admitted.is_none() {
                     tracing::debug!("connection refused: its address holds its limit of connections");
                 }

@@ -162,6 +162,7 @@ pub(crate) async fn serve(
         clients,
         config.max_connections_per_client,
         config.trusted_proxies.clone(),
+        metrics.connections.clone(),
     );
     let incoming = tls::incoming(admitted, tls);
     let serve = tonic::transport::Server::builder()

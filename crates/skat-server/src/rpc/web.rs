@@ -89,6 +89,7 @@ pub(crate) fn serve(
             clients,
             config.max_connections_per_client,
             config.trusted_proxies.clone(),
+            metrics.connections.clone(),
         ),
         tls,
     );

@@ -128,19 +128,22 @@ class ServerAddress:
             address = f"{'https' if self.tls else 'http'}://{address}"
         return ServerAddress(address, self.ca_file, self.insecure, self.client_cert, self.client_key)
 
-    def channel(self) -> grpc.Channel:
-        """A gRPC channel: TLS for ``https://`` (never plain text instead)."""
+    def channel(self, group: Optional[int] = None) -> grpc.Channel:
+        """A gRPC channel: TLS for ``https://`` (never plain text instead). gRPC shares one
+        connection among the channels to an address with the same options; ``group``
+        names one of several such connections (a lobby puts at most 32 seats on one)."""
+        options = [] if group is None else [("skat.connection", group)]
         if self.unix:
             # gRPC's C core names a socket's path as the HTTP/2 authority, which the
             # server's HTTP/2 stack refuses as malformed: name the host instead.
-            return grpc.insecure_channel(self.target, options=[("grpc.default_authority", "localhost")])
+            return grpc.insecure_channel(self.target, options=[("grpc.default_authority", "localhost")] + options)
         if not self.tls:
-            return grpc.insecure_channel(self.target)
+            return grpc.insecure_channel(self.target, options=options)
         roots = _read(self.ca_file) if self.ca_file else None
         cert = _read(self.client_cert) if self.client_cert and self.client_key else None
         key = _read(self.client_key) if cert else None
         credentials = grpc.ssl_channel_credentials(root_certificates=roots, private_key=key, certificate_chain=cert)
-        return grpc.secure_channel(self.target, credentials)
+        return grpc.secure_channel(self.target, credentials, options=options)
 
 
 def _read(path: str) -> bytes:

@@ -21,6 +21,11 @@ from .play import Finished, Seat, play
 
 log = logging.getLogger("skat_sdk")
 
+# Most seats on one connection: gRPC shares one connection among the channels to an
+# address, and the server refuses a connection's 101st watch stream; the Rust and
+# TypeScript SDKs put the same 32 on one.
+SEATS_PER_CONNECTION = 32
+
 
 def accepts(policy: Sequence[str], challenger: str) -> bool:
     """Whether an ``accept_challenges`` list accepts a challenge from ``challenger``."""
@@ -108,6 +113,18 @@ class _Lobby:
         self.streams = {}  # address -> the open lobby stream, to cancel when the last list is done
         self.followed = set()  # replicas whose lobby is kept open too
         self.ended = 0  # tables played to their end or stopped on an error
+        self.groups = {}  # connection group -> seats on it now
+
+    def take_group(self) -> int:
+        """The first connection group with room for one more seat."""
+        with self.lock:
+            group = next((g for g, n in sorted(self.groups.items()) if n < SEATS_PER_CONNECTION), len(self.groups))
+            self.groups[group] = self.groups.get(group, 0) + 1
+            return group
+
+    def release_group(self, group: int):
+        with self.lock:
+            self.groups[group] -= 1
 
     def count_one(self):
         with self.lock:
@@ -118,6 +135,12 @@ class _Lobby:
                     stream.cancel()
 
     def run(self, seat: Seat):
+        try:
+            self.play_seat(seat)
+        finally:
+            self.release_group(seat.connection_group)
+
+    def play_seat(self, seat: Seat):
         try:
             result = play(seat, self.o.make_bot(), on_illegal=self.o.on_illegal)
         except grpc.RpcError as e:
@@ -177,9 +200,8 @@ class _Lobby:
             if known is not None and known[0] == s.seat_token:
                 return
         log.info("seated: table=%s seat=%s tournament=%s", s.table_id, s.seat, s.tournament_id)
-        t = threading.Thread(
-            target=self.run, args=(Seat(seat_server, s.table_id, s.seat_token, s.seat, home=self.home),), daemon=True
-        )
+        seat = Seat(seat_server, s.table_id, s.seat_token, s.seat, home=self.home, connection_group=self.take_group())
+        t = threading.Thread(target=self.run, args=(seat,), daemon=True)
         with self.lock:
             self.playing[s.table_id] = (s.seat_token, t)
         t.start()

@@ -114,15 +114,19 @@ class Seat:
         token: str,
         seat: int,
         home: Union[str, ServerAddress, None] = None,
+        connection_group: Optional[int] = None,
     ):
         self.address = server_address(server)
         self.address.check_secret("seat token")
         self.home = server_address(home) if home is not None else self.address
         self.server, self.table_id, self.token, self.seat = self.address.target, table_id, token, seat
+        # Which of the shared connections to the server carries this seat (a lobby's
+        # seats, at most 32 on one); None: the address's one.
+        self.connection_group = connection_group
         self._connect()
 
     def _connect(self):
-        self.channel = self.address.channel()
+        self.channel = self.address.channel(self.connection_group)
         self.stub = rpc.SkatServiceStub(self.channel)
 
     def reconnect(self) -> None:

@@ -247,6 +247,26 @@ def counting_proxy(target):
     return f"127.0.0.1:{listener.getsockname()[1]}", lambda: len(accepted)
 
 
+def test_a_lobby_puts_at_most_32_seats_on_a_connection(server, monkeypatch):
+    """Seats take the first connection group with room, and channels of different groups
+    are different connections (gRPC shares one among channels with the same options)."""
+    # The module (the package's `lobby` is the function).
+    lobby_module = sys.modules["skat_sdk.lobby"]
+    addr, _ = server
+    monkeypatch.setattr(lobby_module, "SEATS_PER_CONNECTION", 2)
+    state = lobby_module._Lobby(skat_sdk.ServerAddress(addr), "unused", None)
+    assert [state.take_group() for _ in range(5)] == [0, 0, 1, 1, 2]
+    state.release_group(0)
+    assert state.take_group() == 0, "a freed place is taken first"
+    via, connections = counting_proxy(addr)
+    channels = [skat_sdk.ServerAddress(via).channel(group) for group in (0, 0, 1, 1, 2)]
+    for channel in channels:
+        rpc.SkatServiceStub(channel).GetServerInfo(pb.GetServerInfoRequest(), timeout=10)
+    assert connections() == 3, f"three groups, {connections()} connections"
+    for channel in channels:
+        channel.close()
+
+
 def test_lobby_mode_plays_a_tournament(tmp_path):
     """The Python SDK's lobby: an account's bot plays every table of a tournament against
     two Rust bots in lobby mode, its seats on the lobby's connection (gRPC shares one

@@ -277,10 +277,11 @@ export class Seat {
     return this.lease.conn;
   }
 
-  /** Lets go of the connection: closes its own, leaves a shared one. */
+  /** Lets go of the connection: closes its own, leaves a shared one (to the other seats,
+   * however often this is called). */
   private let(): void {
-    if (this.lease !== undefined) this.lease.release();
-    else this.conn.close();
+    if (this.shared === undefined) this.conn.close();
+    else this.lease?.release();
     this.lease = undefined;
   }
 

@@ -69,10 +69,16 @@ impl Connections {
         // Dialled outside the lock: two seats arriving together may open two connections,
         // which is harmless; holding every other seat back during a dial is not.
         let channel = server.channel().await?;
+        let lease = self.add(server, channel.clone());
+        Ok((SkatServiceClient::new(channel), lease))
+    }
+
+    /// Puts `channel` in the pool for `server`, with one seat on it: the returned lease.
+    fn add(&self, server: &ServerAddress, channel: Channel) -> Lease {
         let seats = Arc::new(());
         let lease = Lease { _seat: Arc::clone(&seats) };
-        self.lock().entry(server.clone()).or_default().push(Shared { channel: channel.clone(), seats });
-        Ok((SkatServiceClient::new(channel), lease))
+        self.lock().entry(server.clone()).or_default().push(Shared { channel, seats });
+        lease
     }
 
     /// Open connections to `server` (for tests and logs).
@@ -117,23 +123,16 @@ mod tests {
         server.endpoint().expect("a plain address").connect_lazy()
     }
 
-    fn add(pool: &Connections, server: &ServerAddress) -> Lease {
-        let seats = Arc::new(());
-        let lease = Lease { _seat: Arc::clone(&seats) };
-        pool.lock().entry(server.clone()).or_default().push(Shared { channel: lazy(server), seats });
-        lease
-    }
-
     #[tokio::test]
     async fn seats_fill_a_connection_before_another_is_needed_and_idle_ones_close() {
         let server = ServerAddress::new("127.0.0.1:9");
         let pool = Connections::default();
-        let mut leases = vec![add(&pool, &server)];
+        let mut leases = vec![pool.add(&server, lazy(&server))];
         for _ in 1..SEATS_PER_CONNECTION {
             leases.push(pool.with_room(&server).expect("room on the first connection").1);
         }
         assert!(pool.with_room(&server).is_none(), "a full connection takes no more seats");
-        leases.push(add(&pool, &server));
+        leases.push(pool.add(&server, lazy(&server)));
         assert_eq!(pool.open(&server), 2);
         // Every seat gone: one connection is kept for the next seat, the other closes.
         leases.clear();

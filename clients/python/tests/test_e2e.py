@@ -216,18 +216,22 @@ def test_a_bot_authors_first_hour(server, tmp_path):
     assert any(line.startswith(table) and "finished" in line for line in listed.splitlines())
 
 
-def counting_proxy(target):
+def counting_proxy(target, freeze=None):
     """A TCP proxy to ``target`` (``host:port``) on loopback; returns its address and a
-    function that tells how many connections it accepted."""
+    function that tells how many connections it accepted. Once ``freeze`` (an Event) is
+    set, the connections open then pass nothing more either way and are never closed (as
+    when a server's machine vanishes from the network); later ones pass."""
     host, port = target.rsplit(":", 1)
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen()
     accepted = []
 
-    def pipe(a, b):
+    def pipe(a, b, frozen):
         try:
             while data := a.recv(65536):
+                if frozen():
+                    threading.Event().wait()
                 b.sendall(data)
         except OSError:
             pass
@@ -240,11 +244,78 @@ def counting_proxy(target):
             inbound, _ = listener.accept()
             accepted.append(1)
             outbound = socket.create_connection((host, int(port)))
-            threading.Thread(target=pipe, args=(inbound, outbound), daemon=True).start()
-            threading.Thread(target=pipe, args=(outbound, inbound), daemon=True).start()
+            born_frozen = freeze is not None and freeze.is_set()
+            frozen = lambda: freeze is not None and freeze.is_set() and not born_frozen  # noqa: E731
+            threading.Thread(target=pipe, args=(inbound, outbound, frozen), daemon=True).start()
+            threading.Thread(target=pipe, args=(outbound, inbound, frozen), daemon=True).start()
 
     threading.Thread(target=serve, daemon=True).start()
     return f"127.0.0.1:{listener.getsockname()[1]}", lambda: len(accepted)
+
+
+def test_a_seat_whose_connection_goes_silent_notices_by_its_pings_and_misses_no_turn(tmp_path):
+    """Pings every second through a proxy that freezes at the seat's eighth decision:
+    the seat gives the silent connection up, reconnects and plays on before its 10 s
+    clock runs out. Without pings it would wait on the frozen stream for good."""
+    port = free_port()
+    addr = f"127.0.0.1:{port}"
+    proc = subprocess.Popen(
+        [SKAT, "serve", "--addr", addr, "--metrics-addr", "off", "--action-timeout", "10s", "--database", "memory"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        stub = rpc.SkatServiceStub(grpc.insecure_channel(addr))
+        grpc.channel_ready_future(grpc.insecure_channel(addr)).result(timeout=30)
+        table = stub.CreateTable(pb.CreateTableRequest(name="silent", seats=3, deals=4, seed=3)).table_id
+        freeze = threading.Event()
+        through, accepted = counting_proxy(addr, freeze)
+
+        class Freezing(JackBot):
+            decisions = 0
+
+            def act(self, k):
+                Freezing.decisions += 1
+                if Freezing.decisions == 8:
+                    freeze.set()
+
+            def bid(self, k):
+                self.act(k)
+                return super().bid(k)
+
+            def answer(self, k, bid):
+                self.act(k)
+                return super().answer(k, bid)
+
+            def play(self, k):
+                self.act(k)
+                return super().play(k)
+
+        address = skat_sdk.ServerAddress(through, keepalive_ms=1000, keepalive_timeout_ms=1000)
+        seat = Seat.join(address, table, "python", 0)
+        result = {}
+        t = threading.Thread(target=lambda: result.update(finished=play(seat, Freezing(3))))
+        t.start()
+        rust = [
+            subprocess.Popen([SKAT, "bot", "--strategy", "random", "--server", f"http://{addr}", "--table", table, "--seat", str(i)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            for i in (1, 2)
+        ]
+        t.join(timeout=90)
+        assert not t.is_alive(), "the list did not finish: the seat waited on its frozen connection"
+        for p in rust:
+            assert p.wait(timeout=60) == 0
+        assert Freezing.decisions > 8
+        assert result["finished"].reconnects >= 1
+        assert accepted() >= 2, "a new connection after the frozen one"
+        records = stub.GetRecords(pb.GetRecordsRequest(table_id=table, format=pb.RECORD_FORMAT_JSON)).records
+        assert len(records) == 4
+        for r in records:
+            outcome = json.loads(r)["outcome"]
+            assert outcome["kind"] != "penalty"
+            assert outcome.get("end", {}).get("end") != "forfeit", "the seat never timed out"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
 
 
 def test_a_lobby_puts_at_most_32_seats_on_a_connection(server, monkeypatch):

@@ -11,7 +11,7 @@ import { JackBot } from "../src/strategy";
 import * as fs from "fs";
 import * as os from "os";
 import { execFileSync } from "child_process";
-import { bearer, connect } from "../src/client";
+import { ServerAddress, bearer, connect } from "../src/client";
 import { errorInfo, reason } from "../src/errors";
 import { lobby } from "../src/lobby";
 import { ActionKind, BidCall, Card, Phase, RecordFormat, TableStatus } from "../src/gen/skat/v1/skat_pb";
@@ -37,8 +37,10 @@ function exited(p: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => p.on("exit", (code) => resolve(code)));
 }
 
-/** A TCP proxy to `target` on loopback that counts the connections it accepts. */
-function countingProxy(target: number): Promise<{ port: number; count: () => number; close: () => void }> {
+/** A TCP proxy to `target` on loopback that counts the connections it accepts, and can
+ * freeze the open ones: nothing passes either way, nothing is closed (as when a server's
+ * machine vanishes from the network). */
+function countingProxy(target: number): Promise<{ port: number; count: () => number; freeze: () => void; close: () => void }> {
   let accepted = 0;
   const sockets = new Set<net.Socket>();
   const proxy = net.createServer((inbound) => {
@@ -56,11 +58,19 @@ function countingProxy(target: number): Promise<{ port: number; count: () => num
     inbound.pipe(outbound);
     outbound.pipe(inbound);
   });
+  const freeze = () => {
+    for (const s of sockets) {
+      if (s.destroyed) continue;
+      s.unpipe();
+      s.pause();
+    }
+  };
   return new Promise((resolve) =>
     proxy.listen(0, "127.0.0.1", () =>
       resolve({
         port: (proxy.address() as net.AddressInfo).port,
         count: () => accepted,
+        freeze,
         close: () => {
           for (const s of sockets) s.destroy();
           proxy.close();
@@ -131,6 +141,46 @@ test("the TypeScript bot plays a whole list with two Rust bots", { timeout: 300_
     }
     conn.close();
   } finally {
+    server.kill("SIGTERM");
+    await exited(server);
+  }
+});
+
+test("a seat whose connection goes silent notices by its pings, reconnects and misses no turn", { timeout: 120_000 }, async () => {
+  const port = await freePort();
+  const address = `127.0.0.1:${port}`;
+  const server = spawn(SKAT, ["serve", "--addr", address, "--metrics-addr", "off", "--action-timeout", "10s", "--database", "memory"], { stdio: "ignore" });
+  const proxy = await countingProxy(port);
+  try {
+    await waitReady(address);
+    const conn = connect(address);
+    const created = await conn.client.createTable({ name: "silent", seats: 3, deals: 4, seed: 3n });
+    // Pings every second through the proxy; the eighth decision is sent into the frozen
+    // connection. Without pings the seat would wait there until its 10 s clock ran out.
+    const through = new ServerAddress(`127.0.0.1:${proxy.port}`, { keepaliveMs: 1000, keepaliveTimeoutMs: 1000 });
+    let decisions = 0;
+    const freezeOnce = async () => {
+      if (++decisions === 8) proxy.freeze();
+    };
+    const ours = play(await Seat.join(through, created.tableId, "typescript", 0), new JackBot(), { beforeDecision: freezeOnce });
+    const rust = ["1", "2"].map((seat) =>
+      spawn(SKAT, ["bot", "--strategy", "random", "--server", `http://${address}`, "--table", created.tableId, "--seat", seat], { stdio: "ignore" }),
+    );
+    const finished = await ours;
+    for (const p of rust) assert.equal(await exited(p), 0);
+    assert.ok(decisions > 8, `the seat went on deciding after the freeze (${decisions})`);
+    assert.ok(finished.reconnects >= 1, `the seat reconnected (${finished.reconnects})`);
+    assert.ok(proxy.count() >= 2, "a new connection after the frozen one");
+    const records = (await conn.client.getRecords({ tableId: created.tableId, format: RecordFormat.JSON })).records;
+    assert.equal(records.length, 4);
+    for (const r of records) {
+      const outcome = JSON.parse(r).outcome;
+      assert.notEqual(outcome.kind, "penalty", "the seat never timed out");
+      assert.notEqual(outcome.end?.end, "forfeit");
+    }
+    conn.close();
+  } finally {
+    proxy.close();
     server.kill("SIGTERM");
     await exited(server);
   }

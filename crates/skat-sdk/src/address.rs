@@ -10,6 +10,13 @@
 //! certificate and key from `with_client_identity` (`--client-cert`/`--client-key`,
 //! `SKAT_CLIENT_CERT`/`SKAT_CLIENT_KEY`).
 //!
+//! A connection is pinged while a call is open on it ([`Keepalive`]: every 15 s, 10 s to
+//! answer; `SKAT_KEEPALIVE_SECS` sets the interval, `0` turns it off): a server whose
+//! machine vanished without closing the connection (a network partition, a node powered
+//! off) is noticed within 25 s, and the seat reconnects (to the replica that took its
+//! tables over), instead of waiting on a stream that will never speak again while its
+//! clock runs out.
+//!
 //! A secret (a seat, bot, admin or create token, a join code) is never sent in plain
 //! text to anything but this machine (a loopback address or `localhost`) unless plain
 //! text was allowed explicitly (`--insecure`, `SKAT_INSECURE=1`): [`ServerAddress::check_secret`]
@@ -18,6 +25,7 @@
 
 use std::net::IpAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use skat_proto::pb::skat_service_client::SkatServiceClient;
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint, Identity};
@@ -32,6 +40,33 @@ pub struct ServerAddress {
     /// A client certificate and its key, for servers that want mutual TLS.
     identity: Option<(PathBuf, PathBuf)>,
     insecure: bool,
+    keepalive: Option<Keepalive>,
+}
+
+/// HTTP/2 pings on a connection with an open call (a seat's stream): every `interval`,
+/// and the connection is given up when one is not answered within `timeout`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Keepalive {
+    /// Time between pings while a call is open.
+    pub interval: Duration,
+    /// Time a ping has to be answered before the connection is given up.
+    pub timeout: Duration,
+}
+
+impl Keepalive {
+    /// Every 15 s, 10 s to answer. The server pings its clients too (every 30 s), but
+    /// that tells the server, not the client, that the other end is gone.
+    pub const DEFAULT: Keepalive =
+        Keepalive { interval: Duration::from_secs(15), timeout: Duration::from_secs(10) };
+
+    /// From `SKAT_KEEPALIVE_SECS` (the interval in seconds; `0`: no pings), else the default.
+    fn from_env() -> Option<Keepalive> {
+        match std::env::var("SKAT_KEEPALIVE_SECS").ok().and_then(|v| v.trim().parse::<u64>().ok()) {
+            Some(0) => None,
+            Some(secs) => Some(Keepalive { interval: Duration::from_secs(secs), ..Keepalive::DEFAULT }),
+            None => Some(Keepalive::DEFAULT),
+        }
+    }
 }
 
 /// Whether an environment variable says yes (`1`, `true`, `yes`).
@@ -56,6 +91,25 @@ impl ServerAddress {
             ca_file: file("SKAT_CA_FILE"),
             identity: file("SKAT_CLIENT_CERT").zip(file("SKAT_CLIENT_KEY")),
             insecure: env_flag("SKAT_INSECURE"),
+            keepalive: Keepalive::from_env(),
+        }
+    }
+
+    /// Pings the server this often while a call is open (`None`: never), instead of what
+    /// the environment said.
+    pub fn with_keepalive(mut self, keepalive: Option<Keepalive>) -> ServerAddress {
+        self.keepalive = keepalive;
+        self
+    }
+
+    /// Connects with this address's timeouts and pings.
+    fn tuned(&self, endpoint: Endpoint) -> Endpoint {
+        // A replica that died without refusing connections (its address gone from the
+        // network) costs seconds, not the system's minutes, before the next address.
+        let endpoint = endpoint.tcp_nodelay(true).connect_timeout(Duration::from_secs(5));
+        match self.keepalive {
+            Some(k) => endpoint.http2_keep_alive_interval(k.interval).keep_alive_timeout(k.timeout),
+            None => endpoint,
         }
     }
 
@@ -139,12 +193,7 @@ impl ServerAddress {
     /// The endpoint, with TLS for `https://` (never plain text instead); not connected.
     pub fn endpoint(&self) -> Result<Endpoint, SdkError> {
         let fail = |e| SdkError::Connect { url: self.url.clone(), source: e };
-        // A replica that died without refusing connections (its address gone from the
-        // network) costs seconds, not the system's minutes, before the next address.
-        let endpoint = Endpoint::from_shared(self.url.clone())
-            .map_err(fail)?
-            .tcp_nodelay(true)
-            .connect_timeout(std::time::Duration::from_secs(5));
+        let endpoint = self.tuned(Endpoint::from_shared(self.url.clone()).map_err(fail)?);
         if !self.is_tls() {
             return Ok(endpoint);
         }
@@ -167,8 +216,7 @@ impl ServerAddress {
         if let Some(path) = self.unix_path() {
             let path = PathBuf::from(path);
             // The URI only names the `:authority`; the connector goes to the socket.
-            let endpoint =
-                Endpoint::from_static("http://localhost").connect_timeout(std::time::Duration::from_secs(5));
+            let endpoint = self.tuned(Endpoint::from_static("http://localhost"));
             let connector = tower::service_fn(move |_: tonic::transport::Uri| {
                 let path = path.clone();
                 async move {

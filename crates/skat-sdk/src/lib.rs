@@ -56,7 +56,7 @@ pub mod knowledge;
 pub mod lobby;
 pub mod play;
 
-pub use address::ServerAddress;
+pub use address::{Keepalive, ServerAddress};
 pub use bot::{Bot, decide};
 pub use client::{SdkError, SeatClient};
 

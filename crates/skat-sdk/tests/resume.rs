@@ -1,6 +1,9 @@
 //! The SDK end to end against a real server: three bots play a list; one of them talks
 //! through a proxy whose connections are cut mid-deal, and it must reconnect, resume
-//! from its last sequence number and finish without losing a turn.
+//! from its last sequence number and finish without losing a turn. The same when the
+//! proxy freezes instead (its connections open, nothing passing either way, as when the
+//! server's machine vanishes from the network): the seat's pings go unanswered, and it
+//! reconnects before its clock runs out.
 
 mod common;
 
@@ -11,7 +14,7 @@ use skat_engine::{Bid, Card, Contract, DealEnd, Outcome};
 use skat_proto::pb;
 use skat_sdk::client::connect;
 use skat_sdk::play::{PlayOptions, play};
-use skat_sdk::{Bot, Knowledge, SeatClient};
+use skat_sdk::{Bot, Keepalive, Knowledge, SeatClient, ServerAddress};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 
@@ -51,8 +54,17 @@ impl Bot for Simple {
     }
 }
 
-/// A TCP proxy whose open connections can all be cut at once.
-async fn proxy(target: SocketAddr) -> (SocketAddr, watch::Sender<u32>) {
+/// What the proxy does to its open connections when told.
+#[derive(Clone, Copy)]
+enum Break {
+    /// Closes them.
+    Cut,
+    /// Stops passing bytes but keeps them open: no reset, no end, only silence.
+    Freeze,
+}
+
+/// A TCP proxy whose open connections can all be broken at once; new ones pass.
+async fn proxy(target: SocketAddr, how: Break) -> (SocketAddr, watch::Sender<u32>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (cut, _) = watch::channel(0u32);
@@ -65,8 +77,13 @@ async fn proxy(target: SocketAddr) -> (SocketAddr, watch::Sender<u32>) {
             tokio::spawn(async move {
                 let Ok(mut outbound) = TcpStream::connect(target).await else { return };
                 tokio::select! {
-                    _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound) => {}
+                    _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound) => return,
                     _ = cut.changed() => {}
+                }
+                if let Break::Freeze = how {
+                    // Both sockets stay open (the kernel still acknowledges what arrives)
+                    // until the test ends.
+                    std::future::pending::<()>().await;
                 }
             });
         }
@@ -76,10 +93,26 @@ async fn proxy(target: SocketAddr) -> (SocketAddr, watch::Sender<u32>) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bot_resumes_after_its_connection_is_cut_mid_deal() {
+    breaks_twice_and_resumes(Break::Cut, None).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_whose_connection_goes_silent_notices_by_its_pings_and_resumes() {
+    // Without pings the seat waits on the frozen stream for good (measured: the list
+    // had not ended after 90 s).
+    let pings = Keepalive { interval: Duration::from_secs(1), timeout: Duration::from_secs(1) };
+    let played = breaks_twice_and_resumes(Break::Freeze, Some(pings));
+    tokio::time::timeout(Duration::from_secs(90), played).await.expect("the list ended within 90 s");
+}
+
+/// Three bots play a six-deal list; seat 1 talks through a proxy that breaks its
+/// connections `how` in deals 2 and 4. Seat 1 must reconnect both times and the list end
+/// with no forfeit and the same standings for everyone.
+async fn breaks_twice_and_resumes(how: Break, keepalive: Option<Keepalive>) {
     let server = common::server().await;
     let direct = format!("http://{}", server.addr());
-    let (proxy_addr, cut) = proxy(server.addr()).await;
-    let via_proxy = format!("http://{proxy_addr}");
+    let (proxy_addr, cut) = proxy(server.addr(), how).await;
+    let via_proxy = ServerAddress::new(&format!("http://{proxy_addr}")).with_keepalive(keepalive);
 
     let mut client = connect(&direct).await.unwrap();
     let table = client
@@ -98,7 +131,7 @@ async fn a_bot_resumes_after_its_connection_is_cut_mid_deal() {
 
     let mut tasks = Vec::new();
     for seat in 0..3u32 {
-        let url = if seat == 1 { via_proxy.clone() } else { direct.clone() };
+        let url = if seat == 1 { via_proxy.clone() } else { ServerAddress::new(&direct) };
         let (sc, _) = SeatClient::join(&url, &table, &format!("simple{seat}"), Some(seat)).await.unwrap();
         tasks.push(tokio::spawn(async move {
             let mut bot = Simple { decisions: 0 };
@@ -106,7 +139,7 @@ async fn a_bot_resumes_after_its_connection_is_cut_mid_deal() {
             (finished, bot.decisions)
         }));
     }
-    // Cut seat 1's connection twice while deals are being played.
+    // Break seat 1's connection twice while deals are being played.
     for target in [2u32, 4] {
         loop {
             let v = client

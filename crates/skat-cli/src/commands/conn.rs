@@ -2,11 +2,12 @@
 //! plain text allowed or not), the admin token, and a runtime for the call.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use skat_proto::pb::skat_service_client::SkatServiceClient;
 use skat_sdk::SdkError;
-use skat_sdk::ServerAddress;
 use skat_sdk::client::with_token;
+use skat_sdk::{Keepalive, ServerAddress};
 use tonic::transport::Channel;
 
 /// The server a command talks to. `https://` is TLS with the system's roots (plus
@@ -33,6 +34,11 @@ pub struct ServerArgs {
     /// you trust; prefer `https://`).
     #[arg(long, env = "SKAT_INSECURE")]
     pub insecure: bool,
+    /// Ping the server every SECS seconds while a call is open (a seat's stream), and
+    /// give the connection up when a ping goes 10 s unanswered: a server that vanished
+    /// without closing the connection is noticed and the seat reconnects. 0: no pings.
+    #[arg(long, env = "SKAT_KEEPALIVE_SECS", value_name = "SECS", default_value_t = 15)]
+    pub keepalive: u64,
 }
 
 impl ServerArgs {
@@ -42,6 +48,12 @@ impl ServerArgs {
             .with_ca_file(self.ca_file.clone())
             .with_client_identity(self.client_cert.clone().zip(self.client_key.clone()))
             .allow_plain_text(self.insecure)
+            .with_keepalive(
+                (self.keepalive > 0).then(|| Keepalive {
+                    interval: Duration::from_secs(self.keepalive),
+                    ..Keepalive::DEFAULT
+                }),
+            )
     }
 
     /// A client, after checking that `secret` (when there is one) may travel there.

@@ -451,6 +451,30 @@ fn capacity_ramps_against_a_running_server_and_reads_its_metrics() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("pareto:DURATION"));
 }
 
+/// `skat capacity`'s bots come back after a drop as the SDKs do, after the last event they
+/// saw: a bot away for several deals (its seat forfeiting on a 100 ms clock) reads events
+/// its table no longer holds, which the server derives from the inputs and counts; asked
+/// to resume from the table as it is now, it reads nothing old. Both play on without
+/// errors.
+#[test]
+fn capacity_bots_resume_after_the_last_event_they_saw() {
+    let derived = |from: &str| {
+        let out = skat()
+            .args(["capacity", "--database", "memory", "--soak", "8s", "--window", "4s", "--warmup", "1s"])
+            .args(["--tables", "3", "--think", "fixed:5ms", "--deals", "6", "--action-timeout", "100ms"])
+            .args(["--disconnect", "1", "--away", "4s", "--resume-from", from])
+            .output()
+            .unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+        assert!(text.contains(" 0 errors, "), "{text}");
+        let line = text.lines().find(|l| l.starts_with("server: ")).unwrap_or_else(|| panic!("{text}"));
+        line.split_whitespace().nth(1).and_then(|n| n.parse::<u64>().ok()).unwrap_or_else(|| panic!("{line}"))
+    };
+    assert!(derived("last") >= 1, "a bot away for deals resumes from events the table derives");
+    assert_eq!(derived("now"), 0);
+}
+
 /// The binary runs on the allocator its version names: mimalloc in the default build
 /// (its own start-up line, asked for by `MIMALLOC_VERBOSE`, proves it is linked and in
 /// use), the system's with `--no-default-features`.

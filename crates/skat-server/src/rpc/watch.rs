@@ -195,14 +195,14 @@ impl Watching {
             )
             .status());
         }
-        let behind = usize::try_from(self.cursor).unwrap_or(usize::MAX);
         let mut held = self.shared.held();
-        let events = if behind < held.backlog.len() {
+        let behind = self.cursor.checked_sub(held.backlog_after).and_then(|b| usize::try_from(b).ok());
+        let events = if let Some(behind) = behind.filter(|b| *b < held.backlog.len()) {
             let n = BATCH.min(usize::try_from(until.saturating_sub(self.cursor)).unwrap_or(usize::MAX));
             let entries = &held.backlog[behind..held.backlog.len().min(behind + n)];
             projection::events_of(&t, entries, self.cursor + 1, self.watcher.seat())
         } else if t.holds_after(self.cursor) {
-            held.backlog = Vec::new();
+            (held.backlog, held.backlog_after) = (Vec::new(), 0);
             projection::events_after(&t, self.cursor, until, self.watcher.seat(), BATCH)
         } else {
             return Ok(Err(t.past()));
@@ -211,11 +211,16 @@ impl Watching {
         Ok(Ok((events, last >= until, last >= until && t.is_finished() && until >= t.seq())))
     }
 
-    /// Takes the table's whole log as derived for this stream.
+    /// Keeps, of the table's whole log as derived for this stream, the events after its
+    /// cursor (in a vector of their own size: the rest is let go at once).
     fn derived(&mut self, derived: Option<Vec<LogEntry>>) -> Result<(), Status> {
-        let derived = derived.unwrap_or_default();
+        let mut derived = derived.unwrap_or_default();
         let rebuilt = derived.len() as u64 > self.cursor;
-        self.shared.held().backlog = derived;
+        let read = usize::try_from(self.cursor).unwrap_or(usize::MAX).min(derived.len());
+        let unread = derived.split_off(read);
+        let mut held = self.shared.held();
+        (held.backlog, held.backlog_after) = (unread, read as u64);
+        drop(held);
         if !rebuilt {
             // The inputs did not rebuild the events the table has let go of (a bug): end
             // the stream rather than ask again and again.

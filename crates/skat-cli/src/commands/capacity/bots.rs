@@ -1,9 +1,16 @@
 //! The load: tables of bots that think. Each table runner creates a table, seats three
 //! bots and, when its list ends, starts the next one, so the number of tables in play
 //! stays what the driver asks for. A bot answers each decision after a think time drawn
-//! from a distribution; some drop their stream now and then and resume (as a bot on a
-//! bad network does), some vanish for a whole deal (the server's time control forfeits
+//! from a distribution; some drop their stream now and then, at any event of a deal, and
+//! resume (as a bot on a bad network does), some vanish for a whole deal (the server's time control forfeits
 //! them). Latency is timed around each action call: what the bot sees.
+//!
+//! A bot that comes back resumes its stream after the last event it saw, as the SDKs do
+//! (`--resume-from last`): the events it missed come first, and those older than the
+//! table's window of recent events are derived from its inputs, the path a table pays for
+//! in CPU instead of memory. `--resume-from now` asks for the table as it is instead
+//! (GetTable, then events after it), which never derives: the two side by side show
+//! what resuming costs.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -87,6 +94,15 @@ impl Think {
     }
 }
 
+/// Where a bot's stream resumes after a drop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ResumeFrom {
+    /// After the last event the bot saw: the missed events first (as the SDKs do).
+    Last,
+    /// After the table's current `seq` (GetTable): nothing missed is sent.
+    Now,
+}
+
 /// How the bots behave.
 #[derive(Debug, Clone)]
 pub struct Behaviour {
@@ -97,6 +113,7 @@ pub struct Behaviour {
     pub vanish: f64,
     /// How long a dropped bot stays away.
     pub away: Duration,
+    pub resume_from: ResumeFrom,
     pub deals: u32,
     /// The tables' time per decision (what a vanished seat loses to).
     pub action_ms: u64,
@@ -114,6 +131,8 @@ pub struct Stats {
     pub disconnects: AtomicU64,
     /// Streams the server ended, resumed.
     pub resumes: AtomicU64,
+    /// Events the bots missed while away, over all their returns.
+    pub missed: AtomicU64,
     pub vanished: AtomicU64,
     pub tables_started: AtomicU64,
 }
@@ -216,6 +235,68 @@ async fn one_table(
     Ok(())
 }
 
+/// What a bot does in the current deal, drawn when the deal starts.
+#[derive(Default)]
+struct Plan {
+    deal: u32,
+    /// Does not answer in this deal at all.
+    vanish: bool,
+    /// Drops its stream at this event of the deal (counted from its start), whoever's
+    /// turn it is: the other seats may play on while it is away.
+    drop_at: Option<u32>,
+    seen: u32,
+}
+
+/// What the bot does after an event.
+enum Next {
+    Go,
+    Drop,
+    Ended,
+}
+
+impl Plan {
+    fn on_event(
+        &mut self,
+        event: &pb::Event,
+        how: &Behaviour,
+        rng: &mut ChaCha8Rng,
+        stats: &Stats,
+        counts: bool,
+    ) -> Next {
+        match &event.kind {
+            Some(Kind::DealStarted(d)) => {
+                let drop_at = 1 + (uniform(rng) * 24.0) as u32;
+                *self = Plan {
+                    deal: d.number,
+                    vanish: uniform(rng) < how.vanish,
+                    drop_at: (uniform(rng) < how.disconnect).then_some(drop_at),
+                    seen: 0,
+                };
+            }
+            Some(Kind::DealEnded(_)) if counts => {
+                stats.deals.fetch_add(1, Ordering::Relaxed);
+            }
+            Some(Kind::MatchEnded(_)) => return Next::Ended,
+            _ => {}
+        }
+        self.seen += 1;
+        if self.drop_at.take_if(|at| *at <= self.seen).is_some() {
+            stats.disconnects.fetch_add(1, Ordering::Relaxed);
+            return Next::Drop;
+        }
+        Next::Go
+    }
+
+    /// Whether the bot keeps silent at this turn (it vanished for the rest of the deal).
+    fn silent(&mut self, stats: &Stats) -> bool {
+        if std::mem::take(&mut self.vanish) {
+            stats.vanished.fetch_add(1, Ordering::Relaxed);
+            self.deal = u32::MAX;
+        }
+        self.deal == u32::MAX
+    }
+}
+
 /// One bot: answers from its stream after thinking, until the list ends or `stop`.
 async fn thinking_bot(
     mut seat: SeatClient,
@@ -226,16 +307,25 @@ async fn thinking_bot(
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut player = RandomPlayer::new(seed);
-    let count_deals = seat.seat().number() == 0;
-    let mut after = 0u64;
-    let mut deal = 0u32;
-    let (mut vanish_in, mut drop_in) = (None, None);
+    let counts = seat.seat().number() == 0;
+    let (mut after, mut plan) = (0u64, Plan::default());
+    // Events up to here were missed while away: read, not answered (the view's turn is).
+    let mut missed_up_to = 0u64;
     'connect: loop {
-        // After a drop: the table as it is now, then its events from there.
+        // After a drop: the table as it is now (a turn to answer), and its events after
+        // the last one seen or after now.
         let mut pending = None;
         if after > 0 {
             let view = seat.view().await?;
-            after = view.seq;
+            // The list ended while the bot was away: nothing after it to wait for.
+            if how.resume_from == ResumeFrom::Now && view.status == pb::TableStatus::Finished as i32 {
+                return Ok(());
+            }
+            missed_up_to = view.seq;
+            stats.missed.fetch_add(view.seq.saturating_sub(after), Ordering::Relaxed);
+            if how.resume_from == ResumeFrom::Now {
+                after = view.seq;
+            }
             pending = view.deal.and_then(|d| d.legal).map(|l| (view.seq, l));
         }
         let mut stream = seat.watch(Some(after)).await?;
@@ -256,42 +346,26 @@ async fn thinking_bot(
                     };
                     let Some(WatchKind::Event(event)) = msg.kind else { continue };
                     after = event.seq;
-                    match &event.kind {
-                        Some(Kind::DealStarted(d)) => {
-                            deal = d.number;
-                            vanish_in = (uniform(&mut rng) < how.vanish).then_some(deal);
-                            drop_in = (uniform(&mut rng) < how.disconnect).then_some(deal);
+                    match plan.on_event(&event, &how, &mut rng, &stats, counts) {
+                        Next::Go => {}
+                        Next::Ended => return Ok(()),
+                        Next::Drop => {
+                            drop(stream);
+                            tokio::time::sleep(how.away).await;
+                            continue 'connect;
                         }
-                        Some(Kind::DealEnded(_)) if count_deals => {
-                            stats.deals.fetch_add(1, Ordering::Relaxed);
-                        }
-                        Some(Kind::MatchEnded(_)) => return Ok(()),
-                        _ => {}
                     }
-                    let Some(legal) = event.legal else { continue };
+                    let Some(legal) = event.legal.filter(|_| event.seq > missed_up_to) else { continue };
                     (event.seq, legal)
                 }
             };
-            // Vanished: gone for the rest of the deal (the time control ends it for this seat).
-            if vanish_in.take_if(|d| *d == deal).is_some() {
-                stats.vanished.fetch_add(1, Ordering::Relaxed);
-                deal = u32::MAX;
-            }
-            if deal == u32::MAX {
+            if plan.silent(&stats) {
                 continue;
             }
             let think = how.think.sample(&mut rng);
             tokio::select! {
                 _ = tokio::time::sleep(think) => {}
                 _ = stop.wait_for(|s| *s) => return Ok(()),
-            }
-            if drop_in == Some(deal) {
-                drop_in = None;
-                stats.disconnects.fetch_add(1, Ordering::Relaxed);
-                drop(stream);
-                tokio::time::sleep(how.away).await;
-                after = after.max(1);
-                continue 'connect;
             }
             answer(&mut seat, &mut player, &legal, seq, &stats).await?;
         }

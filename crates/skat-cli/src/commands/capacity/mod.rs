@@ -80,6 +80,11 @@ pub struct Args {
     /// How long a dropped bot stays away before it resumes.
     #[arg(long, default_value = "2s", value_parser = humantime::parse_duration)]
     away: Duration,
+    /// Where a dropped bot's stream resumes: after the last event it saw, the missed
+    /// events first (`last`, as the SDKs do; the server derives those older than its
+    /// window from the table's inputs), or after the table's current `seq` (`now`).
+    #[arg(long, value_enum, default_value_t = bots::ResumeFrom::Last)]
+    resume_from: bots::ResumeFrom,
     /// Deals per table; a finished table is replaced by a new one.
     #[arg(long, default_value_t = 12)]
     deals: u32,
@@ -193,6 +198,7 @@ fn behaviour(args: &Args) -> Arc<Behaviour> {
         disconnect: args.disconnect,
         vanish: args.vanish,
         away: args.away,
+        resume_from: args.resume_from,
         deals: args.deals,
         action_ms: args.action_timeout.as_millis() as u64,
     })
@@ -222,12 +228,13 @@ fn print_header() {
 /// What the bots did, in one line.
 fn print_bots(stats: &Stats) {
     outln!(
-        "bots: {} tables started, {} actions, {} stale (the table had moved on), {} errors, {} drops, {} streams resumed, {} vanished",
+        "bots: {} tables started, {} actions, {} stale (the table had moved on), {} errors, {} drops ({} events missed in all), {} streams resumed, {} vanished",
         stats.tables_started.load(Ordering::Relaxed),
         stats.actions.load(Ordering::Relaxed),
         stats.stale.load(Ordering::Relaxed),
         stats.errors.load(Ordering::Relaxed),
         stats.disconnects.load(Ordering::Relaxed),
+        stats.missed.load(Ordering::Relaxed),
         stats.resumes.load(Ordering::Relaxed),
         stats.vanished.load(Ordering::Relaxed),
     );
@@ -296,6 +303,10 @@ async fn drive(args: Args) -> CmdResult {
         }
     };
     print_bots(&stats);
+    outln!(
+        "server: {} streams resumed from events older than their table's window (derived from its inputs)",
+        read(&source).await.gauge("skat_stream_derivations_total")
+    );
     let _ = stop_tx.send(true);
     for r in runners {
         let _ = tokio::time::timeout(Duration::from_secs(10), r).await;

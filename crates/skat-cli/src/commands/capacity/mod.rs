@@ -225,8 +225,8 @@ fn print_header() {
     );
 }
 
-/// What the bots did, in one line.
-fn print_bots(stats: &Stats) {
+/// What the bots saw, and how many of their resumes the server derived.
+async fn print_bots(stats: &Stats, source: &Option<Source>) {
     outln!(
         "bots: {} tables started, {} actions, {} stale (the table had moved on), {} errors, {} drops ({} events missed in all), {} streams resumed, {} vanished",
         stats.tables_started.load(Ordering::Relaxed),
@@ -237,6 +237,10 @@ fn print_bots(stats: &Stats) {
         stats.missed.load(Ordering::Relaxed),
         stats.resumes.load(Ordering::Relaxed),
         stats.vanished.load(Ordering::Relaxed),
+    );
+    outln!(
+        "server: {} streams resumed from events older than their table's window (derived from its inputs)",
+        read(source).await.gauge("skat_stream_derivations_total")
     );
 }
 
@@ -302,11 +306,7 @@ async fn drive(args: Args) -> CmdResult {
             }
         }
     };
-    print_bots(&stats);
-    outln!(
-        "server: {} streams resumed from events older than their table's window (derived from its inputs)",
-        read(&source).await.gauge("skat_stream_derivations_total")
-    );
+    print_bots(&stats, &source).await;
     let _ = stop_tx.send(true);
     for r in runners {
         let _ = tokio::time::timeout(Duration::from_secs(10), r).await;

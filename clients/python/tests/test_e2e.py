@@ -46,6 +46,16 @@ def server():
     proc.wait(timeout=10)
 
 
+def assert_played_out_in_time(stub, table, deals):
+    """The table's ``deals`` records, none of them a seat's time-out (a penalty or a forfeit)."""
+    records = stub.GetRecords(pb.GetRecordsRequest(table_id=table, format=pb.RECORD_FORMAT_JSON)).records
+    assert len(records) == deals
+    for r in records:
+        outcome = json.loads(r)["outcome"]
+        assert outcome["kind"] != "penalty"
+        assert outcome.get("end", {}).get("end") != "forfeit", "no seat timed out"
+
+
 def db_server(data_dir, *extra):
     """`skat serve` with its database in `data_dir`: the process, its address, a stub."""
     addr = f"127.0.0.1:{free_port()}"
@@ -108,12 +118,7 @@ def test_python_bot_plays_a_whole_list_with_two_rust_bots(server):
     assert [s.seeger_fabian for s in view.standings] == [s.seeger_fabian for s in standings]
 
     # The Python seat answered every turn in time: no forfeit anywhere.
-    records = stub.GetRecords(pb.GetRecordsRequest(table_id=table, format=pb.RECORD_FORMAT_JSON)).records
-    assert len(records) == 36
-    for r in records:
-        outcome = json.loads(r)["outcome"]
-        assert outcome["kind"] != "penalty"
-        assert outcome.get("end", {}).get("end") != "forfeit"
+    assert_played_out_in_time(stub, table, 36)
     # The Python bot declared games and played cards.
     iss = stub.GetRecords(pb.GetRecordsRequest(table_id=table)).records
     assert all(rec.startswith("(;GM[Skat]") for rec in iss)
@@ -307,12 +312,7 @@ def test_a_seat_whose_connection_goes_silent_notices_by_its_pings_and_misses_no_
         assert Freezing.decisions > 8
         assert result["finished"].reconnects >= 1
         assert accepted() >= 2, "a new connection after the frozen one"
-        records = stub.GetRecords(pb.GetRecordsRequest(table_id=table, format=pb.RECORD_FORMAT_JSON)).records
-        assert len(records) == 4
-        for r in records:
-            outcome = json.loads(r)["outcome"]
-            assert outcome["kind"] != "penalty"
-            assert outcome.get("end", {}).get("end") != "forfeit", "the seat never timed out"
+        assert_played_out_in_time(stub, table, 4)
     finally:
         proc.terminate()
         proc.wait(timeout=10)

@@ -11,7 +11,7 @@ import { JackBot } from "../src/strategy";
 import * as fs from "fs";
 import * as os from "os";
 import { execFileSync } from "child_process";
-import { ServerAddress, bearer, connect } from "../src/client";
+import { type Connection, ServerAddress, bearer, connect } from "../src/client";
 import { errorInfo, reason } from "../src/errors";
 import { lobby } from "../src/lobby";
 import { ActionKind, BidCall, Card, Phase, RecordFormat, TableStatus } from "../src/gen/skat/v1/skat_pb";
@@ -80,6 +80,17 @@ function countingProxy(target: number): Promise<{ port: number; count: () => num
   );
 }
 
+/** The table's `deals` records, none of them a seat's time-out (a penalty or a forfeit). */
+async function assertPlayedOutInTime(client: Connection["client"], tableId: string, deals: number) {
+  const records = (await client.getRecords({ tableId, format: RecordFormat.JSON })).records;
+  assert.equal(records.length, deals);
+  for (const r of records) {
+    const outcome = JSON.parse(r).outcome;
+    assert.notEqual(outcome.kind, "penalty", "no seat timed out");
+    assert.notEqual(outcome.end?.end, "forfeit");
+  }
+}
+
 async function waitReady(address: string) {
   for (let i = 0; i < 300; i++) {
     const conn = connect(address);
@@ -132,13 +143,7 @@ test("the TypeScript bot plays a whole list with two Rust bots", { timeout: 300_
     const view = (await client.getTable({ tableId: created.tableId })).table;
     assert.equal(view?.status, TableStatus.FINISHED);
     assert.equal(view?.dealsPlayed, 36);
-    const records = (await client.getRecords({ tableId: created.tableId, format: RecordFormat.JSON })).records;
-    assert.equal(records.length, 36);
-    for (const r of records) {
-      const outcome = JSON.parse(r).outcome;
-      assert.notEqual(outcome.kind, "penalty", "the TypeScript seat never timed out");
-      assert.notEqual(outcome.end?.end, "forfeit");
-    }
+    await assertPlayedOutInTime(client, created.tableId, 36);
     conn.close();
   } finally {
     server.kill("SIGTERM");
@@ -171,13 +176,7 @@ test("a seat whose connection goes silent notices by its pings, reconnects and m
     assert.ok(decisions > 8, `the seat went on deciding after the freeze (${decisions})`);
     assert.ok(finished.reconnects >= 1, `the seat reconnected (${finished.reconnects})`);
     assert.ok(proxy.count() >= 2, "a new connection after the frozen one");
-    const records = (await conn.client.getRecords({ tableId: created.tableId, format: RecordFormat.JSON })).records;
-    assert.equal(records.length, 4);
-    for (const r of records) {
-      const outcome = JSON.parse(r).outcome;
-      assert.notEqual(outcome.kind, "penalty", "the seat never timed out");
-      assert.notEqual(outcome.end?.end, "forfeit");
-    }
+    await assertPlayedOutInTime(conn.client, created.tableId, 4);
     conn.close();
   } finally {
     proxy.close();

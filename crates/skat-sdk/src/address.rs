@@ -59,11 +59,16 @@ impl Keepalive {
     pub const DEFAULT: Keepalive =
         Keepalive { interval: Duration::from_secs(15), timeout: Duration::from_secs(10) };
 
-    /// From `SKAT_KEEPALIVE_SECS` (the interval in seconds; `0`: no pings), else the default.
+    /// Pings every `secs` seconds with the default time to answer; `0`: no pings (what
+    /// `SKAT_KEEPALIVE_SECS` and `--keepalive` say).
+    pub fn every_secs(secs: u64) -> Option<Keepalive> {
+        (secs > 0).then(|| Keepalive { interval: Duration::from_secs(secs), ..Keepalive::DEFAULT })
+    }
+
+    /// From `SKAT_KEEPALIVE_SECS`, else the default.
     fn from_env() -> Option<Keepalive> {
         match std::env::var("SKAT_KEEPALIVE_SECS").ok().and_then(|v| v.trim().parse::<u64>().ok()) {
-            Some(0) => None,
-            Some(secs) => Some(Keepalive { interval: Duration::from_secs(secs), ..Keepalive::DEFAULT }),
+            Some(secs) => Keepalive::every_secs(secs),
             None => Some(Keepalive::DEFAULT),
         }
     }

@@ -2,7 +2,6 @@
 //! plain text allowed or not), the admin token, and a runtime for the call.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use skat_proto::pb::skat_service_client::SkatServiceClient;
 use skat_sdk::SdkError;
@@ -48,12 +47,7 @@ impl ServerArgs {
             .with_ca_file(self.ca_file.clone())
             .with_client_identity(self.client_cert.clone().zip(self.client_key.clone()))
             .allow_plain_text(self.insecure)
-            .with_keepalive(
-                (self.keepalive > 0).then(|| Keepalive {
-                    interval: Duration::from_secs(self.keepalive),
-                    ..Keepalive::DEFAULT
-                }),
-            )
+            .with_keepalive(Keepalive::every_secs(self.keepalive))
     }
 
     /// A client, after checking that `secret` (when there is one) may travel there.

@@ -2,8 +2,9 @@
 //! bots and, when its list ends, starts the next one, so the number of tables in play
 //! stays what the driver asks for. A bot answers each decision after a think time drawn
 //! from a distribution; some drop their stream now and then, at any event of a deal, and
-//! resume (as a bot on a bad network does), some vanish for a whole deal (the server's time control forfeits
-//! them). Latency is timed around each action call: what the bot sees.
+//! resume (as a bot on a bad network does), some vanish for a whole deal (the server's
+//! time control forfeits them). Latency is timed around each action call: what the bot
+//! sees.
 //!
 //! A bot that comes back resumes its stream after the last event it saw, as the SDKs do
 //! (`--resume-from last`): the events it missed come first, and those older than the

@@ -10,7 +10,8 @@ pub use crate::address::ServerAddress;
 use crate::connections::{Connections, Lease};
 use crate::error::broken_connection;
 pub use crate::error::{SdkError, refused};
-use tonic::{Request, Status, Streaming};
+use crate::watches::{WatchHub, WatchStream};
+use tonic::{Request, Status};
 
 /// A fresh join key: 16 random bytes in hex.
 fn random_key() -> Result<String, SdkError> {
@@ -51,9 +52,7 @@ pub fn with_token<T>(message: T, token: &str) -> Request<T> {
     r
 }
 
-/// The metadata key with which a replica that does not own a table names the one that
-/// does (see `docs/deploy.md`).
-pub const OWNER_METADATA: &str = "skat-owner";
+pub use crate::error::OWNER_METADATA;
 
 /// The owner's address when `status` is a redirect (NOT_FOUND with `skat-owner`), as
 /// the server named it (`host:port`, or a URL).
@@ -120,6 +119,9 @@ pub struct SeatClient {
     /// The connections this seat shares with others (a lobby's seats), and its place on
     /// one: a reconnection takes a place from them again.
     shared: Option<(Connections, Lease)>,
+    /// The stream this seat watches its table on, shared with the other seats on its
+    /// connection (a lobby's seats): `None` watches on a WatchTable stream of its own.
+    hub: Option<WatchHub>,
 }
 
 impl SeatClient {
@@ -217,6 +219,7 @@ impl SeatClient {
                 token: r.token,
                 seat: r.seat,
                 shared: None,
+                hub: None,
             },
             view,
         ))
@@ -258,7 +261,8 @@ impl SeatClient {
             None => (server.connect().await?, None),
         };
         let (table_id, token) = (table_id.into(), token.into());
-        Ok((SeatClient { client, server, home, table_id, token, seat, shared }, view))
+        let hub = shared.as_ref().map(|(_, lease)| lease.hub.clone());
+        Ok((SeatClient { client, server, home, table_id, token, seat, shared, hub }, view))
     }
 
     /// The same seat over a new connection (or, for a seat that shares its connections,
@@ -300,7 +304,15 @@ impl SeatClient {
             token: token.into(),
             seat,
             shared: None,
+            hub: None,
         }
+    }
+
+    /// The same seat, watching its table on `hub`'s stream (shared with the other seats
+    /// on the same connection) instead of a WatchTable stream of its own.
+    pub fn with_watch_hub(mut self, hub: WatchHub) -> SeatClient {
+        self.hub = Some(hub);
+        self
     }
 
     /// A seat from parts already known, on a connection taken from `pool` (a lobby's
@@ -315,6 +327,7 @@ impl SeatClient {
     ) -> Result<SeatClient, SdkError> {
         let (client, lease) = pool.client(&server).await?;
         let mut seat = SeatClient::from_parts(client, server, table_id, token, seat);
+        seat.hub = Some(lease.hub.clone());
         seat.shared = Some((pool.clone(), lease));
         Ok(seat)
     }
@@ -369,19 +382,24 @@ impl SeatClient {
     }
 
     /// The table's stream for this seat: a snapshot first, or with `after_seq` exactly the
-    /// events after it.
-    pub async fn watch(
-        &mut self,
-        after_seq: Option<u64>,
-    ) -> Result<Streaming<pb::WatchTableResponse>, SdkError> {
-        Ok(self
+    /// events after it. A seat on a shared connection watches on the connection's one
+    /// WatchTables stream ([`crate::watches`]; a refusal then comes as the stream's first
+    /// item), any other on a WatchTable stream of its own.
+    pub async fn watch(&mut self, after_seq: Option<u64>) -> Result<WatchStream, SdkError> {
+        if let Some(hub) = &self.hub
+            && let Some(stream) = hub.watch(&self.client, &self.table_id, &self.token, after_seq).await?
+        {
+            return Ok(stream);
+        }
+        let stream = self
             .client
             .watch_table(with_token(
                 pb::WatchTableRequest { table_id: self.table_id.clone(), after_seq },
                 &self.token,
             ))
             .await?
-            .into_inner())
+            .into_inner();
+        Ok(WatchStream::direct(stream))
     }
 
     /// Gives the seat up.

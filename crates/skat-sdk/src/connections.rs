@@ -12,6 +12,9 @@
 //! (`--max-streams-per-connection`) and refuses more (RESOURCE_EXHAUSTED); 32 seats stay
 //! well under it whatever else the bot watches on the same connection.
 //!
+//! The seats on a connection watch their tables on one WatchTables stream, not a
+//! WatchTable stream each ([`crate::watches`]).
+//!
 //! A connection no seat holds any more is closed, except one per server kept for the next
 //! seat (a lobby's seats come and go between lists). A broken connection (the server
 //! restarted) is dialled again by the channel itself at its next call, so the seats on it
@@ -25,6 +28,7 @@ use tonic::transport::Channel;
 
 use crate::address::ServerAddress;
 use crate::error::SdkError;
+use crate::watches::WatchHub;
 
 /// Most seats on one connection.
 pub const SEATS_PER_CONNECTION: usize = 32;
@@ -36,11 +40,12 @@ pub struct Connections {
     by_server: Arc<Mutex<HashMap<ServerAddress, Vec<Shared>>>>,
 }
 
-/// One connection and the count of the seats on it (the lease's strong count, less the
-/// pool's own).
+/// One connection, the count of the seats on it (the lease's strong count, less the
+/// pool's own) and the one stream they watch their tables on.
 struct Shared {
     channel: Channel,
     seats: Arc<()>,
+    hub: WatchHub,
 }
 
 impl Shared {
@@ -54,6 +59,8 @@ impl Shared {
 #[derive(Clone, Debug)]
 pub struct Lease {
     _seat: Arc<()>,
+    /// The connection's watch stream, shared by its seats ([`crate::watches`]).
+    pub hub: WatchHub,
 }
 
 impl Connections {
@@ -75,9 +82,9 @@ impl Connections {
 
     /// Puts `channel` in the pool for `server`, with one seat on it: the returned lease.
     fn add(&self, server: &ServerAddress, channel: Channel) -> Lease {
-        let seats = Arc::new(());
-        let lease = Lease { _seat: Arc::clone(&seats) };
-        self.lock().entry(server.clone()).or_default().push(Shared { channel, seats });
+        let (seats, hub) = (Arc::new(()), WatchHub::new());
+        let lease = Lease { _seat: Arc::clone(&seats), hub: hub.clone() };
+        self.lock().entry(server.clone()).or_default().push(Shared { channel, seats, hub });
         lease
     }
 
@@ -93,7 +100,8 @@ impl Connections {
         let mut idle_kept = false;
         list.retain(|c| c.seats() > 0 || !std::mem::replace(&mut idle_kept, true));
         let shared = list.iter().find(|c| c.seats() < SEATS_PER_CONNECTION)?;
-        Some((SkatServiceClient::new(shared.channel.clone()), Lease { _seat: Arc::clone(&shared.seats) }))
+        let lease = Lease { _seat: Arc::clone(&shared.seats), hub: shared.hub.clone() };
+        Some((SkatServiceClient::new(shared.channel.clone()), lease))
     }
 
     /// The map; a panic elsewhere while it was held left it whole (every change is one

@@ -119,3 +119,7 @@ impl SdkError {
         }
     }
 }
+
+/// The metadata key with which a replica that does not own a table names the one that
+/// does (see `docs/deploy.md`).
+pub const OWNER_METADATA: &str = "skat-owner";

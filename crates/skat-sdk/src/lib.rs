@@ -55,10 +55,12 @@ pub mod error;
 pub mod knowledge;
 pub mod lobby;
 pub mod play;
+pub mod watches;
 
 pub use address::{Keepalive, ServerAddress};
 pub use bot::{Bot, decide};
 pub use client::{SdkError, SeatClient};
+pub use watches::{WatchHub, WatchStream};
 
 /// What a seat knows when it must decide ([`skat_bot_api::Knowledge`], the engine's
 /// `SeatView`), folded here from the seat's stream of events.

@@ -59,11 +59,12 @@ async fn comments_are_hidden_during_the_deal_and_shown_after_it() {
         .into_inner()
         .table_id;
     // A spectator follows the whole list from the start.
-    let mut spectator = c
-        .watch_table(pb::WatchTableRequest { table_id: table.clone(), after_seq: Some(0) })
-        .await
-        .unwrap()
-        .into_inner();
+    let mut spectator = skat_sdk::WatchStream::direct(
+        c.watch_table(pb::WatchTableRequest { table_id: table.clone(), after_seq: Some(0) })
+            .await
+            .unwrap()
+            .into_inner(),
+    );
     let mut seats = Vec::new();
     for seat in 0..3u32 {
         seats.push(SeatClient::join(&url, &table, &format!("chatty{seat}"), Some(seat)).await.unwrap().0);

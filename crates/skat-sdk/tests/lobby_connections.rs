@@ -92,6 +92,15 @@ async fn a_lobbys_seats_share_one_connection() {
         connections <= 6,
         "three bots, nine seats: {connections} connections (a lobby's and its seats' each)"
     );
+    // The seats watched their tables on their connections' WatchTables streams, none on
+    // a WatchTable stream of its own.
+    let metrics = server.server.metrics.render();
+    let calls = |method: &str| {
+        let label = format!("method=\"{method}\"");
+        metrics.lines().filter(|l| l.starts_with("skat_rpcs_total") && l.contains(&label)).count()
+    };
+    assert_eq!(calls("WatchTable"), 0, "no seat watched on its own stream:\n{metrics}");
+    assert!(calls("WatchTables") > 0, "the seats' watch streams:\n{metrics}");
     // The lobbies ended: their connections close, and the server's gauge says so.
     drop(client);
     let deadline = std::time::Instant::now() + Duration::from_secs(10);

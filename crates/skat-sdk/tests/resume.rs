@@ -13,6 +13,7 @@ use std::time::Duration;
 use skat_engine::{Bid, Card, Contract, DealEnd, Outcome};
 use skat_proto::pb;
 use skat_sdk::client::connect;
+use skat_sdk::connections::Connections;
 use skat_sdk::play::{PlayOptions, play};
 use skat_sdk::{Bot, Keepalive, Knowledge, SeatClient, ServerAddress};
 use tokio::net::{TcpListener, TcpStream};
@@ -61,6 +62,9 @@ enum Break {
     Cut,
     /// Stops passing bytes but keeps them open: no reset, no end, only silence.
     Freeze,
+    /// Closes them, and every seat talks through the proxy on one shared connection
+    /// (a lobby's seats), watching on its one WatchTables stream.
+    Shared,
 }
 
 /// A TCP proxy whose open connections can all be broken at once; new ones pass.
@@ -97,6 +101,14 @@ async fn a_bot_resumes_after_its_connection_is_cut_mid_deal() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn seats_on_a_shared_connection_resume_through_its_watch_stream_after_a_cut() {
+    let watch_tables = breaks_twice_and_resumes(Break::Shared, None).await;
+    // One WatchTables stream at the start and one after each cut (all three seats on
+    // the connection's, never a WatchTable stream of their own).
+    assert!((3..=5).contains(&watch_tables), "WatchTables streams opened: {watch_tables}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bot_whose_connection_goes_silent_notices_by_its_pings_and_resumes() {
     // Without pings the seat waits on the frozen stream for good (measured: the list
     // had not ended after 90 s).
@@ -105,10 +117,11 @@ async fn a_bot_whose_connection_goes_silent_notices_by_its_pings_and_resumes() {
     tokio::time::timeout(Duration::from_secs(90), played).await.expect("the list ended within 90 s");
 }
 
-/// Three bots play a six-deal list; seat 1 talks through a proxy that breaks its
-/// connections `how` in deals 2 and 4. Seat 1 must reconnect both times and the list end
-/// with no forfeit and the same standings for everyone.
-async fn breaks_twice_and_resumes(how: Break, keepalive: Option<Keepalive>) {
+/// Three bots play a six-deal list; seat 1 (every seat, for [`Break::Shared`]) talks
+/// through a proxy that breaks its connections `how` in deals 2 and 4. Each must
+/// reconnect both times and the list end with no forfeit and the same standings for
+/// everyone. Returns the WatchTables streams the server opened.
+async fn breaks_twice_and_resumes(how: Break, keepalive: Option<Keepalive>) -> u64 {
     let server = common::server().await;
     let direct = format!("http://{}", server.addr());
     let (proxy_addr, cut) = proxy(server.addr(), how).await;
@@ -130,9 +143,13 @@ async fn breaks_twice_and_resumes(how: Break, keepalive: Option<Keepalive>) {
         .table_id;
 
     let mut tasks = Vec::new();
+    let shared = Connections::default();
     for seat in 0..3u32 {
         let url = if seat == 1 { via_proxy.clone() } else { ServerAddress::new(&direct) };
-        let (sc, _) = SeatClient::join(&url, &table, &format!("simple{seat}"), Some(seat)).await.unwrap();
+        let (mut sc, _) = SeatClient::join(&url, &table, &format!("simple{seat}"), Some(seat)).await.unwrap();
+        if let Break::Shared = how {
+            sc = SeatClient::shared(&shared, via_proxy.clone(), &table, sc.token(), seat).await.unwrap();
+        }
         tasks.push(tokio::spawn(async move {
             let mut bot = Simple { decisions: 0 };
             let finished = play(sc, &mut bot, PlayOptions::default()).await.unwrap();
@@ -162,7 +179,12 @@ async fn breaks_twice_and_resumes(how: Break, keepalive: Option<Keepalive>) {
         results.push(tokio::time::timeout(Duration::from_secs(60), t).await.unwrap().unwrap());
     }
     assert!(results[1].0.reconnects >= 2, "seat 1 reconnected: {:?}", results[1].0.reconnects);
-    assert_eq!(results[0].0.reconnects, 0);
+    if let Break::Shared = how {
+        assert_eq!(shared.open(&via_proxy), 1, "the three seats on one connection");
+        assert!(results[0].0.reconnects >= 2, "seat 0 reconnected: {:?}", results[0].0.reconnects);
+    } else {
+        assert_eq!(results[0].0.reconnects, 0);
+    }
     // Everyone saw the same final standings.
     assert_eq!(results[0].0.standings, results[1].0.standings);
     assert_eq!(results[0].0.standings, results[2].0.standings);
@@ -182,4 +204,15 @@ async fn breaks_twice_and_resumes(how: Break, keepalive: Option<Keepalive>) {
         assert!(!matches!(r.outcome, Outcome::Penalty(_)));
     }
     assert!(results[1].1 > 20, "seat 1 made its decisions");
+    rpcs_of(&server.server.metrics.render(), "WatchTables")
+}
+
+/// How many calls of `method` the server's metrics count.
+fn rpcs_of(metrics: &str, method: &str) -> u64 {
+    let label = format!("method=\"{method}\"");
+    metrics
+        .lines()
+        .filter(|l| l.starts_with("skat_rpcs_total") && l.contains(&label))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum::<f64>() as u64
 }

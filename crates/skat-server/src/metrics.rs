@@ -239,7 +239,11 @@ impl MetricSet {
             "Tables held (waiting, playing, or finished and not yet expired)",
             self.tables.clone(),
         );
-        registry.register("watchers", "Open WatchTable streams", self.watchers.clone());
+        registry.register(
+            "watchers",
+            "Open watches: WatchTable streams and the watches on WatchTables streams",
+            self.watchers.clone(),
+        );
         registry.register(
             "connections",
             "Open client connections (TCP, gRPC and the page's port; a connection costs about 45 KiB)",

@@ -1,5 +1,5 @@
 //! Every RPC of `skat.v1.SkatService`, handed to its group: [`super::tables`],
-//! [`super::actions`], [`super::watch`], [`super::competitions`], [`super::analysis`],
+//! [`super::actions`], [`super::watch`] and [`super::watches`], [`super::competitions`], [`super::analysis`],
 //! [`super::challenges`], [`super::server_info`]. The list of the service in one place; the
 //! work is the groups'.
 
@@ -8,7 +8,7 @@ use skat_proto::pb::skat_service_server::SkatService;
 use tonic::{Request, Response, Status};
 
 use super::service::SkatServer;
-use super::{actions, analysis, challenges, competitions, server_info, tables, watch as watching};
+use super::{actions, analysis, challenges, competitions, server_info, tables, watch as watching, watches};
 
 type Answer<T> = Result<Response<T>, Status>;
 
@@ -38,6 +38,15 @@ impl SkatService for SkatServer {
 
     async fn watch_table(&self, r: Request<pb::WatchTableRequest>) -> Answer<watching::WatchStream> {
         watching::watch(self, r).await.map(Response::new)
+    }
+
+    type WatchTablesStream = watches::WatchesStream;
+
+    async fn watch_tables(
+        &self,
+        r: Request<tonic::Streaming<pb::WatchTablesRequest>>,
+    ) -> Answer<watches::WatchesStream> {
+        watches::watch_tables(self, r).await.map(Response::new)
     }
     async fn bid(&self, r: Request<pb::BidRequest>) -> Answer<pb::BidResponse> {
         actions::bid(self, r).await.map(Response::new)

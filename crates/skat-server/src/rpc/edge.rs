@@ -39,13 +39,14 @@ use crate::metrics::Metrics;
 
 /// The methods of `skat.v1.SkatService` (metrics are kept for these; anything else
 /// counts as `other`).
-pub const METHODS: [&str; 30] = [
+pub const METHODS: [&str; 31] = [
     "CreateTable",
     "ListTables",
     "JoinTable",
     "LeaveTable",
     "GetTable",
     "WatchTable",
+    "WatchTables",
     "Bid",
     "TakeSkat",
     "Discard",

@@ -12,6 +12,7 @@
 //! | CreateTable, ListTables, JoinTable, LeaveTable, GetTable, GetRecords | [`tables`] |
 //! | Bid, TakeSkat, Discard, Declare, PlayCard, Resign, Claim | [`actions`] |
 //! | WatchTable: a cursor into the log, a bounded buffer, the stream's end | [`watch`] |
+//! | WatchTables: many WatchTable streams on one (a lobby's seats) | [`watches`] |
 //! | accounts, lobbies, tournaments, ratings | [`competitions`] |
 //! | hosted bots: versions, sandboxes, the runner's feed (`skat.v1.HostingService`) | [`hosting`] |
 //! | gRPC on a Unix socket, for sandboxes | [`unix`] |
@@ -53,6 +54,7 @@ pub(crate) mod tables;
 pub(crate) mod tls;
 pub(crate) mod unix;
 pub(crate) mod watch;
+pub(crate) mod watches;
 #[cfg(feature = "web")]
 pub(crate) mod web;
 

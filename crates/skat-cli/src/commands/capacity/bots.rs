@@ -23,7 +23,7 @@ use skat_engine::random::RandomPlayer;
 use skat_proto::convert;
 use skat_proto::pb::skat_service_client::SkatServiceClient;
 use skat_proto::pb::{self, event::Kind, watch_table_response::Kind as WatchKind};
-use skat_sdk::{SeatClient, ServerAddress};
+use skat_sdk::{SeatClient, ServerAddress, WatchHub};
 use tokio::sync::watch;
 use tokio_stream::StreamExt;
 use tonic::transport::Channel;
@@ -147,24 +147,38 @@ impl Stats {
     }
 }
 
+/// How the seats watch their tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Streams {
+    /// One WatchTables stream per connection, for all its seats (the SDKs' lobbies).
+    Shared,
+    /// A WatchTable stream per seat.
+    Seat,
+}
+
 /// Connections shared by tables: `per` tables each (the server limits streams per
-/// connection; one per seat would need tens of thousands of sockets).
+/// connection; one per seat would need tens of thousands of sockets), each with its
+/// watch stream when the seats share one.
 pub struct Pool {
     server: ServerAddress,
     per: usize,
-    clients: tokio::sync::Mutex<Vec<SkatServiceClient<Channel>>>,
+    streams: Streams,
+    clients: tokio::sync::Mutex<Vec<(SkatServiceClient<Channel>, WatchHub)>>,
 }
 
 impl Pool {
-    pub fn new(server: ServerAddress, per: usize) -> Pool {
-        Pool { server, per: per.max(1), clients: tokio::sync::Mutex::new(Vec::new()) }
+    pub fn new(server: ServerAddress, per: usize, streams: Streams) -> Pool {
+        Pool { server, per: per.max(1), streams, clients: tokio::sync::Mutex::new(Vec::new()) }
     }
 
-    async fn client(&self, table: usize) -> Result<SkatServiceClient<Channel>, skat_sdk::SdkError> {
+    async fn client(
+        &self,
+        table: usize,
+    ) -> Result<(SkatServiceClient<Channel>, WatchHub), skat_sdk::SdkError> {
         let i = table / self.per;
         let mut clients = self.clients.lock().await;
         while clients.len() <= i {
-            clients.push(self.server.connect().await?);
+            clients.push((self.server.connect().await?, WatchHub::new()));
         }
         Ok(clients[i].clone())
     }
@@ -197,7 +211,7 @@ async fn one_table(
     stats: &Arc<Stats>,
     stop: &watch::Receiver<bool>,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    let mut client = pool.client(index).await?;
+    let (mut client, hub) = pool.client(index).await?;
     let seed = (index as u64) << 20 | round;
     let table = client
         .create_table(pb::CreateTableRequest {
@@ -223,8 +237,11 @@ async fn one_table(
             })
             .await?
             .into_inner();
-        let seat =
+        let mut seat =
             SeatClient::from_parts(client.clone(), pool.server.clone(), &table, &joined.token, joined.seat);
+        if pool.streams == Streams::Shared {
+            seat = seat.with_watch_hub(hub.clone());
+        }
         let (how, stats, stop) = (Arc::clone(how), Arc::clone(stats), stop.clone());
         bots.push(tokio::spawn(async move {
             thinking_bot(seat, seed * 3 + u64::from(s), how, stats, stop).await

@@ -95,6 +95,11 @@ pub struct Args {
     /// default, 30 seats a connection, is what the SDKs' lobbies do (up to 32 seats on one).
     #[arg(long, default_value_t = 10)]
     tables_per_connection: usize,
+    /// How the seats watch their tables: on one WatchTables stream per connection
+    /// (`shared`, as the SDKs' lobbies do) or on a WatchTable stream each (`seat`, as a
+    /// bot that plays one seat on its own connection does, and as before WatchTables).
+    #[arg(long, value_enum, default_value_t = bots::Streams::Shared)]
+    streams: bots::Streams,
     /// A running server (`http://127.0.0.1:50051`) instead of an embedded one. Start it
     /// with limits for the load (`--max-tables`, `--max-tables-per-client`,
     /// `--max-streams-per-client`, `--max-connections-per-client`).
@@ -258,7 +263,7 @@ async fn drive(args: Args) -> CmdResult {
         humantime::format_duration(args.action_timeout)
     );
     let stats = Arc::new(Stats::default());
-    let pool = Arc::new(Pool::new(address, args.tables_per_connection));
+    let pool = Arc::new(Pool::new(address, args.tables_per_connection, args.streams));
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut runners = Vec::new();
     let start = |n: usize, runners: &mut Vec<tokio::task::JoinHandle<()>>| {

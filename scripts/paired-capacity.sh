@@ -14,7 +14,9 @@
 # compared with the other server's in the same window. A journal may carry environment
 # variables for its server after a comma (a temporary probe build, GLIBC_TUNABLES...);
 # `BIN=PATH` among them runs that server from another binary (a build without mimalloc:
-# cargo build --release -p skat-cli --no-default-features --target-dir target/glibc).
+# cargo build --release -p skat-cli --no-default-features --target-dir target/glibc), and
+# `LOAD=--flag=value` passes a flag to that server's load (`LOAD=--streams=seat`: its bots
+# watch on a WatchTable stream a seat instead of one WatchTables stream a connection).
 # With a warm-up of 10 minutes or more each load also checks growth (`--check-growth`).
 # Each server gets its own port pair (50151/50152, 50161/50162, ...) and data directory
 # (removed at the end).
@@ -42,6 +44,7 @@ done
 [[ -x $BIN ]] || { echo "$BIN not found: cargo build --release -p skat-cli" >&2; exit 2; }
 
 SERVERS=()
+LOADARGS=()
 # The servers stop with the script; their databases go, their logs stay.
 cleanup() {
   for p in "${SERVERS[@]}"; do kill "$p" 2>/dev/null || true; done
@@ -60,9 +63,13 @@ GROWTH=(); [[ $WARM_S -ge 600 ]] && GROWTH=(--check-growth)
 i=0
 for spec in "$@"; do
   db=${spec%%,*}; vars=(); [[ $spec == *,* ]] && IFS=, read -ra vars <<< "${spec#*,}"
-  bin=$BIN; envs=()
+  bin=$BIN; envs=(); LOADARGS[i]=""
   for v in "${vars[@]}"; do
-    if [[ $v == BIN=* ]]; then bin=${v#BIN=}; else envs+=("$v"); fi
+    case $v in
+      BIN=*) bin=${v#BIN=} ;;
+      LOAD=*) LOADARGS[i]+=" ${v#LOAD=}" ;;
+      *) envs+=("$v") ;;
+    esac
   done
   [[ -x $bin ]] || { echo "$bin not found" >&2; exit 2; }
   port=$((50151 + 10 * i))
@@ -80,6 +87,7 @@ for ((j = 0; j < i; j++)); do
   port=$((50151 + 10 * j))
   taskset -c 1 "$BIN" capacity --server "http://127.0.0.1:$port" --metrics "127.0.0.1:$((port + 1))" \
     --tables "$TABLES" --soak "$SOAK" --window 60s --warmup "$WARMUP" --think exp:500ms --deals 12 "${GROWTH[@]}" \
+    ${LOADARGS[j]} \
     > "$OUT/load$j.log" 2>&1 &
   LOADS+=($!)
 done

@@ -16,7 +16,7 @@ import grpc
 from skat.v1 import skat_pb2 as pb
 from skat.v1 import skat_pb2_grpc as rpc
 
-from . import errors
+from . import errors, watches
 from .address import ServerAddress, server_address
 from .bot import Bot, decide
 from .cards import Card
@@ -128,6 +128,8 @@ class Seat:
     def _connect(self):
         self.channel = self.address.channel(self.connection_group)
         self.stub = rpc.SkatServiceStub(self.channel)
+        # A lobby's seats watch on their connection's one WatchTables stream.
+        self.hub = None if self.connection_group is None else watches.hub(self.address, self.connection_group)
 
     def reconnect(self) -> None:
         """A fresh connection after the old one broke: to the seat's server if it still
@@ -197,6 +199,21 @@ class Seat:
         )
         return cls(address, table_id, token, view.table.your_seat, home=home)
 
+    def watch(self, after_seq: Optional[int] = None):
+        """The table's stream for this seat: a snapshot first, or with ``after_seq``
+        exactly the events after it. A seat of a connection group (a lobby's) watches on
+        the connection's WatchTables stream (:mod:`skat_sdk.watches`), any other on a
+        WatchTable stream of its own; both yield ``WatchTableResponse`` and raise the same
+        :class:`grpc.RpcError` at their end."""
+
+        def own():
+            request = pb.WatchTableRequest(table_id=self.table_id, after_seq=after_seq)
+            return self.stub.WatchTable(request, metadata=self.metadata)
+
+        if self.hub is None:
+            return own()
+        return self.hub.watch(self.table_id, self.token, after_seq, own)
+
     def view(self) -> pb.TableView:
         return self.stub.GetTable(pb.GetTableRequest(table_id=self.table_id), metadata=self.metadata).table
 
@@ -253,7 +270,7 @@ def play(
                 after = last
                 if k.has_turn():
                     decisions += _act(seat, bot, k, last, on_illegal)
-            stream = seat.stub.WatchTable(pb.WatchTableRequest(table_id=seat.table_id, after_seq=after), metadata=seat.metadata)
+            stream = seat.watch(after)
             for msg in stream:
                 if not msg.HasField("event"):
                     continue

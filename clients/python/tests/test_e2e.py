@@ -338,6 +338,52 @@ def test_a_lobby_puts_at_most_32_seats_on_a_connection(server, monkeypatch):
         channel.close()
 
 
+def test_a_lobbys_seats_watch_on_their_connections_one_stream():
+    """Seats of a connection group (a lobby's) watch their table on one WatchTables stream:
+    the same play as on a stream each, the server never sees a WatchTable call, and a
+    refused watch raises what WatchTable would have."""
+    port, metrics_port = free_port(), free_port()
+    addr = f"127.0.0.1:{port}"
+    proc = subprocess.Popen(
+        [SKAT, "serve", "--addr", addr, "--metrics-addr", f"127.0.0.1:{metrics_port}", "--action-timeout", "20s",
+         "--database", "memory"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        channel = grpc.insecure_channel(addr)
+        grpc.channel_ready_future(channel).result(timeout=30)
+        stub = rpc.SkatServiceStub(channel)
+        table = stub.CreateTable(pb.CreateTableRequest(name="shared", seats=3, deals=3, seed=4)).table_id
+        seats = []
+        for i in range(3):
+            joined = Seat.join(addr, table, f"p{i}", seat=i)
+            seats.append(Seat(addr, table, joined.token, joined.seat, connection_group=7))
+        assert all(seat.hub is seats[0].hub for seat in seats), "one hub for the group's connection"
+        results = [None] * 3
+        threads = [threading.Thread(target=lambda i=i: results.__setitem__(i, play(seats[i], JackBot(2)))) for i in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=120)
+        assert all(r is not None and r.standings == results[0].standings for r in results)
+        assert_played_out_in_time(stub, table, 3)
+        # A token that holds no seat: the watch raises what WatchTable raises.
+        stranger = Seat(addr, table, "no-such-token-anywhere", 0, connection_group=7)
+        with pytest.raises(grpc.RpcError) as refused:
+            list(stranger.watch(0))
+        assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        assert errors.reason(refused.value) == "NOT_SEATED"
+        import urllib.request
+
+        text = urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10).read().decode()
+        calls = [line for line in text.splitlines() if line.startswith("skat_rpcs_total")]
+        assert any('method="WatchTables"' in line for line in calls), "the seats watched on WatchTables"
+        assert not any('method="WatchTable"' in line for line in calls), "and never on a stream each"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
 def test_lobby_mode_plays_a_tournament(tmp_path):
     """The Python SDK's lobby: an account's bot plays every table of a tournament against
     two Rust bots in lobby mode, its seats on the lobby's connection (gRPC shares one

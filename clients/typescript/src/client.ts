@@ -10,6 +10,7 @@ import { connect as netConnect } from "node:net";
 import { createClient, type CallOptions, type Client } from "@connectrpc/connect";
 import { Http2SessionManager, createGrpcTransport } from "@connectrpc/connect-node";
 import { SkatService } from "./gen/skat/v1/skat_pb";
+import { WatchHub } from "./watches";
 
 export { SkatService };
 
@@ -206,6 +207,8 @@ export const SEATS_PER_CONNECTION = 32;
  * done with it (more than once is harmless). */
 export interface Lease {
   readonly conn: Connection;
+  /** The connection's one WatchTables stream, shared by its seats (`watches.ts`). */
+  readonly hub: WatchHub;
   release(): void;
 }
 
@@ -218,7 +221,7 @@ export interface Lease {
  * holds is closed, except one per server kept for the next seat. A broken connection is
  * dialled again by its session manager at the next call. */
 export class Connections {
-  private readonly byServer = new Map<string, { conn: Connection; seats: number }[]>();
+  private readonly byServer = new Map<string, { conn: Connection; hub: WatchHub; seats: number }[]>();
 
   /** A place on a connection to `address` with room for one more seat. */
   take(address: ServerAddress): Lease {
@@ -226,7 +229,8 @@ export class Connections {
     this.byServer.set(address.url, list);
     let shared = list.find((c) => c.seats < SEATS_PER_CONNECTION);
     if (shared === undefined) {
-      shared = { conn: connect(address), seats: 0 };
+      const conn = connect(address);
+      shared = { conn, hub: new WatchHub(conn.client), seats: 0 };
       list.push(shared);
     }
     const entry = shared;
@@ -234,6 +238,7 @@ export class Connections {
     let held = true;
     return {
       conn: entry.conn,
+      hub: entry.hub,
       release: () => {
         if (!held) return;
         held = false;

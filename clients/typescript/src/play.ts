@@ -4,7 +4,7 @@
 
 import { randomUUID } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { BidCall, type Standing, type TableView } from "./gen/skat/v1/skat_pb";
+import { BidCall, type Standing, type TableView, type WatchTableResponse } from "./gen/skat/v1/skat_pb";
 import { type Connection, type Connections, type Lease, type Server, ServerAddress, bearer, connect, serverAddress } from "./client";
 import { brokenConnection, reason } from "./errors";
 import { Card, codeOf, sorted } from "./cards";
@@ -321,6 +321,17 @@ export class Seat {
     this.conn = this.open();
   }
 
+  /** The table's stream for this seat after `afterSeq` (a snapshot first without it),
+   * until `signal`. A seat on a shared connection (a lobby's) watches on the connection's
+   * one WatchTables stream (`watches.ts`), any other on a WatchTable stream of its own;
+   * both yield WatchTable's messages and throw the same errors. */
+  watch(afterSeq: bigint | undefined, signal: AbortSignal): AsyncIterable<WatchTableResponse> {
+    const own = () =>
+      this.conn.client.watchTable({ tableId: this.tableId, afterSeq }, bearer(this.token, { signal }));
+    if (this.lease === undefined) return own();
+    return this.lease.hub.watch(this.tableId, this.token, afterSeq, signal, own);
+  }
+
   /** Closes the connection (a shared one: leaves it to the other seats). */
   close(): void {
     this.let();
@@ -483,10 +494,7 @@ export async function play(seat: Seat, bot: Bot, options: PlayOptions = {}): Pro
           after = last;
           if (k.hasTurn()) await act(last);
         }
-        const stream = seat.client.watchTable(
-          { tableId: seat.tableId, afterSeq: after },
-          bearer(seat.token, { signal: abort.signal }),
-        );
+        const stream = seat.watch(after, abort.signal);
         for await (const msg of stream) {
           if (msg.kind.case !== "event") continue;
           const event = msg.kind.value;

@@ -11,7 +11,7 @@ import { JackBot } from "../src/strategy";
 import * as fs from "fs";
 import * as os from "os";
 import { execFileSync } from "child_process";
-import { type Connection, ServerAddress, bearer, connect } from "../src/client";
+import { type Connection, Connections, ServerAddress, bearer, connect } from "../src/client";
 import { errorInfo, reason } from "../src/errors";
 import { lobby } from "../src/lobby";
 import { ActionKind, BidCall, Card, Phase, RecordFormat, TableStatus } from "../src/gen/skat/v1/skat_pb";
@@ -180,6 +180,52 @@ test("a seat whose connection goes silent notices by its pings, reconnects and m
     conn.close();
   } finally {
     proxy.close();
+    server.kill("SIGTERM");
+    await exited(server);
+  }
+});
+
+test("a lobby's seats watch on their connection's one WatchTables stream", { timeout: 120_000 }, async () => {
+  const [port, metricsPort] = [await freePort(), await freePort()];
+  const address = `127.0.0.1:${port}`;
+  const server = spawn(
+    SKAT,
+    ["serve", "--addr", address, "--metrics-addr", `127.0.0.1:${metricsPort}`, "--action-timeout", "20s", "--database", "memory"],
+    { stdio: "ignore" },
+  );
+  const shared = new Connections();
+  try {
+    await waitReady(address);
+    const conn = connect(address);
+    const created = await conn.client.createTable({ name: "shared", seats: 3, deals: 3, seed: 4n });
+    const seats: Seat[] = [];
+    for (const n of [0, 1, 2]) {
+      const joined = await conn.client.joinTable({ tableId: created.tableId, name: `ts${n}`, seat: n });
+      seats.push(new Seat(address, created.tableId, joined.token, joined.seat, undefined, shared));
+    }
+    const finished = await Promise.all(seats.map((seat) => play(seat, new JackBot())));
+    for (const f of finished) assert.deepEqual(f.standings, finished[0].standings);
+    await assertPlayedOutInTime(conn.client, created.tableId, 3);
+    assert.equal(shared.open(new ServerAddress(address)), 1, "the three seats on one connection");
+    // A token that holds no seat: the watch throws what WatchTable throws.
+    const stranger = new Seat(address, created.tableId, "no-such-token-anywhere", 0, undefined, shared);
+    await assert.rejects(
+      (async () => {
+        for await (const _ of stranger.watch(0n, new AbortController().signal)) void _;
+      })(),
+      (e: unknown) => {
+        assert.equal(reason(e), "NOT_SEATED");
+        return true;
+      },
+    );
+    stranger.close();
+    const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    const calls = metrics.split("\n").filter((l) => l.startsWith("skat_rpcs_total"));
+    assert.ok(calls.some((l) => l.includes('method="WatchTables"')), "the seats watched on WatchTables");
+    assert.ok(!calls.some((l) => l.includes('method="WatchTable"')), "and never on a stream each");
+    conn.close();
+  } finally {
+    shared.close();
     server.kill("SIGTERM");
     await exited(server);
   }

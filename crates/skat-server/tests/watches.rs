@@ -255,3 +255,35 @@ async fn watches_count_against_the_stream_limits() {
     let mut again = again;
     assert!(matches!(again.next().await.kind, Some(Said::Event(_))), "the slots came back");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_shutdown_every_watch_ends_and_then_the_stream() {
+    let mut server = TestServer::start(config()).await;
+    let mut client = server.client().await;
+    let table = create(&mut client, 3, 1, 5).await;
+    let mut hub = Hub::open(&client).await;
+    hub.add(1, &table, None, Some(0));
+    hub.add(2, &table, None, None);
+    // The snapshot says the second watch is open.
+    assert!(matches!(hub.next().await.kind, Some(Said::Snapshot(_))));
+    server.stop();
+    let mut ended = HashMap::new();
+    let end = loop {
+        match within(10, hub.responses.next()).await {
+            Some(Ok(said)) => {
+                if let Some(Said::Ended(e)) = said.kind {
+                    ended.insert(said.watch_id, status(&e));
+                }
+            }
+            Some(Err(status)) => break status,
+            None => panic!("the stream ended without a status"),
+        }
+    };
+    for id in [1, 2] {
+        assert_eq!(ended[&id].code(), Code::Unavailable, "watch {id}");
+        assert_eq!(convert::status_reason(&ended[&id]), Some(ErrorReason::ShuttingDown));
+    }
+    // Then the stream itself: its client opens the next one elsewhere.
+    assert_eq!(end.code(), Code::Unavailable);
+    assert_eq!(convert::status_reason(&end), Some(ErrorReason::ShuttingDown));
+}

@@ -13,6 +13,7 @@
 //! | the open watches are polled in turn from where the last response came from | a watch with a long backlog (a resume derived from the inputs) does not starve the others |
 //! | bytes that are no request end the whole stream with INVALID_ARGUMENT (too large a request: RESOURCE_EXHAUSTED), as any call's; an add that reuses an open `watch_id` ends it with INVALID_ARGUMENT; a remove of an unknown one is ignored (it may have ended already) | responses could not say which watch they belong to |
 //! | at most [`INBOUND_PER_POLL`] client messages are taken in one poll | a client that floods removes cannot hold a worker |
+//! | on shutdown, a stream whose watches have all ended ends with UNAVAILABLE | its client opens the next one elsewhere (another replica) instead of adding to a server that stops |
 
 use std::future::Future;
 use std::pin::Pin;
@@ -93,10 +94,19 @@ impl Stream for Watches {
         if let Some(answer) = this.poll_watches(cx) {
             return Poll::Ready(Some(Ok(answer)));
         }
-        if this.inbound.is_none() && this.adding.is_none() && this.open.is_empty() {
-            // The client closed its side and every watch has ended.
-            this.done = true;
-            return Poll::Ready(None);
+        if this.adding.is_none() && this.open.is_empty() {
+            if this.inbound.is_none() {
+                // The client closed its side and every watch has ended.
+                this.done = true;
+                return Poll::Ready(None);
+            }
+            if *this.server.shutdown.borrow() {
+                // Its watches were ended by the shutdown: the client opens its next stream
+                // elsewhere (another replica) rather than add to this one.
+                this.done = true;
+                let stopping = Refusal::new(Code::Unavailable, R::ShuttingDown, "server is shutting down");
+                return Poll::Ready(Some(Err(stopping.status())));
+            }
         }
         Poll::Pending
     }

@@ -105,7 +105,16 @@ impl WatchHub {
         };
         let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = mpsc::unbounded_channel();
-        shared.routes().insert(id, tx);
+        {
+            // Under the routes' lock, which the reader takes to mark the end: a route is
+            // either in the map it empties or refused here, never left without a reader.
+            let mut routes = shared.routes();
+            if shared.ended.load(Ordering::Acquire) {
+                let _ = tx.send(Err(Status::unavailable("the shared watch stream ended")));
+            } else {
+                routes.insert(id, tx);
+            }
+        }
         let add =
             pb::WatchAdd { watch_id: id, table_id: table_id.into(), seat_token: token.into(), after_seq };
         if shared
@@ -113,7 +122,7 @@ impl WatchHub {
             .send(pb::WatchTablesRequest { kind: Some(pb::watch_tables_request::Kind::Add(add)) })
             .is_err()
         {
-            // The stream's reader has gone: the queue just made yields its end at once.
+            // The stream's sender has gone: the queue just made yields its end at once.
             shared.routes().remove(&id);
         }
         Ok(Some(WatchStream { inner: Inner::Shared { rx, id, shared } }))
@@ -174,8 +183,11 @@ async fn read(shared: Weak<Shared>, mut responses: Streaming<pb::WatchTablesResp
         }
     };
     let Some(shared) = shared.upgrade() else { return };
-    shared.ended.store(true, Ordering::Release);
-    let routes = std::mem::take(&mut *shared.routes());
+    let routes = {
+        let mut routes = shared.routes();
+        shared.ended.store(true, Ordering::Release);
+        std::mem::take(&mut *routes)
+    };
     tracing::debug!(code = ?end.code(), watches = routes.len(), "the shared watch stream ended");
     for route in routes.into_values() {
         let broke = Status::unavailable(format!("the shared watch stream ended: {}", end.message()));

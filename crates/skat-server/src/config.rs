@@ -187,11 +187,13 @@ pub struct ServerConfig {
     /// Most streams one seat token may hold open at once.
     #[arg(long, env = "SKAT_MAX_STREAMS_PER_SEAT", default_value_t = 4)]
     pub max_streams_per_seat: usize,
-    /// Most watch streams one client address may hold open at once.
+    /// Most watch streams one client address may hold open at once (a WatchTables stream
+    /// and each of its watches count one each).
     #[arg(long, env = "SKAT_MAX_STREAMS_PER_CLIENT", default_value_t = 64)]
     pub max_streams_per_client: usize,
-    /// Most streams (WatchTable, Lobby) one connection may carry at once; more are refused
-    /// (RESOURCE_EXHAUSTED), never left waiting. A trusted proxy's connections are exempt.
+    /// Most streams (WatchTable, Lobby, WatchTables and each of its watches) one connection
+    /// may carry at once; more are refused (RESOURCE_EXHAUSTED), never left waiting. A
+    /// trusted proxy's connections are exempt.
     #[arg(long, env = "SKAT_MAX_STREAMS_PER_CONNECTION", default_value_t = 100)]
     pub max_streams_per_connection: usize,
     /// A stream whose reader takes no event for this long while events wait is ended

@@ -13,7 +13,9 @@ remembered, and its seats watch on ``WatchTable``.
 Each watch has its own queue, filled by the stream's reader thread as responses arrive,
 so a bot that thinks never holds the other seats' events back; what a queue holds is
 what its table did meanwhile, which the seat's own turn bounds (the table waits for it).
-One hub is kept per server and connection group for the life of the process.
+One hub is kept per server and connection group for the life of the process; its stream
+is closed when its last watch goes (the next watch opens a new one), so no idle stream
+outlives the seats.
 """
 
 import itertools
@@ -84,15 +86,17 @@ class _Stream:
         self.lock = threading.Lock()
         self.ids = itertools.count(1)
         self.ended = False
+        self.closing = False
         self.call = rpc.SkatServiceStub(channel).WatchTables(iter(self.requests.get, None))
         threading.Thread(target=self._read, name="skat-watches", daemon=True).start()
 
-    def add(self, table_id: str, token: str, after_seq: Optional[int]) -> Tuple[int, queue.Queue]:
+    def add(self, table_id: str, token: str, after_seq: Optional[int]) -> Optional[Tuple[int, queue.Queue]]:
+        """The new watch's id and queue; None when this stream takes no more watches (it
+        ended, or its last watch went and its side is closed)."""
         watch_id, route = next(self.ids), queue.Queue()
         with self.lock:
-            if self.ended:
-                route.put(WatchEnded(grpc.StatusCode.UNAVAILABLE, "the shared watch stream ended"))
-                return watch_id, route
+            if self.ended or self.closing:
+                return None
             self.routes[watch_id] = route
         add = pb.WatchAdd(watch_id=watch_id, table_id=table_id, seat_token=token, after_seq=after_seq)
         self.requests.put(pb.WatchTablesRequest(add=add))
@@ -102,15 +106,30 @@ class _Stream:
         with self.lock:
             if self.routes.pop(watch_id, None) is None:
                 return
+            idle = self._idle()
         self.requests.put(pb.WatchTablesRequest(remove=pb.WatchRemove(watch_id=watch_id)))
+        if idle:
+            self.requests.put(None)
+
+    def _idle(self) -> bool:
+        """Under the lock: with no watch left, the stream takes no more (its side is closed
+        once the caller has sent what it must, and the server then ends it) rather than
+        stay open idle; the next watch opens a new one."""
+        self.closing = self.closing or not self.routes
+        return self.closing
 
     def _read(self):
         end: object = WatchEnded(grpc.StatusCode.UNAVAILABLE, "the server ended the shared watch stream")
         try:
             for said in self.call:
                 kind = said.WhichOneof("kind")
+                idle = False
                 with self.lock:
                     route = self.routes.pop(said.watch_id, None) if kind == "ended" else self.routes.get(said.watch_id)
+                    if kind == "ended" and route is not None:
+                        idle = self._idle()
+                if idle:
+                    self.requests.put(None)
                 if route is None:
                     continue  # a removed watch's late message
                 if kind == "ended":
@@ -148,14 +167,16 @@ class WatchHub:
     ) -> Iterator[pb.WatchTableResponse]:
         """A watch of ``table_id`` as ``token``'s seat: WatchTable's messages, or
         ``fallback()``'s (a WatchTable stream) on a server without WatchTables."""
-        with self._lock:
-            if self._unsupported:
-                return fallback()
-            if self._stream is None or self._stream.ended:
-                self._stream = _Stream(self._channel)
-            stream = self._stream
-        watch_id, route = stream.add(table_id, token, after_seq)
-        return self._follow(stream, watch_id, route, fallback)
+        while True:
+            with self._lock:
+                if self._unsupported:
+                    return fallback()
+                if self._stream is None or self._stream.ended or self._stream.closing:
+                    self._stream = _Stream(self._channel)
+                stream = self._stream
+            added = stream.add(table_id, token, after_seq)
+            if added is not None:
+                return self._follow(stream, *added, fallback)
 
     def _follow(self, stream: _Stream, watch_id: int, route: queue.Queue, fallback) -> Iterator[pb.WatchTableResponse]:
         try:

@@ -13,6 +13,9 @@
 // Each watch has its own queue, filled as responses arrive, so a bot that thinks never
 // holds the other seats' events back; what a queue holds is what its table did meanwhile,
 // which the seat's own turn bounds (the table waits for it).
+//
+// A stream is closed when its last watch goes (the next watch opens a new one): an open
+// HTTP/2 stream keeps Node's process alive, and a bot whose seats are done must exit.
 
 import { type MessageInitShape, create, fromBinary } from "@bufbuild/protobuf";
 import { type Client, Code, ConnectError } from "@connectrpc/connect";
@@ -92,6 +95,8 @@ class Stream {
   readonly routes = new Map<bigint, Queue<Item>>();
   private nextId = 1n;
   ended = false;
+  /** Its last watch went and its side is closed: no more watches on it. */
+  closing = false;
   unsupported = false;
 
   constructor(client: SkatClient) {
@@ -117,6 +122,16 @@ class Stream {
   remove(id: bigint): void {
     if (!this.routes.delete(id)) return;
     this.requests.push({ kind: { case: "remove", value: { watchId: id } } });
+    this.closeIfIdle();
+  }
+
+  /** With no watch left, closes our side, and the server ends the stream: an open stream
+   * keeps Node's process alive (the session is ref'd while a stream is open). The next
+   * watch opens a new one. */
+  private closeIfIdle(): void {
+    if (this.routes.size > 0) return;
+    this.closing = true;
+    this.requests.end();
   }
 
   private async read(responses: AsyncIterable<WatchTablesResponse>): Promise<void> {
@@ -129,6 +144,7 @@ class Stream {
           case "ended":
             this.routes.delete(said.watchId);
             route.push(statusOf(said.kind.value) ?? "end");
+            this.closeIfIdle();
             break;
           case "snapshot":
             route.push(create(WatchTableResponseSchema, { kind: { case: "snapshot", value: said.kind.value } }));
@@ -169,7 +185,7 @@ export class WatchHub {
     fallback: () => AsyncIterable<WatchTableResponse>,
   ): AsyncIterable<WatchTableResponse> {
     if (this.unsupported) return fallback();
-    if (this.stream === undefined || this.stream.ended) this.stream = new Stream(this.client);
+    if (this.stream === undefined || this.stream.ended || this.stream.closing) this.stream = new Stream(this.client);
     const stream = this.stream;
     const [id, route] = stream.add(tableId, token, afterSeq);
     const stop = () => route.push(new ConnectError("the watch was stopped", Code.Canceled));

@@ -166,8 +166,20 @@ impl Views {
         if account.removed_ms > 0 {
             return Err(CompetitionError::BotNotFound(shown(name)));
         }
-        let rating = store.ratings.rating_of(&account.account_id).await?;
+        // A list rated between the two reads would show a point its rating does not count
+        // yet. A rated list changes both in one transaction, so a history read between two
+        // equal ratings is the same state as they are.
+        let mut rating = store.ratings.rating_of(&account.account_id).await?;
         let mut history = store.ratings.rating_history(&account.account_id).await?;
+        for _ in 0..3 {
+            let again = store.ratings.rating_of(&account.account_id).await?;
+            let same = again.as_ref().map(|r| r.lists) == rating.as_ref().map(|r| r.lists);
+            rating = again;
+            if same {
+                break;
+            }
+            history = store.ratings.rating_history(&account.account_id).await?;
+        }
         if history.len() > HISTORY {
             history.drain(..history.len() - HISTORY);
         }

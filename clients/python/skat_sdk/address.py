@@ -160,7 +160,7 @@ class ServerAddress:
     def channel(self, group: Optional[int] = None) -> grpc.Channel:
         """A gRPC channel: TLS for ``https://`` (never plain text instead). gRPC shares one
         connection among the channels to an address with the same options; ``group``
-        names one of several such connections (a lobby puts at most 32 seats on one)."""
+        names one of several such connections (a lobby puts at most 64 seats on one)."""
         options = [] if group is None else [("skat.connection", group)]
         if self.keepalive_ms > 0:
             options += [

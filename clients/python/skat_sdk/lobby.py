@@ -22,9 +22,9 @@ from .play import Finished, Seat, play
 log = logging.getLogger("skat_sdk")
 
 # Most seats on one connection: gRPC shares one connection among the channels to an
-# address, and the server refuses a connection's 101st watch stream; the Rust and
-# TypeScript SDKs put the same 32 on one.
-SEATS_PER_CONNECTION = 32
+# address, and the server refuses a connection's 101st watch; the Rust and TypeScript
+# SDKs put the same 64 on one (the server holds less a table the more share one).
+SEATS_PER_CONNECTION = 64
 
 
 def accepts(policy: Sequence[str], challenger: str) -> bool:

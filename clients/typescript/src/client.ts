@@ -201,7 +201,7 @@ export function bearer(token: string, options: CallOptions = {}): CallOptions {
 }
 
 /** Most seats on one shared connection. */
-export const SEATS_PER_CONNECTION = 32;
+export const SEATS_PER_CONNECTION = 64;
 
 /** A seat's place on a shared connection: its client, and `release()` when the seat is
  * done with it (more than once is harmless). */
@@ -215,9 +215,9 @@ export interface Lease {
 /** Connections that seats share (a lobby's seats), as the Rust SDK's
  * `skat_sdk::connections`: one HTTP/2 connection carries up to
  * {@link SEATS_PER_CONNECTION} seats (a watch stream each and their actions), so a bot at
- * a hundred tables holds four connections to a server, not a hundred. The server spends
+ * a hundred tables holds two connections to a server, not a hundred. The server spends
  * about 45 KiB on each connection and counts them against the client address's limit
- * (64 by default); it refuses a connection's 101st watch stream, hence the cap. A connection no seat
+ * (64 by default); it refuses a connection's 101st watch, hence the cap. A connection no seat
  * holds is closed, except one per server kept for the next seat. A broken connection is
  * dialled again by its session manager at the next call. */
 export class Connections {

@@ -80,7 +80,7 @@ class LobbyRun {
   private readonly aborts = new Set<AbortController>();
   private readonly followed: Set<string>;
   private ended = 0; // tables played to their end or stopped on an error
-  /** The seats' connections: up to 32 seats share one (`Connections`). */
+  /** The seats' connections: up to 64 seats share one (`Connections`). */
   readonly connections = new Connections();
 
   constructor(

@@ -1,16 +1,19 @@
 //! Connections that seats share. A lobby plays many seats at once; each seat needs a
 //! watch stream and makes a call for each action, and all of that fits on one HTTP/2
 //! connection. So one connection carries up to [`SEATS_PER_CONNECTION`] seats of a
-//! lobby, and a bot at a hundred tables holds four connections to a server, not a
+//! lobby, and a bot at a hundred tables holds two connections to a server, not a
 //! hundred.
 //!
 //! Why it matters: the server spends about 45 KiB on each connection (h2's buffers and
 //! tables), several times what a table in play costs it (docs/BENCHMARKS.md, "memory per
 //! table in play"), and counts connections against the client address's limit (64 by
 //! default, `skat serve --max-connections-per-client`). Why a cap and not one connection
-//! for everything: the server lets a connection carry 100 watch streams at once
-//! (`--max-streams-per-connection`) and refuses more (RESOURCE_EXHAUSTED); 32 seats stay
-//! well under it whatever else the bot watches on the same connection.
+//! for everything: the server lets a connection carry 100 watches at once
+//! (`--max-streams-per-connection`) and refuses more (RESOURCE_EXHAUSTED); 64 seats stay
+//! under it with room for what else the bot watches on the same connection. Why 64 and
+//! not the 32 it was: at 2,000 tables the server held 3.4 KiB a table less with 63
+//! seats a connection than with 30 (h2's buffers and tables are a connection's), at the
+//! same latency and CPU a deal (docs/BENCHMARKS.md, "memory per table in play").
 //!
 //! The seats on a connection watch their tables on one WatchTables stream, not a
 //! WatchTable stream each ([`crate::watches`]).
@@ -31,7 +34,7 @@ use crate::error::SdkError;
 use crate::watches::WatchHub;
 
 /// Most seats on one connection.
-pub const SEATS_PER_CONNECTION: usize = 32;
+pub const SEATS_PER_CONNECTION: usize = 64;
 
 /// Connections to servers, shared by the seats given out through them. Clones share
 /// the same connections.

@@ -191,7 +191,7 @@ where
     let mut lobbies: HashMap<String, JoinHandle<()>> = HashMap::from([(url.clone(), home_lobby)]);
     let mut playing: HashMap<String, Playing> = HashMap::new();
     let mut result = LobbyResult::default();
-    // The seats' connections: up to 32 seats share one (crate::connections).
+    // The seats' connections: up to 64 seats share one (crate::connections).
     let connections = Connections::default();
     loop {
         // Collect finished tables while waiting for the next seat.

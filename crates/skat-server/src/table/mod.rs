@@ -6,8 +6,8 @@
 //! | concern | where |
 //! |---|---|
 //! | the table: state, replay from the journal, resume after a restart | this file |
-//! | the log: the last events held (16 to 32), the older ones derived | [`log`] |
-//! | the inputs kept in memory to derive them (16 bytes an action) | [`kept`] |
+//! | the log: the last events held (ten), the older ones derived | [`log`] |
+//! | the inputs kept in memory to derive them (4 bytes an action) | [`kept`] |
 //! | taking, leaving and re-keying seats (join codes, names, the join limit) | [`seats`] |
 //! | actions, turns, clocks and time-outs | [`turns`] |
 //! | records of the finished deals (ISS, JSON) | [`records`] |

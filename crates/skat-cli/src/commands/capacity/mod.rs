@@ -92,8 +92,8 @@ pub struct Args {
     #[arg(long, default_value = "5s", value_parser = humantime::parse_duration)]
     action_timeout: Duration,
     /// Tables sharing one connection (the server caps streams per connection). The
-    /// default, 30 seats a connection, is what the SDKs' lobbies do (up to 32 seats on one).
-    #[arg(long, default_value_t = 10)]
+    /// default, 63 seats a connection, is what the SDKs' lobbies do (up to 64 seats on one).
+    #[arg(long, default_value_t = 21)]
     tables_per_connection: usize,
     /// How the seats watch their tables: on one WatchTables stream per connection
     /// (`shared`, as the SDKs' lobbies do) or on a WatchTable stream each (`seat`, as a

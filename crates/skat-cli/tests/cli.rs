@@ -560,3 +560,34 @@ async fn a_bot_killed_mid_list_gets_its_seat_back_with_its_join_key() {
     let named: Vec<&str> = v.seat_info.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(named.iter().filter(|n| **n == "crashy").count(), 1, "one seat, not two: {named:?}");
 }
+
+/// `--huge-pages` (docs/deploy.md, "The allocator"): by default the server's process
+/// turns transparent huge pages off with the memory journal and leaves them as it found
+/// them with a durable one; `off` turns them off with any journal. Read from the kernel's
+/// own view of each process (`THP_enabled` in /proc/PID/status), and the log says so.
+#[test]
+fn huge_pages_are_off_for_the_memory_journal_and_left_alone_for_a_durable_one() {
+    let thp = |pid: &str| {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        let line = status.lines().find(|l| l.starts_with("THP_enabled:")).expect("a kernel that shows THP");
+        line.split_whitespace().nth(1).unwrap() == "1"
+    };
+    let inherited = thp("self");
+    let dir = std::env::temp_dir().join(format!("skat-huge-pages-{}", std::process::id()));
+    let cases: [(&[&str], bool, &str); 4] = [
+        (&["--database", "memory"], false, "transparent huge pages off for this process"),
+        (&["--database", "sqlite"], inherited, "left to the host and the allocator"),
+        (
+            &["--database", "sqlite", "--huge-pages", "off"],
+            false,
+            "transparent huge pages off for this process",
+        ),
+        (&["--database", "memory", "--huge-pages", "on"], inherited, "left to the host and the allocator"),
+    ];
+    for (args, enabled, said) in cases {
+        let server = common::serve().data_dir(&dir).args(args.iter().copied()).start();
+        assert_eq!(thp(&server.pid().to_string()), enabled, "{args:?}");
+        assert!(server.log().contains(said), "{args:?}: {}", server.log());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

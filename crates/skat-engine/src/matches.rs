@@ -112,7 +112,10 @@ pub struct Match {
     config: MatchConfig,
     number: u32,
     deal: Deal,
+    /// The deal in progress's moves, kept only with records (a match without them keeps
+    /// `made`, their count: 0.8 KiB less a table in play on a server).
     moves: Vec<Move>,
+    made: u32,
     records: Vec<DealRecord>,
     /// Whether finished deals' records are kept ([`Match::without_records`]).
     keep_records: bool,
@@ -135,6 +138,7 @@ impl Match {
             number: 0,
             deal: Deal::new(Dealt::seeded(config.seed, 0)),
             moves: Vec::new(),
+            made: 0,
             records: Vec::new(),
             keep_records: true,
             results: Vec::new(),
@@ -151,6 +155,7 @@ impl Match {
     pub fn without_records(mut self) -> Match {
         self.keep_records = false;
         self.records = Vec::new();
+        self.moves = Vec::new();
         self
     }
 
@@ -198,9 +203,15 @@ impl Match {
         &self.deal
     }
 
-    /// The moves of the deal in progress.
+    /// The moves of the deal in progress (none for a match without records:
+    /// [`Match::moves_made`] counts them either way).
     pub fn moves(&self) -> &[Move] {
         &self.moves
+    }
+
+    /// How many moves the deal in progress has had.
+    pub fn moves_made(&self) -> usize {
+        self.made as usize
     }
 
     /// The seat that must act now.
@@ -280,7 +291,10 @@ impl Match {
         let position = self.position_of(seat).ok_or(MatchError::SittingOut(seat))?;
         let tricks_before = self.deal.tricks().len();
         self.deal.apply(position, action)?;
-        self.moves.push(Move { position, action });
+        self.made += 1;
+        if self.keep_records {
+            self.moves.push(Move { position, action });
+        }
         let skat = if action == Action::PickUpSkat { self.deal.dealt().skat } else { CardSet::EMPTY };
         let opened = match action {
             Action::Claim => true,
@@ -305,6 +319,7 @@ impl Match {
             outcome,
         };
         self.moves.clear();
+        self.made = 0;
         self.score(&record);
         events.push(GameEvent::DealEnded {
             number: record.number,

@@ -82,6 +82,8 @@ fn a_match_without_records_plays_the_same_and_keeps_only_the_last_result() {
             assert!(b.finished_deal.is_none());
             assert_eq!(lean.last_result(), kept.records().last().map(|r| r.result()));
             assert_eq!(lean.deal_number(), kept.deal_number());
+            assert_eq!((lean.moves_made(), kept.moves_made()), (kept.moves().len(), kept.moves().len()));
+            assert!(lean.moves().is_empty(), "a match without records keeps no moves");
         }
         assert!(lean.is_over() && lean.records().is_empty() && kept.records().len() == 12);
         assert_eq!(lean.standings(), kept.standings());

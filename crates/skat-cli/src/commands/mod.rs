@@ -13,6 +13,7 @@ pub mod conn;
 pub mod demo;
 pub mod hosted;
 pub mod house;
+pub mod huge_pages;
 pub mod leaderboard;
 pub mod loadbench;
 pub mod process;

@@ -38,6 +38,12 @@ pub struct Args {
     /// Log format.
     #[arg(long, env = "SKAT_LOG_FORMAT", value_enum, default_value = "text")]
     pub log_format: LogFormat,
+    /// Transparent huge pages for the server's process: `auto` turns them off with the
+    /// memory journal (a fifth less memory a table, the same CPU) and leaves them to the
+    /// host with a durable one (without them a durable deal cost 4-9% more CPU); `off`
+    /// trades that CPU for memory (docs/deploy.md, "The allocator").
+    #[arg(long, env = "SKAT_HUGE_PAGES", value_enum, default_value = "auto")]
+    pub huge_pages: super::huge_pages::HugePages,
     /// Where tables are journaled: `sqlite` (a file in --data-dir), `memory` (nothing is
     /// kept: a restart loses every table), or `postgres://USER:PASSWORD@HOST/DB` (shared by
     /// replicas). Every OK is durable before it is sent; a restart brings tables back.
@@ -287,6 +293,8 @@ pub fn run(args: Args) -> CmdResult {
     let _cleanup = temporary.clone().map(RemoveOnDrop);
     let data_dir = args.data_dir.clone().or(temporary).unwrap_or_else(|| PathBuf::from(DATA_DIR));
     let config = args.config(data_dir)?;
+    // Before the runtime's threads allocate: the pages they fault in are then small.
+    args.huge_pages.apply(config.database == Database::Memory);
     if !args.house_bots.is_empty() {
         skat_host::house::check(&args.house_bots)?;
         if config.admin_token.is_none() || config.database == skat_server::Database::Memory {

@@ -57,6 +57,7 @@ pub(crate) mod watch;
 pub(crate) mod watches;
 #[cfg(feature = "web")]
 pub(crate) mod web;
+pub(crate) mod woken;
 
 use std::future::Future;
 use std::net::SocketAddr;

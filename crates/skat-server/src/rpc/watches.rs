@@ -10,14 +10,16 @@
 //! | the stream itself needs no token and counts as one stream against the limits | its watches are admitted one by one, each with its own token; an empty WatchTables holds little, but nothing open goes uncounted |
 //! | the client's messages are read one at a time, and none while an add is being opened | an add may wait for the table's lock or the database; a client that sends faster is held back by HTTP/2's flow control, not by a queue here |
 //! | a watch that ends sends one `ended` with the status WatchTable would have ended with (its code, message, details and `skat-owner`); the others go on | one table's refusal is not every table's |
-//! | the open watches are polled in turn from where the last response came from | a watch with a long backlog (a resume derived from the inputs) does not starve the others |
+//! | only the watches that were woken are polled ([`super::woken`]), in the order they were woken; a watch that answered goes to the back of the line | an event costs one watch's poll, not one for each watch on the stream; a watch with a long backlog (a resume derived from the inputs) does not starve the others |
 //! | bytes that are no request end the whole stream with INVALID_ARGUMENT (too large a request: RESOURCE_EXHAUSTED), as any call's; an add that reuses an open `watch_id` ends it with INVALID_ARGUMENT; a remove of an unknown one is ignored (it may have ended already) | responses could not say which watch they belong to |
 //! | at most [`INBOUND_PER_POLL`] client messages are taken in one poll | a client that floods removes cannot hold a worker |
 //! | on shutdown, a stream whose watches have all ended ends with UNAVAILABLE | its client opens the next one elsewhere (another replica) instead of adding to a server that stops |
 
+use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
 
 use skat_proto::pb::ErrorReason as R;
 use skat_proto::pb::{self, watch_table_response::Kind as WatchKind, watch_tables_request::Kind as Ask};
@@ -29,6 +31,7 @@ use super::limits::StreamPermits;
 use super::refusal::Refusal;
 use super::service::{OWNER_METADATA, SkatServer};
 use super::watch::{WatchStream, watch};
+use super::woken::{WatchWaker, Woken};
 
 /// Client messages taken in one poll before the stream yields to the other tasks.
 const INBOUND_PER_POLL: usize = 64;
@@ -49,10 +52,14 @@ struct Watches {
     inbound: Option<Streaming<pb::WatchTablesRequest>>,
     /// The watch being opened, by its id.
     adding: Option<(u64, Adding)>,
-    /// The open watches, by id.
-    open: Vec<(u64, WatchStream)>,
-    /// Where the next look at the open watches starts.
-    turn: usize,
+    /// The open watches.
+    open: Vec<Open>,
+    /// The keys of the watches to poll, in turn (woken, new, or just answered).
+    due: VecDeque<u64>,
+    /// The watches woken since the stream last looked.
+    woken: Woken,
+    /// The next watch's key (ids are the client's and may be reused after a remove).
+    next_key: u64,
     /// This stream's place in the limits.
     _permits: StreamPermits,
     done: bool,
@@ -73,7 +80,9 @@ pub(crate) async fn watch_tables(
         inbound: Some(inbound),
         adding: None,
         open: Vec::new(),
-        turn: 0,
+        due: VecDeque::new(),
+        woken: Woken::default(),
+        next_key: 0,
         _permits: permits,
         done: false,
     }))
@@ -126,7 +135,7 @@ impl Watches {
                 let id = *id;
                 self.adding = None;
                 match opened {
-                    Ok(stream) => self.open.push((id, stream)),
+                    Ok(stream) => self.add_open(id, stream),
                     Err(status) => return Some(Ok(ended(id, &status))),
                 }
             }
@@ -148,7 +157,7 @@ impl Watches {
             };
             match ask {
                 Some(Ask::Add(add)) => {
-                    if self.open.iter().any(|(id, _)| *id == add.watch_id) {
+                    if self.open.iter().any(|open| open.id == add.watch_id) {
                         let message = format!("watch_id {} is open on this stream already", add.watch_id);
                         return Some(Err(Refusal::new(Code::InvalidArgument, R::MalformedRequest, message)
                             .with("watch_id", add.watch_id)
@@ -157,7 +166,7 @@ impl Watches {
                     self.adding = Some((add.watch_id, self.open_watch(add)));
                 }
                 Some(Ask::Remove(remove)) => {
-                    if let Some(at) = self.open.iter().position(|(id, _)| *id == remove.watch_id) {
+                    if let Some(at) = self.open.iter().position(|open| open.id == remove.watch_id) {
                         // Dropping the watch gives its slots back.
                         drop(self.open.swap_remove(at));
                         let removed = Status::cancelled("the watch was removed");
@@ -202,19 +211,34 @@ impl Watches {
         })
     }
 
-    /// The next response of an open watch, looking at each in turn from where the last
-    /// one came from; a watch that ended is let go and says so.
+    /// A watch opened: polled first at the next look (its snapshot or first events).
+    fn add_open(&mut self, id: u64, stream: WatchStream) {
+        let key = self.next_key;
+        self.next_key += 1;
+        let (one, waker) = self.woken.waker(key);
+        self.open.push(Open { id, key, stream, one, waker });
+        self.due.push_back(key);
+    }
+
+    /// The next response of a watch that was woken (or answered last time, or is new),
+    /// in turn; a watch that ended is let go and says so.
     fn poll_watches(&mut self, cx: &mut Context<'_>) -> Option<pb::WatchTablesResponse> {
-        let n = self.open.len();
-        for k in 0..n {
-            let at = (self.turn + k) % n;
-            let (id, stream) = &mut self.open[at];
-            let id = *id;
-            let next = match stream.as_mut().poll_next(cx) {
+        for key in self.woken.take(cx.waker()) {
+            if !self.due.contains(&key) {
+                self.due.push_back(key);
+            }
+        }
+        // Each due watch once, and those that answered with nothing to send once more.
+        let mut looks = 2 * self.due.len();
+        while let Some(key) = self.due.pop_front() {
+            let Some(at) = self.open.iter().position(|open| open.key == key) else { continue };
+            let open = &mut self.open[at];
+            open.one.clear();
+            let next = match open.stream.as_mut().poll_next(&mut Context::from_waker(&open.waker)) {
                 Poll::Pending => continue,
                 Poll::Ready(next) => next,
             };
-            self.turn = at + 1;
+            let id = open.id;
             let kind = match next {
                 Some(Ok(pb::WatchTableResponse { kind: Some(WatchKind::Snapshot(view)) })) => {
                     pb::watch_tables_response::Kind::Snapshot(view)
@@ -222,7 +246,16 @@ impl Watches {
                 Some(Ok(pb::WatchTableResponse { kind: Some(WatchKind::Event(event)) })) => {
                     pb::watch_tables_response::Kind::Event(event)
                 }
-                Some(Ok(pb::WatchTableResponse { kind: None })) => continue,
+                Some(Ok(pb::WatchTableResponse { kind: None })) => {
+                    self.due.push_back(key);
+                    looks = looks.saturating_sub(1);
+                    if looks == 0 {
+                        // Look again after the other tasks.
+                        cx.waker().wake_by_ref();
+                        return None;
+                    }
+                    continue;
+                }
                 Some(Err(status)) => {
                     drop(self.open.swap_remove(at));
                     return Some(ended(id, &status));
@@ -232,10 +265,21 @@ impl Watches {
                     return Some(ended(id, &Status::ok("the match is over")));
                 }
             };
+            // It may have more: after the others that are due.
+            self.due.push_back(key);
             return Some(pb::WatchTablesResponse { watch_id: id, kind: Some(kind) });
         }
         None
     }
+}
+
+/// An open watch: the client's id, the stream's own key, and the waker it is polled with.
+struct Open {
+    id: u64,
+    key: u64,
+    stream: WatchStream,
+    one: Arc<WatchWaker>,
+    waker: Waker,
 }
 
 /// The `ended` message for a watch that ended with `status`.

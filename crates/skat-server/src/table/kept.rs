@@ -170,7 +170,8 @@ impl Kept {
             Kind::Acted { ms, seat, act } => {
                 let seat_bits = u16::try_from(seat.index()).ok().filter(|s| *s < 4)?;
                 let (tag, payload) = act.pack();
-                (payload < 1 << 10).then_some(Kept { code: tag << 12 | seat_bits << 10 | payload, low: ms })?
+                (payload < 1 << 10)
+                    .then_some(Kept { code: tag << 12 | seat_bits << 10 | payload, low: ms })?
             }
             Kind::TimedOut { ms } => Kept { code: TIMED_OUT << 12, low: ms },
             Kind::Whole(n) if n <= NUMBER_MAX => Kept::number(WHOLE, n),
@@ -369,9 +370,13 @@ mod tests {
         let mut acts = vec![Act::Hold, Act::Pass, Act::PickUpSkat, Act::PlayHand, Act::Claim, Act::Resign];
         acts.extend((0..).map_while(Bid::from_ladder_index).map(Act::Bid));
         acts.extend(cards.iter().map(|c| Act::Play(*c)));
-        acts.extend(cards.iter().flat_map(|a| cards.iter().filter(move |b| a < b).map(|b| Act::Discard(*a, *b))));
+        acts.extend(
+            cards.iter().flat_map(|a| cards.iter().filter(move |b| a < b).map(|b| Act::Discard(*a, *b))),
+        );
         acts.extend(GameType::ALL.iter().flat_map(|game| {
-            ANNOUNCEMENTS.iter().map(|announcement| Act::Declare(Contract { game: *game, announcement: *announcement }))
+            ANNOUNCEMENTS
+                .iter()
+                .map(|announcement| Act::Declare(Contract { game: *game, announcement: *announcement }))
         }));
         acts.extend(REASONS.map(Act::Forfeit));
         assert_eq!(acts.len(), 6 + 63 + 32 + 496 + 24 + 2, "the ladder has 63 bids");
@@ -386,7 +391,9 @@ mod tests {
             let fifth = Kind::Acted { ms: 0, seat: Seat::new(4), act };
             assert_eq!(Kept::pack(fifth), None, "only four seats are packed");
         }
-        for kind in [Kind::Whole(NUMBER_MAX), Kind::Resumed(0), Kind::Gap(12_345_678), Kind::TimedOut { ms: 9 }] {
+        for kind in
+            [Kind::Whole(NUMBER_MAX), Kind::Resumed(0), Kind::Gap(12_345_678), Kind::TimedOut { ms: 9 }]
+        {
             assert_eq!(Kept::pack(kind).and_then(Kept::unpack), Some(kind));
         }
         assert_eq!(Kept::pack(Kind::Gap(NUMBER_MAX + 1)), None);

@@ -80,7 +80,7 @@ impl Table {
         }
         // Where the action lands in its deal's record, read before it is applied (the
         // deal may end with it).
-        let (deal, index) = (self.game.deal_number(), self.game.moves().len());
+        let (deal, index) = (self.game.deal_number(), self.game.moves_made());
         let seq = self.apply(seat, action, now)?;
         if let Some(text) = &comment {
             self.comments.push(Comment { deal, index: index as u32, seat, text: text.clone() });

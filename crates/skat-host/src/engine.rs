@@ -7,14 +7,25 @@
 //! |---|---|---|
 //! | images | loaded from the server's archive, or pulled, once per version | pulled by the kubelet: versions by reference only |
 //! | what a sandbox used | its cgroup (CPU time, peak memory, OOM kills) | not read (the cluster's metrics have it) |
-//! | output | podman's log file, read as it grows | the Pod's log, read once it ended |
+//! | output | a pipe the runner reads at a bounded rate ([`crate::output`]) | the Pod's log, read once it ended |
+//! | whose sandbox | the label `skat.runner=<name>`: a runner lists and removes only its own | the same label, in the label selector |
 
 use std::time::Duration;
 
 use crate::cgroup::{self, Usage};
 use crate::kubernetes::Kubernetes;
-use crate::podman::{self, LogTail, Podman, State};
+use crate::output::Output;
+use crate::podman::{self, Podman, State};
 use crate::spec::{Limits, SandboxSpec};
+
+/// A sandbox that started: its name, and its output as it comes (podman).
+#[derive(Debug)]
+pub struct Started {
+    /// The container's or the Pod's name.
+    pub name: String,
+    /// Its output, read as it comes (podman; a Pod's is read from the API once it ended).
+    pub output: Option<Output>,
+}
 
 /// Where sandboxes run.
 #[derive(Debug, Clone)]
@@ -26,11 +37,13 @@ pub enum Engine {
 }
 
 impl Engine {
-    /// Starts a sandbox: its name, or the engine's words.
-    pub async fn start(&self, id: &str, spec: &SandboxSpec, limits: &Limits) -> Result<String, String> {
+    /// Starts a sandbox, or says why not in the engine's words.
+    pub async fn start(&self, id: &str, spec: &SandboxSpec, limits: &Limits) -> Result<Started, String> {
         match self {
-            Engine::Podman(p) => podman::start(p, id, spec, limits).await,
-            Engine::Kubernetes(k) => k.start(spec).await,
+            Engine::Podman(p) => podman::start(p, id, spec, limits)
+                .await
+                .map(|output| Started { name: spec.name.clone(), output: Some(output) }),
+            Engine::Kubernetes(k) => k.start(spec).await.map(|name| Started { name, output: None }),
         }
     }
 
@@ -53,22 +66,14 @@ impl Engine {
         }
     }
 
-    /// Reads more of a running sandbox's output into `tail` (podman's file grows as it writes).
-    pub async fn follow_output(&self, state: &State, tail: &mut LogTail) {
-        if let Engine::Podman(_) = self {
-            tail.look(&state.log_path).await;
-        }
-    }
-
     /// A sandbox's output once it ended: the last [`crate::spec::MAX_LOG`] bytes, and whether
     /// older output was dropped.
-    pub async fn output(&self, name: &str, state: &State, mut tail: LogTail) -> (Vec<u8>, bool) {
-        match self {
-            Engine::Podman(_) => {
-                tail.look(&state.log_path).await;
-                tail.text()
-            }
-            Engine::Kubernetes(k) => k.output(name).await,
+    pub async fn output(&self, name: &str, output: Option<Output>) -> (Vec<u8>, bool) {
+        match (self, output) {
+            // What the bot wrote before it ended may still be in the pipe (read at the rate).
+            (_, Some(output)) => output.finish(Duration::from_secs(10)).await,
+            (Engine::Kubernetes(k), None) => k.output(name).await,
+            (Engine::Podman(_), None) => (Vec::new(), false),
         }
     }
 
@@ -80,11 +85,11 @@ impl Engine {
         }
     }
 
-    /// Every sandbox the runner's label marks.
-    pub async fn labelled(&self) -> Vec<String> {
+    /// Every sandbox the runner `runner` started (by its label).
+    pub async fn labelled(&self, runner: &str) -> Vec<String> {
         match self {
-            Engine::Podman(p) => p.labelled().await,
-            Engine::Kubernetes(k) => k.labelled().await,
+            Engine::Podman(p) => p.labelled(runner).await,
+            Engine::Kubernetes(k) => k.labelled(runner).await,
         }
     }
 }

@@ -16,7 +16,7 @@
 //! | stop | patch `activeDeadlineSeconds` to 1 | the kubelet stops it and keeps the Pod, so its state and output can still be read |
 //! | output | the Pod's log, its last 1 MiB | read before removal |
 //! | remove | delete the Pod and its Secret | nothing left behind |
-//! | after a restart | list Pods and Secrets by the label `skat.hosted=1` | the sandboxes of a runner that died |
+//! | after a restart | list Pods and Secrets by the labels `skat.hosted=1,skat.runner=<name>` | the sandboxes this runner left when it died; other runners' are theirs |
 //!
 //! Not measured on a cluster: CPU seconds and peak memory (the runner is not on the node
 //! and reads no cgroup; the cluster's own metrics have them per Pod, by label).
@@ -28,7 +28,7 @@ use kube::api::{Api, DeleteParams, ListParams, LogParams, Patch, PatchParams, Po
 use serde_json::{Value, json};
 
 use crate::podman::State;
-use crate::spec::{LABEL, MAX_LOG, SandboxSpec};
+use crate::spec::{LABEL, MAX_LOG, RUNNER_LABEL, SandboxSpec};
 
 /// Where a cluster sandbox finds the server's CA.
 pub const CA_IN_SANDBOX: &str = "/run/skat-ca";
@@ -297,9 +297,9 @@ impl Kubernetes {
         }
     }
 
-    /// Every Pod or Secret the runner's label marks.
-    pub async fn labelled(&self) -> Vec<String> {
-        let lp = ListParams::default().labels(&format!("{LABEL}=1"));
+    /// Every Pod or Secret `runner` made (its label and the runner's).
+    pub async fn labelled(&self, runner: &str) -> Vec<String> {
+        let lp = ListParams::default().labels(&format!("{LABEL}=1,{RUNNER_LABEL}={runner}"));
         let mut names: Vec<String> = Vec::new();
         match self.pods().list_metadata(&lp).await {
             Ok(list) => names.extend(list.items.into_iter().filter_map(|p| p.metadata.name)),

@@ -10,7 +10,9 @@
 //! |---|---|
 //! | one sandbox's specification, as `podman run` arguments and as a Pod; the runner's limits | [`spec`] |
 //! | the engine a sandbox runs on: podman or Kubernetes | [`engine`] |
-//! | podman, through its command line: a sandbox started with its env file, its log file read as it grows | [`podman`] |
+//! | podman, through its command line: a sandbox started with its env file and its output pipe | [`podman`] |
+//! | a sandbox's output, read from its pipe at a bounded rate, its last 1 MiB kept | [`output`] |
+//! | which cores a sandbox runs on: cores of its own while there are free ones | [`cores`] |
 //! | Kubernetes, Pods and Secrets through its API (`kube`) | [`kubernetes`] |
 //! | what a sandbox used, from its cgroup | [`cgroup`] |
 //! | one sandbox's life: start, watch, limits, output, removal | [`sandbox`] |
@@ -21,9 +23,11 @@
 //! a cluster can give it machines of its own.
 
 pub mod cgroup;
+pub mod cores;
 pub mod engine;
 pub mod house;
 pub mod kubernetes;
+pub mod output;
 pub mod podman;
 pub mod runner;
 pub mod sandbox;

@@ -9,7 +9,8 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::process::Command;
 
-use crate::spec::{LABEL, Limits, MAX_LOG, SandboxSpec};
+use crate::output::Output;
+use crate::spec::{LABEL, Limits, RUNNER_LABEL, SandboxSpec};
 
 /// What podman said when it failed.
 #[derive(Debug, thiserror::Error)]
@@ -47,8 +48,6 @@ pub struct State {
     pub cgroup: String,
     /// podman's words when it could not start.
     pub error: String,
-    /// Its log file (k8s-file).
-    pub log_path: PathBuf,
     /// The engine stopped it at its deadline (a Pod's `activeDeadlineSeconds`).
     pub deadline: bool,
     /// It never started because its image could not be had.
@@ -111,12 +110,31 @@ impl Podman {
         self.call(&["pull", "--quiet", reference], Duration::from_secs(600)).await.map(|_| ())
     }
 
-    /// Starts a sandbox; its container id.
-    pub async fn run(&self, spec: &SandboxSpec, env_file: &Path) -> Result<String, PodmanError> {
-        let args = spec.podman_args(env_file);
-        let mut all: Vec<&str> = vec!["run"];
-        all.extend(args.iter().map(String::as_str));
-        Ok(self.call(&all, Duration::from_secs(120)).await?.trim().to_string())
+    /// Starts a sandbox whose stdout and stderr are `output` (podman's own words, when it
+    /// fails, come through the same pipe: its stderr is the container's).
+    pub async fn run(
+        &self,
+        spec: &SandboxSpec,
+        env_file: &Path,
+        output: std::io::PipeWriter,
+    ) -> Result<(), PodmanError> {
+        let limit = Duration::from_secs(120);
+        let mut c = self.command();
+        c.arg("run").args(spec.podman_args(env_file));
+        c.stdout(output.try_clone().map_err(PodmanError::Spawn)?).stderr(output);
+        let mut child = c.spawn().map_err(PodmanError::Spawn)?;
+        // The runner's copies of the pipe's write end go with the command: the pipe closes
+        // when the sandbox and its monitor let go of it.
+        drop(c);
+        let status = tokio::time::timeout(limit, child.wait())
+            .await
+            .map_err(|_| PodmanError::Timeout("run".into(), limit))?
+            .map_err(PodmanError::Spawn)?;
+        if status.success() {
+            Ok(())
+        } else {
+            Err(PodmanError::Failed(format!("podman run ended with {status}")))
+        }
     }
 
     /// A sandbox's state; `None` when it is gone.
@@ -136,9 +154,6 @@ impl Podman {
             oom_killed: s.get("OOMKilled").and_then(Value::as_bool).unwrap_or(false),
             cgroup: s.get("CgroupPath").and_then(Value::as_str).unwrap_or("").to_string(),
             error: s.get("Error").and_then(Value::as_str).unwrap_or("").to_string(),
-            log_path: PathBuf::from(
-                v.get(0)?.pointer("/HostConfig/LogConfig/Path").and_then(Value::as_str).unwrap_or(""),
-            ),
             ..State::default()
         })
     }
@@ -154,80 +169,19 @@ impl Podman {
         let _ = self.call(&["rm", "--force", "--time", "1", name], Duration::from_secs(60)).await;
     }
 
-    /// Every sandbox this runner's label marks, running or not.
-    pub async fn labelled(&self) -> Vec<String> {
-        let filter = format!("label={LABEL}=1");
-        match self
-            .call(&["ps", "--all", "--filter", &filter, "--format", "{{.Names}}"], Duration::from_secs(60))
-            .await
-        {
+    /// Every sandbox `runner` started, running or not (its label and the runner's: other
+    /// runners' sandboxes on this machine are theirs).
+    pub async fn labelled(&self, runner: &str) -> Vec<String> {
+        let hosted = format!("label={LABEL}=1");
+        let mine = format!("label={RUNNER_LABEL}={runner}");
+        let args = ["ps", "--all", "--filter", &hosted, "--filter", &mine, "--format", "{{.Names}}"];
+        match self.call(&args, Duration::from_secs(60)).await {
             Ok(out) => out.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect(),
             Err(e) => {
                 tracing::warn!(error = %e, "cannot list the sandboxes left over");
                 Vec::new()
             }
         }
-    }
-}
-
-/// A sandbox's output as it grows: podman's k8s-file log (lines `TIME STREAM TAG TEXT`,
-/// a `P` tag for part of a line), read from where the last look stopped and kept to the
-/// last [`MAX_LOG`] bytes. podman truncates the file at its size cap: a file shorter than
-/// the last look is read from its start again, and the output is marked cut.
-#[derive(Debug, Default)]
-pub struct LogTail {
-    raw: Vec<u8>,
-    offset: u64,
-    dropped: bool,
-}
-
-impl LogTail {
-    /// Reads what the file gained since the last look.
-    pub async fn look(&mut self, path: &std::path::Path) {
-        use tokio::io::{AsyncReadExt as _, AsyncSeekExt as _};
-        let Ok(mut f) = tokio::fs::File::open(path).await else { return };
-        let len = f.metadata().await.map_or(0, |m| m.len());
-        if len < self.offset {
-            self.offset = 0;
-            self.dropped = true;
-        }
-        if f.seek(std::io::SeekFrom::Start(self.offset)).await.is_err() {
-            return;
-        }
-        let mut more = Vec::new();
-        if f.read_to_end(&mut more).await.is_ok() {
-            self.offset += more.len() as u64;
-            self.raw.extend_from_slice(&more);
-        }
-        // Raw lines carry about 40 bytes of prefix each: twice the text kept is enough.
-        if self.raw.len() > 2 * MAX_LOG {
-            let cut = self.raw.len() - 2 * MAX_LOG;
-            self.raw.drain(..cut);
-            self.dropped = true;
-        }
-    }
-
-    /// The text, the last [`MAX_LOG`] bytes, and whether older output was dropped.
-    pub fn text(self) -> (Vec<u8>, bool) {
-        let mut out = Vec::with_capacity(self.raw.len());
-        for line in self.raw.split(|b| *b == b'\n') {
-            let mut fields = line.splitn(4, |b| *b == b' ');
-            let (Some(_time), Some(_stream), Some(tag)) = (fields.next(), fields.next(), fields.next())
-            else {
-                continue;
-            };
-            out.extend_from_slice(fields.next().unwrap_or_default());
-            if tag != b"P" {
-                out.push(b'\n');
-            }
-        }
-        let mut dropped = self.dropped;
-        if out.len() > MAX_LOG {
-            let cut = out.len() - MAX_LOG;
-            out.drain(..cut);
-            dropped = true;
-        }
-        (out, dropped)
     }
 }
 
@@ -245,19 +199,32 @@ async fn env_file(path: &std::path::Path, env: &[(String, String)]) -> std::io::
     .map_err(std::io::Error::other)?
 }
 
-/// Starts the sandbox: its container's name, or podman's words.
-pub async fn start(podman: &Podman, id: &str, spec: &SandboxSpec, limits: &Limits) -> Result<String, String> {
+/// Starts the sandbox: its output as it comes, or podman's words.
+pub async fn start(podman: &Podman, id: &str, spec: &SandboxSpec, limits: &Limits) -> Result<Output, String> {
     let env_path = limits.work_dir.join(format!("env-{id}"));
     env_file(&env_path, &spec.env)
         .await
         .map_err(|e| format!("the runner could not write the sandbox's environment: {e}"))?;
-    let started = podman.run(spec, &env_path).await;
-    let _ = tokio::fs::remove_file(&env_path).await;
-    match started {
-        Ok(_) => Ok(spec.name.clone()),
+    let (output, writer) = match Output::pipe() {
+        Ok(pipe) => pipe,
         Err(e) => {
+            let _ = tokio::fs::remove_file(&env_path).await;
+            return Err(format!("the runner could not make the sandbox's output pipe: {e}"));
+        }
+    };
+    let ran = podman.run(spec, &env_path, writer).await;
+    let _ = tokio::fs::remove_file(&env_path).await;
+    match ran {
+        Ok(()) => Ok(output),
+        Err(e) => {
+            // podman's own words came through the pipe (its stderr is the container's).
+            let (said, _) = output.finish(Duration::from_secs(2)).await;
             podman.remove(&spec.name).await;
-            Err(format!("the sandbox did not start: {e}"))
+            let words = crate::output::last_line(&said);
+            Err(format!(
+                "the sandbox did not start: {}",
+                if words.is_empty() { e.to_string() } else { words }
+            ))
         }
     }
 }

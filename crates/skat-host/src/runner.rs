@@ -4,7 +4,9 @@
 //!
 //! | rule | why |
 //! |---|---|
-//! | at start, every sandbox with the runner's label is removed | a runner that died left them; their seats come again through the feed |
+//! | a runner has a name (`skat.runner=<name>` on everything it starts); at start it removes the sandboxes with its name, at stop it stops and removes them | a runner that died left them and their seats come again through the feed; another runner's (another server's, another replica's) are left alone |
+//! | a seat's sandbox is given the seat's own socket (podman), which the server made for it | its only door leads to its seat |
+//! | each sandbox gets cores of its own while there are free ones ([`crate::cores`]) | one bot's spinning does not reach another's decisions |
 //! | one sandbox per seat and token | the feed hands a seat out again when it reopens; a seat given a new token (the server restarted) gets a new sandbox |
 //! | an image is fetched, checked against its digest and loaded once per version (podman; a cluster's nodes pull references) | a version is immutable |
 //! | a version whose image cannot be loaded or pulled is reported failed, in podman's words | the author reads why, and the server stops handing its seats out |
@@ -24,6 +26,7 @@ use tokio::sync::{OnceCell, watch};
 use tokio::task::JoinHandle;
 use tonic::transport::Channel;
 
+use crate::cores::{Cores, parse_cpuset};
 use crate::engine::Engine;
 use crate::sandbox::{self, Ending, Limits, Seat};
 
@@ -36,6 +39,9 @@ pub enum RunnerError {
     /// The work directory could not be made.
     #[error("the runner's work directory {0}: {1}")]
     WorkDir(PathBuf, std::io::Error),
+    /// The cores given are not a list of cores.
+    #[error("--sandbox-cpuset: {0}")]
+    Cpuset(String),
 }
 
 /// What the runner needs.
@@ -45,7 +51,8 @@ pub struct RunnerConfig {
     pub server: ServerAddress,
     /// The runner token.
     pub token: String,
-    /// A name for the operator.
+    /// The runner's name: its sandboxes carry it, and it removes only those
+    /// ([`crate::spec::runner_name_ok`]).
     pub name: String,
     /// The engine.
     pub engine: Engine,
@@ -59,6 +66,7 @@ struct Runner {
     config: RunnerConfig,
     channel: Channel,
     images: Images,
+    cores: Arc<Cores>,
 }
 
 /// Runs until `shutdown` turns true (or the token is refused).
@@ -70,7 +78,12 @@ pub async fn run(config: RunnerConfig, mut shutdown: watch::Receiver<bool>) -> R
         std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
             .map_err(|e| RunnerError::WorkDir(dir.clone(), e))?;
     }
-    let left = config.engine.labelled().await;
+    let cores = Arc::new(Cores::new(&match &config.limits.cpuset {
+        Some(list) => parse_cpuset(list).map_err(RunnerError::Cpuset)?,
+        None => crate::cores::allowed(),
+    }));
+    tracing::info!(runner = %config.name, cores = cores.len(), "runner starting");
+    let left = config.engine.labelled(&config.name).await;
     for name in &left {
         config.engine.remove(name).await;
     }
@@ -92,7 +105,12 @@ pub async fn run(config: RunnerConfig, mut shutdown: watch::Receiver<bool>) -> R
                 continue;
             }
         };
-        let runner = Arc::new(Runner { config: config.clone(), channel, images: Mutex::default() });
+        let runner = Arc::new(Runner {
+            config: config.clone(),
+            channel,
+            images: Mutex::default(),
+            cores: Arc::clone(&cores),
+        });
         match runner.follow(&mut live, &mut shutdown).await {
             Ok(true) => break Ok(()),
             Ok(false) => tracing::info!("runner: following the feed again"),
@@ -106,7 +124,7 @@ pub async fn run(config: RunnerConfig, mut shutdown: watch::Receiver<bool>) -> R
     for (_, (_, task)) in live.drain() {
         task.abort();
     }
-    for name in config.engine.labelled().await {
+    for name in config.engine.labelled(&config.name).await {
         config.engine.remove(&name).await;
     }
     result
@@ -186,6 +204,7 @@ impl Runner {
         let mut seat = Seat {
             bot_name: hosted.bot_name,
             digest: version.digest.clone(),
+            version_id: version.version_id.clone(),
             image: String::new(),
             command: version.command.clone(),
             table_id: hosted.table_id,
@@ -194,35 +213,55 @@ impl Runner {
             tournament_id: hosted.tournament_id,
             cpu_millis: hosted.cpu_millis.max(100),
             memory_mib: hosted.memory_mib.max(16),
+            socket: (!hosted.socket_path.is_empty()).then(|| PathBuf::from(&hosted.socket_path)),
         };
-        let engine = &self.config.engine;
-        let limits = &self.config.limits;
+        let failed = |detail: String| Ending { outcome: "failed-to-start", detail, ..Default::default() };
+        if seat.socket.is_none() && matches!(self.config.engine, Engine::Podman(_)) {
+            let why = "the server made no socket for this seat, and a podman sandbox has no other way out: \
+                       start the server with --hosting-socket-dir on this machine (--runner podman does)";
+            tracing::error!(sandbox = %id, table = %seat.table_id, "{why}");
+            self.report(&id, &seat, started, &failed(why.into()), true, "").await;
+            return;
+        }
         seat.image = match self.image(&version).await {
             Ok(i) => i,
             Err(why) => {
-                let ending = Ending { outcome: "failed-to-start", detail: why.clone(), ..Default::default() };
-                self.report(&id, &seat, started, &ending, true, &why).await;
+                self.report(&id, &seat, started, &failed(why.clone()), true, &why).await;
                 return;
             }
         };
-        let spec = sandbox::spec_of(&id, &seat, limits);
-        let name = match engine.start(&id, &spec, limits).await {
-            Ok(n) => n,
-            Err(why) => {
-                let ending = Ending { outcome: "failed-to-start", detail: why, ..Default::default() };
-                self.report(&id, &seat, started, &ending, true, "").await;
-                return;
-            }
-        };
-        tracing::info!(sandbox = %id, bot = %seat.bot_name, table = %seat.table_id, seat = seat.seat, "sandbox started");
-        let running = Ending { outcome: "running", detail: "running".into(), ..Default::default() };
-        self.report(&id, &seat, started, &running, false, "").await;
-        let client = SkatServiceClient::new(self.channel.clone());
-        let ending = sandbox::watch(engine, &name, &seat, limits, Some(client)).await;
-        tracing::info!(sandbox = %id, bot = %seat.bot_name, outcome = ending.outcome, cpu_ms = ending.usage.cpu_ms, "sandbox ended");
+        let place = self.cores.take(seat.cpu_millis);
+        let mut ending = self.run(&id, &seat, &place, started).await;
+        self.cores.release(&place);
+        if place.shared && ending.outcome != "failed-to-start" {
+            ending.detail.push_str("; it shared its cores with other sandboxes (the runner had no free core): its times were not all its own");
+        }
         // An image the cluster cannot pull is the version's fault: its seats stop coming.
-        let failure = if ending.image_failed { ending.detail.as_str() } else { "" };
-        self.report(&id, &seat, started, &ending, true, failure).await;
+        let failure = if ending.image_failed { ending.detail.clone() } else { String::new() };
+        self.report(&id, &seat, started, &ending, true, &failure).await;
+    }
+
+    /// Starts the sandbox on its cores, reports it running and watches it to its end.
+    async fn run(&self, id: &str, seat: &Seat, place: &crate::cores::Place, started: SystemTime) -> Ending {
+        let engine = &self.config.engine;
+        let limits = &self.config.limits;
+        if place.shared {
+            tracing::warn!(sandbox = %id, bot = %seat.bot_name, cores = %place.cpuset, "no free core: this sandbox shares its cores with another, whose spinning reaches its decisions (measured: p99 42 -> 133 ms; docs/hosted-bots.md)");
+        }
+        // Kubernetes places Pods itself: the cpuset is podman's.
+        let cpuset = matches!(engine, Engine::Podman(_)).then(|| place.cpuset.clone());
+        let spec = sandbox::spec_of(id, seat, limits, cpuset);
+        let running = match engine.start(id, &spec, limits).await {
+            Ok(s) => s,
+            Err(why) => return Ending { outcome: "failed-to-start", detail: why, ..Default::default() },
+        };
+        tracing::info!(sandbox = %id, bot = %seat.bot_name, table = %seat.table_id, seat = seat.seat, cores = %place.cpuset, "sandbox started");
+        let note = Ending { outcome: "running", detail: "running".into(), ..Default::default() };
+        self.report(id, seat, started, &note, false, "").await;
+        let client = SkatServiceClient::new(self.channel.clone());
+        let ending = sandbox::watch(engine, running, seat, limits, Some(client)).await;
+        tracing::info!(sandbox = %id, bot = %seat.bot_name, outcome = ending.outcome, cpu_ms = ending.usage.cpu_ms, "sandbox ended");
+        ending
     }
 
     /// Sends a report, trying a few times (the server may be restarting).
@@ -236,7 +275,7 @@ impl Runner {
         failure: &str,
     ) {
         let message = pb::ReportSandboxRequest {
-            sandbox: Some(sandbox::report(id, seat, started, ending, ended)),
+            sandbox: Some(sandbox::report(id, seat, &self.config.name, started, ending, ended)),
             log: ending.log.clone(),
             version_failure: failure.to_string(),
         };

@@ -23,8 +23,8 @@ use tonic::transport::Channel;
 
 use crate::cgroup::Usage;
 use crate::engine::Engine;
-use crate::podman::{LogTail, State};
-use crate::spec::{LABEL, SOCKET_IN_SANDBOX, SandboxSpec};
+use crate::podman::State;
+use crate::spec::{LABEL, RUNNER_LABEL, SOCKET_IN_SANDBOX, SandboxSpec};
 pub use crate::spec::{Limits, MAX_LOG};
 
 /// How often a sandbox is looked at.
@@ -48,8 +48,10 @@ pub const AFTER_TABLE: Duration = Duration::from_secs(10);
 pub struct Seat {
     /// The account's name.
     pub bot_name: String,
-    /// The version's digest.
+    /// The version's image digest.
     pub digest: String,
+    /// The version's name (its image and its command).
+    pub version_id: String,
     /// The image to run (loaded or pulled already).
     pub image: String,
     /// argv words.
@@ -66,6 +68,8 @@ pub struct Seat {
     pub cpu_millis: u32,
     /// Memory in MiB.
     pub memory_mib: u32,
+    /// podman: the seat's own socket, which the server made for it (its only door).
+    pub socket: Option<std::path::PathBuf>,
 }
 
 /// How a sandbox ended (or that it runs).
@@ -87,8 +91,15 @@ pub struct Ending {
     pub image_failed: bool,
 }
 
-/// A sandbox's report for the server.
-pub fn report(id: &str, seat: &Seat, started: SystemTime, ending: &Ending, ended: bool) -> pb::Sandbox {
+/// A sandbox's report for the server, from `runner`.
+pub fn report(
+    id: &str,
+    seat: &Seat,
+    runner: &str,
+    started: SystemTime,
+    ending: &Ending,
+    ended: bool,
+) -> pb::Sandbox {
     let ms = |t: SystemTime| t.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
     let outcome = match ending.outcome {
         "running" => pb::SandboxOutcome::Running,
@@ -114,11 +125,13 @@ pub fn report(id: &str, seat: &Seat, started: SystemTime, ending: &Ending, ended
         detail: ending.detail.clone(),
         log_bytes: ending.log.len() as u64,
         log_truncated: ending.log_truncated,
+        version_id: seat.version_id.clone(),
+        runner: runner.to_string(),
     }
 }
 
-/// The specification of a seat's sandbox.
-pub fn spec_of(id: &str, seat: &Seat, limits: &Limits) -> SandboxSpec {
+/// The specification of a seat's sandbox, on the cores `cpuset` (`None`: any).
+pub fn spec_of(id: &str, seat: &Seat, limits: &Limits, cpuset: Option<String>) -> SandboxSpec {
     SandboxSpec {
         name: format!("skat-{id}"),
         image: seat.image.clone(),
@@ -134,9 +147,10 @@ pub fn spec_of(id: &str, seat: &Seat, limits: &Limits) -> SandboxSpec {
         memory_mib: seat.memory_mib,
         pids: limits.pids,
         tmpfs_mib: limits.tmpfs_mib,
-        socket: Some(limits.socket.clone()),
+        socket: seat.socket.clone(),
         labels: vec![
             (LABEL.into(), "1".into()),
+            (RUNNER_LABEL.into(), limits.runner.clone()),
             ("skat.sandbox".into(), id.to_string()),
             ("skat.table".into(), seat.table_id.clone()),
             ("skat.seat".into(), seat.seat.to_string()),
@@ -144,7 +158,7 @@ pub fn spec_of(id: &str, seat: &Seat, limits: &Limits) -> SandboxSpec {
         wall: limits.wall,
         runtime_class: limits.runtime_class.clone(),
         user: 65534,
-        cpuset: limits.cpuset.clone(),
+        cpuset,
     }
 }
 
@@ -169,11 +183,13 @@ async fn table_over(client: &mut SkatServiceClient<Channel>, seat: &Seat) -> boo
 /// Watches a started sandbox until it ends, then reads its output and removes it.
 pub async fn watch(
     engine: &Engine,
-    name: &str,
+    started: crate::engine::Started,
     seat: &Seat,
     limits: &Limits,
     mut server: Option<SkatServiceClient<Channel>>,
 ) -> Ending {
+    let crate::engine::Started { name, output } = started;
+    let name = name.as_str();
     let begun = Instant::now();
     let mut usage = Usage::default();
     let mut last_table_look = Instant::now();
@@ -181,7 +197,6 @@ pub async fn watch(
     let mut forced: Option<&'static str> = None;
     let mut forced_at: Option<Instant> = None;
     let mut state = State::default();
-    let mut log = LogTail::default();
     loop {
         match engine.look(name).await {
             Some((s, u)) => {
@@ -190,7 +205,6 @@ pub async fn watch(
             }
             None => break,
         }
-        engine.follow_output(&state, &mut log).await;
         if !state.running || forced_at.is_some_and(|t| t.elapsed() >= STOP_WITHIN) {
             break;
         }
@@ -219,7 +233,7 @@ pub async fn watch(
         }
         tokio::time::sleep(LOOK_EVERY).await;
     }
-    let (log, log_truncated) = engine.output(name, &state, log).await;
+    let (log, log_truncated) = engine.output(name, output).await;
     engine.remove(name).await;
     let (outcome, detail) = verdict(&state, usage, forced, seat, limits, begun.elapsed().as_secs());
     Ending {

@@ -25,8 +25,9 @@ pub const MAX_LOG: usize = 1024 * 1024;
 /// The runner's settings a sandbox needs.
 #[derive(Debug, Clone)]
 pub struct Limits {
-    /// The server's socket on the host.
-    pub socket: PathBuf,
+    /// The runner's name: every sandbox it starts carries it ([`RUNNER_LABEL`]), and it
+    /// finds, stops and removes only sandboxes that do.
+    pub runner: String,
     /// Where env files are written (mode 0600, removed once the sandbox started).
     pub work_dir: PathBuf,
     /// Wall-clock limit per sandbox.
@@ -37,7 +38,8 @@ pub struct Limits {
     pub tmpfs_mib: u32,
     /// An OCI runtime for sandboxes (`runsc`: gVisor).
     pub runtime_class: Option<String>,
-    /// The cores sandboxes run on (`None`: any).
+    /// The cores sandboxes run on (`None`: every core the runner may use); each sandbox
+    /// gets cores of its own among them while there are free ones ([`crate::cores`]).
     pub cpuset: Option<String>,
 }
 
@@ -46,8 +48,23 @@ use serde_json::{Value, json};
 /// Where the sandbox finds the server.
 pub const SOCKET_IN_SANDBOX: &str = "/run/skat/grpc.sock";
 
-/// The label every sandbox carries (the runner finds its own by it after a restart).
+/// The label every sandbox carries.
 pub const LABEL: &str = "skat.hosted";
+
+/// The label that names the runner that started a sandbox: a runner finds, stops and
+/// removes only its own, so that runners of other servers (or other replicas) on the same
+/// engine keep theirs.
+pub const RUNNER_LABEL: &str = "skat.runner";
+
+/// Whether `name` can be a runner's name: a Kubernetes label value (1 to 63 letters,
+/// digits, `-`, `_`, `.`, beginning and ending with a letter or digit).
+pub fn runner_name_ok(name: &str) -> bool {
+    let b = name.as_bytes();
+    (1..=63).contains(&b.len())
+        && b.iter().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+        && b.first().is_some_and(u8::is_ascii_alphanumeric)
+        && b.last().is_some_and(u8::is_ascii_alphanumeric)
+}
 
 /// What one sandbox runs, and with what.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,7 +83,8 @@ pub struct SandboxSpec {
     pub memory_mib: u32,
     /// Most processes and threads.
     pub pids: u32,
-    /// Size of `/tmp`, in MiB.
+    /// Size of `/tmp`, in MiB; `/dev/shm` has the same size (both are memory, counted in
+    /// the sandbox's limit).
     pub tmpfs_mib: u32,
     /// The server's Unix socket on the host (mounted at [`SOCKET_IN_SANDBOX`]); `None`:
     /// the sandbox reaches the server over the network (a cluster's NetworkPolicy).
@@ -98,6 +116,11 @@ impl SandboxSpec {
             "--read-only-tmpfs=false".into(),
             "--tmpfs".into(),
             format!("/tmp:rw,nosuid,nodev,noexec,size={}m,mode=1777", self.tmpfs_mib),
+            "--shm-size".into(),
+            format!("{}m", self.tmpfs_mib),
+            // Images are loaded or pulled by the runner first; a sandbox never pulls.
+            "--pull".into(),
+            "never".into(),
             "--cpus".into(),
             format!("{}.{:03}", self.cpu_millis / 1000, self.cpu_millis % 1000),
             "--memory".into(),
@@ -118,11 +141,10 @@ impl SandboxSpec {
             "nofile=1024:1024".into(),
             "--ulimit".into(),
             "nproc=4096:4096".into(),
-            // The output a bot writes is capped on disk too (the runner keeps 1 MiB).
+            // The output goes to the runner's pipe as it is, read at a bounded rate
+            // (crate::output): no monitor process copies a flood outside the quota.
             "--log-driver".into(),
-            "k8s-file".into(),
-            "--log-opt".into(),
-            "max-size=2mb".into(),
+            "passthrough".into(),
             "--env-file".into(),
             env_file.display().to_string(),
         ];
@@ -155,10 +177,13 @@ impl SandboxSpec {
         let labels: serde_json::Map<String, Value> =
             self.labels.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
         let env: Vec<Value> = self.env.iter().map(|(k, v)| json!({"name": k, "value": v})).collect();
-        let mut mounts = vec![json!({"name": "tmp", "mountPath": "/tmp"})];
-        let mut volumes = vec![
-            json!({"name": "tmp", "emptyDir": {"medium": "Memory", "sizeLimit": format!("{}Mi", self.tmpfs_mib)}}),
+        let mut mounts = vec![
+            json!({"name": "tmp", "mountPath": "/tmp"}),
+            json!({"name": "shm", "mountPath": "/dev/shm"}),
         ];
+        let memory = json!({"medium": "Memory", "sizeLimit": format!("{}Mi", self.tmpfs_mib)});
+        let mut volumes =
+            vec![json!({"name": "tmp", "emptyDir": memory}), json!({"name": "shm", "emptyDir": memory})];
         if let Some(socket) = &self.socket {
             mounts.push(json!({"name": "skat-socket", "mountPath": SOCKET_IN_SANDBOX}));
             volumes.push(json!({"name": "skat-socket", "hostPath": {"path": socket.display().to_string(), "type": "Socket"}}));
@@ -212,6 +237,32 @@ impl SandboxSpec {
     }
 }
 
+/// A runner's name: `given` (checked), else this host's name and the work directory's
+/// (`HOST-1a2b3c4d`): the same after a restart, apart for two runners on one host.
+pub fn runner_name(given: Option<&str>, work_dir: &std::path::Path) -> Result<String, String> {
+    use sha2::Digest as _;
+    let name = match given.map(str::trim).filter(|n| !n.is_empty()) {
+        Some(n) => n.to_string(),
+        None => {
+            let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+            let host: String =
+                host.trim().chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-').take(40).collect();
+            let host = host.trim_matches('-');
+            let dir = std::fs::canonicalize(work_dir).unwrap_or_else(|_| work_dir.to_path_buf());
+            let hash = sha2::Sha256::digest(dir.display().to_string().as_bytes());
+            let short: String = hash.iter().take(4).map(|b| format!("{b:02x}")).collect();
+            if host.is_empty() { format!("runner-{short}") } else { format!("{host}-{short}") }
+        }
+    };
+    if runner_name_ok(&name) {
+        Ok(name)
+    } else {
+        Err(format!(
+            "the runner's name `{name}` must be 1 to 63 letters, digits, `-`, `_` or `.`, beginning and ending with a letter or digit"
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -250,6 +301,9 @@ mod tests {
             "no-new-privileges",
             "--user 65534:65534",
             "--cpuset-cpus 1",
+            "--shm-size 16m",
+            "--log-driver passthrough",
+            "--pull never",
             "/run/skat.sock:/run/skat/grpc.sock",
             r#"--entrypoint ["/bot","--fast"] localhost/skat-hosted:sha256-00"#,
         ] {
@@ -268,5 +322,17 @@ mod tests {
         assert_eq!(pod["spec"]["automountServiceAccountToken"], false);
         assert_eq!(pod["spec"]["activeDeadlineSeconds"], 3600);
         assert_eq!(c["command"][0], "/bot");
+        assert_eq!(c["volumeMounts"][1]["mountPath"], "/dev/shm");
+        assert_eq!(pod["spec"]["volumes"][1]["emptyDir"]["sizeLimit"], "16Mi");
+    }
+
+    #[test]
+    fn runner_names_are_label_values() {
+        for good in ["in-process", "skat-runner-0", "a", "host.example_1"] {
+            assert!(runner_name_ok(good), "{good}");
+        }
+        for bad in ["", "-a", "a-", "a b", "ä", &"x".repeat(64)] {
+            assert!(!runner_name_ok(bad), "{bad}");
+        }
     }
 }

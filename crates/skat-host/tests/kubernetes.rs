@@ -61,6 +61,8 @@ fn seat() -> Seat {
     Seat {
         bot_name: "alice".into(),
         digest: "sha256:00".into(),
+        version_id: "00".into(),
+        socket: None,
         image: "registry.example.org/alice@sha256:00".into(),
         command: Vec::new(),
         table_id: "t1".into(),
@@ -74,7 +76,7 @@ fn seat() -> Seat {
 
 fn limits(wall: Duration) -> Limits {
     Limits {
-        socket: Default::default(),
+        runner: "skat-runner-0".into(),
         work_dir: std::env::temp_dir(),
         wall,
         pids: 64,
@@ -84,8 +86,13 @@ fn limits(wall: Duration) -> Limits {
     }
 }
 
+/// A Pod the engine started (its name; its output is the API's).
+fn started() -> skat_host::engine::Started {
+    skat_host::engine::Started { name: "skat-abc".into(), output: None }
+}
+
 fn spec() -> SandboxSpec {
-    sandbox::spec_of("abc", &seat(), &limits(Duration::from_secs(60)))
+    sandbox::spec_of("abc", &seat(), &limits(Duration::from_secs(60)), None)
 }
 
 fn pod(status: Value) -> Value {
@@ -121,8 +128,9 @@ fn paths(sent: &Arc<Mutex<Vec<Sent>>>) -> Vec<String> {
 #[tokio::test]
 async fn start_creates_the_secret_then_a_pod_without_the_token() {
     let (engine, sent) = engine(Box::new(|s: &Sent| (StatusCode::CREATED, s.body.clone())));
-    let name = engine.start("abc", &spec(), &limits(Duration::from_secs(60))).await.unwrap();
-    assert_eq!(name, "skat-abc");
+    let started = engine.start("abc", &spec(), &limits(Duration::from_secs(60))).await.unwrap();
+    assert_eq!(started.name, "skat-abc");
+    assert!(started.output.is_none(), "a Pod's output is read from the API");
     assert_eq!(
         paths(&sent),
         ["POST /api/v1/namespaces/skat-bots/secrets", "POST /api/v1/namespaces/skat-bots/pods"]
@@ -132,6 +140,7 @@ async fn start_creates_the_secret_then_a_pod_without_the_token() {
     assert_eq!(secret["stringData"]["seat-token"], "the-seat-token");
     assert!(secret["stringData"]["ca.crt"].as_str().unwrap().contains("BEGIN CERTIFICATE"));
     assert_eq!(secret["metadata"]["labels"]["skat.hosted"], "1");
+    assert_eq!(secret["metadata"]["labels"]["skat.runner"], "skat-runner-0", "the runner names what it made");
     let pod = &sent[1].body;
     assert!(!pod.to_string().contains("the-seat-token"), "the token is in the Pod's spec");
     let env = pod["spec"]["containers"][0]["env"].as_array().unwrap();
@@ -187,7 +196,7 @@ async fn an_oom_kill_is_read_from_the_pod_and_its_output_before_deletion() {
         }
         _ => (StatusCode::OK, status(200, "", "")),
     }));
-    let ending = sandbox::watch(&engine, "skat-abc", &seat(), &limits(Duration::from_secs(60)), None).await;
+    let ending = sandbox::watch(&engine, started(), &seat(), &limits(Duration::from_secs(60)), None).await;
     assert_eq!(ending.outcome, "out-of-memory", "{}", ending.detail);
     assert_eq!(ending.exit_code, 137);
     assert_eq!(ending.log, b"thinking\nallocating\n");
@@ -212,7 +221,7 @@ async fn an_image_the_cluster_cannot_pull_fails_the_version() {
         ),
         _ => (StatusCode::OK, status(200, "", "")),
     }));
-    let ending = sandbox::watch(&engine, "skat-abc", &seat(), &limits(Duration::from_secs(60)), None).await;
+    let ending = sandbox::watch(&engine, started(), &seat(), &limits(Duration::from_secs(60)), None).await;
     assert_eq!(ending.outcome, "failed-to-start");
     assert!(ending.image_failed);
     assert!(ending.detail.contains("ErrImagePull: manifest unknown"), "{}", ending.detail);
@@ -233,7 +242,7 @@ async fn the_wall_clock_limit_stops_the_pod_by_its_deadline_and_keeps_it_to_read
         "GET" => (StatusCode::OK, running()),
         _ => (StatusCode::OK, status(200, "", "")),
     }));
-    let ending = sandbox::watch(&engine, "skat-abc", &seat(), &limits(Duration::ZERO), None).await;
+    let ending = sandbox::watch(&engine, started(), &seat(), &limits(Duration::ZERO), None).await;
     assert_eq!(ending.outcome, "timed-out", "{}", ending.detail);
     let p = paths(&sent);
     assert_eq!(p[1], "PATCH /api/v1/namespaces/skat-bots/pods/skat-abc", "{p:?}");
@@ -253,9 +262,13 @@ async fn leftovers_are_found_by_label_names_only() {
             json!({"apiVersion": "meta.k8s.io/v1", "kind": "PartialObjectMetadataList", "metadata": {}, "items": items}),
         )
     }));
-    assert_eq!(engine.labelled().await, ["skat-a", "skat-b", "skat-c"]);
+    assert_eq!(engine.labelled("skat-runner-0").await, ["skat-a", "skat-b", "skat-c"]);
     let sent = sent.lock().unwrap();
-    assert!(sent.iter().all(|s| s.path.contains("labelSelector=skat.hosted%3D1")), "{sent:?}");
+    // Its own only: another runner's Pods in the same namespace are not its to remove.
+    assert!(
+        sent.iter().all(|s| s.path.contains("labelSelector=skat.hosted%3D1%2Cskat.runner%3Dskat-runner-0")),
+        "{sent:?}"
+    );
 }
 
 #[tokio::test]
@@ -268,7 +281,7 @@ async fn a_pod_that_never_stops_is_removed_by_force_and_the_watch_ends() {
         _ => (StatusCode::OK, status(200, "", "")),
     }));
     let (seat, limits) = (seat(), limits(Duration::ZERO));
-    let watch = sandbox::watch(&engine, "skat-abc", &seat, &limits, None);
+    let watch = sandbox::watch(&engine, started(), &seat, &limits, None);
     let ending = tokio::time::timeout(sandbox::STOP_WITHIN + Duration::from_secs(10), watch)
         .await
         .expect("the watch of a sandbox that never stops ends");

@@ -396,6 +396,38 @@ pub struct HostingConfig {
     pub memory_mib: u32,
     /// Versions kept per account (the oldest inactive, unpinned ones go first).
     pub versions_per_account: usize,
+    /// Where the server makes each hosted seat's Unix socket, its sandbox's only door
+    /// (`--hosting-socket-dir`; podman runners on this machine mount them). `None`: no
+    /// sockets; sandboxes reach the sandbox port.
+    pub socket_dir: Option<PathBuf>,
+    /// The sandbox port (`--hosting-sandbox-addr`): sandboxes on a cluster reach their
+    /// seats there, with their seat tokens and nothing else.
+    pub sandbox_addr: Option<std::net::SocketAddr>,
+    /// Who may seat a hosted account at a table of their own (`CreateTable.bots`).
+    pub people_tables: PeopleTables,
+}
+
+/// Who may seat hosted accounts at tables they create (`--hosting-people-tables`): each
+/// such seat starts a sandbox on the operator's machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum PeopleTables {
+    /// Nobody: hosted accounts play the operator's tournaments only.
+    None,
+    /// Tables made with the operator's token (admin or create token).
+    #[default]
+    Operator,
+    /// Anyone who may create a table.
+    Anyone,
+}
+
+impl std::fmt::Display for PeopleTables {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            PeopleTables::None => "none",
+            PeopleTables::Operator => "operator",
+            PeopleTables::Anyone => "anyone",
+        })
+    }
 }
 
 impl Default for HostingConfig {
@@ -408,6 +440,9 @@ impl Default for HostingConfig {
             cpu_millis: 1000,
             memory_mib: 512,
             versions_per_account: 20,
+            socket_dir: None,
+            sandbox_addr: None,
+            people_tables: PeopleTables::Operator,
         }
     }
 }

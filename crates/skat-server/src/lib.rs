@@ -33,7 +33,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 pub use config::{
-    AnalysisConfig, Anonymous, Database, ForwardedHeader, HostingConfig, ServerConfig, TlsFiles,
+    AnalysisConfig, Anonymous, Database, ForwardedHeader, HostingConfig, PeopleTables, ServerConfig, TlsFiles,
 };
 pub use journal::recovery::Recovered;
 pub use metrics::{HostingMetrics, Metrics, cpu_seconds};
@@ -120,6 +120,7 @@ pub async fn start(
         journal.clone(),
         Arc::clone(&config),
         Arc::clone(&competitions),
+        Arc::clone(&tables),
         metrics.clone(),
     );
     let parts = rpc::Parts {

@@ -90,6 +90,10 @@ pub struct HostingMetrics {
     /// Sandboxes ended, by outcome (`exited`, `stopped`, `out-of-memory`, `timed-out`,
     /// `failed-to-start`).
     pub sandboxes_ended: Family<Labels, Counter>,
+    /// Sandboxes' doors open (a socket or a token on the sandbox port, per hosted seat).
+    pub doors: Gauge,
+    /// Calls refused at a sandbox's door, by why (`scope`, `rate`).
+    pub door_refusals: Family<Labels, Counter>,
 }
 
 impl HostingMetrics {
@@ -110,7 +114,22 @@ impl HostingMetrics {
             "Hosted bots' sandboxes ended, by outcome (exited, stopped, out-of-memory, timed-out, failed-to-start)",
             m.sandboxes_ended.clone(),
         );
+        registry.register(
+            "sandbox_doors",
+            "Hosted seats' doors open: each a socket of its own or a token on the sandbox port",
+            m.doors.clone(),
+        );
+        registry.register(
+            "sandbox_door_refusals",
+            "Calls refused at a sandbox's door, by why (scope: not its seat's call; rate: over its calls a second)",
+            m.door_refusals.clone(),
+        );
         m
+    }
+
+    /// Counts a call refused at a door.
+    pub fn door_refused(&self, why: &'static str) {
+        self.door_refusals.get_or_create(&vec![("why", why.to_string())]).inc();
     }
 
     /// Counts a sandbox that ended.

@@ -99,13 +99,33 @@ impl Hosted {
         archive: Vec<u8>,
         activate: bool,
     ) -> Result<pb::BotVersion, tonic::Status> {
-        use pb::submit_bot_version_request::Part;
         let header = pb::BotVersionHeader {
             command: vec!["/bot".into()],
             sdk: "rust".into(),
             activate,
             ..Default::default()
         };
+        self.send(token, archive, header).await
+    }
+
+    /// Submits an archive with a command of its own (not activated).
+    async fn submit_with(
+        &mut self,
+        token: &str,
+        archive: Vec<u8>,
+        command: &[&str],
+    ) -> Result<pb::BotVersion, tonic::Status> {
+        let command = command.iter().map(ToString::to_string).collect();
+        self.send(token, archive, pb::BotVersionHeader { command, ..Default::default() }).await
+    }
+
+    async fn send(
+        &mut self,
+        token: &str,
+        archive: Vec<u8>,
+        header: pb::BotVersionHeader,
+    ) -> Result<pb::BotVersion, tonic::Status> {
+        use pb::submit_bot_version_request::Part;
         let mut parts = vec![pb::SubmitBotVersionRequest { part: Some(Part::Header(header)) }];
         parts.extend(
             archive.chunks(4000).map(|c| pb::SubmitBotVersionRequest { part: Some(Part::Chunk(c.to_vec())) }),
@@ -171,7 +191,8 @@ async fn submissions_are_kept_by_digest_and_bad_ones_store_nothing() {
     assert_eq!(listed.versions.len(), 2);
     let wrong = h.hosting.list_bot_versions(authed(pb::ListBotVersionsRequest {}, "nope")).await.unwrap_err();
     assert_eq!(reason(&wrong), Some(R::BotTokenInvalid));
-    let unknown = pb::ActivateBotVersionRequest { digest: "sha256:0123456789ab".into() };
+    let unknown =
+        pb::ActivateBotVersionRequest { digest: "sha256:0123456789ab".into(), ..Default::default() };
     let unknown = h.hosting.activate_bot_version(authed(unknown, &token)).await.unwrap_err();
     assert_eq!((unknown.code(), reason(&unknown)), (Code::NotFound, Some(R::VersionNotFound)));
 
@@ -203,6 +224,7 @@ async fn a_hosted_seat_goes_to_the_runner_with_a_seat_token_and_its_reports_to_i
         bot_name: "alpha".into(),
         digest: v.digest[..19].into(),
         approve,
+        ..Default::default()
     };
     let denied = h.hosting.approve_bot_version(authed(approve(true), &other)).await.unwrap_err();
     assert_eq!(reason(&denied), Some(R::AdminRequired));
@@ -234,26 +256,30 @@ async fn a_hosted_seat_goes_to_the_runner_with_a_seat_token_and_its_reports_to_i
     let lobby = lobby.expect("a hosted account's lobby is refused");
     assert_eq!((lobby.code(), reason(&lobby)), (Code::FailedPrecondition, Some(R::AccountHosted)));
 
-    // A person's table that asks for it: the seat comes through the feed (once the feed
-    // has opened the account's lobby).
+    // A person's table that asks for it (once the feed has opened the account's lobby):
+    // by default only the operator's tables seat a hosted account, each seat a sandbox on
+    // the operator's machine.
+    let with_alpha =
+        || pb::CreateTableRequest { seats: 3, deals: 1, bots: vec!["alpha".into()], ..Default::default() };
     let mut table = None;
     for _ in 0..50 {
-        let r = h
-            .games
-            .create_table(pb::CreateTableRequest {
-                seats: 3,
-                deals: 1,
-                bots: vec!["alpha".into()],
-                ..Default::default()
-            })
-            .await;
-        if let Ok(r) = r {
+        if let Ok(r) = h.games.create_table(authed(with_alpha(), ADMIN)).await {
             table = Some(r.into_inner().table_id);
             break;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let table = table.expect("the table seats the hosted bot");
+    let table = table.expect("the operator's table seats the hosted bot");
+    let anonymous = h.games.create_table(with_alpha()).await.unwrap_err();
+    assert_eq!((anonymous.code(), reason(&anonymous)), (Code::FailedPrecondition, Some(R::BotUnavailable)));
+    // The seat waits for its table to be about to play: no sandbox idles at a table that
+    // may never fill.
+    assert!(
+        tokio::time::timeout(Duration::from_secs(2), feed.message()).await.is_err(),
+        "a seat at a table waiting for players went to the runner"
+    );
+    join(&mut h.games, &table, "p1").await;
+    join(&mut h.games, &table, "p2").await;
     let seat = within(10, feed.message()).await.unwrap().unwrap().seat.unwrap();
     assert_eq!((seat.bot_name.as_str(), seat.table_id.as_str()), ("alpha", table.as_str()));
     assert_eq!(seat.version.as_ref().unwrap().digest, v.digest);
@@ -321,11 +347,74 @@ async fn a_hosted_seat_goes_to_the_runner_with_a_seat_token_and_its_reports_to_i
     // Hosting ends: the account's own lobby opens again.
     let off = h
         .hosting
-        .activate_bot_version(authed(pb::ActivateBotVersionRequest { digest: String::new() }, &token))
+        .activate_bot_version(authed(pb::ActivateBotVersionRequest::default(), &token))
         .await
         .unwrap();
     assert!(off.into_inner().version.is_none());
     assert!(h.games.lobby(authed(pb::LobbyRequest::default(), &token)).await.is_ok());
+    h.server.stop();
+    std::fs::remove_dir_all(&h._dir).ok();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_version_is_its_image_and_its_command() {
+    let mut h = hosted(false).await;
+    let token = h.register("alpha").await;
+    let first = h.submit(&token, oci_archive("4"), true).await.unwrap();
+    assert_eq!(first.command, ["/bot"]);
+    assert!(
+        first.version_id.starts_with(&first.digest[7..19]) && first.version_id.len() == 21,
+        "{}",
+        first.version_id
+    );
+    // The same image with another command: another version, not the old one returned.
+    let other = h.submit_with(&token, oci_archive("4"), &["/bot", "--fast"]).await.unwrap();
+    assert_eq!(other.digest, first.digest);
+    assert_eq!(other.command, ["/bot", "--fast"]);
+    assert_ne!(other.version_id, first.version_id);
+    assert!(!other.active, "a new version does not play until activated");
+    // The same image and command again: that version, unchanged.
+    let again = h.submit_with(&token, oci_archive("4"), &["/bot", "--fast"]).await.unwrap();
+    assert_eq!(again.version_id, other.version_id);
+    let own = h.submit_with(&token, oci_archive("4"), &[]).await.unwrap();
+    assert_eq!(own.version_id, &first.digest[7..19], "the image's own entry point: named by the image");
+    let listed = h.hosting.list_bot_versions(authed(pb::ListBotVersionsRequest {}, &token)).await.unwrap();
+    assert_eq!(listed.into_inner().versions.len(), 3);
+    assert_eq!(h.images().len(), 1, "one image kept for its three versions");
+
+    // By the image alone the choice is ambiguous; by name it is not.
+    let by_digest = pb::ActivateBotVersionRequest { digest: first.digest.clone(), ..Default::default() };
+    let ambiguous = h.hosting.activate_bot_version(authed(by_digest, &token)).await.unwrap_err();
+    assert_eq!((ambiguous.code(), reason(&ambiguous)), (Code::NotFound, Some(R::VersionNotFound)));
+    assert!(ambiguous.message().contains(&other.version_id), "{}", ambiguous.message());
+    let by_name =
+        pb::ActivateBotVersionRequest { version_id: other.version_id.clone(), ..Default::default() };
+    let active = h.hosting.activate_bot_version(authed(by_name, &token)).await.unwrap().into_inner();
+    assert_eq!(active.version.unwrap().command, ["/bot", "--fast"]);
+
+    // A hosted tournament pins the image and the command; its records say both.
+    for name in ["beta", "gamma"] {
+        let t = h.register(name).await;
+        h.submit(&t, oci_archive(name), true).await.unwrap();
+    }
+    let t = pb::CreateTournamentRequest {
+        entrants: vec!["alpha".into(), "beta".into(), "gamma".into()],
+        deals: 1,
+        hosted: true,
+        // Tomorrow: pinned now, nothing seated during the test.
+        start_ms: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis()
+            as u64
+            + 86_400_000,
+        ..Default::default()
+    };
+    let id = h.games.create_tournament(authed(t, ADMIN)).await.unwrap().into_inner().tournament_id;
+    let shown = h.games.get_tournament(pb::GetTournamentRequest { tournament_id: id }).await.unwrap();
+    let shown = shown.into_inner().tournament.unwrap();
+    let alpha = shown.versions.iter().find(|v| v.name == "alpha").unwrap();
+    assert_eq!(
+        (alpha.version_id.as_str(), alpha.command.as_slice()),
+        (other.version_id.as_str(), &["/bot".to_string(), "--fast".to_string()][..])
+    );
     h.server.stop();
     std::fs::remove_dir_all(&h._dir).ok();
 }

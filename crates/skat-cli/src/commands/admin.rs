@@ -104,9 +104,13 @@ enum AdminCommand {
         /// The account's name.
         #[arg(long)]
         name: String,
-        /// The version's digest (or its first 12 or more hex digits).
+        /// The version's image digest (or its first 12 or more hex digits), when the image
+        /// has one version.
+        #[arg(long, required_unless_present = "version")]
+        digest: Option<String>,
+        /// The version's name (`skat bot versions` shows it): its image and its command.
         #[arg(long)]
-        digest: String,
+        version: Option<String>,
         /// Send it back to pending: it no longer plays.
         #[arg(long)]
         withdraw: bool,
@@ -153,8 +157,12 @@ pub fn admin(args: AdminArgs) -> CmdResult {
                 };
                 list(&conn, request).await
             }
-            AdminCommand::ApproveVersion { name, digest, withdraw, conn } => {
-                super::hosted::approve(&conn, name, digest, !withdraw).await
+            AdminCommand::ApproveVersion { name, digest, version, withdraw, conn } => {
+                let pick = super::hosted::Pick {
+                    digest: digest.unwrap_or_default(),
+                    version_id: version.unwrap_or_default(),
+                };
+                super::hosted::approve(&conn, name, pick, !withdraw).await
             }
             AdminCommand::Sandboxes { running, conn } => super::hosted::sandboxes(&conn, running).await,
             AdminCommand::Online { conn } => online(&conn).await,

@@ -54,7 +54,9 @@ impl Author {
 pub enum BotAction {
     /// Submit a version of the bot as a container image: an archive (`podman save
     /// --format oci-archive`, `docker save`) uploaded to the server, or a reference the
-    /// runner pulls, pinned by digest. Prints the version's digest.
+    /// runner pulls, pinned by digest. A version is its image and its command: the same
+    /// image with another command is another version. Prints the version: its image
+    /// digest, state and name.
     Submit {
         #[command(flatten)]
         author: Author,
@@ -75,18 +77,23 @@ pub enum BotAction {
         #[arg(long)]
         activate: bool,
     },
-    /// The bot's versions, newest first: digest, state, whether active, why one failed.
+    /// The bot's versions, newest first: image digest, state, whether active, name,
+    /// command, why one failed.
     Versions(Author),
     /// Make a version the one that plays (`--none`: none; the bot plays through its own
     /// lobby again).
     Activate {
         #[command(flatten)]
         author: Author,
-        /// The version's digest (or its first 12 or more hex digits).
-        #[arg(long, required_unless_present = "none")]
+        /// The version's image digest (or its first 12 or more hex digits), when the image
+        /// has one version.
+        #[arg(long, required_unless_present_any = ["none", "version"])]
         digest: Option<String>,
+        /// The version's name (`skat bot versions` shows it): its image and its command.
+        #[arg(long, conflicts_with = "digest")]
+        version: Option<String>,
         /// No version plays.
-        #[arg(long)]
+        #[arg(long, conflicts_with_all = ["digest", "version"])]
         none: bool,
     },
     /// The bot's sandboxes (newest first: table, outcome, CPU, memory), or one
@@ -127,8 +134,9 @@ fn version_line(v: &pb::BotVersion) -> String {
     let failure = if v.failure.is_empty() { String::new() } else { format!("\n    why: {}", v.failure) };
     let sdk = if v.sdk.is_empty() { String::new() } else { format!(", sdk {}", v.sdk) };
     format!(
-        "{} {state}{active}: {source}, runs {command}{sdk}, submitted {}{failure}",
+        "{} {state}{active}: version {}, {source}, runs {command}{sdk}, submitted {}{failure}",
         v.digest,
+        v.version_id,
         when(v.submitted_unix_ms)
     )
 }
@@ -149,13 +157,15 @@ pub(crate) fn sandbox_line(s: &pb::Sandbox) -> String {
     } else {
         String::new()
     };
+    let version =
+        if s.version_id.is_empty() { s.digest.clone() } else { format!("version {}", s.version_id) };
+    let runner = if s.runner.is_empty() { String::new() } else { format!(" on {}", s.runner) };
     shorten_digests(&format!(
-        "{} {} at {} seat {} ({}): {outcome}, {:.1} CPU s{memory}, {} bytes of output; {}",
+        "{} {} at {} seat {} ({version}{runner}): {outcome}, {:.1} CPU s{memory}, {} bytes of output; {}",
         s.id,
         s.bot_name,
         s.table_id,
         s.seat,
-        s.digest,
         s.cpu_ms as f64 / 1000.0,
         s.log_bytes,
         s.detail
@@ -215,7 +225,7 @@ pub fn run(action: BotAction) -> CmdResult {
                 let v = submit(&author, archive, image, header).await?;
                 outln!("{}", version_line(&v));
                 if !v.active {
-                    outln!("activate it with: skat bot activate --digest {}", v.digest);
+                    outln!("activate it with: skat bot activate --version {}", v.version_id);
                 }
             }
             BotAction::Versions(author) => {
@@ -231,11 +241,18 @@ pub fn run(action: BotAction) -> CmdResult {
                     outln!("{}", version_line(v));
                 }
             }
-            BotAction::Activate { author, digest, none } => {
+            BotAction::Activate { author, digest, version, none } => {
                 let (mut c, token) = author.client().await?;
-                let digest = if none { String::new() } else { digest.unwrap_or_default() };
+                let (digest, version_id) = if none {
+                    Default::default()
+                } else {
+                    (digest.unwrap_or_default(), version.unwrap_or_default())
+                };
                 let r = c
-                    .activate_bot_version(with_token(pb::ActivateBotVersionRequest { digest }, &token))
+                    .activate_bot_version(with_token(
+                        pb::ActivateBotVersionRequest { digest, version_id },
+                        &token,
+                    ))
                     .await?;
                 match r.into_inner().version {
                     Some(v) => outln!("{}", version_line(&v)),
@@ -284,8 +301,17 @@ async fn print_logs(
     Ok(())
 }
 
+/// A version as the operator names it: by its name, or by its image's digest.
+#[derive(Debug, Clone, Default)]
+pub struct Pick {
+    /// The image digest or a prefix of it.
+    pub digest: String,
+    /// The version's name.
+    pub version_id: String,
+}
+
 /// `skat admin approve-version`.
-pub async fn approve(conn: &Conn, bot: String, digest: String, approve: bool) -> CmdResult {
+pub async fn approve(conn: &Conn, bot: String, pick: Pick, approve: bool) -> CmdResult {
     {
         let address = conn.server.address();
         address.check_secret("admin token")?;
@@ -293,8 +319,9 @@ pub async fn approve(conn: &Conn, bot: String, digest: String, approve: bool) ->
         let v = c
             .approve_bot_version(conn.request(pb::ApproveBotVersionRequest {
                 bot_name: bot,
-                digest,
+                digest: pick.digest,
                 approve,
+                version_id: pick.version_id,
             }))
             .await?
             .into_inner()

@@ -15,7 +15,8 @@ use super::conn::ServerArgs;
 /// The engines sandboxes run on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum EngineKind {
-    /// podman on this machine: `podman run`, the server's gRPC on a Unix socket.
+    /// podman on this machine: `podman run`, each seat's own Unix socket (which the server
+    /// makes: `skat serve --hosting-socket-dir`) its sandbox's only way out.
     Podman,
     /// Pods through the Kubernetes API, with the runner's ServiceAccount (deploy/k8s/hosted).
     Kubernetes,
@@ -27,8 +28,8 @@ pub struct SandboxArgs {
     /// The engine.
     #[arg(long, value_enum, env = "SKAT_RUNNER_ENGINE", default_value = "podman")]
     pub engine: EngineKind,
-    /// podman: the server's Unix socket on this machine (`skat serve --unix-socket`),
-    /// mounted into every sandbox as its only way out.
+    /// With --print-pod (podman): the socket the printed Pod mounts. The runner itself
+    /// mounts each seat's own socket, which the server makes for that seat alone.
     #[arg(long, env = "SKAT_RUNNER_SOCKET")]
     pub socket: Option<PathBuf>,
     /// Where the runner keeps fetched archives and sandboxes' env files (mode 0700).
@@ -63,18 +64,19 @@ pub struct SandboxArgs {
     /// Size of a sandbox's /tmp, in MiB (memory).
     #[arg(long, default_value_t = 16)]
     pub sandbox_tmp_mib: u32,
-    /// The cores sandboxes run on (`1`, `2-7`): keep them apart from the server's, so that
-    /// a bot with many threads spends its CPU quota on its own cores (docs/hosted-bots.md).
-    #[arg(long)]
+    /// The cores sandboxes run on (`1`, `2-7`; default: every core the runner may use).
+    /// Each sandbox gets cores of its own among them while there are free ones, and says
+    /// when it had to share; keep them apart from the server's (docs/hosted-bots.md).
+    #[arg(long, env = "SKAT_RUNNER_SANDBOX_CPUSET")]
     pub sandbox_cpuset: Option<String>,
 }
 
 impl SandboxArgs {
-    /// A sandbox's settings.
-    pub fn limits(&self) -> Limits {
+    /// A sandbox's settings, for the runner named `runner`.
+    pub fn limits(&self, runner: &str) -> Limits {
         let cluster = self.engine == EngineKind::Kubernetes;
         Limits {
-            socket: self.socket.clone().unwrap_or_default(),
+            runner: runner.to_string(),
             work_dir: self.work_dir.clone(),
             wall: self.sandbox_wall,
             pids: self.sandbox_pids,
@@ -109,12 +111,10 @@ impl SandboxArgs {
             program: self.podman.clone(),
             runtime: if self.engine == EngineKind::Podman { self.oci_runtime.clone() } else { None },
         };
+        if let Some(list) = &self.sandbox_cpuset {
+            skat_host::cores::parse_cpuset(list).map_err(|e| format!("--sandbox-cpuset: {e}"))?;
+        }
         match self.engine {
-            EngineKind::Podman if self.socket.is_none() => {
-                Err("--engine podman needs --socket: the server's Unix socket (skat serve --unix-socket), \
-                 the sandboxes' only way out"
-                    .into())
-            }
             EngineKind::Podman => Ok(Engine::Podman(podman)),
             EngineKind::Kubernetes => {
                 let target = self.cluster_server(server).await?;
@@ -141,9 +141,13 @@ pub struct Args {
     /// A file holding the runner token.
     #[arg(long)]
     runner_token_file: Option<PathBuf>,
-    /// A name for the operator.
-    #[arg(long, env = "SKAT_RUNNER_NAME", default_value = "runner")]
-    name: String,
+    /// The runner's name (1 to 63 letters, digits, `-`, `_`, `.`): every sandbox it
+    /// starts is labelled with it (`skat.runner=NAME`), and it finds, stops and removes
+    /// only those, so that runners of other servers on the same engine keep theirs.
+    /// Default: the Pod's name (`POD_NAME`), else this host's name and the work
+    /// directory's (`HOST-1a2b3c4d`), the same after a restart.
+    #[arg(long, env = "SKAT_RUNNER_NAME")]
+    name: Option<String>,
     #[command(flatten)]
     sandbox: SandboxArgs,
     /// Print what a sandbox of this image is and exit (JSON, which is YAML: for `podman
@@ -162,6 +166,8 @@ fn print_pod(args: &Args, image: &str) -> CmdResult {
     let seat = skat_host::sandbox::Seat {
         bot_name: "example".into(),
         digest: "sha256:0".into(),
+        version_id: "0".into(),
+        socket: args.sandbox.socket.clone(),
         image: image.to_string(),
         command: Vec::new(),
         table_id: "TABLE".into(),
@@ -171,7 +177,13 @@ fn print_pod(args: &Args, image: &str) -> CmdResult {
         cpu_millis: args.pod_size.first().copied().unwrap_or(1000),
         memory_mib: args.pod_size.get(1).copied().unwrap_or(512),
     };
-    let spec = skat_host::sandbox::spec_of("example", &seat, &args.sandbox.limits());
+    let name = runner_name(args.name.as_deref(), &args.sandbox.work_dir)?;
+    let spec = skat_host::sandbox::spec_of(
+        "example",
+        &seat,
+        &args.sandbox.limits(&name),
+        args.sandbox.sandbox_cpuset.clone(),
+    );
     let namespace = &args.sandbox.kube_namespace;
     match args.sandbox.engine {
         EngineKind::Podman => outln!("{}", serde_json::to_string_pretty(&spec.pod(namespace))?),
@@ -188,6 +200,13 @@ fn print_pod(args: &Args, image: &str) -> CmdResult {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The runner's name: `given`, else the Pod's (`POD_NAME`), else this host's and the
+/// work directory's (`HOST-1a2b3c4d`): stable across restarts, apart for two runners.
+pub fn runner_name(given: Option<&str>, work_dir: &std::path::Path) -> Result<String, String> {
+    let pod = std::env::var("POD_NAME").ok();
+    skat_host::spec::runner_name(given.or(pod.as_deref()), work_dir)
 }
 
 /// Reads a token from its flag or its file (the first line).
@@ -235,13 +254,8 @@ pub fn run(mut args: Args) -> CmdResult {
     address.check_secret("runner token")?;
     let rt = super::conn::runtime()?;
     let engine = rt.block_on(args.sandbox.engine(&args.server))?;
-    let config = RunnerConfig {
-        server: address,
-        token,
-        name: args.name.clone(),
-        engine,
-        limits: args.sandbox.limits(),
-    };
+    let name = runner_name(args.name.as_deref(), &args.sandbox.work_dir)?;
+    let config = RunnerConfig { server: address, token, limits: args.sandbox.limits(&name), name, engine };
     rt.block_on(async move {
         let (tx, rx) = tokio::sync::watch::channel(false);
         tokio::spawn(async move {

@@ -79,19 +79,42 @@ pub struct Args {
     /// Memory of a hosted bot's sandbox, in MiB.
     #[arg(long, env = "SKAT_HOSTING_MEMORY_MIB", default_value_t = 512, value_parser = clap::value_parser!(u32).range(16..=65_536))]
     pub hosting_memory_mib: u32,
-    /// Run the runner of hosted bots in this process: `podman` (needs --unix-socket and
+    /// Where the server makes each hosted seat's own Unix socket, its sandbox's only door
+    /// (it serves that seat's calls and nothing else); podman runners on this machine mount
+    /// them. Default with --runner podman: `sockets/` in --data-dir.
+    #[arg(long, env = "SKAT_HOSTING_SOCKET_DIR")]
+    pub hosting_socket_dir: Option<PathBuf>,
+    /// The sandbox port, for sandboxes that reach the server over a network (Pods on
+    /// Kubernetes): it serves hosted seats' calls with their seat tokens and nothing else,
+    /// a few connections per address. With TLS (--tls-cert) like the gRPC port; without,
+    /// loopback only.
+    #[arg(long, env = "SKAT_HOSTING_SANDBOX_ADDR")]
+    pub hosting_sandbox_addr: Option<SocketAddr>,
+    /// Who may seat a hosted bot at a table of their own (CreateTable's `bots`), each seat
+    /// a sandbox on this server's runner: `operator` (tables made with the admin or create
+    /// token), `anyone`, or `none` (hosted bots play tournaments only).
+    #[arg(long, env = "SKAT_HOSTING_PEOPLE_TABLES", value_enum, default_value = "operator")]
+    pub hosting_people_tables: skat_server::PeopleTables,
+    /// Run the runner of hosted bots in this process: `podman` (needs
     /// --hosting-runner-token-file; the sandbox settings are `skat runner`'s). On
     /// Kubernetes the runner is its own Deployment (`skat runner --engine kubernetes`),
     /// so that the server's Pods hold no rights on the API.
     #[arg(long, value_parser = ["podman"])]
     pub runner: Option<String>,
+    /// The in-process runner's name: its sandboxes carry it, and it removes only those
+    /// (another server's runner on this machine keeps its own). Default: `serve-` and the
+    /// node id, else this host's name and the runner directory's.
+    #[arg(long, env = "SKAT_RUNNER_NAME")]
+    pub runner_name: Option<String>,
     /// Where the in-process runner keeps its files (default: `runner/` in --data-dir).
     #[arg(long)]
     pub runner_dir: Option<PathBuf>,
     /// The in-process runner's OCI runtime for podman (`runc`, `crun`, `runsc`).
     #[arg(long)]
     pub runner_oci_runtime: Option<String>,
-    /// The cores the in-process runner's sandboxes run on (`1`, `2-7`; default: any).
+    /// The cores the in-process runner's sandboxes run on (`1`, `2-7`; default: every core
+    /// this process may use); each sandbox gets cores of its own among them while there
+    /// are free ones.
     #[arg(long)]
     pub runner_sandbox_cpuset: Option<String>,
     /// The in-process runner's wall-clock limit per sandbox.
@@ -163,8 +186,38 @@ impl Args {
             },
             cpu_millis: self.hosting_cpu_millis,
             memory_mib: self.hosting_memory_mib,
+            socket_dir: self.socket_dir(data_dir)?,
+            sandbox_addr: self.hosting_sandbox_addr,
+            people_tables: self.hosting_people_tables,
             ..Default::default()
         })
+    }
+
+    /// Where seats' sockets are made: --hosting-socket-dir, else with --runner podman
+    /// `sockets/` in the data directory (a temporary one with --database memory). A
+    /// socket's path has at most 107 bytes: the directory leaves room for its names.
+    fn socket_dir(&self, data_dir: &std::path::Path) -> Result<Option<PathBuf>, String> {
+        let dir = match (&self.hosting_socket_dir, &self.runner, self.database.as_str()) {
+            (Some(d), _, _) => d.clone(),
+            (None, None, _) => return Ok(None),
+            (None, Some(_), "memory") => {
+                std::env::temp_dir().join(format!("skat-sockets-{}", std::process::id()))
+            }
+            (None, Some(_), _) => data_dir.join("sockets"),
+        };
+        let dir = if dir.is_absolute() {
+            dir
+        } else {
+            std::env::current_dir().map_err(|e| e.to_string())?.join(dir)
+        };
+        // `<dir>/<16 hex>.sock`
+        if dir.as_os_str().len() + 22 > 107 {
+            return Err(format!(
+                "--hosting-socket-dir {}: a Unix socket's path has at most 107 bytes; choose a shorter directory",
+                dir.display()
+            ));
+        }
+        Ok(Some(dir))
     }
 }
 
@@ -177,11 +230,8 @@ fn in_process_runner(
     if args.runner.is_none() {
         return Ok(None);
     }
-    let (Some(socket), Some(token)) = (&config.unix_socket, &config.hosting.runner_token) else {
-        return Err(
-            "--runner needs --unix-socket (the sandboxes' way to the server) and --hosting-runner-token-file"
-                .into(),
-        );
+    let Some(token) = &config.hosting.runner_token else {
+        return Err("--runner needs --hosting-runner-token-file (the runner follows the feed with it)".into());
     };
     let mut at = addr;
     if at.ip().is_unspecified() {
@@ -195,7 +245,7 @@ fn in_process_runner(
     };
     let sandbox = super::runner::SandboxArgs {
         engine: super::runner::EngineKind::Podman,
-        socket: Some(socket.clone()),
+        socket: None,
         work_dir,
         podman: PathBuf::from("podman"),
         oci_runtime: args.runner_oci_runtime.clone(),
@@ -212,14 +262,14 @@ fn in_process_runner(
         program: sandbox.podman.clone(),
         runtime: sandbox.oci_runtime.clone(),
     });
-    let limits = sandbox.limits();
-    Ok(Some(skat_host::RunnerConfig {
-        server,
-        token: token.clone(),
-        name: "in-process".into(),
-        engine,
-        limits,
-    }))
+    let given = args.runner_name.clone().or_else(|| config.node_id.as_ref().map(|n| format!("serve-{n}")));
+    let name = skat_host::spec::runner_name(given.as_deref(), &sandbox.work_dir)
+        .map_err(|e| format!("--runner-name: {e}"))?;
+    if let Some(list) = &sandbox.sandbox_cpuset {
+        skat_host::cores::parse_cpuset(list).map_err(|e| format!("--runner-sandbox-cpuset: {e}"))?;
+    }
+    let limits = sandbox.limits(&name);
+    Ok(Some(skat_host::RunnerConfig { server, token: token.clone(), name, engine, limits }))
 }
 
 /// Removes a temporary directory when dropped.

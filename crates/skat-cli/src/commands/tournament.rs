@@ -319,7 +319,14 @@ async fn show(conn: &Conn, id: String) -> CmdResult {
         outln!("Swiss    round {} of {}", t.round, t.rounds);
     }
     for v in &t.versions {
-        outln!("hosted   {} plays {}", v.name, v.digest);
+        let runs = if v.command.is_empty() {
+            "its entry point".to_string()
+        } else {
+            serde_json::to_string(&v.command).unwrap_or_default()
+        };
+        let version =
+            if v.version_id.is_empty() { String::new() } else { format!("version {}, ", v.version_id) };
+        outln!("hosted   {} plays {} ({version}runs {runs})", v.name, v.digest);
     }
     if !t.deals_commitment.is_empty() {
         outln!("deals    committed: {}", t.deals_commitment);

@@ -18,6 +18,7 @@ use skat_league::{AccountId, TournamentId};
 use tokio::sync::mpsc;
 
 use super::{CompetitionError, Ctx, SeatKey, lock};
+use crate::config::PeopleTables;
 use crate::secret::SeatToken;
 use crate::store::accounts::Account;
 use crate::table::TableId;
@@ -58,8 +59,9 @@ pub(crate) struct LobbyWish {
     pub(crate) casual_seats: u32,
     /// Whether it is shown challenges.
     pub(crate) challenges: bool,
-    /// Whether people may seat this bot at their tables.
-    pub(crate) open_tables: bool,
+    /// Who may seat this bot at their tables (`Anyone` for a bot's own lobby that asks
+    /// for it; a hosted account's, as the operator set it).
+    pub(crate) open_tables: PeopleTables,
 }
 
 /// An open lobby stream.
@@ -72,8 +74,8 @@ struct Lobby {
     casual_seats: u32,
     /// Whether it is shown challenges.
     challenges: bool,
-    /// Whether people's tables may seat its account.
-    open_tables: bool,
+    /// Who may seat its account at their tables.
+    open_tables: PeopleTables,
 }
 
 /// A seat handed to an account: where, and its token while this process has it.
@@ -157,10 +159,15 @@ impl Lobbies {
     }
 
     /// Whether an account has an open lobby that offered it to people's tables.
-    pub(crate) fn open_for_tables(&self, account: &AccountId) -> bool {
+    pub(crate) fn open_for_tables(&self, account: &AccountId, by_operator: bool) -> bool {
+        let admits = |to: PeopleTables| match to {
+            PeopleTables::Anyone => true,
+            PeopleTables::Operator => by_operator,
+            PeopleTables::None => false,
+        };
         lock(&self.open)
             .get(account)
-            .is_some_and(|open| open.iter().any(|l| !l.tx.is_closed() && l.open_tables))
+            .is_some_and(|open| open.iter().any(|l| !l.tx.is_closed() && admits(l.open_tables)))
     }
 
     /// How many lobbies an account has open now.

@@ -4,6 +4,7 @@
 //! | rule | why |
 //! |---|---|
 //! | only accounts whose lobby offers itself to people's tables (`open_tables`), under their quota | a bot plays strangers' tables only when its author says so, and never more tables than it may |
+//! | a hosted account only at the tables `--hosting-people-tables` allows (the operator's, by default) | each of its seats starts a sandbox on the operator's machine |
 //! | every bot's seat taken in one change, with a fresh seat token each, handed to its lobby | as a tournament seats its entrants: one commit, tokens never stored |
 //! | the seats are released when the table ends | the account's count of tables at once stays true |
 //! | not a tournament: not rated, no standings beyond the table's | a person's game is play, not a competition result |
@@ -28,9 +29,14 @@ pub(crate) struct Invited {
 }
 
 impl Seats {
-    /// Checks that every named account exists and offers itself to people's tables now,
-    /// under its quota (before the table is made).
-    pub(crate) async fn bots_for_table(&self, names: &[String]) -> Result<Vec<Invited>, CompetitionError> {
+    /// Checks that every named account exists and offers itself to people's tables now
+    /// (to this caller: `by_operator` with the operator's token), under its quota (before
+    /// the table is made).
+    pub(crate) async fn bots_for_table(
+        &self,
+        names: &[String],
+        by_operator: bool,
+    ) -> Result<Vec<Invited>, CompetitionError> {
         let store = self.ctx.store()?;
         let playing = self.ctx.lobbies.seat_counts();
         let mut out: Vec<Invited> = Vec::new();
@@ -45,7 +51,7 @@ impl Seats {
                 0 => a.max_tables,
                 c => c.min(a.max_tables),
             } as usize;
-            if a.disabled || !self.ctx.lobbies.open_for_tables(&a.account_id) || at >= cap {
+            if a.disabled || !self.ctx.lobbies.open_for_tables(&a.account_id, by_operator) || at >= cap {
                 return Err(CompetitionError::BotUnavailable(a.name.to_string()));
             }
             out.push(Invited { account: a.account_id, name: a.name.to_string() });

@@ -35,6 +35,11 @@ pub(crate) enum HostingError {
     /// No version with this digest.
     #[error("no version `{0}` of this bot (skat bot versions lists them)")]
     VersionNotFound(String),
+    /// An image with versions of several commands, named by its digest.
+    #[error(
+        "the image {0} has versions with different commands ({1}): name one with its version (skat bot activate --version ID)"
+    )]
+    VersionAmbiguous(String, String),
     /// No such account.
     #[error("no bot account `{0}`")]
     BotNotFound(String),

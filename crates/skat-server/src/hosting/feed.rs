@@ -1,8 +1,10 @@
 //! The runner's feed: every seat a hosted account is to play.
 //!
-//! For each hosted account the feed opens a lobby on the account's behalf (open to
-//! people's tables, no casual play) and passes its seats on with the version to run: the
-//! version a hosted tournament pinned for its tables, else the account's active one. It
+//! For each hosted account the feed opens a lobby on the account's behalf (open to the
+//! people's tables `--hosting-people-tables` names, no casual play) and passes its seats
+//! on with the version to run: the version a hosted tournament pinned for its tables,
+//! else the account's active one. A seat is passed on when its table is about to play
+//! (every seat taken): a sandbox never idles at a table waiting for players. It
 //! looks at the hosted accounts again every [`LOOK_EVERY`] and whenever a version is
 //! activated, approved or fails; an account no longer hosted has its lobby closed. Seats
 //! at tables on other replicas (no token here) are left to those replicas' runners.
@@ -19,13 +21,17 @@ use tokio::task::JoinHandle;
 use super::Hosting;
 use crate::competition::SeatOffer;
 use crate::competition::lobby::{LobbyNote, LobbyWish};
+use crate::config::PeopleTables;
 use crate::store::accounts::Account;
 use crate::store::hosting::{StoredVersion, VersionState};
+use crate::table::{Status, TableId};
 
 /// A hosted account's lobby: no limit of its own, no casual queue, no challenges (the
-/// operator's tournaments seat it), open to people's tables.
-const HOSTED_LOBBY: LobbyWish =
-    LobbyWish { max_tables: 0, casual_seats: 0, challenges: false, open_tables: true };
+/// operator's tournaments seat it), open to the people's tables `--hosting-people-tables`
+/// names.
+fn hosted_lobby(people: PeopleTables) -> LobbyWish {
+    LobbyWish { max_tables: 0, casual_seats: 0, challenges: false, open_tables: people }
+}
 
 /// How often the feed looks for accounts that became hosted (or stopped being).
 const LOOK_EVERY: Duration = Duration::from_secs(2);
@@ -108,7 +114,11 @@ impl Hosting {
             if followed.contains_key(&account.account_id) {
                 continue;
             }
-            match self.competitions.open_lobby(&account, HOSTED_LOBBY).await {
+            match self
+                .competitions
+                .open_lobby(&account, hosted_lobby(self.config.hosting.people_tables))
+                .await
+            {
                 Ok(lobby) => {
                     let task = tokio::spawn(Arc::clone(self).forward(account.clone(), lobby, tx.clone()));
                     followed.insert(account.account_id.clone(), Followed { task });
@@ -120,28 +130,65 @@ impl Hosting {
         }
     }
 
-    /// Passes an account's seats on to the runner, each with its version.
+    /// Passes an account's seats on to the runner, each with its version, each once its
+    /// table is about to play.
     async fn forward(
         self: Arc<Self>,
         account: Account,
         mut lobby: mpsc::Receiver<LobbyNote>,
         tx: mpsc::Sender<HostedSeat>,
     ) {
-        while let Some(note) = lobby.recv().await {
+        let mut waiting = tokio::task::JoinSet::new();
+        loop {
+            let note = tokio::select! {
+                note = lobby.recv() => note,
+                _ = tx.closed() => return,
+            };
+            let Some(note) = note else { return };
             let LobbyNote::Seat(offer) = note else { continue };
             if offer.seat_token.is_empty() {
                 continue;
             }
-            match self.seat_for(&account, offer).await {
-                Some(seat) => {
-                    if tx.send(seat).await.is_err() {
-                        return;
+            // Finished waiters are gathered as new seats come (the set holds the waiting).
+            while waiting.try_join_next().is_some() {}
+            let me = Arc::clone(&self);
+            let (account, tx) = (account.clone(), tx.clone());
+            waiting.spawn(async move {
+                if !me.until_playing(&offer.table_id).await {
+                    return;
+                }
+                match me.seat_for(&account, offer).await {
+                    Some(seat) => {
+                        let _ = tx.send(seat).await;
+                    }
+                    None => {
+                        tracing::warn!(account = %account.name, "runner feed: a seat without a version that may play; it forfeits on time")
                     }
                 }
-                None => {
-                    tracing::warn!(account = %account.name, "runner feed: a seat without a version that may play; it forfeits on time")
+            });
+        }
+    }
+
+    /// Waits until a table is about to play (every seat taken): true then, false when it
+    /// ended or is gone first. A table this process does not hold is handed out at once.
+    async fn until_playing(&self, table_id: &str) -> bool {
+        let Ok(id) = table_id.parse::<TableId>() else { return true };
+        let Some(handle) = self.tables.get(&id) else { return true };
+        loop {
+            let published = handle.published();
+            {
+                let table = handle.lock();
+                if table.is_finished() {
+                    return false;
+                }
+                if table.status() != Status::Waiting {
+                    return true;
                 }
             }
+            if handle.is_closed() {
+                return false;
+            }
+            handle.changed(published).await;
         }
     }
 
@@ -161,7 +208,7 @@ impl Hosting {
         };
         let (version, cpu_millis, memory_mib) = match pin {
             Some(p) => (
-                store.hosting.version(&account.account_id, &p.digest).await.ok()??,
+                store.hosting.version(&account.account_id, &p.version_id).await.ok()??,
                 p.cpu_millis,
                 p.memory_mib,
             ),

@@ -5,12 +5,14 @@
 //!
 //! | rule | why | where |
 //! |---|---|---|
-//! | a version is named by its digest and never changes | a finished tournament says exactly which code played | [`upload`], `store/hosting.rs` |
+//! | a version is its image and its command, named by both ([`version_id`]), and never changes | a finished tournament says exactly which code played, and how it was started | [`upload`], `store/hosting.rs` |
 //! | an archive is stored content-addressed, size-capped while it arrives, and checked to be an image archive before it is kept | a bad upload stores nothing | [`upload`] |
 //! | a reference must pin a digest (`name@sha256:...`) | a tag can be moved under a running tournament | [`Hosting::submit_reference`] |
 //! | an account is hosted when it has an active version the operator allows (approved) | one switch for the author; the operator may review first | [`Hosting::activate`], [`Hosting::approve`] |
 //! | a hosted account's seats go to the runner's feed (a lobby opened on its behalf), never to a lobby of its own | two players for one seat would race | [`feed`] |
 //! | the feed carries a seat token, never the account's bot token | a sandbox acts for one seat at one table and nothing else | [`feed`] |
+//! | a seat is handed to the runner when its table is about to play (every seat taken), not while it waits for players | no sandbox idles at a table that may never fill |
+//! | people's tables seat a hosted account only as `--hosting-people-tables` allows (the operator's tables by default) | each seat starts a sandbox on the operator's machine |
 //! | a hosted tournament pins each entrant's version at creation | the version that played is the one that was entered | [`Hosting::pins_for`] |
 //! | one runner follows the feed at a time; a newer one takes it over | a restarted runner is not locked out by its own dead stream | [`feed`] |
 //! | sandboxes and their output are bounded per account (50, 1 MiB each) | the database does not grow with a chatty bot | `store/hosting.rs` |
@@ -41,6 +43,7 @@ use crate::store::Store;
 use crate::store::accounts::Account;
 use crate::store::hosting::{Pin, SandboxFilter, StoredSandbox, StoredVersion, VersionState};
 use crate::store::tables::unix_ms_now;
+use crate::table::Tables;
 
 /// Output kept per sandbox, in bytes (the oldest is dropped).
 pub(crate) const MAX_LOG_BYTES: usize = 1024 * 1024;
@@ -51,6 +54,8 @@ pub(crate) struct Hosting {
     journal: Journal,
     config: Arc<ServerConfig>,
     competitions: Arc<Competitions>,
+    /// The tables, to hand a seat out when its table is about to play.
+    tables: Arc<Tables>,
     metrics: Metrics,
     /// The newest feed's number: an older feed ends when it sees a newer one.
     feed_generation: AtomicU64,
@@ -64,12 +69,14 @@ impl Hosting {
         journal: Journal,
         config: Arc<ServerConfig>,
         competitions: Arc<Competitions>,
+        tables: Arc<Tables>,
         metrics: Metrics,
     ) -> Arc<Hosting> {
         Arc::new(Hosting {
             journal,
             config,
             competitions,
+            tables,
             metrics,
             feed_generation: AtomicU64::new(0),
             changed: Notify::new(),
@@ -118,8 +125,9 @@ impl Hosting {
         self.keep(account, digest, image_ref.to_string(), 0, header).await
     }
 
-    /// Keeps a version (as it stands when the account had it already), activates it when
-    /// asked, and prunes the account's oldest versions beyond the limit.
+    /// Keeps a version (as it stands when the account had it already: the same image
+    /// with the same command), activates it when asked, and prunes the account's oldest
+    /// versions beyond the limit.
     pub(crate) async fn keep(
         &self,
         account: &Account,
@@ -130,35 +138,42 @@ impl Hosting {
     ) -> Result<StoredVersion, HostingError> {
         let store = self.store()?;
         header.check()?;
-        let state = if self.config.hosting.approval { VersionState::Pending } else { VersionState::Approved };
-        let v = StoredVersion {
-            account_id: account.account_id.clone(),
-            digest: digest.clone(),
-            image_ref,
-            size_bytes,
-            command: header.command.clone(),
-            sdk: header.sdk.clone(),
-            state,
-            active: false,
-            failure: String::new(),
-            submitted_ms: unix_ms_now(),
-        };
-        if store.hosting.insert_version(&v).await? {
-            tracing::info!(account = %account.name, %digest, size_bytes, "bot version submitted");
-            for gone in store
-                .hosting
-                .prune_versions(&account.account_id, self.config.hosting.versions_per_account)
-                .await?
-            {
-                self.forget_archive(&gone).await;
+        let known = store.hosting.versions(&account.account_id).await?;
+        let same = known.into_iter().find(|v| v.digest == digest && v.command == header.command);
+        let id = match same {
+            Some(v) => v.version_id,
+            None => {
+                let state =
+                    if self.config.hosting.approval { VersionState::Pending } else { VersionState::Approved };
+                let v = StoredVersion {
+                    account_id: account.account_id.clone(),
+                    version_id: version_id(&digest, &header.command),
+                    digest: digest.clone(),
+                    image_ref,
+                    size_bytes,
+                    command: header.command.clone(),
+                    sdk: header.sdk.clone(),
+                    state,
+                    active: false,
+                    failure: String::new(),
+                    submitted_ms: unix_ms_now(),
+                };
+                if store.hosting.insert_version(&v).await? {
+                    tracing::info!(account = %account.name, %digest, version = %v.version_id, size_bytes, "bot version submitted");
+                    let keep = self.config.hosting.versions_per_account;
+                    for gone in store.hosting.prune_versions(&account.account_id, keep).await? {
+                        self.forget_archive(&gone).await;
+                    }
+                }
+                v.version_id
             }
-        }
+        };
         if header.activate
-            && let Some(v) = self.activate(account, &digest).await?
+            && let Some(v) = self.activate(account, &VersionPick { version_id: &id, digest: "" }).await?
         {
             return Ok(v);
         }
-        self.version(&account.account_id, &digest).await
+        self.version(&account.account_id, &id).await
     }
 
     async fn forget_archive(&self, digest: &str) {
@@ -170,25 +185,39 @@ impl Hosting {
         }
     }
 
-    async fn version(&self, account: &AccountId, digest: &str) -> Result<StoredVersion, HostingError> {
+    async fn version(&self, account: &AccountId, id: &str) -> Result<StoredVersion, HostingError> {
         self.store()?
             .hosting
-            .version(account, digest)
+            .version(account, id)
             .await?
-            .ok_or_else(|| HostingError::VersionNotFound(digest.into()))
+            .ok_or_else(|| HostingError::VersionNotFound(id.into()))
     }
 
-    /// The version of `account` a digest or a prefix of it names (at least 12 digits).
-    async fn find(&self, account: &AccountId, digest: &str) -> Result<StoredVersion, HostingError> {
-        let want = digest.trim();
+    /// The version of `account` that `pick` names: by its name, or by its image's digest
+    /// or a prefix of it (at least 12 digits) when the image has one version.
+    async fn find(&self, account: &AccountId, pick: &VersionPick<'_>) -> Result<StoredVersion, HostingError> {
+        let all = self.store()?.hosting.versions(account).await?;
+        let named = pick.version_id.trim();
+        if !named.is_empty() {
+            return all
+                .into_iter()
+                .find(|v| v.version_id == named)
+                .ok_or_else(|| HostingError::VersionNotFound(named.chars().take(80).collect()));
+        }
+        let want = pick.digest.trim();
         let hex = want.strip_prefix("sha256:").unwrap_or(want);
         if hex.len() < 12 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Err(HostingError::VersionNotFound(want.chars().take(80).collect()));
         }
-        let all = self.store()?.hosting.versions(account).await?;
-        let mut found = all.into_iter().filter(|v| v.digest["sha256:".len()..].starts_with(hex));
-        match (found.next(), found.next()) {
-            (Some(v), None) => Ok(v),
+        let found: Vec<StoredVersion> =
+            all.into_iter().filter(|v| v.digest["sha256:".len()..].starts_with(hex)).collect();
+        match found.as_slice() {
+            [v] => Ok(v.clone()),
+            [] => Err(HostingError::VersionNotFound(want.chars().take(80).collect())),
+            several if several.iter().all(|v| v.digest == several[0].digest) => {
+                let ids: Vec<&str> = several.iter().map(|v| v.version_id.as_str()).collect();
+                Err(HostingError::VersionAmbiguous(several[0].digest.clone(), ids.join(", ")))
+            }
             _ => Err(HostingError::VersionNotFound(want.chars().take(80).collect())),
         }
     }
@@ -203,22 +232,22 @@ impl Hosting {
     pub(crate) async fn activate(
         &self,
         account: &Account,
-        digest: &str,
+        pick: &VersionPick<'_>,
     ) -> Result<Option<StoredVersion>, HostingError> {
         let store = self.store()?;
-        if digest.trim().is_empty() {
+        if pick.is_none() {
             store.hosting.set_active(&account.account_id, None).await?;
             self.changed.notify_waiters();
             tracing::info!(account = %account.name, "hosting ended: no version is active");
             return Ok(None);
         }
-        let v = self.find(&account.account_id, digest).await?;
-        store.hosting.set_active(&account.account_id, Some(&v.digest)).await?;
+        let v = self.find(&account.account_id, pick).await?;
+        store.hosting.set_active(&account.account_id, Some(&v.version_id)).await?;
         // Its own lobbies end: its seats go to the runner from now on.
         self.competitions.seats.close_lobbies(&account.account_id);
         self.changed.notify_waiters();
-        tracing::info!(account = %account.name, digest = %v.digest, "bot version activated");
-        self.version(&account.account_id, &v.digest).await.map(Some)
+        tracing::info!(account = %account.name, version = %v.version_id, digest = %v.digest, "bot version activated");
+        self.version(&account.account_id, &v.version_id).await.map(Some)
     }
 
     /// The operator approves a version (or sends it back to pending).
@@ -226,7 +255,7 @@ impl Hosting {
         &self,
         admin: &Admin,
         bot_name: &str,
-        digest: &str,
+        pick: &VersionPick<'_>,
         approve: bool,
     ) -> Result<StoredVersion, HostingError> {
         let store = self.store()?;
@@ -235,13 +264,15 @@ impl Hosting {
             .account_by_name(bot_name)
             .await?
             .ok_or_else(|| HostingError::BotNotFound(bot_name.into()))?;
-        let v = self.find(&account.account_id, digest).await?;
+        let v = self.find(&account.account_id, pick).await?;
         let state = if approve { VersionState::Approved } else { VersionState::Pending };
-        store.hosting.set_version_state(&account.account_id, &v.digest, state, "").await?;
+        store.hosting.set_version_state(&account.account_id, &v.version_id, state, "").await?;
         let what = if approve { "approve-version" } else { "withdraw-approval" };
-        self.competitions.audit(admin, what, account.name.as_str(), v.digest.clone()).await;
+        self.competitions
+            .audit(admin, what, account.name.as_str(), format!("{} ({})", v.version_id, v.digest))
+            .await;
         self.changed.notify_waiters();
-        self.version(&account.account_id, &v.digest).await
+        self.version(&account.account_id, &v.version_id).await
     }
 
     /// The version that plays an account's seats, when it is hosted now (an active,
@@ -274,6 +305,7 @@ impl Hosting {
             match v {
                 Some(v) if v.state == VersionState::Approved => pins.push(Pin {
                     account_id: account.account_id,
+                    version_id: v.version_id,
                     digest: v.digest,
                     cpu_millis: self.config.hosting.cpu_millis,
                     memory_mib: self.config.hosting.memory_mib,
@@ -285,23 +317,25 @@ impl Hosting {
     }
 
     /// A tournament's entrants and their pinned versions, by name.
-    pub(crate) async fn pinned_names(
-        &self,
-        tournament_id: &str,
-    ) -> Result<Vec<(String, String)>, HostingError> {
+    pub(crate) async fn pinned(&self, tournament_id: &str) -> Result<Vec<PinnedEntrant>, HostingError> {
         let Some(store) = self.journal.store() else { return Ok(Vec::new()) };
         let pins = store.hosting.pins(tournament_id).await?;
         let ids: Vec<AccountId> = pins.iter().map(|p| p.account_id.clone()).collect();
         let accounts = store.accounts.accounts(&ids).await?;
-        Ok(pins
-            .into_iter()
-            .map(|p| {
-                let name = accounts
-                    .get(&p.account_id)
-                    .map_or_else(|| p.account_id.to_string(), |a| a.name.to_string());
-                (name, p.digest)
-            })
-            .collect())
+        let mut out = Vec::with_capacity(pins.len());
+        for p in pins {
+            let name =
+                accounts.get(&p.account_id).map_or_else(|| p.account_id.to_string(), |a| a.name.to_string());
+            // A pruned version is never pinned; an account removed since keeps its row.
+            let command = store.hosting.version(&p.account_id, &p.version_id).await?.map(|v| v.command);
+            out.push(PinnedEntrant {
+                name,
+                digest: p.digest,
+                version_id: p.version_id,
+                command: command.unwrap_or_default(),
+            });
+        }
+        Ok(out)
     }
 
     /// The runner's report of a sandbox.
@@ -316,10 +350,7 @@ impl Hosting {
             sandbox.account_id.parse().map_err(|_| HostingError::BotNotFound(sandbox.account_id.clone()))?;
         if !version_failure.is_empty() {
             let failure: String = version_failure.chars().filter(|c| !c.is_control()).take(500).collect();
-            store
-                .hosting
-                .set_version_state(&account, &sandbox.digest, VersionState::Failed, &failure)
-                .await?;
+            store.hosting.fail_image(&account, &sandbox.digest, &failure).await?;
             self.changed.notify_waiters();
         }
         let log = log.map(|bytes| {
@@ -360,6 +391,50 @@ impl Hosting {
             _ => Err(HostingError::SandboxNotFound(id.chars().take(64).collect())),
         }
     }
+}
+
+/// A version named by the author or the operator: by its name, or by its image.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct VersionPick<'a> {
+    /// The version's name (`version_id`); wins over `digest`.
+    pub(crate) version_id: &'a str,
+    /// The image's digest, or a prefix of at least 12 hex digits.
+    pub(crate) digest: &'a str,
+}
+
+impl VersionPick<'_> {
+    /// Names nothing: no version is to play.
+    fn is_none(&self) -> bool {
+        self.version_id.trim().is_empty() && self.digest.trim().is_empty()
+    }
+}
+
+/// A hosted tournament's entrant and what it plays.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PinnedEntrant {
+    /// The account's name.
+    pub(crate) name: String,
+    /// The image.
+    pub(crate) digest: String,
+    /// The version's name.
+    pub(crate) version_id: String,
+    /// The command it runs (empty: the image's entry point).
+    pub(crate) command: Vec<String>,
+}
+
+/// A version's name: the image digest's first 12 hex digits, and `-` with the first 8
+/// of the SHA-256 of the command's JSON array when the version runs a command of its own.
+pub(crate) fn version_id(digest: &str, command: &[String]) -> String {
+    use sha2::Digest as _;
+    let hex = digest.strip_prefix("sha256:").unwrap_or(digest);
+    let image: String = hex.chars().take(12).collect();
+    if command.is_empty() {
+        return image;
+    }
+    let json = serde_json::to_string(command).unwrap_or_default();
+    let hash = sha2::Sha256::digest(json.as_bytes());
+    let short: String = hash.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    format!("{image}-{short}")
 }
 
 /// What the author says of a version.
@@ -412,7 +487,18 @@ pub(crate) fn pinned_digest(image_ref: &str) -> Result<String, HostingError> {
 
 #[cfg(test)]
 mod tests {
-    use super::pinned_digest;
+    use super::{pinned_digest, version_id};
+
+    #[test]
+    fn a_version_is_named_by_its_image_and_its_command() {
+        let d = "sha256:".to_string() + &"3f".repeat(32);
+        assert_eq!(version_id(&d, &[]), "3f3f3f3f3f3f");
+        let a = version_id(&d, &["/bot".into()]);
+        let b = version_id(&d, &["/bot".into(), "--fast".into()]);
+        assert!(a.starts_with("3f3f3f3f3f3f-") && a.len() == 21, "{a}");
+        assert_ne!(a, b, "another command, another version");
+        assert_eq!(a, version_id(&d, &["/bot".into()]), "the same command, the same name");
+    }
 
     #[test]
     fn a_reference_must_pin_a_digest() {

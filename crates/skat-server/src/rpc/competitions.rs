@@ -20,6 +20,7 @@ use crate::competition::accounts::BotChange;
 use crate::competition::admin::Admin;
 use crate::competition::control::TournamentAction;
 use crate::competition::lobby::{LobbyNote, LobbyWish};
+use crate::config::PeopleTables;
 use crate::secret::random_u64;
 use crate::table::settings;
 
@@ -149,7 +150,7 @@ pub(crate) async fn lobby(s: &SkatServer, request: Request<pb::LobbyRequest>) ->
                 max_tables: r.max_tables,
                 casual_seats: r.casual_seats,
                 challenges: r.challenges,
-                open_tables: r.open_tables,
+                open_tables: if r.open_tables { PeopleTables::Anyone } else { PeopleTables::None },
             },
         )
         .await?;
@@ -251,10 +252,17 @@ pub(crate) async fn get_tournament(
     s.admit(request.metadata(), Access::Read).await?;
     let details = s.competitions.views.tournament(&request.get_ref().tournament_id).await?;
     let mut tournament = projection::tournament(details);
-    let pinned = s.hosting.pinned_names(&tournament.tournament_id).await?;
+    let pinned = s.hosting.pinned(&tournament.tournament_id).await?;
     tournament.hosted = !pinned.is_empty();
-    tournament.versions =
-        pinned.into_iter().map(|(name, digest)| pb::EntrantVersion { name, digest }).collect();
+    tournament.versions = pinned
+        .into_iter()
+        .map(|p| pb::EntrantVersion {
+            name: p.name,
+            digest: p.digest,
+            command: p.command,
+            version_id: p.version_id,
+        })
+        .collect();
     Ok(pb::GetTournamentResponse { tournament: Some(tournament) })
 }
 

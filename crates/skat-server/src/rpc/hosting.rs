@@ -14,9 +14,11 @@ use tonic::{Code, Request, Response, Status, Streaming};
 use super::access::bearer;
 use super::limits::client_of;
 use super::refusal::Refusal;
+use super::sandbox::Sandboxes;
+use super::sandbox::doors::Pass;
 use super::service::SkatServer;
 use crate::hosting::upload::Upload;
-use crate::hosting::{Hosting, HostingError, VersionHeader};
+use crate::hosting::{Hosting, HostingError, VersionHeader, VersionPick};
 use crate::store::hosting::{SandboxFilter, StoredSandbox, StoredVersion, VersionState};
 use skat_proto::pb::ErrorReason as R;
 
@@ -27,12 +29,13 @@ const FETCH_CHUNK: usize = 256 * 1024;
 #[derive(Debug, Clone)]
 pub(crate) struct HostingApi {
     server: SkatServer,
+    sandboxes: Arc<Sandboxes>,
 }
 
 impl HostingApi {
-    /// The service.
-    pub(crate) fn new(server: SkatServer) -> HostingApi {
-        HostingApi { server }
+    /// The service; the runner's feed opens a door for every seat it hands out.
+    pub(crate) fn new(server: SkatServer, sandboxes: Arc<Sandboxes>) -> HostingApi {
+        HostingApi { server, sandboxes }
     }
 
     fn hosting(&self) -> &Arc<Hosting> {
@@ -60,6 +63,7 @@ pub(crate) fn version(v: &StoredVersion, bot_name: &str) -> pb::BotVersion {
         failure: v.failure.clone(),
         submitted_unix_ms: i64::try_from(v.submitted_ms).unwrap_or(i64::MAX),
         bot_name: bot_name.to_string(),
+        version_id: v.version_id.clone(),
     }
 }
 
@@ -91,6 +95,8 @@ fn sandbox(s: StoredSandbox, bot_name: String) -> pb::Sandbox {
         detail: s.detail,
         log_bytes: s.log_bytes,
         log_truncated: s.log_truncated,
+        version_id: s.version_id,
+        runner: s.runner,
     }
 }
 
@@ -117,6 +123,8 @@ fn stored(s: pb::Sandbox) -> Result<StoredSandbox, Status> {
         sandbox_id: short(s.id, 64),
         account_id: short(s.bot_name, 64),
         digest: short(s.digest, 80),
+        version_id: short(s.version_id, 32),
+        runner: short(s.runner, 64),
         table_id: short(s.table_id, 64),
         seat: s.seat.min(3),
         tournament_id: short(s.tournament_id, 64),
@@ -227,7 +235,9 @@ impl HostingService for HostingApi {
     ) -> Answer<pb::ActivateBotVersionResponse> {
         let token = bearer(request.metadata())?;
         let account = self.hosting().author(token.as_deref()).await?;
-        let v = self.hosting().activate(&account, &request.get_ref().digest).await?;
+        let r = request.get_ref();
+        let pick = VersionPick { version_id: &r.version_id, digest: &r.digest };
+        let v = self.hosting().activate(&account, &pick).await?;
         Ok(Response::new(pb::ActivateBotVersionResponse {
             version: v.map(|v| version(&v, account.name.as_str())),
         }))
@@ -240,7 +250,8 @@ impl HostingService for HostingApi {
         let token = bearer(request.metadata())?;
         let admin = self.hosting().admin(token.as_deref(), client_of(&request))?;
         let r = request.get_ref();
-        let v = self.hosting().approve(&admin, &r.bot_name, &r.digest, r.approve).await?;
+        let pick = VersionPick { version_id: &r.version_id, digest: &r.digest };
+        let v = self.hosting().approve(&admin, &r.bot_name, &pick, r.approve).await?;
         Ok(Response::new(pb::ApproveBotVersionResponse { version: Some(version(&v, &r.bot_name)) }))
     }
 
@@ -292,34 +303,32 @@ impl HostingService for HostingApi {
         self.hosting().runner(token.as_deref())?;
         let mut seats = self.hosting().feed(&request.get_ref().runner);
         let mut shutdown = self.server.shutdown.clone();
+        let sandboxes = Arc::clone(&self.sandboxes);
         let stream = async_stream_of(
             async move |tx: tokio::sync::mpsc::Sender<Result<pb::RunnerFeedResponse, Status>>| {
                 loop {
-                    tokio::select! {
-                        seat = seats.recv() => {
-                            let Some(seat) = seat else {
-                                let _ = tx.send(Err(Refusal::new(Code::Unavailable, R::ShuttingDown, "another runner took the feed over, or the server is stopping").status())).await;
-                                return;
-                            };
-                            let hosted = pb::HostedSeat {
-                                version: Some(version(&seat.version, &seat.bot_name)),
-                                bot_name: seat.bot_name,
-                                table_id: seat.offer.table_id.clone(),
-                                seat: seat.offer.seat,
-                                seat_token: seat.offer.seat_token.clone(),
-                                tournament_id: seat.offer.tournament_id.as_ref().map(ToString::to_string).unwrap_or_default(),
-                                cpu_millis: seat.cpu_millis,
-                                memory_mib: seat.memory_mib,
-                            };
-                            if tx.send(Ok(pb::RunnerFeedResponse { seat: Some(hosted) })).await.is_err() {
-                                return;
-                            }
-                        }
+                    let seat = tokio::select! {
+                        seat = seats.recv() => seat,
                         _ = tx.closed() => return,
                         _ = async { let _ = shutdown.wait_for(|s| *s).await; } => {
                             let _ = tx.send(Err(Refusal::new(Code::Unavailable, R::ShuttingDown, "server is shutting down; reconnect").status())).await;
                             return;
                         }
+                    };
+                    let Some(seat) = seat else {
+                        let _ = tx
+                            .send(Err(Refusal::new(
+                                Code::Unavailable,
+                                R::ShuttingDown,
+                                "another runner took the feed over, or the server is stopping",
+                            )
+                            .status()))
+                            .await;
+                        return;
+                    };
+                    let Some(hosted) = hosted_seat(&sandboxes, seat) else { continue };
+                    if tx.send(Ok(pb::RunnerFeedResponse { seat: Some(hosted) })).await.is_err() {
+                        return;
                     }
                 }
             },
@@ -397,6 +406,35 @@ impl HostingService for HostingApi {
         self.hosting().report(s, log, &r.version_failure).await?;
         Ok(Response::new(pb::ReportSandboxResponse {}))
     }
+}
+
+/// A seat for the runner, with its door opened (a socket of its own when the server
+/// makes them); `None` when the door could not be made (logged: the seat forfeits on its
+/// clock, as an absent bot's).
+fn hosted_seat(sandboxes: &Sandboxes, seat: crate::hosting::feed::HostedSeat) -> Option<pb::HostedSeat> {
+    let pass = Pass {
+        table_id: seat.offer.table_id.clone(),
+        seat: seat.offer.seat,
+        bot_name: seat.bot_name.clone(),
+    };
+    let socket = match sandboxes.open(pass, &seat.offer.seat_token) {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::error!(table = %seat.offer.table_id, seat = seat.offer.seat, error = %e, "a sandbox's door could not be made; its seat forfeits on time");
+            return None;
+        }
+    };
+    Some(pb::HostedSeat {
+        version: Some(version(&seat.version, &seat.bot_name)),
+        bot_name: seat.bot_name,
+        table_id: seat.offer.table_id.clone(),
+        seat: seat.offer.seat,
+        seat_token: seat.offer.seat_token.clone(),
+        tournament_id: seat.offer.tournament_id.as_ref().map(ToString::to_string).unwrap_or_default(),
+        cpu_millis: seat.cpu_millis,
+        memory_mib: seat.memory_mib,
+        socket_path: socket.map(|p| p.display().to_string()).unwrap_or_default(),
+    })
 }
 
 /// A stream fed by a task: the task ends when the client goes (the channel closes).

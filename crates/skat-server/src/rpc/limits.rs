@@ -10,16 +10,14 @@
 
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::pin::Pin;
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
 
 use ipnet::IpNet;
 use prometheus_client::metrics::gauge::Gauge;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
-use tonic::transport::server::{Connected, TcpConnectInfo};
+use tonic::transport::server::Connected as _;
 
+use super::held::{Held, Holding};
 use super::peer::{ClientAddr, trusted};
 use super::refusal::Refusal;
 
@@ -198,21 +196,26 @@ impl Clients {
     }
 }
 
-/// A TCP connection that holds its client's connection permit while it is open (none
-/// for a trusted proxy's), and counts in `skat_connections` until it closes.
+/// What a TCP connection holds while it is open: its client's connection permit (none
+/// for a trusted proxy's) and a count in `skat_connections`.
 #[derive(Debug)]
-pub(crate) struct Connection {
-    stream: TcpStream,
+pub(crate) struct TcpHolds {
     _permit: Option<Permit>,
     _open: Open,
 }
 
+impl Holding for TcpHolds {}
+
+/// A TCP connection with what it holds.
+pub(crate) type Connection = Held<TcpStream, TcpHolds>;
+
 /// One count in the open connections' gauge, taken back when the connection goes.
 #[derive(Debug)]
-struct Open(Gauge);
+pub(crate) struct Open(Gauge);
 
 impl Open {
-    fn count(gauge: &Gauge) -> Open {
+    /// Counts one in `gauge` until dropped.
+    pub(crate) fn count(gauge: &Gauge) -> Open {
         gauge.inc();
         Open(gauge.clone())
     }
@@ -224,24 +227,20 @@ impl Drop for Open {
     }
 }
 
-impl Connection {
-    /// Admits `stream` if its client holds fewer than `limit` connections; a trusted
-    /// proxy's connections are not counted against a limit.
-    pub fn admit(
-        clients: &Arc<Clients>,
-        stream: TcpStream,
-        limit: usize,
-        proxies: &[IpNet],
-        open: &Gauge,
-    ) -> Option<Connection> {
-        let ip = stream.peer_addr().map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |a| a.ip());
-        let permit = if trusted(ip, proxies) {
-            None
-        } else {
-            Some(clients.acquire(ip, Resource::Connections, limit)?)
-        };
-        Some(Connection { stream, _permit: permit, _open: Open::count(open) })
-    }
+/// Admits `stream` if its client holds fewer than `limit` connections; a trusted
+/// proxy's connections are not counted against a limit.
+pub(crate) fn admit(
+    clients: &Arc<Clients>,
+    stream: TcpStream,
+    limit: usize,
+    proxies: &[IpNet],
+    open: &Gauge,
+) -> Option<Connection> {
+    let ip = stream.peer_addr().map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |a| a.ip());
+    let permit =
+        if trusted(ip, proxies) { None } else { Some(clients.acquire(ip, Resource::Connections, limit)?) };
+    let info = stream.connect_info();
+    Some(Held::new(stream, TcpHolds { _permit: permit, _open: Open::count(open) }, info))
 }
 
 /// The connections `listener` accepts, each admitted against its address's limit of
@@ -260,7 +259,7 @@ pub(crate) fn admitted(
             .with_keepalive(Some(std::time::Duration::from_secs(60))),
         move |accepted| match accepted {
             Ok(stream) => {
-                let admitted = Connection::admit(&clients, stream, per_client, &proxies, &open);
+                let admitted = admit(&clients, stream, per_client, &proxies, &open);
                 if admitted.is_none() {
                     tracing::debug!("connection refused: its address holds its limit of connections");
                 }
@@ -269,50 +268,6 @@ pub(crate) fn admitted(
             Err(e) => Some(Err(e)),
         },
     )
-}
-
-impl Connected for Connection {
-    type ConnectInfo = TcpConnectInfo;
-
-    fn connect_info(&self) -> TcpConnectInfo {
-        self.stream.connect_info()
-    }
-}
-
-impl AsyncRead for Connection {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.stream).poll_read(cx, buf)
-    }
-}
-
-impl AsyncWrite for Connection {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write(cx, buf)
-    }
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.stream).poll_flush(cx)
-    }
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.stream).poll_shutdown(cx)
-    }
-    fn poll_write_vectored(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[std::io::IoSlice<'_>],
-    ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
-    }
-    fn is_write_vectored(&self) -> bool {
-        self.stream.is_write_vectored()
-    }
 }
 
 #[cfg(test)]

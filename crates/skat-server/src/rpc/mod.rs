@@ -33,6 +33,7 @@ pub(crate) mod challenges;
 pub(crate) mod competitions;
 mod dispatch;
 pub(crate) mod edge;
+pub(crate) mod held;
 pub(crate) mod hosting;
 /// The SDKs' knowledge corpus generator: a test of this crate's internals (the
 /// projection, the table), kept with the tests rather than among production files.
@@ -47,6 +48,7 @@ mod log_golden;
 pub(crate) mod peer;
 pub(crate) mod projection;
 pub(crate) mod refusal;
+pub(crate) mod sandbox;
 pub(crate) mod server_info;
 pub(crate) mod service;
 pub(crate) mod stall;
@@ -138,21 +140,13 @@ pub(crate) async fn serve(
         hosting,
     );
     let clients = Arc::clone(&service.clients);
-    let web_addr = serve_web(&config, &service, &metrics, &stopped).await?;
     // Requests are small, so the limit applies to them; responses are built by the
     // server from bounded tables.
     let grpc = SkatServiceServer::new(service.clone()).max_decoding_message_size(config.max_message_bytes);
-    // Archive chunks and sandbox reports (1 MiB of output) are larger than game requests.
-    let hosting = HostingServiceServer::new(hosting::HostingApi::new(service.clone()))
-        .max_decoding_message_size(HOSTING_MESSAGE_BYTES);
-    let unix = match &config.unix_socket {
-        Some(path) => Some(unix::serve(path, grpc.clone(), &config, &metrics, stopped.clone())?),
-        None => None,
+    let mut beside = match &config.unix_socket {
+        Some(path) => vec![unix::serve(path, grpc.clone(), &config, &metrics, stopped.clone())?],
+        None => Vec::new(),
     };
-
-    let on_shutdown = drained(shutdown, failed, health_reporter, config.drain, metrics.clone(), stop);
-
-    // Every connection counts against its client's limit while it is open.
     let tls = match &config.tls {
         Some(files) => Some(
             tls::Tls::start(files, tls::ALPN_GRPC, &metrics, stopped.clone())
@@ -160,6 +154,17 @@ pub(crate) async fn serve(
         ),
         None => None,
     };
+    let (sandboxes, doors) =
+        sandbox::Sandboxes::start(&service, sandbox_port(&config, &tls).await?, stopped.clone())?;
+    beside.extend(doors);
+    let web_addr = serve_web(&config, &service, &sandboxes, &metrics, &stopped).await?;
+    // Archive chunks and sandbox reports (1 MiB of output) are larger than game requests.
+    let hosting = HostingServiceServer::new(hosting::HostingApi::new(service.clone(), sandboxes))
+        .max_decoding_message_size(HOSTING_MESSAGE_BYTES);
+
+    let on_shutdown = drained(shutdown, failed, health_reporter, config.drain, metrics.clone(), stop);
+
+    // Every connection counts against its client's limit while it is open.
     let admitted = limits::admitted(
         listener,
         clients,
@@ -183,7 +188,7 @@ pub(crate) async fn serve(
         .add_service(grpc)
         .add_service(hosting)
         .serve_with_incoming_shutdown(incoming, on_shutdown);
-    let task = tokio::spawn(with_grace(serve, stopped, config.shutdown_grace, unix));
+    let task = tokio::spawn(with_grace(serve, stopped, config.shutdown_grace, beside));
     metrics.serving.set(1);
     Ok(Serving { web_addr, task })
 }
@@ -220,14 +225,33 @@ async fn drained(
     let _ = stop.send(true);
 }
 
+/// The sandbox port (`--hosting-sandbox-addr`), bound, with the gRPC port's TLS. It
+/// carries seat tokens: without TLS it listens on loopback only.
+async fn sandbox_port(
+    config: &ServerConfig,
+    tls: &Option<Arc<tls::Tls>>,
+) -> std::io::Result<Option<(tokio::net::TcpListener, Option<Arc<tls::Tls>>)>> {
+    let Some(at) = config.hosting.sandbox_addr else { return Ok(None) };
+    if tls.is_none() && !at.ip().is_loopback() {
+        return Err(std::io::Error::other(format!(
+            "--hosting-sandbox-addr {at}: the sandbox port carries seat tokens; off loopback it needs TLS (--tls-cert, --tls-key)"
+        )));
+    }
+    let listener = tokio::net::TcpListener::bind(at).await.map_err(|e| {
+        std::io::Error::new(e.kind(), format!("cannot listen on --hosting-sandbox-addr {at}: {e}"))
+    })?;
+    tracing::info!(addr = %at, tls = tls.is_some(), "the sandbox port: hosted seats' calls only");
+    Ok(Some((listener, tls.clone())))
+}
+
 /// Runs the server to its end. Graceful shutdown waits for every open response; a client
 /// that never reads its stream would hold it forever: after the drain, `grace` is all
-/// they get. The Unix socket's server ends with it.
+/// they get. The servers beside it (the Unix socket, the sandboxes' doors) end with it.
 async fn with_grace<E: std::error::Error + Send + Sync + 'static>(
     serve: impl Future<Output = Result<(), E>>,
     mut stopped: signal::Receiver<bool>,
     grace: Duration,
-    unix: Option<JoinHandle<()>>,
+    beside: Vec<JoinHandle<()>>,
 ) -> std::io::Result<()> {
     let result = tokio::select! {
         result = serve => result.map_err(std::io::Error::other),
@@ -239,8 +263,11 @@ async fn with_grace<E: std::error::Error + Send + Sync + 'static>(
             Ok(())
         }
     };
-    if let Some(unix) = unix {
-        let _ = unix.await;
+    for task in beside {
+        // Each ends on `stopped` and gives its open calls the same grace.
+        if tokio::time::timeout(grace + Duration::from_secs(1), task).await.is_err() {
+            tracing::warn!("a server beside the gRPC port did not end within the grace period");
+        }
     }
     result
 }
@@ -250,6 +277,7 @@ async fn with_grace<E: std::error::Error + Send + Sync + 'static>(
 async fn serve_web(
     config: &ServerConfig,
     service: &SkatServer,
+    sandboxes: &Arc<sandbox::Sandboxes>,
     metrics: &Metrics,
     stopped: &signal::Receiver<bool>,
 ) -> std::io::Result<Option<SocketAddr>> {
@@ -260,6 +288,7 @@ async fn serve_web(
             web::serve(
                 listener,
                 service.clone(),
+                Arc::clone(sandboxes),
                 config,
                 Arc::clone(&service.clients),
                 metrics.clone(),
@@ -281,6 +310,7 @@ async fn serve_web(
 async fn serve_web(
     config: &ServerConfig,
     _: &SkatServer,
+    _: &Arc<sandbox::Sandboxes>,
     _: &Metrics,
     _: &signal::Receiver<bool>,
 ) -> std::io::Result<Option<SocketAddr>> {

@@ -276,6 +276,7 @@ impl From<HostingError> for Refusal {
                 )
             }
             E::VersionNotFound(_) => Refusal::new(Code::NotFound, R::VersionNotFound, message),
+            E::VersionAmbiguous(..) => Refusal::new(Code::NotFound, R::VersionNotFound, message),
             E::BotNotFound(_) => Refusal::new(Code::NotFound, R::BotNotFound, message),
             E::RunnerTokenInvalid => Refusal::new(Code::Unauthenticated, R::RunnerTokenInvalid, message),
             E::NotHosted(name) => {

@@ -60,6 +60,12 @@ fn check_create_token(s: &SkatServer, metadata: &tonic::metadata::MetadataMap) -
     }
 }
 
+/// Whether the request carries the create token (the operator's, like the admin token).
+fn create_token_given(s: &SkatServer, metadata: &tonic::metadata::MetadataMap) -> bool {
+    let given = bearer(metadata).ok().flatten();
+    matches!((&s.config.create_token, given), (Some(want), Some(t)) if same_token(&t, want))
+}
+
 /// The bots a CreateTable asks for fit the table, each once.
 fn check_bots(bots: &[String], seats: u8) -> Result<(), Status> {
     if bots.len() > usize::from(seats) {
@@ -130,8 +136,12 @@ pub(crate) async fn create(
     let join_code = if req.private || s.config.private_tables { Some(SeatToken::generate()?) } else { None };
     // Bots asked for are checked before the table exists: a refusal leaves nothing behind.
     check_bots(&req.bots, seats)?;
-    let bots =
-        if req.bots.is_empty() { Vec::new() } else { s.competitions.seats.bots_for_table(&req.bots).await? };
+    let by_operator = is_admin || create_token_given(s, request.metadata());
+    let bots = if req.bots.is_empty() {
+        Vec::new()
+    } else {
+        s.competitions.seats.bots_for_table(&req.bots, by_operator).await?
+    };
     let config = TableConfig {
         name,
         game: MatchConfig { seats, deals, seed },

@@ -11,21 +11,18 @@
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 use std::os::unix::fs::{FileTypeExt as _, PermissionsExt as _};
 use std::path::Path;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use skat_proto::pb::skat_service_server::SkatServiceServer;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::UnixStream;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio_stream::StreamExt as _;
-use tonic::transport::server::{Connected, TcpConnectInfo};
+use tonic::transport::server::TcpConnectInfo;
 
 use super::edge;
+use super::held::{Held, Holding};
 use super::service::SkatServer;
 use crate::config::ServerConfig;
 use crate::metrics::Metrics;
@@ -33,55 +30,17 @@ use crate::metrics::Metrics;
 /// Unix connections open at once.
 pub(crate) const MAX_CONNECTIONS: usize = 4096;
 
-/// One connection on the socket, with its own address.
+/// One of the socket's open connections, given back when it closes.
 #[derive(Debug)]
-pub(crate) struct UnixConnection {
-    stream: UnixStream,
-    addr: SocketAddr,
-    open: Arc<AtomicUsize>,
-}
+pub(crate) struct OpenCount(Arc<AtomicUsize>);
 
-impl Drop for UnixConnection {
+impl Drop for OpenCount {
     fn drop(&mut self) {
-        self.open.fetch_sub(1, Ordering::SeqCst);
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
-impl Connected for UnixConnection {
-    type ConnectInfo = TcpConnectInfo;
-
-    fn connect_info(&self) -> TcpConnectInfo {
-        TcpConnectInfo { local_addr: None, remote_addr: Some(self.addr) }
-    }
-}
-
-impl AsyncRead for UnixConnection {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.stream).poll_read(cx, buf)
-    }
-}
-
-impl AsyncWrite for UnixConnection {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write(cx, buf)
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.stream).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.stream).poll_shutdown(cx)
-    }
-}
+impl Holding for OpenCount {}
 
 /// The address of the `n`th connection: `fd00:5ca7::<n>`.
 fn address(n: u64) -> SocketAddr {
@@ -124,8 +83,11 @@ pub(crate) fn serve(
             tracing::warn!(max = MAX_CONNECTIONS, "a Unix connection refused: the socket holds its limit");
             return None;
         }
-        let addr = address(next.fetch_add(1, Ordering::Relaxed));
-        Some(Ok(UnixConnection { stream, addr, open: Arc::clone(&open) }))
+        let info = TcpConnectInfo {
+            local_addr: None,
+            remote_addr: Some(address(next.fetch_add(1, Ordering::Relaxed))),
+        };
+        Some(Ok(Held::new(stream, OpenCount(Arc::clone(&open)), info)))
     });
     let (health_reporter, health) = tonic_health::server::health_reporter();
     let mut ending = stopped.clone();

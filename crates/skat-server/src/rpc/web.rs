@@ -61,6 +61,7 @@ async fn asset(uri: http::Uri, request_headers: http::HeaderMap) -> axum::respon
 pub(crate) fn serve(
     listener: tokio::net::TcpListener,
     service: SkatServer,
+    sandboxes: std::sync::Arc<super::sandbox::Sandboxes>,
     config: &ServerConfig,
     clients: std::sync::Arc<Clients>,
     metrics: Metrics,
@@ -70,7 +71,7 @@ pub(crate) fn serve(
     // token (HostingService checks it per call, as on the gRPC port; an archive upload is
     // a client stream, which gRPC-Web cannot carry: that stays with `skat bot submit`).
     let hosting = tonic_web::GrpcWebLayer::new().layer(
-        HostingServiceServer::new(super::hosting::HostingApi::new(service.clone()))
+        HostingServiceServer::new(super::hosting::HostingApi::new(service.clone(), sandboxes))
             .max_decoding_message_size(config.max_message_bytes),
     );
     let grpc = tonic_web::GrpcWebLayer::new()

@@ -43,12 +43,14 @@ impl VersionState {
     }
 }
 
-/// A submitted version.
+/// A submitted version: an image and a command.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct StoredVersion {
     /// The account.
     pub(crate) account_id: AccountId,
-    /// `sha256:<hex>`.
+    /// Its name within the account (see `hosting::version_id`).
+    pub(crate) version_id: String,
+    /// The image's `sha256:<hex>`.
     pub(crate) digest: String,
     /// The pinned reference, or empty for an archive.
     pub(crate) image_ref: String,
@@ -75,8 +77,12 @@ pub(crate) struct StoredSandbox {
     pub(crate) sandbox_id: String,
     /// The account.
     pub(crate) account_id: String,
-    /// The version.
+    /// The version's image.
     pub(crate) digest: String,
+    /// The version's name.
+    pub(crate) version_id: String,
+    /// The runner that ran it.
+    pub(crate) runner: String,
     /// Where.
     pub(crate) table_id: String,
     /// Which seat.
@@ -108,7 +114,9 @@ pub(crate) struct StoredSandbox {
 pub(crate) struct Pin {
     /// The entrant.
     pub(crate) account_id: AccountId,
-    /// Its version.
+    /// Its version's name.
+    pub(crate) version_id: String,
+    /// Its version's image.
     pub(crate) digest: String,
     /// CPU, in millicores.
     pub(crate) cpu_millis: u32,
@@ -116,14 +124,14 @@ pub(crate) struct Pin {
     pub(crate) memory_mib: u32,
 }
 
-const VERSION_COLUMNS: &str =
-    "account_id, digest, image_ref, size_bytes, command, sdk, state, active, failure, submitted_ms";
+const VERSION_COLUMNS: &str = "account_id, version_id, digest, image_ref, size_bytes, command, sdk, state, active, failure, submitted_ms";
 
 fn version_from(r: &AnyRow) -> Result<StoredVersion, sqlx::Error> {
     let command: String = r.try_get("command")?;
     let account: String = r.try_get("account_id")?;
     Ok(StoredVersion {
         account_id: account.parse().map_err(|e: String| sqlx::Error::Decode(e.into()))?,
+        version_id: r.try_get("version_id")?,
         digest: r.try_get("digest")?,
         image_ref: r.try_get("image_ref")?,
         size_bytes: to_u64(r.try_get("size_bytes")?),
@@ -136,7 +144,7 @@ fn version_from(r: &AnyRow) -> Result<StoredVersion, sqlx::Error> {
     })
 }
 
-const SANDBOX_COLUMNS: &str = "sandbox_id, account_id, digest, table_id, seat, tournament_id, outcome, \
+const SANDBOX_COLUMNS: &str = "sandbox_id, account_id, digest, version_id, runner, table_id, seat, tournament_id, outcome, \
      exit_code, cpu_ms, memory_peak, started_ms, ended_ms, detail, CAST(LENGTH(log) AS BIGINT) AS log_bytes, log_truncated";
 
 fn sandbox_from(r: &AnyRow) -> Result<StoredSandbox, sqlx::Error> {
@@ -144,6 +152,8 @@ fn sandbox_from(r: &AnyRow) -> Result<StoredSandbox, sqlx::Error> {
         sandbox_id: r.try_get("sandbox_id")?,
         account_id: r.try_get("account_id")?,
         digest: r.try_get("digest")?,
+        version_id: r.try_get("version_id")?,
+        runner: r.try_get("runner")?,
         table_id: r.try_get("table_id")?,
         seat: u32::try_from(r.try_get::<i64, _>("seat")?).unwrap_or(0),
         tournament_id: r.try_get("tournament_id")?,
@@ -183,10 +193,11 @@ impl HostingRepo {
     pub(crate) async fn insert_version(&self, v: &StoredVersion) -> Result<bool, StoreError> {
         let command = serde_json::to_string(&v.command).map_err(|e| StoreError::Corrupt(e.to_string()))?;
         let done = sqlx::query(&format!(
-            "INSERT INTO skat_bot_versions ({VERSION_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10) \
-             ON CONFLICT (account_id, digest) DO NOTHING"
+            "INSERT INTO skat_bot_versions ({VERSION_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11) \
+             ON CONFLICT (account_id, version_id) DO NOTHING"
         ))
         .bind(v.account_id.to_string())
+        .bind(v.version_id.as_str())
         .bind(v.digest.as_str())
         .bind(v.image_ref.as_str())
         .bind(to_i64(v.size_bytes))
@@ -205,7 +216,7 @@ impl HostingRepo {
     pub(crate) async fn versions(&self, account: &AccountId) -> Result<Vec<StoredVersion>, StoreError> {
         let rows = sqlx::query(&format!(
             "SELECT {VERSION_COLUMNS} FROM skat_bot_versions WHERE account_id = $1 \
-             ORDER BY submitted_ms DESC, digest"
+             ORDER BY submitted_ms DESC, version_id"
         ))
         .bind(account.to_string())
         .fetch_all(&self.db.pool)
@@ -213,35 +224,35 @@ impl HostingRepo {
         Ok(rows.iter().map(version_from).collect::<Result<_, _>>()?)
     }
 
-    /// An account's version by digest.
+    /// An account's version by its name.
     pub(crate) async fn version(
         &self,
         account: &AccountId,
-        digest: &str,
+        version_id: &str,
     ) -> Result<Option<StoredVersion>, StoreError> {
         let row = sqlx::query(&format!(
-            "SELECT {VERSION_COLUMNS} FROM skat_bot_versions WHERE account_id = $1 AND digest = $2"
+            "SELECT {VERSION_COLUMNS} FROM skat_bot_versions WHERE account_id = $1 AND version_id = $2"
         ))
         .bind(account.to_string())
-        .bind(digest)
+        .bind(version_id)
         .fetch_optional(&self.db.pool)
         .await?;
         Ok(row.as_ref().map(version_from).transpose()?)
     }
 
-    /// Makes `digest` the account's active version (None: none is).
+    /// Makes the version named `version_id` the account's active one (None: none is).
     pub(crate) async fn set_active(
         &self,
         account: &AccountId,
-        digest: Option<&str>,
+        version_id: Option<&str>,
     ) -> Result<(), StoreError> {
         let mut tx = self.db.pool.begin().await?;
         sqlx::query("UPDATE skat_bot_versions SET active = 0 WHERE account_id = $1")
             .bind(account.to_string())
             .execute(&mut *tx)
             .await?;
-        if let Some(d) = digest {
-            sqlx::query("UPDATE skat_bot_versions SET active = 1 WHERE account_id = $1 AND digest = $2")
+        if let Some(d) = version_id {
+            sqlx::query("UPDATE skat_bot_versions SET active = 1 WHERE account_id = $1 AND version_id = $2")
                 .bind(account.to_string())
                 .bind(d)
                 .execute(&mut *tx)
@@ -255,16 +266,35 @@ impl HostingRepo {
     pub(crate) async fn set_version_state(
         &self,
         account: &AccountId,
-        digest: &str,
+        version_id: &str,
         state: VersionState,
         failure: &str,
     ) -> Result<(), StoreError> {
         sqlx::query(
-            "UPDATE skat_bot_versions SET state = $3, failure = $4 WHERE account_id = $1 AND digest = $2",
+            "UPDATE skat_bot_versions SET state = $3, failure = $4 WHERE account_id = $1 AND version_id = $2",
+        )
+        .bind(account.to_string())
+        .bind(version_id)
+        .bind(state.as_str())
+        .bind(failure)
+        .execute(&self.db.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Marks every version of an account with this image failed (its image could not be
+    /// had: whatever command it runs, it cannot start).
+    pub(crate) async fn fail_image(
+        &self,
+        account: &AccountId,
+        digest: &str,
+        failure: &str,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE skat_bot_versions SET state = 'failed', failure = $3 WHERE account_id = $1 AND digest = $2",
         )
         .bind(account.to_string())
         .bind(digest)
-        .bind(state.as_str())
         .bind(failure)
         .execute(&self.db.pool)
         .await?;
@@ -297,8 +327,8 @@ impl HostingRepo {
     }
 
     /// The oldest versions of an account beyond the newest `keep`, that are neither
-    /// active nor pinned by a tournament: deleted, their digests returned (the caller
-    /// removes archives no other account still names).
+    /// active nor pinned by a tournament: deleted, their image digests returned (the
+    /// caller removes archives no other version still names).
     pub(crate) async fn prune_versions(
         &self,
         account: &AccountId,
@@ -308,19 +338,19 @@ impl HostingRepo {
         let mut removed = Vec::new();
         for v in all.iter().skip(keep).filter(|v| !v.active) {
             let pinned: i64 = sqlx::query(
-                "SELECT COUNT(*) AS n FROM skat_hosted_pins WHERE account_id = $1 AND digest = $2",
+                "SELECT COUNT(*) AS n FROM skat_hosted_pins WHERE account_id = $1 AND version_id = $2",
             )
             .bind(account.to_string())
-            .bind(v.digest.as_str())
+            .bind(v.version_id.as_str())
             .fetch_one(&self.db.pool)
             .await?
             .try_get("n")?;
             if pinned > 0 {
                 continue;
             }
-            sqlx::query("DELETE FROM skat_bot_versions WHERE account_id = $1 AND digest = $2")
+            sqlx::query("DELETE FROM skat_bot_versions WHERE account_id = $1 AND version_id = $2")
                 .bind(account.to_string())
-                .bind(v.digest.as_str())
+                .bind(v.version_id.as_str())
                 .execute(&self.db.pool)
                 .await?;
             removed.push(v.digest.clone());
@@ -343,14 +373,15 @@ impl HostingRepo {
         let mut tx = self.db.pool.begin().await?;
         for p in pins {
             sqlx::query(
-                "INSERT INTO skat_hosted_pins (tournament_id, account_id, digest, cpu_millis, memory_mib) \
-                 VALUES ($1,$2,$3,$4,$5)",
+                "INSERT INTO skat_hosted_pins (tournament_id, account_id, digest, cpu_millis, memory_mib, version_id) \
+                 VALUES ($1,$2,$3,$4,$5,$6)",
             )
             .bind(tournament_id)
             .bind(p.account_id.to_string())
             .bind(p.digest.as_str())
             .bind(i64::from(p.cpu_millis))
             .bind(i64::from(p.memory_mib))
+            .bind(p.version_id.as_str())
             .execute(&mut *tx)
             .await?;
         }
@@ -361,7 +392,7 @@ impl HostingRepo {
     /// A tournament's pins (none: it is not hosted).
     pub(crate) async fn pins(&self, tournament_id: &str) -> Result<Vec<Pin>, StoreError> {
         let rows = sqlx::query(
-            "SELECT account_id, digest, cpu_millis, memory_mib FROM skat_hosted_pins WHERE tournament_id = $1 \
+            "SELECT account_id, version_id, digest, cpu_millis, memory_mib FROM skat_hosted_pins WHERE tournament_id = $1 \
              ORDER BY account_id",
         )
         .bind(tournament_id)
@@ -372,6 +403,7 @@ impl HostingRepo {
             let account: String = r.try_get("account_id")?;
             out.push(Pin {
                 account_id: account.parse().map_err(|e: String| StoreError::Corrupt(e))?,
+                version_id: r.try_get("version_id")?,
                 digest: r.try_get("digest")?,
                 cpu_millis: u32::try_from(r.try_get::<i64, _>("cpu_millis")?).unwrap_or(1000),
                 memory_mib: u32::try_from(r.try_get::<i64, _>("memory_mib")?).unwrap_or(512),
@@ -386,8 +418,8 @@ impl HostingRepo {
         let mut tx = self.db.pool.begin().await?;
         sqlx::query(
             "INSERT INTO skat_sandboxes (sandbox_id, account_id, digest, table_id, seat, tournament_id, outcome, \
-             exit_code, cpu_ms, memory_peak, started_ms, ended_ms, detail, log, log_truncated) \
-             VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15) \
+             exit_code, cpu_ms, memory_peak, started_ms, ended_ms, detail, log, log_truncated, version_id, runner) \
+             VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$17,$18) \
              ON CONFLICT (sandbox_id) DO UPDATE SET outcome = $7, exit_code = $8, cpu_ms = $9, \
              memory_peak = $10, ended_ms = $12, detail = $13, \
              log = CASE WHEN $16 = 1 THEN $14 ELSE skat_sandboxes.log END, \
@@ -409,6 +441,8 @@ impl HostingRepo {
         .bind(log.unwrap_or(""))
         .bind(i64::from(s.log_truncated))
         .bind(i64::from(log.is_some()))
+        .bind(s.version_id.as_str())
+        .bind(s.runner.as_str())
         .execute(&mut *tx)
         .await?;
         sqlx::query(

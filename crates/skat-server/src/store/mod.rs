@@ -111,7 +111,7 @@ impl<'s> MigrationSource<'s> for Schema {
             Backend::Postgres => include_str!("../../migrations/0009_log.postgres.sql"),
         };
         // (version, description, SQL): the same for both databases but the hot log.
-        let steps: [(i64, &'static str, &'static str); 11] = [
+        let steps: [(i64, &'static str, &'static str); 12] = [
             (1, "journal", include_str!("../../migrations/0001_journal.sql")),
             (2, "competitions", include_str!("../../migrations/0002_competitions.sql")),
             (3, "leases", include_str!("../../migrations/0003_leases.sql")),
@@ -123,6 +123,7 @@ impl<'s> MigrationSource<'s> for Schema {
             (9, "hot log", log),
             (10, "name keys", include_str!("../../migrations/0010_name_keys.sql")),
             (11, "hosting", include_str!("../../migrations/0011_hosting.sql")),
+            (12, "versions", include_str!("../../migrations/0012_versions.sql")),
         ];
         Box::pin(async move {
             Ok(steps

@@ -3,16 +3,24 @@
 # with its Unix socket, the Rust and Python example bots and the `skat` binary built as
 # images FROM scratch (no base image pulled), submitted as archives, then
 #
-#   1. a hosted round robin between the three to its standings, the digests pinned;
+#   1. a hosted round robin between the three to its standings, the digests pinned, no
+#      seat forfeited;
 #   2. every bad input: not an image, too large, a reference without a digest, an image
 #      that cannot be pulled, a bot that crashes at start or mid-deal, runs out of
-#      memory, spins every core, forks without end, fills its /tmp, floods its output,
-#      tries to reach the host, the metrics port and the internet, or never connects;
-#      each says why, its seat forfeits and the other seats' games go on;
+#      memory, spins every core, forks without end, fills its /tmp and /dev/shm, floods
+#      its output, tries to reach the host, the metrics port and the internet, or never
+#      connects; each says why, its seat forfeits and the other seats' games go on;
+#   2b. a stranger's bot that attacks through its door: registers accounts, makes and
+#      joins tables (seating another author's hosted bot), lists, reads another table,
+#      floods calls, opens sixty connections; refused or bounded, nothing made, and the
+#      round robin beside it plays to its end with no forfeit;
 #   3. fairness: a bot's decision times next to a neighbour that spins every core it
 #      sees, against the same bot alone (p99 within 20%);
-#   4. nothing left behind: no sandbox once the runner stops; a runner that starts
-#      removes what a dead one left.
+#   4. runners own their sandboxes: a second server's runner on the same podman keeps
+#      playing while the first stops and starts again, and a starting runner removes
+#      what it left itself, not what another runner runs;
+#   4b. a version is its image and its command: the same archive with another command
+#      is another version.
 #
 #   deploy/test-hosted.sh      (as root, with podman and runc; SKAT_BIN: the skat binary)
 set -euo pipefail
@@ -20,8 +28,10 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 skat="${SKAT_BIN:-$root/target/debug/skat}"
 work=$(mktemp -d /tmp/skat-hosted.XXXXXX)
 server_pid=""
+second_pid=""
 cleanup() {
   [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
+  [ -n "$second_pid" ] && kill "$second_pid" 2>/dev/null && wait "$second_pid" 2>/dev/null || true
   for c in $(podman ps -a --filter label=skat.hosted=1 --format '{{.Names}}' 2>/dev/null); do podman rm -f "$c" >/dev/null 2>&1 || true; done
   rm -rf "$work"
 }
@@ -48,7 +58,7 @@ head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/runner-token"
 start_server() {
   "$skat" serve --addr "$server" --metrics-addr "127.0.0.1:$mport" --web-addr "127.0.0.1:$wport" --data-dir "$work/data" \
     --admin-token "$SKAT_ADMIN_TOKEN" --unix-socket "$work/skat.sock" --hosting-runner-token-file "$work/runner-token" \
-    --runner podman --runner-dir "$work/runner" --runner-sandbox-wall 90s --runner-sandbox-cpuset "$sandbox_cpus" --hosting-cpu-millis 500 \
+    --runner podman --runner-name hosted-a --runner-dir "$work/runner" --runner-sandbox-wall 90s --runner-sandbox-cpuset "$sandbox_cpus" --hosting-cpu-millis 500 \
     --hosting-memory-mib 192 --hosting-max-image-bytes $((160 << 20)) --action-timeout 4s --deal-clock 40s \
     --account-max-tables 16 >>"$work/server.log" 2>&1 &
   server_pid=$!
@@ -66,7 +76,7 @@ submit() { # submit NAME ARCHIVE [COMMAND]: the version's digest
   "$skat" bot submit --bot-token "${token[$1]}" --archive "$2" --command "${3:-}" --sdk test --activate |
     awk 'NR==1{print $1}'
 }
-for b in rust-bot python-bot builtin crash midcrash oom spinner forker filler flooder prober sleeper unpulled neighbour; do register "$b"; done
+for b in rust-bot python-bot builtin crash midcrash oom spinner forker filler flooder prober sleeper unpulled neighbour stranger; do register "$b"; done
 
 echo "1. submissions"
 rust=$(submit rust-bot "$work/rust.tar")
@@ -124,14 +134,19 @@ while True:
     except OSError as e:
         print("fork refused after", n, "children:", e, flush=True)
         time.sleep(1000)'
-bad filler 'f = open("/tmp/fill", "wb")
-try:
-    while True:
-        f.write(b"x" * (1 << 20))
-        f.flush()
-except OSError as e:
-    print("tmp full:", e, flush=True)
-    raise SystemExit(4)'
+bad filler 'def fill(path, what):
+    f = open(path, "wb")
+    n = 0
+    try:
+        while True:
+            f.write(b"x" * (1 << 20))
+            f.flush()
+            n += 1
+    except OSError as e:
+        print(what, "full after", n, "MiB:", e, flush=True)
+fill("/tmp/fill", "tmp")
+fill("/dev/shm/fill", "shm")
+raise SystemExit(4)'
 bad flooder 'import sys
 while True:
     sys.stdout.write("flood " * 100 + "\n")'
@@ -153,12 +168,35 @@ except OSError as e:
 bad sleeper 'import time
 time.sleep(100000)'
 
+# A stranger's bot that attacks through its door (deploy/hostile.py), its victim another
+# author's hosted bot, and a table it should not reach.
+decoy=$("$skat" table create --deals 1 --name decoy | awk '/^table/{print $2}')
+submit stranger "$work/python.tar" "$(python3 -c 'import json,sys; print(json.dumps(["/usr/bin/python3","-c",open(sys.argv[1]).read(),"rust-bot",sys.argv[2]]))' "$root/deploy/hostile.py" "$decoy")" >/dev/null
 declare -A tables
-for b in crash midcrash oom spinner forker filler flooder prober sleeper unpulled; do
-  tables[$b]=$("$skat" table create --deals 2 --bots "$b,rust-bot,python-bot" --name "$b" --admin-token "$SKAT_ADMIN_TOKEN" | awk '/^table/{print $2}')
+for b in crash midcrash oom spinner forker filler flooder prober sleeper unpulled stranger; do
+  deals=2; [ "$b" = stranger ] && deals=5  # its attacks take about ten seconds; its table outlasts them
+  tables[$b]=$("$skat" table create --deals "$deals" --bots "$b,rust-bot,python-bot" --name "$b" --admin-token "$SKAT_ADMIN_TOKEN" | awk '/^table/{print $2}')
   [ -n "${tables[$b]}" ] || fail "no table for $b"
 done
 echo "  ${#tables[@]} tables, each a bad bot beside rust-bot and python-bot"
+# The flood costs the host nothing outside the sandbox: its output is a pipe the runner
+# reads at a bounded rate, no monitor copies it (podman's conmon spent 17.5 CPU s in 24 s
+# on such a flood when it wrote podman's log file).
+flood_box="" conmon=0
+for _ in $(seq 120); do
+  flood_box=$(podman ps --filter "label=skat.table=${tables[flooder]}" --filter label=skat.runner=hosted-a --format '{{.Names}}' | awk 'NR==1')
+  [ -n "$flood_box" ] && conmon=$(podman inspect --format '{{if .State.Running}}{{.State.ConmonPid}}{{else}}0{{end}}' "$flood_box" 2>/dev/null || echo 0)
+  [ "${conmon:-0}" -gt 0 ] && break; sleep 0.5
+done
+[ "${conmon:-0}" -gt 0 ] || fail "the flooder's sandbox did not start"
+ticks=0 seen=0
+for seen in $(seq 16); do # up to 8 s, while it floods
+  now=$(awk '{print $14 + $15}' "/proc/$conmon/stat" 2>/dev/null) || break
+  ticks=$now; sleep 0.5
+done
+[ "$seen" -ge 4 ] || fail "the flooder's sandbox ended within 2 s"
+echo "  a bot flooding its output for $(( seen / 2 )) s: its conmon used $(( ticks * 10 )) ms of CPU (the flood waits in the bot's own write)"
+[ "$ticks" -lt 50 ] || fail "the flooder's output cost the host $(( ticks * 10 )) ms of CPU outside its sandbox"
 
 wait_tables() { # wait_tables SECONDS TABLE...: every one finished
   local limit=$1; shift
@@ -205,6 +243,7 @@ expect forker "stopped: its table had ended"
 expect filler "exited with status 4"
 expect flooder "stopped: its table had ended"
 expect prober "exited with status 0"
+expect stranger "exited with status 0"
 expect sleeper "stopped: its table had ended"
 expect unpulled "failed to start"
 expect rust-bot "exited with status 0"
@@ -214,7 +253,8 @@ log_of() { # log_of BOT: its newest sandbox's output, read with its own token
   "$skat" bot logs --bot-token "${token[$1]}" --sandbox "$id" 2>/dev/null
 }
 log_of crash | grep -q "giving up at start" || fail "crash: its output"
-log_of filler | grep -q "tmp full:.*No space left" || fail "filler: /tmp was not capped"
+log_of filler | grep -q "tmp full after 1[0-9] MiB:.*No space left" || { log_of filler >&2; fail "filler: /tmp was not capped at 16 MiB"; }
+log_of filler | grep -q "shm full after 1[0-9] MiB:.*No space left" || { log_of filler >&2; fail "filler: /dev/shm was not capped at 16 MiB"; }
 log_of forker | grep -q "fork refused after" || fail "forker: the pids limit"
 probe=$(log_of prober)
 grep -q "^connected" <<<"$probe" && { echo "$probe" >&2; fail "prober reached something"; }
@@ -225,7 +265,35 @@ grep -q "older output was dropped" <<<"$flood" || fail "flooder: output not capp
 said=$("$skat" bot logs --bot-token "${token[rust-bot]}" --sandbox "$("$skat" bot logs --bot-token "${token[crash]}" | awk 'NR==1{print $1}')" 2>&1 || true)
 grep -q "no sandbox" <<<"$said" || fail "an author read another bot's output: $said"
 "$skat" bot versions --bot-token "${token[unpulled]}" | grep -q "failed" || fail "unpulled: the version is not marked failed"
-echo "  output capped at 1 MiB; each author reads only its own; the unpullable version says why"
+echo "  output capped at 1 MiB; /tmp and /dev/shm at 16 MiB each; each author reads only its own; the unpullable version says why"
+
+echo "2b. a stranger's bot, through its door"
+said=$("$skat" table create --deals 1 --bots rust-bot 2>&1 || true)
+grep -q "does not play people's tables now" <<<"$said" || fail "an anonymous table seated a hosted bot: $said"
+echo "  a table made without the operator's token seats no hosted bot (--hosting-people-tables operator)"
+said=$(log_of stranger)
+python3 - "$said" <<'PY' || fail "the stranger reached further than its seat: $said"
+import json, sys
+got = json.loads([l for l in sys.argv[1].splitlines() if l.startswith("{")][-1])
+refused = {"PERMISSION_DENIED", "UNAUTHENTICATED"}
+for call in ("register", "create-anonymous", "create-with-token", "join-anonymous", "join-with-token", "list", "other-table"):
+    assert got[call] in refused, (call, got[call])
+assert got["own-table"] == "OK", got
+flood = got["flood"]
+assert flood["limited"] > 0 and flood["ok"] <= 200 + 2 * 100 + 50, flood
+assert 1 <= got["connections"] <= 4, got
+print("  registered, made, joined, listed, read another table: refused (%s)" % ", ".join(sorted({got[c] for c in got if c not in ("own-table", "flood", "connections")})))
+print("  a flood of calls: %d answered, %d refused at the door's rate; of 60 connections %d held" % (flood["ok"], flood["limited"], got["connections"]))
+PY
+"$skat" admin list | grep -q sock-puppet && fail "the stranger registered an account"
+"$skat" table list --filter all --limit 500 | grep -q from-inside && fail "the stranger made a table"
+[ "$(curl -s "http://127.0.0.1:$mport/metrics" | awk '/^skat_sandbox_door_refusals_total\{why="scope"\}/{print $2}')" -ge 7 ] ||
+  fail "metrics: the door's refusals are not counted"
+rr=$(mktemp -d "$work/rr.XXXX")
+"$skat" tournament records "$tid" --out "$rr" >/dev/null
+grep -l " w TI\." "$rr"/* >&2 && fail "a seat of the round robin beside the stranger forfeited on its clock"
+echo "  the hosted round robin beside it: every deal played, no seat forfeited"
+echo "  nothing made, nobody registered, the refusals counted in skat_sandbox_door_refusals_total"
 # The same, as an author reads it on the page (#/my-bot), in a real browser.
 if [ -d "$root/web/node_modules/puppeteer-core" ]; then
   node "$root/web/checks/bot-page.mjs" "http://127.0.0.1:$wport/" "${token[crash]}" "${token[oom]}" "${token[unpulled]}" ||
@@ -284,15 +352,70 @@ sys.exit(0 if b <= a * 1.2 else 1)
 PY
 echo "  a neighbour that spins every core does not slow a bot: ok"
 
-echo "4. nothing left behind"
+echo "4. runners own their sandboxes: two servers' runners on one podman"
+# A second server with a runner of its own, its hosted table playing (bots that take
+# 0.3 s a decision, so that it plays on while the first server stops and starts).
+port2=$(free_port); mport2=$(free_port)
+"$skat" serve --addr "127.0.0.1:$port2" --metrics-addr "127.0.0.1:$mport2" --web-addr off --data-dir "$work/data2" \
+  --admin-token "$SKAT_ADMIN_TOKEN" --hosting-runner-token-file "$work/runner-token" --runner podman \
+  --runner-name hosted-b --runner-dir "$work/runner2" --runner-sandbox-cpuset "0-$sandbox_cpus" \
+  --hosting-cpu-millis 500 --hosting-memory-mib 192 --action-timeout 10s >>"$work/server2.log" 2>&1 &
+second_pid=$!
+at2() { SKAT_SERVER="http://127.0.0.1:$port2" "$skat" "$@"; }
+for _ in $(seq 100); do at2 table list >/dev/null 2>&1 && break; sleep 0.1; done
+slow=$(json_cmd 'import runpy, time
+g = runpy.run_path("/app/skatbot.py")
+act = g["Bot"].act
+def slow(self, legal, seq):
+    time.sleep(0.3)
+    return act(self, legal, seq)
+g["Bot"].act = slow
+g["hosted"]()')
+for b in b1 b2 b3; do
+  t=$(at2 admin register-bot --name "$b" | awk '/^bot token/{print $3}')
+  at2 bot submit --bot-token "$t" --archive "$work/python.tar" --command "$slow" --activate >/dev/null
+done
+sleep 3  # the feed follows the newly hosted accounts
+t2=$(at2 table create --deals 3 --bots b1,b2,b3 --name second --admin-token "$SKAT_ADMIN_TOKEN" | awk '/^table/{print $2}')
+[ -n "$t2" ] || fail "the second server made no table"
+mine() { podman ps --filter "label=skat.runner=$1" --filter status=running --format '{{.Names}}' | wc -l; }
+for _ in $(seq 60); do [ "$(mine hosted-b)" -eq 3 ] && break; sleep 1; done
+[ "$(mine hosted-b)" -eq 3 ] || fail "the second runner's three sandboxes are not running"
+# Its sandboxes have cores of their own while there are free ones ($(nproc) here), then share.
+cpusets=$(for c in $(podman ps --filter label=skat.runner=hosted-b --format '{{.Names}}'); do podman inspect --format '{{.HostConfig.CpusetCpus}}' "$c"; done | sort | tr '\n' ' ')
+[ "$(tr ' ' '\n' <<<"$cpusets" | grep -c .)" -eq 3 ] && [ "$(tr ' ' '\n' <<<"$cpusets" | grep . | sort -u | wc -l)" -eq "$(( sandbox_cpus + 1 < 3 ? sandbox_cpus + 1 : 3 ))" ] ||
+  fail "the second runner's sandboxes' cores: $cpusets"
+echo "  three sandboxes on $(( sandbox_cpus + 1 )) cores: cpusets $cpusets"
 kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
-left=$(podman ps -a --filter label=skat.hosted=1 --format '{{.Names}}')
-[ -z "$left" ] || fail "sandboxes left after the runner stopped: $left"
-podman --runtime runc run -d --name skat-orphan --label skat.hosted=1 --network none --ulimit nofile=1024:1024 --ulimit nproc=4096:4096 localhost/skat-example-bot-rust:latest >/dev/null
+left=$(podman ps -a --filter label=skat.runner=hosted-a --format '{{.Names}}')
+[ -z "$left" ] || fail "sandboxes left after the first runner stopped: $left"
+[ "$(mine hosted-b)" -eq 3 ] || fail "the first runner's stop removed the second runner's sandboxes"
+orphan() { podman --runtime runc run -d --name "$1" --label skat.hosted=1 --label "skat.runner=$2" --network none \
+  --ulimit nofile=1024:1024 --ulimit nproc=4096:4096 --entrypoint /app/bot localhost/skat-example-bot-rust:latest --help >/dev/null; }
+orphan skat-orphan hosted-a
+orphan skat-foreign someone-else
 start_server
-for _ in $(seq 50); do [ -z "$(podman ps -a --filter name=skat-orphan --format '{{.Names}}')" ] && break; sleep 0.2; done
-[ -z "$(podman ps -a --filter name=skat-orphan --format '{{.Names}}')" ] || fail "a restarted runner left an orphan"
-echo "  a stopped runner leaves no sandbox; a starting one removes an orphan"
+gone() { [ -z "$(podman ps -a --filter "name=^$1\$" --format '{{.Names}}')" ]; }
+for _ in $(seq 50); do gone skat-orphan && break; sleep 0.2; done
+gone skat-orphan || fail "a restarted runner left its own orphan"
+gone skat-foreign && fail "a starting runner removed another runner's sandbox"
+podman rm -f skat-foreign >/dev/null
+[ "$(mine hosted-b)" -eq 3 ] || fail "the first runner's start removed the second runner's sandboxes"
+for _ in $(seq 120); do at2 table list --filter all | grep -F "$t2" | grep -q finished && break; sleep 1; done
+at2 table list --filter all | grep -F "$t2" | grep -q finished || fail "the second server's table did not finish"
+at2 table records "$t2" | grep -q " w TI\." && fail "a seat of the second server's table forfeited while the first runner stopped and started"
+for _ in $(seq 30); do at2 admin sandboxes --running | grep -q "no sandboxes running" && break; sleep 1; done
+[ "$(at2 admin sandboxes | grep -F "on hosted-b)" | grep -c "exited with status 0")" -eq 3 ] || { at2 admin sandboxes >&2; fail "the second runner's sandboxes did not all exit by themselves"; }
+shared=$(at2 admin sandboxes | grep -c "it shared its cores with other sandboxes" || true)
+[ "$shared" -eq "$(( 3 > sandbox_cpus + 1 ? 3 - sandbox_cpus - 1 : 0 ))" ] || { at2 admin sandboxes >&2; fail "the sandboxes that shared cores do not say so ($shared)"; }
+kill "$second_pid"; wait "$second_pid" 2>/dev/null || true; second_pid=""
+echo "  the first runner stopped and started beside the second's table: it removed its own orphan, not the second runner's sandboxes nor another's; that table played to its end"
+
+echo "4b. a version is its image and its command"
+again=$("$skat" bot submit --bot-token "${token[rust-bot]}" --archive "$work/rust.tar" --command "/app/bot --fast" --sdk rust)
+grep -q "version ${rust:7:12}-" <<<"$again" || fail "the same archive with another command is not another version: $again"
+[ "$("$skat" bot versions --bot-token "${token[rust-bot]}" | grep -c "^$rust ")" -eq 2 ] || fail "two versions of one image are not both listed"
+echo "  the same archive with another command: another version ($(awk 'NR==1{print $4}' <<<"$again" | tr -d ,)), both listed"
 
 echo "5. the sandbox as a Pod: validated against Kubernetes' schemas, run with podman kube play"
 seats=$("$skat" table create --deals 1 --take-seats --action-timeout 10s)
@@ -332,4 +455,8 @@ CONTAINERS_CONF="$work/containers.conf" podman kube down "$work/pod.json" >/dev/
 [ "$state" = "exited 0" ] || fail "the Pod's bot: $state"
 [ "$limits" = "201326592 50000/100000 true" ] || fail "the Pod's limits as podman set them: $limits"
 echo "  the Pod played its seat to the end: 192 MiB, half a CPU, a read-only root"
+echo "6. an author tries an image as the runner runs it (docs/hosted-bots.md, section 3)"
+SKAT_BIN="$skat" "$root/examples/bots/try-hosted.sh" "$work/rust.tar" >"$work/try.log" 2>&1 || { cat "$work/try.log" >&2; fail "examples/bots/try-hosted.sh"; }
+grep -q "exited with status 0" "$work/try.log" || { cat "$work/try.log" >&2; fail "try-hosted.sh did not show the sandbox"; }
+echo "  examples/bots/try-hosted.sh rust.tar: $(grep -m1 -oE 'exited with status 0 after [0-9]+ s' "$work/try.log")"
 echo "hosted bots: ok"

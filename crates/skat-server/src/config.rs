@@ -304,8 +304,10 @@ pub struct ServerConfig {
     /// --hosting-*`.
     #[arg(skip)]
     pub hosting: HostingConfig,
-    /// Also serve gRPC (the game service and health) on this Unix socket: a hosted bot's
-    /// sandbox gets it mounted as its only way out (docs/hosted-bots.md).
+    /// Also serve gRPC (the game service and health) on this Unix socket, for clients on
+    /// this machine (a bot author trying an image, an operator's tools). It is never
+    /// mounted into a hosted bot's sandbox: each gets a socket of its own
+    /// (`--hosting-socket-dir`, docs/hosted-bots.md).
     #[arg(long, env = "SKAT_UNIX_SOCKET")]
     pub unix_socket: Option<PathBuf>,
 }

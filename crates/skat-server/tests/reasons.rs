@@ -25,8 +25,8 @@ use tonic_types::StatusExt as _;
 /// and tournament reasons need a database (skat-cli/tests/competition.rs and
 /// skat-cli/tests/operator.rs), the challenge and people's-table reasons too
 /// (skat-cli/tests/challenges.rs), the hosting reasons too (skat-server/tests/hosting.rs,
-/// and deploy/test-hosted.sh with podman).
-const UNREACHABLE: [R; 26] = [
+/// and deploy/test-hosted.sh with podman), and a sandbox's door's (skat-server/tests/doors.rs).
+const UNREACHABLE: [R; 27] = [
     R::Unspecified,
     R::Internal,
     R::DealOver,
@@ -53,6 +53,7 @@ const UNREACHABLE: [R; 26] = [
     R::NotHosted,
     R::SandboxNotFound,
     R::AccountHosted,
+    R::SandboxScope,
 ];
 
 struct Cases {

@@ -106,11 +106,11 @@ enum AdminCommand {
         name: String,
         /// The version's image digest (or its first 12 or more hex digits), when the image
         /// has one version.
-        #[arg(long, required_unless_present = "version")]
+        #[arg(long, required_unless_present = "version_id")]
         digest: Option<String>,
         /// The version's name (`skat bot versions` shows it): its image and its command.
         #[arg(long)]
-        version: Option<String>,
+        version_id: Option<String>,
         /// Send it back to pending: it no longer plays.
         #[arg(long)]
         withdraw: bool,
@@ -157,10 +157,10 @@ pub fn admin(args: AdminArgs) -> CmdResult {
                 };
                 list(&conn, request).await
             }
-            AdminCommand::ApproveVersion { name, digest, version, withdraw, conn } => {
+            AdminCommand::ApproveVersion { name, digest, version_id, withdraw, conn } => {
                 let pick = super::hosted::Pick {
                     digest: digest.unwrap_or_default(),
-                    version_id: version.unwrap_or_default(),
+                    version_id: version_id.unwrap_or_default(),
                 };
                 super::hosted::approve(&conn, name, pick, !withdraw).await
             }

@@ -87,13 +87,13 @@ pub enum BotAction {
         author: Author,
         /// The version's image digest (or its first 12 or more hex digits), when the image
         /// has one version.
-        #[arg(long, required_unless_present_any = ["none", "version"])]
+        #[arg(long, required_unless_present_any = ["none", "version_id"])]
         digest: Option<String>,
         /// The version's name (`skat bot versions` shows it): its image and its command.
         #[arg(long, conflicts_with = "digest")]
-        version: Option<String>,
+        version_id: Option<String>,
         /// No version plays.
-        #[arg(long, conflicts_with_all = ["digest", "version"])]
+        #[arg(long, conflicts_with_all = ["digest", "version_id"])]
         none: bool,
     },
     /// The bot's sandboxes (newest first: table, outcome, CPU, memory), or one
@@ -225,7 +225,7 @@ pub fn run(action: BotAction) -> CmdResult {
                 let v = submit(&author, archive, image, header).await?;
                 outln!("{}", version_line(&v));
                 if !v.active {
-                    outln!("activate it with: skat bot activate --version {}", v.version_id);
+                    outln!("activate it with: skat bot activate --version-id {}", v.version_id);
                 }
             }
             BotAction::Versions(author) => {
@@ -241,12 +241,12 @@ pub fn run(action: BotAction) -> CmdResult {
                     outln!("{}", version_line(v));
                 }
             }
-            BotAction::Activate { author, digest, version, none } => {
+            BotAction::Activate { author, digest, version_id, none } => {
                 let (mut c, token) = author.client().await?;
                 let (digest, version_id) = if none {
                     Default::default()
                 } else {
-                    (digest.unwrap_or_default(), version.unwrap_or_default())
+                    (digest.unwrap_or_default(), version_id.unwrap_or_default())
                 };
                 let r = c
                     .activate_bot_version(with_token(

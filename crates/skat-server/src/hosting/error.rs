@@ -37,7 +37,7 @@ pub(crate) enum HostingError {
     VersionNotFound(String),
     /// An image with versions of several commands, named by its digest.
     #[error(
-        "the image {0} has versions with different commands ({1}): name one with its version (skat bot activate --version ID)"
+        "the image {0} has versions with different commands ({1}): name one with its version (skat bot activate --version-id ID)"
     )]
     VersionAmbiguous(String, String),
     /// No such account.

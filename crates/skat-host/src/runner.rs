@@ -7,7 +7,7 @@
 //! | a runner has a name (`skat.runner=<name>` on everything it starts); at start it removes the sandboxes with its name, at stop it stops and removes them | a runner that died left them and their seats come again through the feed; another runner's (another server's, another replica's) are left alone |
 //! | a seat's sandbox is given the seat's own socket (podman), which the server made for it | its only door leads to its seat |
 //! | each sandbox gets cores of its own while there are free ones ([`crate::cores`]) | one bot's spinning does not reach another's decisions |
-//! | one sandbox per seat and token | the feed hands a seat out again when it reopens; a seat given a new token (the server restarted) gets a new sandbox |
+//! | one sandbox per seat and token | the feed hands a seat out again when it reopens; a seat given a new token (the server restarted) gets a new sandbox, and the old one is stopped (its door is gone, and it would hold its cores) |
 //! | an image is fetched, checked against its digest and loaded once per version (podman; a cluster's nodes pull references) | a version is immutable |
 //! | a version whose image cannot be loaded or pulled is reported failed, in podman's words | the author reads why, and the server stops handing its seats out |
 //! | on shutdown, every sandbox is stopped and removed | a stopped runner leaves nothing behind |
@@ -62,6 +62,16 @@ pub struct RunnerConfig {
 
 type Images = Mutex<HashMap<String, Arc<OnceCell<Result<String, String>>>>>;
 
+/// A seat's sandbox as the runner follows it.
+struct Live {
+    /// The seat token it plays with.
+    token: String,
+    /// Its life, start to report.
+    task: JoinHandle<()>,
+    /// True: its seat was handed out again with a new token; stop it.
+    superseded: watch::Sender<bool>,
+}
+
 struct Runner {
     config: RunnerConfig,
     channel: Channel,
@@ -90,7 +100,7 @@ pub async fn run(config: RunnerConfig, mut shutdown: watch::Receiver<bool>) -> R
     if !left.is_empty() {
         tracing::info!(removed = left.len(), "sandboxes left by an earlier runner removed");
     }
-    let mut live: HashMap<(String, u32), (String, JoinHandle<()>)> = HashMap::new();
+    let mut live: HashMap<(String, u32), Live> = HashMap::new();
     let result = loop {
         if *shutdown.borrow() {
             break Ok(());
@@ -121,8 +131,8 @@ pub async fn run(config: RunnerConfig, mut shutdown: watch::Receiver<bool>) -> R
         }
     };
     // Nothing is left behind: every sandbox still running is stopped and removed.
-    for (_, (_, task)) in live.drain() {
-        task.abort();
+    for (_, l) in live.drain() {
+        l.task.abort();
     }
     for name in config.engine.labelled(&config.name).await {
         config.engine.remove(&name).await;
@@ -155,7 +165,7 @@ impl Runner {
     /// Reads the feed until it ends (false: follow it again) or shutdown (true).
     async fn follow(
         self: &Arc<Self>,
-        live: &mut HashMap<(String, u32), (String, JoinHandle<()>)>,
+        live: &mut HashMap<(String, u32), Live>,
         shutdown: &mut watch::Receiver<bool>,
     ) -> Result<bool, RunnerError> {
         let request =
@@ -185,19 +195,22 @@ impl Runner {
                 }
             };
             let Some(seat) = seat else { continue };
-            live.retain(|_, (_, task)| !task.is_finished());
+            live.retain(|_, l| !l.task.is_finished());
             let key = (seat.table_id.clone(), seat.seat);
-            if live.get(&key).is_some_and(|(token, _)| *token == seat.seat_token) {
+            if live.get(&key).is_some_and(|l| l.token == seat.seat_token) {
                 continue;
             }
+            let (superseded, stop) = watch::channel(false);
             let token = seat.seat_token.clone();
-            let task = tokio::spawn(Arc::clone(self).play(seat));
-            live.insert(key, (token, task));
+            let task = tokio::spawn(Arc::clone(self).play(seat, stop));
+            if let Some(old) = live.insert(key, Live { token, task, superseded }) {
+                old.superseded.send_replace(true);
+            }
         }
     }
 
     /// One hosted seat, start to end.
-    async fn play(self: Arc<Self>, hosted: pb::HostedSeat) {
+    async fn play(self: Arc<Self>, hosted: pb::HostedSeat, superseded: watch::Receiver<bool>) {
         let Some(version) = hosted.version else { return };
         let id = sandbox_id();
         let started = SystemTime::now();
@@ -231,7 +244,7 @@ impl Runner {
             }
         };
         let place = self.cores.take(seat.cpu_millis);
-        let mut ending = self.run(&id, &seat, &place, started).await;
+        let mut ending = self.run(&id, &seat, &place, started, &superseded).await;
         self.cores.release(&place);
         if place.shared && ending.outcome != "failed-to-start" {
             ending.detail.push_str("; it shared its cores with other sandboxes (the runner had no free core): its times were not all its own");
@@ -242,7 +255,14 @@ impl Runner {
     }
 
     /// Starts the sandbox on its cores, reports it running and watches it to its end.
-    async fn run(&self, id: &str, seat: &Seat, place: &crate::cores::Place, started: SystemTime) -> Ending {
+    async fn run(
+        &self,
+        id: &str,
+        seat: &Seat,
+        place: &crate::cores::Place,
+        started: SystemTime,
+        superseded: &watch::Receiver<bool>,
+    ) -> Ending {
         let engine = &self.config.engine;
         let limits = &self.config.limits;
         if place.shared {
@@ -259,7 +279,7 @@ impl Runner {
         let note = Ending { outcome: "running", detail: "running".into(), ..Default::default() };
         self.report(id, seat, started, &note, false, "").await;
         let client = SkatServiceClient::new(self.channel.clone());
-        let ending = sandbox::watch(engine, running, seat, limits, Some(client)).await;
+        let ending = sandbox::watch(engine, running, seat, limits, Some(client), superseded).await;
         tracing::info!(sandbox = %id, bot = %seat.bot_name, outcome = ending.outcome, cpu_ms = ending.usage.cpu_ms, "sandbox ended");
         ending
     }

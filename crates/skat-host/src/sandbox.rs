@@ -8,6 +8,7 @@
 //! | the kernel kills it for memory | `out-of-memory` | `OOMKilled` |
 //! | it outlives the wall-clock limit | `timed-out` (killed) | the runner's clock, or the Pod's deadline |
 //! | its table ended and it did not exit within [`AFTER_TABLE`] | `stopped` | GetTable |
+//! | its seat was handed out again with a new token (the server restarted): another sandbox plays it | `stopped` | the feed |
 //! | it never started | `failed-to-start` (the engine's words) | `podman run`; a Pod's image that cannot be pulled |
 //! | it waited [`START_WITHIN`] to be started | `failed-to-start` | a Pod no node has room for |
 //! | it still looks alive [`STOP_WITHIN`] after being stopped | what it was stopped for; removed by force | the engine not answering, a stop that did not take |
@@ -187,6 +188,7 @@ pub async fn watch(
     seat: &Seat,
     limits: &Limits,
     mut server: Option<SkatServiceClient<Channel>>,
+    superseded: &tokio::sync::watch::Receiver<bool>,
 ) -> Ending {
     let crate::engine::Started { name, output } = started;
     let name = name.as_str();
@@ -224,6 +226,12 @@ pub async fn watch(
             if table_over(client, seat).await {
                 table_ended = Some(Instant::now());
             }
+        }
+        if forced.is_none() && *superseded.borrow() {
+            forced = Some("superseded");
+            forced_at = Some(Instant::now());
+            engine.stop(name, Duration::from_secs(2)).await;
+            continue;
         }
         if forced.is_none() && table_ended.is_some_and(|t| t.elapsed() >= AFTER_TABLE) {
             forced = Some("stopped");
@@ -281,12 +289,15 @@ fn verdict(
             format!("killed by the kernel: out of memory ({} MiB) after {took} s", seat.memory_mib),
         )
     } else if let Some(f) = forced {
-        let words = if f == "timed-out" {
-            format!("killed at the wall-clock limit ({} s)", limits.wall.as_secs())
-        } else {
-            format!("stopped: its table had ended {} s before and it had not exited", AFTER_TABLE.as_secs())
-        };
-        (f, words)
+        match f {
+            "timed-out" => (f, format!("killed at the wall-clock limit ({} s)", limits.wall.as_secs())),
+            "superseded" => (
+                "stopped",
+                "stopped: its seat was handed out again with a new token (the server restarted); a new sandbox plays it"
+                    .to_string(),
+            ),
+            _ => (f, format!("stopped: its table had ended {} s before and it had not exited", AFTER_TABLE.as_secs())),
+        }
     } else if state.exit_code == 0 {
         ("exited", format!("exited with status 0 after {took} s"))
     } else {

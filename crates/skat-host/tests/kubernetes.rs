@@ -196,7 +196,15 @@ async fn an_oom_kill_is_read_from_the_pod_and_its_output_before_deletion() {
         }
         _ => (StatusCode::OK, status(200, "", "")),
     }));
-    let ending = sandbox::watch(&engine, started(), &seat(), &limits(Duration::from_secs(60)), None).await;
+    let ending = sandbox::watch(
+        &engine,
+        started(),
+        &seat(),
+        &limits(Duration::from_secs(60)),
+        None,
+        &tokio::sync::watch::channel(false).1,
+    )
+    .await;
     assert_eq!(ending.outcome, "out-of-memory", "{}", ending.detail);
     assert_eq!(ending.exit_code, 137);
     assert_eq!(ending.log, b"thinking\nallocating\n");
@@ -221,7 +229,15 @@ async fn an_image_the_cluster_cannot_pull_fails_the_version() {
         ),
         _ => (StatusCode::OK, status(200, "", "")),
     }));
-    let ending = sandbox::watch(&engine, started(), &seat(), &limits(Duration::from_secs(60)), None).await;
+    let ending = sandbox::watch(
+        &engine,
+        started(),
+        &seat(),
+        &limits(Duration::from_secs(60)),
+        None,
+        &tokio::sync::watch::channel(false).1,
+    )
+    .await;
     assert_eq!(ending.outcome, "failed-to-start");
     assert!(ending.image_failed);
     assert!(ending.detail.contains("ErrImagePull: manifest unknown"), "{}", ending.detail);
@@ -242,10 +258,43 @@ async fn the_wall_clock_limit_stops_the_pod_by_its_deadline_and_keeps_it_to_read
         "GET" => (StatusCode::OK, running()),
         _ => (StatusCode::OK, status(200, "", "")),
     }));
-    let ending = sandbox::watch(&engine, started(), &seat(), &limits(Duration::ZERO), None).await;
+    let ending = sandbox::watch(
+        &engine,
+        started(),
+        &seat(),
+        &limits(Duration::ZERO),
+        None,
+        &tokio::sync::watch::channel(false).1,
+    )
+    .await;
     assert_eq!(ending.outcome, "timed-out", "{}", ending.detail);
     let p = paths(&sent);
     assert_eq!(p[1], "PATCH /api/v1/namespaces/skat-bots/pods/skat-abc", "{p:?}");
+}
+
+#[tokio::test]
+async fn a_sandbox_whose_seat_was_handed_out_again_is_stopped() {
+    // The server restarted: the seat came again with a new token, a new sandbox plays it;
+    // the old one's door is gone and it would hold its cores: it is stopped, and says why.
+    let mut stopped = false;
+    let (engine, sent) = engine(Box::new(move |s: &Sent| match s.method.as_str() {
+        "PATCH" => {
+            stopped = s.body["spec"]["activeDeadlineSeconds"] == 1;
+            (StatusCode::OK, running())
+        }
+        "GET" if s.path.contains("/log") => (StatusCode::OK, Value::String(String::new())),
+        "GET" if stopped => (StatusCode::OK, terminated(143, "Error")),
+        "GET" => (StatusCode::OK, running()),
+        _ => (StatusCode::OK, status(200, "", "")),
+    }));
+    let (supersede, superseded) = tokio::sync::watch::channel(false);
+    let (seat, limits) = (seat(), limits(Duration::from_secs(60)));
+    let watch = sandbox::watch(&engine, started(), &seat, &limits, None, &superseded);
+    supersede.send_replace(true);
+    let ending = tokio::time::timeout(Duration::from_secs(10), watch).await.expect("stopped at once");
+    assert_eq!(ending.outcome, "stopped", "{}", ending.detail);
+    assert!(ending.detail.contains("handed out again"), "{}", ending.detail);
+    assert!(paths(&sent).contains(&"PATCH /api/v1/namespaces/skat-bots/pods/skat-abc".to_string()));
 }
 
 #[tokio::test]
@@ -281,7 +330,8 @@ async fn a_pod_that_never_stops_is_removed_by_force_and_the_watch_ends() {
         _ => (StatusCode::OK, status(200, "", "")),
     }));
     let (seat, limits) = (seat(), limits(Duration::ZERO));
-    let watch = sandbox::watch(&engine, started(), &seat, &limits, None);
+    let (_superseding, superseded) = tokio::sync::watch::channel(false);
+    let watch = sandbox::watch(&engine, started(), &seat, &limits, None, &superseded);
     let ending = tokio::time::timeout(sandbox::STOP_WITHIN + Duration::from_secs(10), watch)
         .await
         .expect("the watch of a sandbox that never stops ends");

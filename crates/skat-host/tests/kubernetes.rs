@@ -91,6 +91,12 @@ fn started() -> skat_host::engine::Started {
     skat_host::engine::Started { name: "skat-abc".into(), output: None }
 }
 
+/// The watch of the Pod [`started`] for [`seat`], to its end.
+async fn watched(engine: &Engine, limits: Limits) -> sandbox::Ending {
+    let (_supersede, superseded) = tokio::sync::watch::channel(false);
+    sandbox::watch(engine, started(), &seat(), &limits, None, &superseded).await
+}
+
 fn spec() -> SandboxSpec {
     sandbox::spec_of("abc", &seat(), &limits(Duration::from_secs(60)), None)
 }
@@ -196,15 +202,7 @@ async fn an_oom_kill_is_read_from_the_pod_and_its_output_before_deletion() {
         }
         _ => (StatusCode::OK, status(200, "", "")),
     }));
-    let ending = sandbox::watch(
-        &engine,
-        started(),
-        &seat(),
-        &limits(Duration::from_secs(60)),
-        None,
-        &tokio::sync::watch::channel(false).1,
-    )
-    .await;
+    let ending = watched(&engine, limits(Duration::from_secs(60))).await;
     assert_eq!(ending.outcome, "out-of-memory", "{}", ending.detail);
     assert_eq!(ending.exit_code, 137);
     assert_eq!(ending.log, b"thinking\nallocating\n");
@@ -229,15 +227,7 @@ async fn an_image_the_cluster_cannot_pull_fails_the_version() {
         ),
         _ => (StatusCode::OK, status(200, "", "")),
     }));
-    let ending = sandbox::watch(
-        &engine,
-        started(),
-        &seat(),
-        &limits(Duration::from_secs(60)),
-        None,
-        &tokio::sync::watch::channel(false).1,
-    )
-    .await;
+    let ending = watched(&engine, limits(Duration::from_secs(60))).await;
     assert_eq!(ending.outcome, "failed-to-start");
     assert!(ending.image_failed);
     assert!(ending.detail.contains("ErrImagePull: manifest unknown"), "{}", ending.detail);
@@ -258,15 +248,7 @@ async fn the_wall_clock_limit_stops_the_pod_by_its_deadline_and_keeps_it_to_read
         "GET" => (StatusCode::OK, running()),
         _ => (StatusCode::OK, status(200, "", "")),
     }));
-    let ending = sandbox::watch(
-        &engine,
-        started(),
-        &seat(),
-        &limits(Duration::ZERO),
-        None,
-        &tokio::sync::watch::channel(false).1,
-    )
-    .await;
+    let ending = watched(&engine, limits(Duration::ZERO)).await;
     assert_eq!(ending.outcome, "timed-out", "{}", ending.detail);
     let p = paths(&sent);
     assert_eq!(p[1], "PATCH /api/v1/namespaces/skat-bots/pods/skat-abc", "{p:?}");

@@ -61,31 +61,6 @@ async fn doors() -> Doors {
     Doors { server, games, hosting: HostingServiceClient::new(channel), port, dir }
 }
 
-/// An OCI layout's first files in a tar: enough to be taken as an image archive.
-fn archive(salt: &str) -> Vec<u8> {
-    let mut b = Vec::new();
-    for (name, data) in [
-        ("oci-layout", r#"{"imageLayoutVersion":"1.0.0"}"#.to_string()),
-        ("index.json", format!("{{\"s\":\"{salt}\"}}")),
-    ] {
-        let mut h = [0u8; 512];
-        h[..name.len()].copy_from_slice(name.as_bytes());
-        h[100..107].copy_from_slice(b"0000644");
-        h[124..135].copy_from_slice(format!("{:011o}", data.len()).as_bytes());
-        h[136..147].copy_from_slice(b"00000000000");
-        h[156] = b'0';
-        h[257..262].copy_from_slice(b"ustar");
-        h[148..156].copy_from_slice(b"        ");
-        let sum: u32 = h.iter().map(|&x| u32::from(x)).sum();
-        h[148..155].copy_from_slice(format!("{sum:06o}\0").as_bytes());
-        b.extend_from_slice(&h);
-        b.extend_from_slice(data.as_bytes());
-        b.resize(b.len().div_ceil(512) * 512, 0);
-    }
-    b.resize(b.len() + 1024, 0);
-    b
-}
-
 /// Hosted seats as the runner gets them, at a table of the operator's with people in
 /// the other seats.
 struct Seated {
@@ -110,7 +85,7 @@ impl Doors {
         let header = pb::BotVersionHeader { activate: true, ..Default::default() };
         let parts = vec![
             pb::SubmitBotVersionRequest { part: Some(Part::Header(header)) },
-            pb::SubmitBotVersionRequest { part: Some(Part::Chunk(archive(name))) },
+            pb::SubmitBotVersionRequest { part: Some(Part::Chunk(oci_archive(name))) },
         ];
         self.hosting.submit_bot_version(authed(tokio_stream::iter(parts), &token)).await.unwrap();
         token

@@ -26,32 +26,6 @@ fn reason(status: &tonic::Status) -> Option<R> {
     R::from_str_name(&format!("ERROR_REASON_{}", info.reason))
 }
 
-/// A tar holding what `podman save --format oci-archive` writes at its top.
-fn oci_archive(salt: &str) -> Vec<u8> {
-    let mut b = Vec::new();
-    for (name, data) in [
-        ("oci-layout", r#"{"imageLayoutVersion":"1.0.0"}"#.to_string()),
-        ("index.json", format!("{{\"salt\":\"{salt}\"}}")),
-    ] {
-        let mut h = [0u8; 512];
-        h[..name.len()].copy_from_slice(name.as_bytes());
-        h[100..107].copy_from_slice(b"0000644");
-        let size = format!("{:011o}", data.len());
-        h[124..135].copy_from_slice(size.as_bytes());
-        h[136..147].copy_from_slice(b"00000000000");
-        h[156] = b'0';
-        h[257..262].copy_from_slice(b"ustar");
-        h[148..156].copy_from_slice(b"        ");
-        let sum: u32 = h.iter().map(|&x| u32::from(x)).sum();
-        h[148..155].copy_from_slice(format!("{sum:06o}\0").as_bytes());
-        b.extend_from_slice(&h);
-        b.extend_from_slice(data.as_bytes());
-        b.resize(b.len().div_ceil(512) * 512, 0);
-    }
-    b.resize(b.len() + 1024, 0);
-    b
-}
-
 struct Hosted {
     server: TestServer,
     hosting: HostingServiceClient<Channel>,

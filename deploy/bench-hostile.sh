@@ -84,7 +84,7 @@ start_server() {
   rm -rf "$work/data" "$work/runner"
   "$skat" serve --addr "127.0.0.1:$port" --metrics-addr off --web-addr off --data-dir "$work/data" --admin-token bench-admin \
     --unix-socket "$work/skat.sock" --hosting-runner-token-file "$work/runner-token" --runner podman --runner-dir "$work/runner" \
-    --hosting-cpu-millis 1000 --hosting-memory-mib 256 --account-max-tables 8 --action-timeout 30s >"$work/server.log" 2>&1 &
+    --hosting-cpu-millis 1000 --hosting-memory-mib 256 --account-max-tables 8 --action-timeout 10s >"$work/server.log" 2>&1 &
   server_pid=$!
   for _ in $(seq 100); do "$skat" table list >/dev/null 2>&1 && return 0; sleep 0.1; done
   echo "the server did not start" >&2; exit 1

@@ -31,4 +31,7 @@ for msg in stub.WatchTable(pb.WatchTableRequest(table_id=table, after_seq=0)):
         break
 times.sort()
 q = lambda p: times[min(len(times) - 1, int(p * len(times)))]
-print(f"n={len(times)} p50={q(0.5)} p90={q(0.9)} p99={q(0.99)} max={times[-1]} forfeits={forfeits}")
+if times:
+    print(f"n={len(times)} p50={q(0.5)} p90={q(0.9)} p99={q(0.99)} max={times[-1]} forfeits={forfeits}")
+else:  # the seat never acted (a bot locked out): its forfeits only
+    print(f"n=0 p50=- p90=- p99=- max=- forfeits={forfeits}")

@@ -28,8 +28,10 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 skat="${SKAT_BIN:-$root/target/debug/skat}"
 work=$(mktemp -d /tmp/skat-hosted.XXXXXX)
 server_pid=""
-second_pid=""
+second_pid="" third_pid="" runner_pids=()
 cleanup() {
+  [ ${#runner_pids[@]} -gt 0 ] && kill "${runner_pids[@]}" 2>/dev/null || true
+  [ -n "$third_pid" ] && kill "$third_pid" 2>/dev/null || true
   [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
   [ -n "$second_pid" ] && kill "$second_pid" 2>/dev/null && wait "$second_pid" 2>/dev/null || true
   for c in $(podman ps -a --filter label=skat.hosted=1 --format '{{.Names}}' 2>/dev/null); do podman rm -f "$c" >/dev/null 2>&1 || true; done
@@ -459,4 +461,56 @@ echo "6. an author tries an image as the runner runs it (docs/hosted-bots.md, se
 SKAT_BIN="$skat" "$root/examples/bots/try-hosted.sh" "$work/rust.tar" >"$work/try.log" 2>&1 || { cat "$work/try.log" >&2; fail "examples/bots/try-hosted.sh"; }
 grep -q "exited with status 0" "$work/try.log" || { cat "$work/try.log" >&2; fail "try-hosted.sh did not show the sandbox"; }
 echo "  examples/bots/try-hosted.sh rust.tar: $(grep -m1 -oE 'exited with status 0 after [0-9]+ s' "$work/try.log")"
+echo "7. two runners, one core each, share a hosted round robin larger than both hold"
+# A server with no runner of its own: two runner processes follow it, each with a core,
+# at half a CPU a seat: two places each, four in all, so one table of three plays at a time.
+port3=$(free_port)
+"$skat" serve --addr "127.0.0.1:$port3" --metrics-addr off --web-addr off --data-dir "$work/data3" \
+  --admin-token "$SKAT_ADMIN_TOKEN" --hosting-runner-token-file "$work/runner-token" --hosting-socket-dir "$work/sockets3" \
+  --hosting-cpu-millis 500 --hosting-memory-mib 192 --action-timeout 10s >>"$work/server3.log" 2>&1 &
+third_pid=$!
+at3() { SKAT_SERVER="http://127.0.0.1:$port3" "$skat" "$@"; }
+for _ in $(seq 100); do at3 table list >/dev/null 2>&1 && break; sleep 0.1; done
+runner_pids=()
+for core in 0 1; do
+  "$skat" runner --server "http://127.0.0.1:$port3" --runner-token-file "$work/runner-token" --name "core-$core" \
+    --sandbox-cpuset "$core" --capacity-memory-mib 2048 --work-dir "$work/runner-core-$core" >>"$work/runners.log" 2>&1 &
+  runner_pids+=($!)
+done
+for e in e1 e2 e3 e4; do
+  t=$(at3 admin register-bot --name "$e" | awk '/^bot token/{print $3}')
+  at3 bot submit --bot-token "$t" --archive "$work/rust.tar" --activate >/dev/null
+done
+sleep 3
+rr3=$(at3 tournament create --name shared --entrants e1,e2,e3,e4 --deals 2 --hosted | awk '/^tournament/{print $2}')
+[ -n "$rr3" ] || fail "no tournament on the third server"
+# While it plays: no core holds more than one CPU of quotas, and the queue says it waits.
+over="" waited=0
+for _ in $(seq 600); do
+  load=$(for c in $(podman ps --filter label=skat.hosted=1 --filter label=skat.runner=core-0 --filter label=skat.runner=core-1 --format '{{.Names}}'); do
+    podman inspect --format '{{.HostConfig.CpusetCpus}} {{.HostConfig.CpuQuota}}' "$c" 2>/dev/null; done | awk '{q[$1] += $2} END {for (c in q) print c, q[c]}')
+  while read -r core quota; do [ -n "$core" ] && [ "$quota" -gt 100000 ] && over="$over core $core at $quota;"; done <<<"$load"
+  shown=$(at3 tournament show "$rr3")
+  grep -q "waiting for places" <<<"$shown" && waited=1
+  grep -q '^status.*finished' <<<"$shown" && break
+  sleep 0.5
+done
+grep -q '^status.*finished' <<<"$shown" || { echo "$shown" >&2; fail "the shared round robin did not finish"; }
+[ -z "$over" ] || fail "a core held more than one CPU of sandboxes:$over"
+[ "$waited" -eq 1 ] || fail "tournament show never said that tables waited for places"
+grep -q "tables   12/12 played" <<<"$shown" || { echo "$shown" >&2; fail "not every table of the shared round robin played"; }
+rr3dir=$(mktemp -d "$work/rr3.XXXX")
+at3 tournament records "$rr3" --out "$rr3dir" >/dev/null
+grep -l " w TI\." "$rr3dir"/* >&2 && fail "a seat of the shared round robin forfeited on its clock"
+for core in 0 1; do
+  [ "$(at3 admin sandboxes | grep -cF "on core-$core)")" -gt 0 ] || fail "runner core-$core played no seat"
+done
+# The tables were made in the order the plan shows them (the table list is newest first).
+made=$(at3 table list --filter all --limit 100 | awk 'NR>1{print $1}' | tac | tr '\n' ' ')
+planned=$(ls "$rr3dir" | sed 's/^[0-9]*-//; s/\.iss$//' | tr '\n' ' ')
+[ "$made" = "$planned" ] || { echo "made:    $made" >&2; echo "planned: $planned" >&2; fail "the queue did not drain in its order"; }
+echo "  12 tables, one at a time on four places over two runners, no core over one CPU, made in the plan's order, no forfeit"
+echo "  $(at3 admin sandboxes | grep -cF "on core-0)") sandboxes on core-0, $(at3 admin sandboxes | grep -cF "on core-1)") on core-1"
+kill "${runner_pids[@]}" 2>/dev/null; wait "${runner_pids[@]}" 2>/dev/null || true
+kill "$third_pid"; wait "$third_pid" 2>/dev/null || true
 echo "hosted bots: ok"

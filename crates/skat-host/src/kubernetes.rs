@@ -11,7 +11,7 @@
 //!
 //! | runner's act | API call | why |
 //! |---|---|---|
-//! | start | create the Secret, then the Pod | the kubelet waits for the Secret; a Pod refused removes its Secret |
+//! | start | read the namespace's ResourceQuotas; create the Secret, then the Pod | a Pod the quota has no room for would wait `Pending` into a forfeit: it is not created; the kubelet waits for the Secret; a Pod refused removes its Secret |
 //! | look | get the Pod | its phase, the container's state (`OOMKilled`, exit code, an image that cannot be pulled), `DeadlineExceeded` |
 //! | stop | patch `activeDeadlineSeconds` to 1 | the kubelet stops it and keeps the Pod, so its state and output can still be read |
 //! | output | the Pod's log, its last 1 MiB | read before removal |
@@ -23,7 +23,7 @@
 
 use std::net::IpAddr;
 
-use k8s_openapi::api::core::v1::{Pod, Secret};
+use k8s_openapi::api::core::v1::{Pod, ResourceQuota, Secret};
 use kube::api::{Api, DeleteParams, ListParams, LogParams, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 
@@ -223,8 +223,25 @@ impl Kubernetes {
         Api::namespaced(self.client.clone(), &self.namespace)
     }
 
-    /// Creates the Secret and the Pod: the Pod's name, or the API's words.
+    /// The namespace's ResourceQuotas (none when they cannot be read: the API decides).
+    pub async fn quotas(&self) -> Vec<ResourceQuota> {
+        let api: Api<ResourceQuota> = Api::namespaced(self.client.clone(), &self.namespace);
+        match api.list(&ListParams::default()).await {
+            Ok(list) => list.items,
+            Err(e) => {
+                tracing::warn!(error = %words(&e), "the namespace's ResourceQuotas cannot be read");
+                Vec::new()
+            }
+        }
+    }
+
+    /// Creates the Secret and the Pod: the Pod's name, or the API's words. A Pod the
+    /// namespace's quota has no room for is not created: it would wait `Pending` and its
+    /// seat forfeit on the clock.
     pub async fn start(&self, spec: &SandboxSpec) -> Result<String, String> {
+        let quotas = self.quotas().await;
+        crate::capacity::room_in(&quotas, u64::from(spec.cpu_millis), u64::from(spec.memory_mib))
+            .map_err(|why| format!("the sandbox did not start: {why}"))?;
         let secret: Secret = serde_json::from_value(cluster_secret(spec, &self.namespace, &self.server))
             .map_err(|e| format!("the sandbox's Secret: {e}"))?;
         let pod: Pod = serde_json::from_value(cluster_pod(spec, &self.namespace, &self.server))

@@ -13,6 +13,7 @@
 //! | podman, through its command line: a sandbox started with its env file and its output pipe | [`podman`] |
 //! | a sandbox's output, read from its pipe at a bounded rate, its last 1 MiB kept | [`output`] |
 //! | which cores a sandbox runs on: cores of its own while there are free ones | [`cores`] |
+//! | what the runner can hold (it tells the server, which admits no more) | [`capacity`] |
 //! | Kubernetes, Pods and Secrets through its API (`kube`) | [`kubernetes`] |
 //! | what a sandbox used, from its cgroup | [`cgroup`] |
 //! | one sandbox's life: start, watch, limits, output, removal | [`sandbox`] |
@@ -22,6 +23,7 @@
 //! It runs inside `skat serve --runner` or as its own process (`skat runner`), so that
 //! a cluster can give it machines of its own.
 
+pub mod capacity;
 pub mod cgroup;
 pub mod cores;
 pub mod engine;

@@ -58,6 +58,8 @@ pub struct RunnerConfig {
     pub engine: Engine,
     /// Sandbox settings.
     pub limits: Limits,
+    /// What it can hold (told to the server, which hands it no more).
+    pub capacity: crate::capacity::Capacity,
 }
 
 type Images = Mutex<HashMap<String, Arc<OnceCell<Result<String, String>>>>>;
@@ -168,8 +170,12 @@ impl Runner {
         live: &mut HashMap<(String, u32), Live>,
         shutdown: &mut watch::Receiver<bool>,
     ) -> Result<bool, RunnerError> {
-        let request =
-            with_token(pb::RunnerFeedRequest { runner: self.config.name.clone() }, &self.config.token);
+        let request = pb::RunnerFeedRequest {
+            runner: self.config.name.clone(),
+            capacity_cpu_millis: self.config.capacity.millis,
+            capacity_memory_mib: self.config.capacity.mib,
+        };
+        let request = with_token(request, &self.config.token);
         let mut feed = match self.hosting().runner_feed(request).await {
             Ok(r) => r.into_inner(),
             Err(s) if s.code() == tonic::Code::Unauthenticated => {
@@ -180,7 +186,7 @@ impl Runner {
                 return Ok(false);
             }
         };
-        tracing::info!(runner = %self.config.name, "following the feed of hosted seats");
+        tracing::info!(runner = %self.config.name, cpu_millis = self.config.capacity.millis, memory_mib = self.config.capacity.mib, "following the feed of hosted seats");
         loop {
             let next = tokio::select! {
                 n = feed.message() => n,

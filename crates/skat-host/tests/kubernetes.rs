@@ -39,7 +39,18 @@ fn engine(mut answer: Answer) -> (Engine, Arc<Mutex<Vec<Sent>>>) {
                 path: parts.uri.path_and_query().map_or(String::new(), ToString::to_string),
                 body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
             };
-            let (status, value) = answer(&s);
+            // The namespace's quotas: none unless the test answers them.
+            let (status, value) = if s.path.contains("/resourcequotas") && s.method == Method::GET {
+                match answer(&s) {
+                    (StatusCode::OK, v) if v["kind"] == "ResourceQuotaList" => (StatusCode::OK, v),
+                    _ => (
+                        StatusCode::OK,
+                        json!({"apiVersion": "v1", "kind": "ResourceQuotaList", "metadata": {}, "items": []}),
+                    ),
+                }
+            } else {
+                answer(&s)
+            };
             log.lock().unwrap().push(s);
             let text = match value {
                 Value::String(t) => t.into_bytes(),
@@ -139,15 +150,19 @@ async fn start_creates_the_secret_then_a_pod_without_the_token() {
     assert!(started.output.is_none(), "a Pod's output is read from the API");
     assert_eq!(
         paths(&sent),
-        ["POST /api/v1/namespaces/skat-bots/secrets", "POST /api/v1/namespaces/skat-bots/pods"]
+        [
+            "GET /api/v1/namespaces/skat-bots/resourcequotas",
+            "POST /api/v1/namespaces/skat-bots/secrets",
+            "POST /api/v1/namespaces/skat-bots/pods"
+        ]
     );
     let sent = sent.lock().unwrap();
-    let secret = &sent[0].body;
+    let secret = &sent[1].body;
     assert_eq!(secret["stringData"]["seat-token"], "the-seat-token");
     assert!(secret["stringData"]["ca.crt"].as_str().unwrap().contains("BEGIN CERTIFICATE"));
     assert_eq!(secret["metadata"]["labels"]["skat.hosted"], "1");
     assert_eq!(secret["metadata"]["labels"]["skat.runner"], "skat-runner-0", "the runner names what it made");
-    let pod = &sent[1].body;
+    let pod = &sent[2].body;
     assert!(!pod.to_string().contains("the-seat-token"), "the token is in the Pod's spec");
     let env = pod["spec"]["containers"][0]["env"].as_array().unwrap();
     let var = |n: &str| env.iter().find(|e| e["name"] == n).cloned().unwrap_or(Value::Null);
@@ -160,6 +175,35 @@ async fn start_creates_the_secret_then_a_pod_without_the_token() {
     let c = &pod["spec"]["containers"][0];
     assert_eq!(c["resources"]["requests"], c["resources"]["limits"]);
     assert!(pod["spec"]["volumes"].as_array().unwrap().iter().all(|v| v.get("hostPath").is_none()));
+}
+
+/// The namespace's quota as the API shows it: `hard` and `used`.
+fn quota(hard: Value, used: Value) -> Value {
+    json!({"apiVersion": "v1", "kind": "ResourceQuotaList", "metadata": {}, "items": [{
+        "apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "skat-bots", "namespace": "skat-bots"},
+        "spec": {"hard": hard.clone()}, "status": {"hard": hard, "used": used}
+    }]})
+}
+
+#[tokio::test]
+async fn the_quota_is_read_as_capacity_and_no_pod_is_created_beyond_it() {
+    // Two CPUs and 2 GiB for the namespace: what the runner states (its share of it).
+    let hard = json!({"requests.cpu": "2", "requests.memory": "2Gi", "pods": "8"});
+    let full = json!({"requests.cpu": "1500m", "requests.memory": "512Mi", "pods": "3"});
+    let (engine, sent) = engine(Box::new(move |s: &Sent| {
+        if s.path.contains("/resourcequotas") {
+            (StatusCode::OK, quota(hard.clone(), full.clone()))
+        } else {
+            (StatusCode::CREATED, s.body.clone())
+        }
+    }));
+    let Engine::Kubernetes(k) = &engine else { unreachable!() };
+    let capacity = skat_host::capacity::of_quotas(&k.quotas().await);
+    assert_eq!(capacity, skat_host::capacity::Capacity { millis: 2000, mib: 2048 });
+    // 1.5 CPUs are taken: a sandbox of one more does not fit; nothing is created.
+    let err = engine.start("abc", &spec(), &limits(Duration::from_secs(60))).await.unwrap_err();
+    assert!(err.contains("ResourceQuota `skat-bots` has no room for the sandbox's CPU"), "{err}");
+    assert!(paths(&sent).iter().all(|p| !p.starts_with("POST")), "{:?}", paths(&sent));
 }
 
 #[tokio::test]
@@ -181,6 +225,7 @@ async fn a_pod_the_api_refuses_takes_its_secret_with_it() {
     assert_eq!(
         paths(&sent),
         [
+            "GET /api/v1/namespaces/skat-bots/resourcequotas",
             "POST /api/v1/namespaces/skat-bots/secrets",
             "POST /api/v1/namespaces/skat-bots/pods",
             "DELETE /api/v1/namespaces/skat-bots/pods/skat-abc",

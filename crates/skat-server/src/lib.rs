@@ -123,6 +123,8 @@ pub async fn start(
         Arc::clone(&tables),
         metrics.clone(),
     );
+    // The feed follows hosted accounts while the server has a runner token, until it stops.
+    let _feed = hosting.start(stop_rx.clone());
     let parts = rpc::Parts {
         hosting,
         config: Arc::clone(&config),

@@ -94,6 +94,12 @@ pub struct HostingMetrics {
     pub doors: Gauge,
     /// Calls refused at a sandbox's door, by why (`scope`, `rate`).
     pub door_refusals: Family<Labels, Counter>,
+    /// What the runners following this replica can hold, in millicores.
+    pub places_millis: Gauge,
+    /// What the hosted seats placed on them hold, in millicores.
+    pub used_millis: Gauge,
+    /// Hosted tournaments' tables due and waiting for places.
+    pub tables_waiting: Gauge,
 }
 
 impl HostingMetrics {
@@ -118,6 +124,21 @@ impl HostingMetrics {
             "sandbox_doors",
             "Hosted seats' doors open: each a socket of its own or a token on the sandbox port",
             m.doors.clone(),
+        );
+        registry.register(
+            "runner_capacity_millicores",
+            "What the runners following this replica can hold without overcommitting, in millicores",
+            m.places_millis.clone(),
+        );
+        registry.register(
+            "runner_used_millicores",
+            "What the hosted seats placed on the runners hold, in millicores",
+            m.used_millis.clone(),
+        );
+        registry.register(
+            "hosted_tables_waiting",
+            "Hosted tournaments' tables that are due and wait for places on the runners (their clocks do not run)",
+            m.tables_waiting.clone(),
         );
         registry.register(
             "sandbox_door_refusals",

@@ -96,7 +96,10 @@ impl Doors {
     async fn seated(&mut self, bots: &[&str]) -> Seated {
         let mut feed = self
             .hosting
-            .runner_feed(authed(pb::RunnerFeedRequest { runner: "test".into() }, RUNNER))
+            .runner_feed(authed(
+                pb::RunnerFeedRequest { runner: "test".into(), ..Default::default() },
+                RUNNER,
+            ))
             .await
             .unwrap()
             .into_inner();

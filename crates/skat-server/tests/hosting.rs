@@ -206,12 +206,15 @@ async fn a_hosted_seat_goes_to_the_runner_with_a_seat_token_and_its_reports_to_i
     assert_eq!(approved.version.unwrap().state, pb::VersionState::Approved as i32);
 
     // The runner's feed: the runner token only.
-    let refused =
-        h.hosting.runner_feed(authed(pb::RunnerFeedRequest { runner: "r".into() }, ADMIN)).await.unwrap_err();
+    let refused = h
+        .hosting
+        .runner_feed(authed(pb::RunnerFeedRequest { runner: "r".into(), ..Default::default() }, ADMIN))
+        .await
+        .unwrap_err();
     assert_eq!(reason(&refused), Some(R::RunnerTokenInvalid));
     let mut feed = h
         .hosting
-        .runner_feed(authed(pb::RunnerFeedRequest { runner: "r".into() }, RUNNER))
+        .runner_feed(authed(pb::RunnerFeedRequest { runner: "r".into(), ..Default::default() }, RUNNER))
         .await
         .unwrap()
         .into_inner();

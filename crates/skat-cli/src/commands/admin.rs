@@ -227,6 +227,7 @@ async fn register(conn: &Conn, name: String, owner: String) -> CmdResult {
 /// Who is online, then the hosted bots' sandboxes running now (they belong to who is online).
 async fn online(conn: &Conn) -> CmdResult {
     list(conn, pb::ListBotsRequest { online_only: true, page_size: 1000, ..Default::default() }).await?;
+    super::hosted::runners(conn).await?;
     outln!("hosted bots' sandboxes running:");
     super::hosted::sandboxes(conn, true).await
 }

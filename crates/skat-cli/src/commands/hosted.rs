@@ -332,6 +332,37 @@ pub async fn approve(conn: &Conn, bot: String, pick: Pick, approve: bool) -> Cmd
     }
 }
 
+/// The runners following the server: what each holds of what it can (`skat admin online`).
+pub async fn runners(conn: &Conn) -> CmdResult {
+    let address = conn.server.address();
+    address.check_secret("admin token")?;
+    let mut c = HostingServiceClient::new(address.channel().await?);
+    let r = match c.list_runners(conn.request(pb::ListRunnersRequest {})).await {
+        Ok(r) => r.into_inner(),
+        // A server from before runners were listed.
+        Err(s) if s.code() == tonic::Code::Unimplemented => return Ok(ExitCode::SUCCESS),
+        Err(s) => return Err(s.into()),
+    };
+    outln!("runners: {} hosted tables waiting for places", r.tables_waiting);
+    if r.runners.is_empty() {
+        outln!("  none follows this server");
+    }
+    let of = |used: u64, cap: u64, unit: &str| {
+        if cap == 0 { format!("{used} {unit} (no limit stated)") } else { format!("{used} of {cap} {unit}") }
+    };
+    for x in &r.runners {
+        outln!(
+            "  {}{}: {} seats, {}, {}",
+            x.name,
+            if x.connected { "" } else { " (away)" },
+            x.seats,
+            of(x.used_cpu_millis, x.capacity_cpu_millis, "millicores"),
+            of(x.used_memory_mib, x.capacity_memory_mib, "MiB")
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 /// `skat admin sandboxes`: every account's (running ones only with `running`).
 pub async fn sandboxes(conn: &Conn, running: bool) -> CmdResult {
     {

@@ -69,6 +69,20 @@ pub struct SandboxArgs {
     /// when it had to share; keep them apart from the server's (docs/hosted-bots.md).
     #[arg(long, env = "SKAT_RUNNER_SANDBOX_CPUSET")]
     pub sandbox_cpuset: Option<String>,
+    /// What the runner can hold, in millicores (the server hands it no more seats than
+    /// fit). Default: podman, the cores of --sandbox-cpuset x 1000; Kubernetes, the bots'
+    /// namespace's ResourceQuota (`requests.cpu`) divided by --quota-share.
+    #[arg(long, env = "SKAT_RUNNER_CAPACITY_CPU_MILLIS")]
+    pub capacity_cpu_millis: Option<u64>,
+    /// What the runner can hold, in MiB. Default: podman, the memory available when it
+    /// starts less 512 MiB; Kubernetes, the quota's `requests.memory` divided by
+    /// --quota-share.
+    #[arg(long, env = "SKAT_RUNNER_CAPACITY_MEMORY_MIB")]
+    pub capacity_memory_mib: Option<u64>,
+    /// Kubernetes: how many runners share the bots' namespace's ResourceQuota (one per
+    /// server replica): each holds its share.
+    #[arg(long, env = "SKAT_RUNNER_QUOTA_SHARE", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub quota_share: u64,
 }
 
 impl SandboxArgs {
@@ -84,6 +98,31 @@ impl SandboxArgs {
             runtime_class: if cluster { self.oci_runtime.clone() } else { None },
             cpuset: self.sandbox_cpuset.clone(),
         }
+    }
+
+    /// What the runner can hold on `engine` (see `skat_host::capacity`).
+    pub async fn capacity(&self, engine: &Engine) -> Result<skat_host::capacity::Capacity, String> {
+        use skat_host::capacity::{self, Capacity};
+        let given = Capacity {
+            millis: self.capacity_cpu_millis.unwrap_or(0),
+            mib: self.capacity_memory_mib.unwrap_or(0),
+        };
+        Ok(match engine {
+            Engine::Podman(_) => {
+                let cores = match &self.sandbox_cpuset {
+                    Some(list) => {
+                        skat_host::cores::parse_cpuset(list).map_err(|e| format!("--sandbox-cpuset: {e}"))?
+                    }
+                    None => skat_host::cores::allowed(),
+                };
+                capacity::podman(cores.len(), given)
+            }
+            Engine::Kubernetes(k) => {
+                let quota = capacity::of_quotas(&k.quotas().await);
+                let pick = |g: u64, q: u64| if g > 0 { g } else { q / self.quota_share };
+                Capacity { millis: pick(given.millis, quota.millis), mib: pick(given.mib, quota.mib) }
+            }
+        })
     }
 
     /// How the sandboxes of a cluster reach `server`.
@@ -255,7 +294,9 @@ pub fn run(mut args: Args) -> CmdResult {
     let rt = super::conn::runtime()?;
     let engine = rt.block_on(args.sandbox.engine(&args.server))?;
     let name = runner_name(args.name.as_deref(), &args.sandbox.work_dir)?;
-    let config = RunnerConfig { server: address, token, limits: args.sandbox.limits(&name), name, engine };
+    let capacity = rt.block_on(args.sandbox.capacity(&engine))?;
+    let config =
+        RunnerConfig { server: address, token, limits: args.sandbox.limits(&name), name, engine, capacity };
     rt.block_on(async move {
         let (tx, rx) = tokio::sync::watch::channel(false);
         tokio::spawn(async move {

@@ -117,6 +117,14 @@ pub struct Args {
     /// are free ones.
     #[arg(long)]
     pub runner_sandbox_cpuset: Option<String>,
+    /// What the in-process runner can hold, in millicores (default: the cores of
+    /// --runner-sandbox-cpuset x 1000): the server admits hosted tables only as they fit.
+    #[arg(long, env = "SKAT_RUNNER_CAPACITY_CPU_MILLIS")]
+    pub runner_capacity_cpu_millis: Option<u64>,
+    /// What the in-process runner can hold, in MiB (default: the memory available at
+    /// start less 512 MiB).
+    #[arg(long, env = "SKAT_RUNNER_CAPACITY_MEMORY_MIB")]
+    pub runner_capacity_memory_mib: Option<u64>,
     /// The in-process runner's wall-clock limit per sandbox.
     #[arg(long, default_value = "6h", value_parser = humantime::parse_duration)]
     pub runner_sandbox_wall: Duration,
@@ -256,6 +264,9 @@ fn in_process_runner(
         sandbox_pids: 64,
         sandbox_tmp_mib: 16,
         sandbox_cpuset: args.runner_sandbox_cpuset.clone(),
+        capacity_cpu_millis: args.runner_capacity_cpu_millis,
+        capacity_memory_mib: args.runner_capacity_memory_mib,
+        quota_share: 1,
     };
     let server = skat_sdk::ServerAddress::new(&format!("{scheme}://{at}"));
     let engine = skat_host::Engine::Podman(skat_host::Podman {
@@ -265,11 +276,19 @@ fn in_process_runner(
     let given = args.runner_name.clone().or_else(|| config.node_id.as_ref().map(|n| format!("serve-{n}")));
     let name = skat_host::spec::runner_name(given.as_deref(), &sandbox.work_dir)
         .map_err(|e| format!("--runner-name: {e}"))?;
-    if let Some(list) = &sandbox.sandbox_cpuset {
-        skat_host::cores::parse_cpuset(list).map_err(|e| format!("--runner-sandbox-cpuset: {e}"))?;
-    }
     let limits = sandbox.limits(&name);
-    Ok(Some(skat_host::RunnerConfig { server, token: token.clone(), name, engine, limits }))
+    let given = skat_host::capacity::Capacity {
+        millis: sandbox.capacity_cpu_millis.unwrap_or(0),
+        mib: sandbox.capacity_memory_mib.unwrap_or(0),
+    };
+    let cores = match &sandbox.sandbox_cpuset {
+        Some(list) => {
+            skat_host::cores::parse_cpuset(list).map_err(|e| format!("--runner-sandbox-cpuset: {e}"))?
+        }
+        None => skat_host::cores::allowed(),
+    };
+    let capacity = skat_host::capacity::podman(cores.len(), given);
+    Ok(Some(skat_host::RunnerConfig { server, token: token.clone(), name, engine, limits, capacity }))
 }
 
 /// Removes a temporary directory when dropped.

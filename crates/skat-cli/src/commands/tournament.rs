@@ -314,7 +314,13 @@ async fn show(conn: &Conn, id: String) -> CmdResult {
     }
     let abandoned =
         if t.tables_abandoned > 0 { format!(", {} abandoned", t.tables_abandoned) } else { String::new() };
-    outln!("tables   {done}/{in_all} played{abandoned}");
+    outln!("tables   {done}/{in_all} played{abandoned}, {} playing now", t.tables_playing);
+    if t.tables_waiting > 0 {
+        outln!("         {} waiting for places on the runners (their clocks do not run)", t.tables_waiting);
+    }
+    if t.estimated_finish_ms > 0 {
+        outln!("estimate over by {} (from its finished tables' times)", date(t.estimated_finish_ms));
+    }
     if t.rounds > 0 {
         outln!("Swiss    round {} of {}", t.round, t.rounds);
     }

@@ -137,6 +137,9 @@ pub(crate) enum CompetitionError {
     /// A bot that cannot be seated at a person's table now.
     #[error("`{0}` does not play people's tables now (no lobby offering it, or at its quota of tables)")]
     BotUnavailable(String),
+    /// A hosted bot whose sandbox no runner has room for now.
+    #[error("no runner has room for `{0}`'s sandbox now (the runners' places are taken): try again later")]
+    NoPlace(String),
     /// The server holds its limit of tables.
     #[error("the server is full")]
     ServerFull {

@@ -17,6 +17,7 @@ use skat_engine::matches::Seat;
 use skat_league::{AccountId, TournamentId};
 use tokio::sync::mpsc;
 
+use super::places::Size;
 use super::{CompetitionError, Ctx, SeatKey, lock};
 use crate::config::PeopleTables;
 use crate::secret::SeatToken;
@@ -62,6 +63,9 @@ pub(crate) struct LobbyWish {
     /// Who may seat this bot at their tables (`Anyone` for a bot's own lobby that asks
     /// for it; a hosted account's, as the operator set it).
     pub(crate) open_tables: PeopleTables,
+    /// A hosted account's lobby (the runners' feed opened it): its seats' sandbox size,
+    /// each needing a place on the runners.
+    pub(crate) hosted: Option<Size>,
 }
 
 /// An open lobby stream.
@@ -76,6 +80,8 @@ struct Lobby {
     challenges: bool,
     /// Who may seat its account at their tables.
     open_tables: PeopleTables,
+    /// Its seats' sandbox size, when the account is hosted.
+    hosted: Option<Size>,
 }
 
 /// A seat handed to an account: where, and its token while this process has it.
@@ -168,6 +174,12 @@ impl Lobbies {
         lock(&self.open)
             .get(account)
             .is_some_and(|open| open.iter().any(|l| !l.tx.is_closed() && admits(l.open_tables)))
+    }
+
+    /// The sandbox size of an account's seats, when a hosted lobby (the runners' feed's)
+    /// is open for it.
+    pub(crate) fn hosted_size(&self, account: &AccountId) -> Option<Size> {
+        lock(&self.open).get(account)?.iter().filter(|l| !l.tx.is_closed()).find_map(|l| l.hosted)
     }
 
     /// How many lobbies an account has open now.
@@ -319,13 +331,14 @@ impl Seats {
         if self.ctx.config.node_id.is_some() {
             self.follow_remote_seats(&account.account_id, tx.clone());
         }
-        let LobbyWish { max_tables, casual_seats, challenges, open_tables } = wish;
+        let LobbyWish { max_tables, casual_seats, challenges, open_tables, hosted } = wish;
         lock(&self.ctx.lobbies.open).entry(account.account_id.clone()).or_default().push(Lobby {
             tx,
             max_tables,
             casual_seats,
             challenges,
             open_tables,
+            hosted,
         });
         rx
     }

@@ -19,6 +19,7 @@
 //! | the operator | the admin token checked once per call ([`admin::Admin`]), every admin action in the audit log, accounts with owner, lobbies and tables now | [`admin`] |
 //! | a tournament's life | cancel, pause, resume, a new start time; settings that cannot be honoured are refused | [`control`], [`scheduler`] |
 //! | a person's table: bots seated on request | [`people`] |
+//! | hosted seats' places on the runners: a hosted table waits until every hosted seat has one | [`places`], [`scheduler`] |
 //! | why a call is refused | [`CompetitionError`], mapped to the wire once in the rpc room | [`error`] |
 //!
 //! Rows live in the database (`store.accounts`, `store.tournaments`, ...); a server
@@ -37,6 +38,7 @@
 
 pub(crate) mod accounts;
 pub(crate) mod admin;
+pub(crate) mod admission;
 pub(crate) mod casual;
 pub(crate) mod challenges;
 pub(crate) mod control;
@@ -44,6 +46,7 @@ pub(crate) mod embargo;
 pub(crate) mod error;
 pub(crate) mod lobby;
 pub(crate) mod people;
+pub(crate) mod places;
 pub(crate) mod results;
 pub(crate) mod scheduler;
 pub(crate) mod seating;
@@ -78,6 +81,8 @@ pub(crate) struct Ctx {
     lobbies: Arc<lobby::Lobbies>,
     /// Which schedulers run here, and what wakes them.
     schedulers: Arc<scheduler::Running>,
+    /// Places for hosted seats on the runners (a hosted table is admitted by them).
+    places: Arc<places::Places>,
 }
 
 impl Ctx {
@@ -133,8 +138,15 @@ impl Competitions {
         config: Arc<ServerConfig>,
         metrics: Metrics,
     ) -> Arc<Self> {
-        let ctx =
-            Ctx { journal, tables, config, metrics, lobbies: Arc::default(), schedulers: Arc::default() };
+        let ctx = Ctx {
+            journal,
+            tables,
+            config,
+            metrics,
+            lobbies: Arc::default(),
+            schedulers: Arc::default(),
+            places: Arc::default(),
+        };
         let results = Arc::new(results::Results { ctx: ctx.clone(), watchers: Default::default() });
         let scheduler =
             Arc::new(scheduler::Scheduler { ctx: ctx.clone(), results, casual: Default::default() });
@@ -193,6 +205,11 @@ impl Competitions {
             self.ctx.lobbies.hold_seats(id, Some(&playing.tournament_id), &playing.planned.seating, None);
         }
         self.scheduler.results.watch_table(&playing.tournament_id, playing.planned);
+    }
+
+    /// The places for hosted seats on the runners.
+    pub(crate) fn places(&self) -> &Arc<places::Places> {
+        &self.ctx.places
     }
 
     /// The admin, if `presented` is the admin token (checked where a call arrives).

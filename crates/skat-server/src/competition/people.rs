@@ -4,7 +4,7 @@
 //! | rule | why |
 //! |---|---|
 //! | only accounts whose lobby offers itself to people's tables (`open_tables`), under their quota | a bot plays strangers' tables only when its author says so, and never more tables than it may |
-//! | a hosted account only at the tables `--hosting-people-tables` allows (the operator's, by default) | each of its seats starts a sandbox on the operator's machine |
+//! | a hosted account only at the tables `--hosting-people-tables` allows (the operator's, by default), and only when the runners have a place for each of its seats, which the table then holds | each of its seats starts a sandbox on the operator's machine, and no sandbox overcommits a core |
 //! | every bot's seat taken in one change, with a fresh seat token each, handed to its lobby | as a tournament seats its entrants: one commit, tokens never stored |
 //! | the seats are released when the table ends | the account's count of tables at once stays true |
 //! | not a tournament: not rated, no standings beyond the table's | a person's game is play, not a competition result |
@@ -17,6 +17,7 @@ use skat_league::AccountId;
 
 use super::error::shown;
 use super::lobby::Seats;
+use super::places::Size;
 use super::{CompetitionError, SeatKey};
 use crate::secret::SeatToken;
 use crate::table::{TableError, TableHandle, TableId};
@@ -26,6 +27,8 @@ use crate::table::{TableError, TableHandle, TableId};
 pub(crate) struct Invited {
     account: AccountId,
     name: String,
+    /// A hosted account's sandbox size: its seat holds a place on the runners.
+    hosted: Option<Size>,
 }
 
 impl Seats {
@@ -40,6 +43,7 @@ impl Seats {
         let store = self.ctx.store()?;
         let playing = self.ctx.lobbies.seat_counts();
         let mut out: Vec<Invited> = Vec::new();
+        let mut sandboxes: Vec<Size> = Vec::new();
         for n in names {
             let a = store
                 .accounts
@@ -54,7 +58,12 @@ impl Seats {
             if a.disabled || !self.ctx.lobbies.open_for_tables(&a.account_id, by_operator) || at >= cap {
                 return Err(CompetitionError::BotUnavailable(a.name.to_string()));
             }
-            out.push(Invited { account: a.account_id, name: a.name.to_string() });
+            let hosted = self.ctx.lobbies.hosted_size(&a.account_id);
+            sandboxes.extend(hosted);
+            if hosted.is_some_and(|size| !self.ctx.places.would_fit(sandboxes.len(), size)) {
+                return Err(CompetitionError::NoPlace(a.name.to_string()));
+            }
+            out.push(Invited { account: a.account_id, name: a.name.to_string(), hosted });
         }
         Ok(out)
     }
@@ -79,6 +88,12 @@ impl Seats {
             })
             .await??;
         let mut seating: Vec<AccountId> = Vec::new();
+        for (bot, seat) in bots.iter().zip(&seats) {
+            // Its place, held from now (taken by another table meanwhile: it waits for one).
+            if let Some(size) = bot.hosted {
+                self.ctx.places.admit(&[SeatKey { table: id.clone(), seat: *seat }], size);
+            }
+        }
         for (bot, (seat, token)) in bots.iter().zip(seats.iter().zip(&tokens)) {
             let key = SeatKey { table: id.clone(), seat: *seat };
             // Held one seat at a time: the seat numbers are the table's, not 0, 1, 2.
@@ -100,6 +115,7 @@ impl Seats {
             for seat in &seats {
                 me.ctx.lobbies.release_seat(&SeatKey { table: id.clone(), seat: *seat });
             }
+            me.ctx.places.release_table(&id);
         });
         Ok(())
     }

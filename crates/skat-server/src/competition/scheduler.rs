@@ -12,6 +12,7 @@
 //! | seated tables are marked playing in one transaction, and only then watched | a result is never overwritten |
 //! | no table is seated before the start time | a tournament can be announced before it begins |
 //! | every pass reads the status and start time again (one row) | a pause, a cancellation or a new start takes effect within a tick, on whichever replica schedules |
+//! | a hosted tournament's table is seated only when every seat has a place on the runners ([`super::admission`]), in the order picked; the others wait, and say so | no sandbox is started where it would overcommit a core, and no clock runs for a table that waits |
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -25,8 +26,10 @@ use skat_league::{NameKind, check_name};
 use tokio::sync::Notify;
 
 use super::admin::Admin;
+use super::admission;
 use super::control::{check_rounds, check_start};
 use super::error::shown;
+use super::places::Size;
 use super::{CompetitionError, Ctx, lock};
 use crate::secret::random_u64;
 use crate::store::hosting::Pin;
@@ -49,12 +52,30 @@ pub(crate) struct Running {
     ids: Mutex<HashSet<TournamentId>>,
     /// A table finished here, a lobby opened, an account changed.
     wake: Notify,
+    /// Hosted tournaments' tables due and waiting for places, by tournament.
+    waiting: Mutex<HashMap<TournamentId, u32>>,
 }
 
 impl Running {
     /// Wakes every scheduler of this process for a pass.
     pub(crate) fn wake(&self) {
         self.wake.notify_waiters();
+    }
+
+    /// How many of a tournament's tables wait for places (as its scheduler here last saw).
+    pub(crate) fn waiting(&self, id: &TournamentId) -> u32 {
+        lock(&self.waiting).get(id).copied().unwrap_or(0)
+    }
+
+    /// Notes a tournament's waiting tables; the sum over tournaments.
+    fn set_waiting(&self, id: &TournamentId, n: u32) -> u32 {
+        let mut w = lock(&self.waiting);
+        if n == 0 {
+            w.remove(id);
+        } else {
+            w.insert(id.clone(), n);
+        }
+        w.values().sum()
     }
 }
 
@@ -71,6 +92,8 @@ pub(super) struct Entrants {
 struct Pass {
     /// The plan as last read, with what this scheduler seated since.
     cached: Option<(Tournament, Vec<PlannedTable>)>,
+    /// A hosted tournament's sandbox size (its pins'): its tables need places.
+    hosted: Option<Size>,
     renewed: Option<Instant>,
     entrants: Entrants,
     announced: bool,
@@ -282,6 +305,7 @@ impl Scheduler {
         if pass.cached.is_none() {
             let Some(loaded) = store.tournaments.tournament(id).await? else { return Ok(Next::Stop) };
             pass.cached = Some(loaded);
+            pass.hosted = admission::size_of(&store.hosting.pins(id.as_str()).await?);
         }
         let Some((t, plan)) = pass.cached.as_mut() else { return Ok(Next::Again { wait: false }) };
         // What the operator may have changed: cancelled, paused, a new start time.
@@ -330,7 +354,24 @@ impl Scheduler {
             pass.entrants = self.read_entrants(store, &t.spec).await?;
         }
         let picks = self.pick(plan, &mut active, &pass.entrants);
-        let seated = self.seat_tables(t, plan, picks, &pass.entrants.names).await;
+        let admitted = admission::admit(&self.ctx.places, pass.hosted, t.spec.seats, picks, &self.ctx.config);
+        let all_waiting = self.ctx.schedulers.set_waiting(id, admitted.waiting);
+        self.ctx.metrics.hosting.tables_waiting.set(i64::from(all_waiting));
+        self.seat_admitted(store, id, t, plan, admitted.tables, &pass.entrants).await?;
+        Ok(Next::Again { wait: true })
+    }
+
+    /// Seats the admitted tables, marks them playing and watches them.
+    async fn seat_admitted(
+        self: &Arc<Self>,
+        store: &Store,
+        id: &TournamentId,
+        t: &Tournament,
+        plan: &mut [PlannedTable],
+        admitted: Vec<(usize, crate::table::TableId)>,
+        entrants: &Entrants,
+    ) -> Result<(), StoreError> {
+        let seated = self.seat_tables(t, plan, admitted, &entrants.names).await;
         let marks: Vec<(u64, String)> = seated.iter().map(|(i, tid)| (plan[*i].index, tid.clone())).collect();
         store.tournaments.mark_playing(id, &marks).await?;
         for (i, table_id) in seated {
@@ -339,7 +380,7 @@ impl Scheduler {
             p.status = TableStatus::Playing;
             self.results.watch_table(id, p.clone());
         }
-        Ok(Next::Again { wait: true })
+        Ok(())
     }
 
     /// Every table planned so far has finished: the next Swiss round, or the end.

@@ -12,7 +12,7 @@ use skat_league::{AccountId, BotName, PlannedTable};
 
 use super::scheduler::Scheduler;
 use super::{CompetitionError, SeatKey};
-use crate::secret::{SeatToken, random_u64};
+use crate::secret::SeatToken;
 use crate::store::tournaments::Tournament;
 use crate::table::settings::deals_or_standard;
 use crate::table::{Table, TableConfig, TableError, TableId};
@@ -25,13 +25,20 @@ impl Scheduler {
         self: &Arc<Self>,
         t: &Tournament,
         plan: &[PlannedTable],
-        picks: Vec<usize>,
+        picks: Vec<(usize, TableId)>,
         names: &Arc<HashMap<AccountId, BotName>>,
     ) -> Vec<(usize, String)> {
         let mut seating = tokio::task::JoinSet::new();
-        for i in picks {
+        for (i, id) in picks {
             let (me, t, p, names) = (Arc::clone(self), t.clone(), plan[i].clone(), Arc::clone(names));
-            seating.spawn(async move { (i, me.seat_table(&t, &p, &names).await) });
+            seating.spawn(async move {
+                let seated = me.seat_table(&t, &p, &names, id.clone()).await;
+                if seated.is_err() {
+                    // Its places (a hosted tournament's) go back to the queue.
+                    me.ctx.places.release_table(&id);
+                }
+                (i, seated)
+            });
         }
         let mut seated = Vec::new();
         while let Some(done) = seating.join_next().await {
@@ -48,13 +55,14 @@ impl Scheduler {
         seated
     }
 
-    /// Creates a planned table (private: only the scheduler seats it), takes every seat
-    /// for its entrant and tells their lobbies.
+    /// Creates a planned table `id` (private: only the scheduler seats it), takes every
+    /// seat for its entrant and tells their lobbies.
     async fn seat_table(
         &self,
         t: &Tournament,
         p: &PlannedTable,
         names: &HashMap<AccountId, BotName>,
+        id: TableId,
     ) -> Result<String, CompetitionError> {
         let code = SeatToken::generate()?;
         let config = TableConfig {
@@ -70,7 +78,6 @@ impl Scheduler {
             max_joins: self.ctx.config.max_joins_per_table,
             tournament: true,
         };
-        let id = TableId::new(self.ctx.config.node_id.as_deref(), random_u64()?);
         let table =
             Table::new(id.clone(), config, Instant::now(), SystemTime::now()).map_err(TableError::from)?;
         let handle = self

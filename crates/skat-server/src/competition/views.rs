@@ -42,6 +42,25 @@ pub(crate) struct TournamentDetails {
     pub(crate) round: u32,
     /// The entrants' names.
     pub(crate) names: Names,
+    /// Tables due and waiting for places on the runners (as this replica's scheduler saw).
+    pub(crate) waiting: u32,
+    /// When it will likely be over (Unix ms; 0: not known yet).
+    pub(crate) estimated_finish_ms: u64,
+}
+
+/// When a tournament will likely be over: now, and the pending tables played at the rate
+/// its tables are played at once (its playing tables, at least one), each as long as its
+/// finished tables took on average, with the playing ones half done. `None` before a table
+/// finished, or once nothing is left.
+pub(crate) fn estimate(plan: &[PlannedTable], finished: (u64, u64), now_ms: u64) -> Option<u64> {
+    let (count, average_ms) = finished;
+    let pending = plan.iter().filter(|p| p.status == skat_league::TableStatus::Pending).count() as u64;
+    let playing = plan.iter().filter(|p| p.status == skat_league::TableStatus::Playing).count() as u64;
+    if count == 0 || pending + playing == 0 {
+        return None;
+    }
+    let at_once = playing.max(1);
+    Some(now_ms + pending.div_ceil(at_once) * average_ms + average_ms / 2)
 }
 
 /// A tournament in a list.
@@ -117,7 +136,21 @@ impl Views {
         let meetings = meetings(&tournament.spec, &plan);
         let round =
             if tournament.spec.format == Format::Swiss { rounds_planned(&tournament.spec, &plan) } else { 0 };
-        Ok(TournamentDetails { tournament, plan, standings, meetings, round, names })
+        let finished = store.tournaments.finished_table_times(&tournament.tournament_id).await?;
+        let now = crate::table::unix_ms(std::time::SystemTime::now());
+        let estimated_finish_ms =
+            if tournament.status.is_over() { 0 } else { estimate(&plan, finished, now).unwrap_or(0) };
+        let waiting = self.ctx.schedulers.waiting(&tournament.tournament_id);
+        Ok(TournamentDetails {
+            tournament,
+            plan,
+            standings,
+            meetings,
+            round,
+            names,
+            waiting,
+            estimated_finish_ms,
+        })
     }
 
     /// A page of tournaments, newest first.

@@ -1,26 +1,31 @@
-//! The runner's feed: every seat a hosted account is to play.
+//! The runners' feed: every seat a hosted account is to play, to the runner its place
+//! is on.
 //!
-//! For each hosted account the feed opens a lobby on the account's behalf (open to the
-//! people's tables `--hosting-people-tables` names, no casual play) and passes its seats
-//! on with the version to run: the version a hosted tournament pinned for its tables,
-//! else the account's active one. A seat is passed on when its table is about to play
-//! (every seat taken): a sandbox never idles at a table waiting for players. It
-//! looks at the hosted accounts again every [`LOOK_EVERY`] and whenever a version is
-//! activated, approved or fails; an account no longer hosted has its lobby closed. Seats
-//! at tables on other replicas (no token here) are left to those replicas' runners.
+//! While the server has a runner token, one task follows the hosted accounts: for each
+//! it opens a lobby on the account's behalf (open to the people's tables
+//! `--hosting-people-tables` names, no casual play) and passes its seats on with the
+//! version to run: the version a hosted tournament pinned for its tables, else the
+//! account's active one. A seat is passed on when its table is about to play (every
+//! seat taken): a sandbox never idles at a table waiting for players; then it goes to
+//! the runner its place is on (a tournament's tables were admitted with their places;
+//! a seat without one waits for one). The task looks at the hosted accounts again every
+//! [`LOOK_EVERY`] and whenever a version is activated, approved or fails; an account no
+//! longer hosted has its lobby closed. Seats at tables on other replicas (no token here)
+//! are left to those replicas' runners. It ends with the server.
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use skat_engine::matches::Seat;
 use skat_league::AccountId;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
 use super::Hosting;
-use crate::competition::SeatOffer;
 use crate::competition::lobby::{LobbyNote, LobbyWish};
+use crate::competition::places::Size;
+use crate::competition::{SeatKey, SeatOffer};
 use crate::config::PeopleTables;
 use crate::store::accounts::Account;
 use crate::store::hosting::{StoredVersion, VersionState};
@@ -29,17 +34,15 @@ use crate::table::{Status, TableId};
 /// A hosted account's lobby: no limit of its own, no casual queue, no challenges (the
 /// operator's tournaments seat it), open to the people's tables `--hosting-people-tables`
 /// names.
-fn hosted_lobby(people: PeopleTables) -> LobbyWish {
-    LobbyWish { max_tables: 0, casual_seats: 0, challenges: false, open_tables: people }
+fn hosted_lobby(people: PeopleTables, size: Size) -> LobbyWish {
+    LobbyWish { max_tables: 0, casual_seats: 0, challenges: false, open_tables: people, hosted: Some(size) }
 }
 
-/// How often the feed looks for accounts that became hosted (or stopped being).
+/// How often the feed looks for accounts that became hosted (or stopped being), runners
+/// gone, and tables over.
 const LOOK_EVERY: Duration = Duration::from_secs(2);
 
-/// Seats waiting for the runner to read them.
-const FEED_ROOM: usize = 1024;
-
-/// A seat for the runner.
+/// A seat for a runner.
 #[derive(Debug, Clone)]
 pub(crate) struct HostedSeat {
     /// The account's name.
@@ -54,6 +57,12 @@ pub(crate) struct HostedSeat {
     pub(crate) memory_mib: u32,
 }
 
+impl HostedSeat {
+    fn size(&self) -> Size {
+        Size { millis: u64::from(self.cpu_millis), mib: u64::from(self.memory_mib) }
+    }
+}
+
 /// One account followed by the feed: its lobby's forwarder.
 struct Followed {
     task: JoinHandle<()>,
@@ -66,41 +75,83 @@ impl Drop for Followed {
     }
 }
 
+/// The key of a seat offered to a lobby.
+fn key_of(offer: &SeatOffer) -> Option<SeatKey> {
+    let seat = u8::try_from(offer.seat).ok()?;
+    Some(SeatKey { table: offer.table_id.parse().ok()?, seat: Seat::new(seat) })
+}
+
 impl Hosting {
-    /// Opens the feed for a runner; an older feed ends (its stream sees the channel
-    /// close). The feed lives while its receiver does.
-    pub(crate) fn feed(self: &Arc<Self>, runner: &str) -> mpsc::Receiver<HostedSeat> {
-        let generation = self.feed_generation.fetch_add(1, Ordering::SeqCst) + 1;
-        let (tx, rx) = mpsc::channel(FEED_ROOM);
+    /// Opens the feed of runner `runner`, which can hold `capacity` (an older feed of that
+    /// name ends: its stream sees the channel close). The seats already placed on it come
+    /// first. The feed lives while its receiver does; then the runner is away.
+    pub(crate) fn feed(self: &Arc<Self>, runner: &str, capacity: Size) -> mpsc::Receiver<HostedSeat> {
+        let name: String = runner.chars().filter(|c| !c.is_control()).take(64).collect();
+        let places = self.competitions.places();
+        places.runner_came(&name, capacity);
+        let (rx, watch) = self.runners.open(&name, |k| places.runner_of(k).as_deref() == Some(name.as_str()));
+        tracing::info!(runner = %name, cpu_millis = capacity.millis, memory_mib = capacity.mib, "runner feed opened");
         let me = Arc::clone(self);
-        let runner: String = runner.chars().filter(|c| !c.is_control()).take(64).collect();
-        tracing::info!(%runner, generation, "runner feed opened");
         tokio::spawn(async move {
-            let mut followed: HashMap<AccountId, Followed> = HashMap::new();
-            loop {
-                if me.feed_generation.load(Ordering::SeqCst) != generation || tx.is_closed() {
-                    break;
-                }
-                me.follow_hosted(&mut followed, &tx).await;
-                me.metrics.hosting.accounts.set(followed.len() as i64);
-                tokio::select! {
-                    _ = tokio::time::sleep(LOOK_EVERY) => {}
-                    _ = me.changed.notified() => {}
-                    _ = tx.closed() => break,
-                }
+            watch.closed().await;
+            if me.runners.closed(&name) {
+                me.competitions.places().runner_left(&name);
+                tracing::info!(runner = %name, "runner feed closed: its seats keep their places for a while");
             }
-            tracing::info!(%runner, generation, "runner feed closed");
         });
         rx
     }
 
+    /// Follows the hosted accounts and hands their seats out until `stopped` turns true.
+    pub(crate) fn start(self: &Arc<Self>, mut stopped: watch::Receiver<bool>) -> Option<JoinHandle<()>> {
+        self.config.hosting.runner_token.as_ref()?;
+        let me = Arc::clone(self);
+        Some(tokio::spawn(async move {
+            let mut followed: HashMap<AccountId, Followed> = HashMap::new();
+            loop {
+                me.follow_hosted(&mut followed).await;
+                me.metrics.hosting.accounts.set(followed.len() as i64);
+                me.tidy().await;
+                tokio::select! {
+                    _ = tokio::time::sleep(LOOK_EVERY) => {}
+                    _ = me.changed.notified() => {}
+                    _ = stopped.wait_for(|s| *s) => break,
+                }
+            }
+            tracing::info!("hosting's feed stopped");
+        }))
+    }
+
+    /// The server's sandbox size (`--hosting-cpu-millis`, `--hosting-memory-mib`): a
+    /// person's table's hosted seats take this much room.
+    fn sandbox_size(&self) -> Size {
+        let h = &self.config.hosting;
+        Size { millis: u64::from(h.cpu_millis), mib: u64::from(h.memory_mib) }
+    }
+
+    /// Whether a table is over (finished, or gone from this replica).
+    fn table_over(&self, table: &TableId) -> bool {
+        self.tables.get(table).is_none_or(|t| t.lock().is_finished())
+    }
+
+    /// The places of tables that are over come back; the seats of runners gone move.
+    async fn tidy(&self) {
+        let places = self.competitions.places();
+        self.runners.forget(|k| self.table_over(&k.table));
+        places.release_where(|t| self.table_over(t));
+        for (key, runner) in places.move_from_gone(Instant::now()) {
+            tracing::warn!(table = %key.table, seat = %key.seat, %runner, "a runner went away: its seat moves to another");
+            self.runners.hand_again(&key, &runner).await;
+        }
+        let waiting = places.runners();
+        let (cap, used) = waiting.iter().fold((0, 0), |(c, u), r| (c + r.capacity.millis, u + r.used.millis));
+        self.metrics.hosting.places_millis.set(i64::try_from(cap).unwrap_or(i64::MAX));
+        self.metrics.hosting.used_millis.set(i64::try_from(used).unwrap_or(i64::MAX));
+    }
+
     /// Opens lobbies for accounts that became hosted, closes those of accounts no
     /// longer hosted.
-    async fn follow_hosted(
-        self: &Arc<Self>,
-        followed: &mut HashMap<AccountId, Followed>,
-        tx: &mpsc::Sender<HostedSeat>,
-    ) {
+    async fn follow_hosted(self: &Arc<Self>, followed: &mut HashMap<AccountId, Followed>) {
         let Ok(store) = self.store() else { return };
         let hosted = match store.hosting.hosted_accounts().await {
             Ok(h) => h,
@@ -116,11 +167,11 @@ impl Hosting {
             }
             match self
                 .competitions
-                .open_lobby(&account, hosted_lobby(self.config.hosting.people_tables))
+                .open_lobby(&account, hosted_lobby(self.config.hosting.people_tables, self.sandbox_size()))
                 .await
             {
                 Ok(lobby) => {
-                    let task = tokio::spawn(Arc::clone(self).forward(account.clone(), lobby, tx.clone()));
+                    let task = tokio::spawn(Arc::clone(self).forward(account.clone(), lobby));
                     followed.insert(account.account_id.clone(), Followed { task });
                 }
                 Err(e) => {
@@ -130,42 +181,57 @@ impl Hosting {
         }
     }
 
-    /// Passes an account's seats on to the runner, each with its version, each once its
-    /// table is about to play.
-    async fn forward(
-        self: Arc<Self>,
-        account: Account,
-        mut lobby: mpsc::Receiver<LobbyNote>,
-        tx: mpsc::Sender<HostedSeat>,
-    ) {
+    /// Passes an account's seats on to the runners, each with its version, each once its
+    /// table is about to play and the seat has a place.
+    async fn forward(self: Arc<Self>, account: Account, mut lobby: mpsc::Receiver<LobbyNote>) {
         let mut waiting = tokio::task::JoinSet::new();
-        loop {
-            let note = tokio::select! {
-                note = lobby.recv() => note,
-                _ = tx.closed() => return,
-            };
-            let Some(note) = note else { return };
+        while let Some(note) = lobby.recv().await {
             let LobbyNote::Seat(offer) = note else { continue };
             if offer.seat_token.is_empty() {
                 continue;
             }
+            let Some(key) = key_of(&offer) else { continue };
             // Finished waiters are gathered as new seats come (the set holds the waiting).
             while waiting.try_join_next().is_some() {}
-            let me = Arc::clone(&self);
-            let (account, tx) = (account.clone(), tx.clone());
+            let (me, account) = (Arc::clone(&self), account.clone());
             waiting.spawn(async move {
                 if !me.until_playing(&offer.table_id).await {
                     return;
                 }
-                match me.seat_for(&account, offer).await {
-                    Some(seat) => {
-                        let _ = tx.send(seat).await;
-                    }
-                    None => {
-                        tracing::warn!(account = %account.name, "runner feed: a seat without a version that may play; it forfeits on time")
-                    }
+                let Some(seat) = me.seat_for(&account, offer).await else {
+                    tracing::warn!(account = %account.name, "runner feed: a seat without a version that may play; it forfeits on time");
+                    return;
+                };
+                if let Some(runner) = me.place(&key, seat.size()).await {
+                    me.runners.hand(key, &runner, seat).await;
                 }
             });
+        }
+    }
+
+    /// The runner `key`'s place is on: its table's admission's, else one found now, else
+    /// the first that frees room (`None`: its table ended first).
+    async fn place(&self, key: &SeatKey, size: Size) -> Option<String> {
+        let places = self.competitions.places();
+        let mut told = false;
+        loop {
+            if let Some(runner) = places.runner_of(key) {
+                return Some(runner);
+            }
+            if let Some(mut on) = places.admit(std::slice::from_ref(key), size) {
+                return on.pop();
+            }
+            if self.table_over(&key.table) {
+                return None;
+            }
+            if !told {
+                told = true;
+                tracing::warn!(table = %key.table, seat = %key.seat, "a hosted seat waits for a place on the runners");
+            }
+            tokio::select! {
+                _ = places.freed() => {}
+                _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+            }
         }
     }
 

@@ -14,7 +14,7 @@
 //! | a seat is handed to the runner when its table is about to play (every seat taken), not while it waits for players | no sandbox idles at a table that may never fill |
 //! | people's tables seat a hosted account only as `--hosting-people-tables` allows (the operator's tables by default) | each seat starts a sandbox on the operator's machine |
 //! | a hosted tournament pins each entrant's version at creation | the version that played is the one that was entered | [`Hosting::pins_for`] |
-//! | one runner follows the feed at a time; a newer one takes it over | a restarted runner is not locked out by its own dead stream | [`feed`] |
+//! | several runners follow the feed, each with its name and capacity; a seat goes to the runner its place is on; a feed opened again under a name takes that runner over | one replica's hosted capacity is as many machines as follow it; a restarted runner is not locked out by its own dead stream | [`feed`], [`runners`] |
 //! | sandboxes and their output are bounded per account (50, 1 MiB each) | the database does not grow with a chatty bot | `store/hosting.rs` |
 //!
 //! Only `rpc` knows protobuf: this room speaks in [`StoredVersion`], [`StoredSandbox`]
@@ -22,11 +22,11 @@
 
 pub(crate) mod error;
 pub(crate) mod feed;
+pub(crate) mod runners;
 pub(crate) mod upload;
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
 
 use skat_league::AccountId;
 use tokio::sync::Notify;
@@ -57,8 +57,8 @@ pub(crate) struct Hosting {
     /// The tables, to hand a seat out when its table is about to play.
     tables: Arc<Tables>,
     metrics: Metrics,
-    /// The newest feed's number: an older feed ends when it sees a newer one.
-    feed_generation: AtomicU64,
+    /// The runners following the feed, and the seats handed to them.
+    runners: runners::Runners,
     /// Versions changed: the feed looks at the hosted accounts again at once.
     changed: Notify,
 }
@@ -78,7 +78,7 @@ impl Hosting {
             competitions,
             tables,
             metrics,
-            feed_generation: AtomicU64::new(0),
+            runners: runners::Runners::default(),
             changed: Notify::new(),
         })
     }
@@ -359,6 +359,13 @@ impl Hosting {
             String::from_utf8_lossy(&bytes[start..]).into_owned()
         });
         sandbox.detail = sandbox.detail.chars().filter(|c| !c.is_control()).take(500).collect();
+        // Its place comes back (when it is still on the runner that reports it).
+        if sandbox.outcome != "running"
+            && let (Ok(table), Ok(seat)) = (sandbox.table_id.parse(), u8::try_from(sandbox.seat))
+        {
+            let key = crate::competition::SeatKey { table, seat: skat_engine::matches::Seat::new(seat) };
+            self.competitions.places().release_from(&key, &sandbox.runner);
+        }
         if sandbox.outcome == "running" {
             self.metrics.hosting.sandboxes_running.inc();
         } else {

@@ -151,6 +151,7 @@ pub(crate) async fn lobby(s: &SkatServer, request: Request<pb::LobbyRequest>) ->
                 casual_seats: r.casual_seats,
                 challenges: r.challenges,
                 open_tables: if r.open_tables { PeopleTables::Anyone } else { PeopleTables::None },
+                hosted: None,
             },
         )
         .await?;

@@ -17,6 +17,7 @@ use super::refusal::Refusal;
 use super::sandbox::Sandboxes;
 use super::sandbox::doors::Pass;
 use super::service::SkatServer;
+use crate::competition::places::Size;
 use crate::hosting::upload::Upload;
 use crate::hosting::{Hosting, HostingError, VersionHeader, VersionPick};
 use crate::store::hosting::{SandboxFilter, StoredSandbox, StoredVersion, VersionState};
@@ -301,7 +302,11 @@ impl HostingService for HostingApi {
     async fn runner_feed(&self, request: Request<pb::RunnerFeedRequest>) -> Answer<Self::RunnerFeedStream> {
         let token = bearer(request.metadata())?;
         self.hosting().runner(token.as_deref())?;
-        let mut seats = self.hosting().feed(&request.get_ref().runner);
+        let r = request.get_ref();
+        // 0: the runner states no limit (an older runner): it is given what comes.
+        let stated = |n: u64| if n == 0 { u64::MAX / 4 } else { n };
+        let capacity = Size { millis: stated(r.capacity_cpu_millis), mib: stated(r.capacity_memory_mib) };
+        let mut seats = self.hosting().feed(&r.runner, capacity);
         let mut shutdown = self.server.shutdown.clone();
         let sandboxes = Arc::clone(&self.sandboxes);
         let stream = async_stream_of(
@@ -405,6 +410,33 @@ impl HostingService for HostingApi {
         let log = (!r.log.is_empty() || s.outcome != "running").then_some(r.log.as_slice());
         self.hosting().report(s, log, &r.version_failure).await?;
         Ok(Response::new(pb::ReportSandboxResponse {}))
+    }
+
+    async fn list_runners(
+        &self,
+        request: Request<pb::ListRunnersRequest>,
+    ) -> Answer<pb::ListRunnersResponse> {
+        let token = bearer(request.metadata())?;
+        self.hosting().admin(token.as_deref(), client_of(&request))?;
+        let shown = |n: u64| if n >= u64::MAX / 4 { 0 } else { n };
+        let runners = self
+            .server
+            .competitions
+            .places()
+            .runners()
+            .into_iter()
+            .map(|r| pb::Runner {
+                name: r.name,
+                capacity_cpu_millis: shown(r.capacity.millis),
+                capacity_memory_mib: shown(r.capacity.mib),
+                used_cpu_millis: r.used.millis,
+                used_memory_mib: r.used.mib,
+                seats: r.seats as u32,
+                connected: r.connected,
+            })
+            .collect();
+        let tables_waiting = u32::try_from(self.server.metrics.hosting.tables_waiting.get()).unwrap_or(0);
+        Ok(Response::new(pb::ListRunnersResponse { runners, tables_waiting }))
     }
 }
 

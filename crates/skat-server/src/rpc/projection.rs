@@ -239,7 +239,16 @@ pub(crate) fn challenge_info(c: &ChallengeView) -> pb::ChallengeInfo {
 
 /// A tournament with its standings and meetings.
 pub(crate) fn tournament(d: TournamentDetails) -> pb::Tournament {
-    let TournamentDetails { tournament: t, plan, standings, meetings, round, names } = d;
+    let TournamentDetails {
+        tournament: t,
+        plan,
+        standings,
+        meetings,
+        round,
+        names,
+        waiting,
+        estimated_finish_ms,
+    } = d;
     let swiss = t.spec.format == Format::Swiss;
     pb::Tournament {
         format: format(t.spec.format) as i32,
@@ -272,6 +281,9 @@ pub(crate) fn tournament(d: TournamentDetails) -> pb::Tournament {
         tables_in_all: tables_in_all_of(&t.spec, &plan),
         tables_finished: plan.iter().filter(|p| p.status == TableStatus::Finished).count() as u32,
         tables_abandoned: plan.iter().filter(|p| p.status == TableStatus::Abandoned).count() as u32,
+        tables_playing: plan.iter().filter(|p| p.status == TableStatus::Playing).count() as u32,
+        tables_waiting: waiting,
+        estimated_finish_ms,
         tables: plan
             .iter()
             .map(|p| pb::TournamentTable {

@@ -246,7 +246,7 @@ impl From<CompetitionError> for Refusal {
                 Refusal::new(Code::FailedPrecondition, R::ChallengeState, message).with("state", state)
             }
             E::ChallengeQuota(most) => Refusal::limit("challenges-per-hour", most, message),
-            E::BotUnavailable(name) => {
+            E::BotUnavailable(name) | E::NoPlace(name) => {
                 Refusal::new(Code::FailedPrecondition, R::BotUnavailable, message).with("bot", name)
             }
         }

@@ -286,6 +286,20 @@ impl TournamentRepo {
         Ok(done.rows_affected() == 1)
     }
 
+    /// A tournament's finished tables: how many, and how long they took on average
+    /// (created to finished, in ms), from their listing rows.
+    pub(crate) async fn finished_table_times(&self, id: &TournamentId) -> Result<(u64, u64), StoreError> {
+        let row = sqlx::query(
+            "SELECT COUNT(*) AS n, CAST(COALESCE(AVG(t.finished_ms - t.created_ms), 0) AS BIGINT) AS took \
+             FROM skat_tournament_tables p JOIN skat_tables t ON t.table_id = p.table_id \
+             WHERE p.tournament_id = $1 AND p.status = 'finished' AND t.finished_ms > 0",
+        )
+        .bind(id.as_str())
+        .fetch_one(&self.db.pool)
+        .await?;
+        Ok((to_u64(row.try_get("n")?), to_u64(row.try_get("took")?)))
+    }
+
     /// Every planned table being played, of every tournament: (tournament id, table).
     pub(crate) async fn playing_tables(&self) -> Result<Vec<PlayingTable>, StoreError> {
         let rows = sqlx::query(

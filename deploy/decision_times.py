@@ -4,7 +4,9 @@ ends), from the second deal on (the first turn may come before the bot's sandbox
 Prints `n=N p50=MS p90=MS p99=MS max=MS forfeits=N` (forfeits: deals the seat lost on
 its clock or by absence, from the second deal on).
 
-    python decision_times.py SERVER TABLE SEAT_NAME     (skat/v1 stubs on PYTHONPATH)
+    python decision_times.py SERVER TABLE SEAT_NAME [raw]   (skat/v1 stubs on PYTHONPATH)
+
+With `raw`, every decision time is printed instead, one a line (to pool several tables).
 """
 import sys
 
@@ -13,6 +15,7 @@ from skat.v1 import skat_pb2 as pb
 from skat.v1 import skat_pb2_grpc as rpc
 
 server, table, name = sys.argv[1:4]
+raw = sys.argv[4:5] == ["raw"]
 stub = rpc.SkatServiceStub(grpc.insecure_channel(server))
 view = stub.GetTable(pb.GetTableRequest(table_id=table)).table
 seat = next(s.seat for s in view.seat_info if s.name == name)
@@ -30,6 +33,9 @@ for msg in stub.WatchTable(pb.WatchTableRequest(table_id=table, after_seq=0)):
     if ev.HasField("match_ended"):
         break
 times.sort()
+if raw:
+    print("\n".join(str(t) for t in times))
+    sys.exit(0)
 q = lambda p: times[min(len(times) - 1, int(p * len(times)))]
 if times:
     print(f"n={len(times)} p50={q(0.5)} p90={q(0.9)} p99={q(0.99)} max={times[-1]} forfeits={forfeits}")

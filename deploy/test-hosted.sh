@@ -52,7 +52,10 @@ SKAT_PROFILE=debug "$root/examples/bots/image.sh" skat "$work/skat.tar" >/dev/nu
 ls -la "$work"/*.tar | awk '{print "  " $9 ": " int($5/1048576) " MiB"}'
 
 port=$(free_port); mport=$(free_port); wport=$(free_port)
-# Sandboxes on the last core, the server and the test's own bots on the others.
+# Sandboxes on the last core, the server and the test's own bots on the others. The first
+# server crowds that core on purpose (eleven bad bots beside good ones and a round robin,
+# all at once): its runner states a capacity far above the core's, as an operator may.
+# Section 7 measures admission by the capacity a runner really has.
 sandbox_cpus=$(( $(nproc) - 1 ))
 server="127.0.0.1:$port"
 export SKAT_SERVER="http://$server" SKAT_ADMIN_TOKEN=admin-token-for-the-hosted-test
@@ -62,6 +65,7 @@ start_server() {
     --admin-token "$SKAT_ADMIN_TOKEN" --unix-socket "$work/skat.sock" --hosting-runner-token-file "$work/runner-token" \
     --runner podman --runner-name hosted-a --runner-dir "$work/runner" --runner-sandbox-wall 90s --runner-sandbox-cpuset "$sandbox_cpus" --hosting-cpu-millis 500 \
     --hosting-memory-mib 192 --hosting-max-image-bytes $((160 << 20)) --action-timeout 4s --deal-clock 40s \
+    --runner-capacity-cpu-millis 40000 --runner-capacity-memory-mib 16384 \
     --account-max-tables 16 >>"$work/server.log" 2>&1 &
   server_pid=$!
   for _ in $(seq 100); do "$skat" table list >/dev/null 2>&1 && return 0; sleep 0.1; done

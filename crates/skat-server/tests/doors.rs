@@ -17,15 +17,9 @@ use skat_proto::pb::skat_service_client::SkatServiceClient;
 use skat_server::{Database, HostingConfig, ServerConfig};
 use tonic::Code;
 use tonic::transport::Channel;
-use tonic_types::StatusExt as _;
 
 const ADMIN: &str = "admin-secret";
 const RUNNER: &str = "runner-secret-token";
-
-fn reason(status: &tonic::Status) -> Option<R> {
-    let info = status.get_error_details().error_info().cloned()?;
-    R::from_str_name(&format!("ERROR_REASON_{}", info.reason))
-}
 
 /// A server with hosting, its sockets in a directory of the test's, and a sandbox port.
 struct Doors {
@@ -56,9 +50,8 @@ async fn doors() -> Doors {
     })
     .await;
     let games = server.client().await;
-    let channel =
-        Channel::from_shared(format!("http://{}", server.server.addr)).unwrap().connect().await.unwrap();
-    Doors { server, games, hosting: HostingServiceClient::new(channel), port, dir }
+    let hosting = hosting_client(&server).await;
+    Doors { server, games, hosting, port, dir }
 }
 
 /// Hosted seats as the runner gets them, at a table of the operator's with people in

@@ -16,15 +16,9 @@ use skat_proto::pb::hosting_service_client::HostingServiceClient;
 use skat_server::{Database, HostingConfig, ServerConfig};
 use tonic::Code;
 use tonic::transport::Channel;
-use tonic_types::StatusExt as _;
 
 const ADMIN: &str = "admin-secret";
 const RUNNER: &str = "runner-secret-token";
-
-fn reason(status: &tonic::Status) -> Option<R> {
-    let info = status.get_error_details().error_info().cloned()?;
-    R::from_str_name(&format!("ERROR_REASON_{}", info.reason))
-}
 
 struct Hosted {
     server: TestServer,
@@ -54,9 +48,8 @@ async fn hosted_with(approval: bool, archives: bool) -> Hosted {
     })
     .await;
     let games = server.client().await;
-    let channel =
-        Channel::from_shared(format!("http://{}", server.server.addr)).unwrap().connect().await.unwrap();
-    Hosted { server, hosting: HostingServiceClient::new(channel), games, _dir: dir }
+    let hosting = hosting_client(&server).await;
+    Hosted { server, hosting, games, _dir: dir }
 }
 
 impl Hosted {

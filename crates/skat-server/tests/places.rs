@@ -44,9 +44,8 @@ async fn server(dir: &std::path::Path) -> (TestServer, Client, HostingServiceCli
     })
     .await;
     let games = server.client().await;
-    let channel =
-        Channel::from_shared(format!("http://{}", server.server.addr)).unwrap().connect().await.unwrap();
-    (server, games, HostingServiceClient::new(channel))
+    let hosting = hosting_client(&server).await;
+    (server, games, hosting)
 }
 
 /// Hosted accounts `names`, each with an active version.

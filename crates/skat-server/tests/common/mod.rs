@@ -380,3 +380,19 @@ pub fn oci_archive(salt: &str) -> Vec<u8> {
     b.resize(b.len() + 1024, 0);
     b
 }
+
+/// The `ErrorInfo` reason of a refusal.
+pub fn reason(status: &Status) -> Option<pb::ErrorReason> {
+    use tonic_types::StatusExt as _;
+    let info = status.get_error_details().error_info().cloned()?;
+    pb::ErrorReason::from_str_name(&format!("ERROR_REASON_{}", info.reason))
+}
+
+/// A client of a test server's hosting service.
+pub async fn hosting_client(
+    server: &TestServer,
+) -> skat_proto::pb::hosting_service_client::HostingServiceClient<Channel> {
+    let channel =
+        Channel::from_shared(format!("http://{}", server.server.addr)).unwrap().connect().await.unwrap();
+    skat_proto::pb::hosting_service_client::HostingServiceClient::new(channel)
+}

@@ -33,17 +33,21 @@ for who, md in (("anonymous", ()), ("with-token", auth)):
 attempt("list", lambda: stub.ListTables(pb.ListTablesRequest(), timeout=5))
 attempt("other-table", lambda: stub.GetTable(pb.GetTableRequest(table_id=other), metadata=auth, timeout=5))
 attempt("own-table", lambda: stub.GetTable(pb.GetTableRequest(table_id=table), metadata=auth, timeout=5))
+# A flood in batches of a hundred calls in flight at once: at a crowded core's share, calls
+# one after another came no faster than the door's rate (a CI run: 220 in 2 s, none refused).
 ok = limited = 0
 began = time.time()
-while time.time() - began < 2:
-    try:
-        stub.GetTable(pb.GetTableRequest(table_id=table), metadata=auth, timeout=5)
-        ok += 1
-    except grpc.RpcError as e:
-        if e.code() != grpc.StatusCode.RESOURCE_EXHAUSTED:
-            raise
-        limited += 1
-got["flood"] = {"ok": ok, "limited": limited}
+while ok + limited < 800 or (limited == 0 and time.time() - began < 30):
+    batch = [stub.GetTable.future(pb.GetTableRequest(table_id=table), metadata=auth, timeout=10) for _ in range(100)]
+    for call in batch:
+        try:
+            call.result()
+            ok += 1
+        except grpc.RpcError as e:
+            if e.code() != grpc.StatusCode.RESOURCE_EXHAUSTED:
+                raise
+            limited += 1
+got["flood"] = {"ok": ok, "limited": limited, "seconds": round(time.time() - began, 2)}
 time.sleep(2.5)  # the bucket refills
 # Sixty connections at once (each channel its own), each with a call: the door holds four.
 channels = [grpc.insecure_channel(server, options=opts) for _ in range(60)]

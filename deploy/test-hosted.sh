@@ -117,9 +117,13 @@ hostip=$(hostname -I 2>/dev/null | awk '{print $1}'); hostip=${hostip:-10.0.2.15
 bad crash 'import sys
 print("giving up at start", flush=True)
 sys.exit(3)'
-bad midcrash 'import os, threading, runpy
-threading.Timer(5, lambda: os._exit(7)).start()
-runpy.run_path("/app/skatbot.py", run_name="__main__")'
+# The crash comes from a light parent, the bot plays in its child: a timer thread beside the
+# bot's own import of gRPC waited for the interpreter's lock on a crowded core (a CI run saw
+# the table end and the sandbox stopped before the timer ran).
+bad midcrash 'import os, subprocess, sys, time
+subprocess.Popen([sys.executable, "/app/skatbot.py"])
+time.sleep(5)
+os._exit(7)'
 bad oom 'b = []
 while True:
     b.append(b"x" * (16 << 20))
@@ -180,8 +184,11 @@ decoy=$("$skat" table create --deals 1 --name decoy | awk '/^table/{print $2}')
 submit stranger "$work/python.tar" "$(python3 -c 'import json,sys; print(json.dumps(["/usr/bin/python3","-c",open(sys.argv[1]).read(),"rust-bot",sys.argv[2]]))' "$root/deploy/hostile.py" "$decoy")" >/dev/null
 declare -A tables
 for b in crash midcrash oom spinner forker filler flooder prober sleeper unpulled stranger; do
-  deals=2; [ "$b" = stranger ] && deals=5  # its attacks take about ten seconds; its table outlasts them
-  tables[$b]=$("$skat" table create --deals "$deals" --bots "$b,rust-bot,python-bot" --name "$b" --admin-token "$SKAT_ADMIN_TOKEN" | awk '/^table/{print $2}')
+  deals=2; [ "$b" = stranger ] && deals=3  # its attacks take about ten seconds; its table outlasts them
+  # 10 s a turn: eleven tables' sandboxes start at once on one core, which took up to 7 s in
+  # a CI run (a seat's first turn counts from the table's start, as it does for a bot anywhere).
+  tables[$b]=$("$skat" table create --deals "$deals" --bots "$b,rust-bot,python-bot" --name "$b" --action-timeout 10s \
+    --admin-token "$SKAT_ADMIN_TOKEN" | awk '/^table/{print $2}')
   [ -n "${tables[$b]}" ] || fail "no table for $b"
 done
 echo "  ${#tables[@]} tables, each a bad bot beside rust-bot and python-bot"
@@ -286,10 +293,10 @@ for call in ("register", "create-anonymous", "create-with-token", "join-anonymou
     assert got[call] in refused, (call, got[call])
 assert got["own-table"] == "OK", got
 flood = got["flood"]
-assert flood["limited"] > 0 and flood["ok"] <= 200 + 2 * 100 + 50, flood
+assert flood["limited"] > 0 and flood["ok"] <= 200 + flood["seconds"] * 100 + 50, flood
 assert 1 <= got["connections"] <= 4, got
 print("  registered, made, joined, listed, read another table: refused (%s)" % ", ".join(sorted({got[c] for c in got if c not in ("own-table", "flood", "connections")})))
-print("  a flood of calls: %d answered, %d refused at the door's rate; of 60 connections %d held" % (flood["ok"], flood["limited"], got["connections"]))
+print("  a flood of calls: %d answered, %d refused at the door's rate in %.1f s; of 60 connections %d held" % (flood["ok"], flood["limited"], flood["seconds"], got["connections"]))
 PY
 "$skat" admin list | grep -q sock-puppet && fail "the stranger registered an account"
 "$skat" table list --filter all --limit 500 | grep -q from-inside && fail "the stranger made a table"

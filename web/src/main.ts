@@ -21,7 +21,7 @@ import { myBotView } from "./mybot";
 import { dealIndex, replayHref, replayView } from "./replay";
 import { count, gameWords, lang, localizeStatic, t } from "./i18n";
 import { verifyDeals } from "./verify";
-import { playView, sitView } from "./play";
+import { playView, sitDown, sitView } from "./play";
 import { LADDER, levelOf } from "./ladder";
 import { authed, contractName, dropSeat, seatControls, seatOf as heldSeat, type SeatAuth } from "./seat";
 import { positionName, ring, switches, tableKeys } from "./felt";
@@ -61,6 +61,23 @@ function guard(): (title: string, ...content: (Node | string)[]) => boolean {
     draw(title, ...content);
     return true;
   };
+}
+
+/** The one timer of the view being shown: started once when the view is first drawn,
+ * never again by its own refreshes, stopped when the view goes (or its route changed). A
+ * tick waits for the one before it to answer, and a hidden tab does not tick: a page left
+ * open a day asks as often as in its first minute. */
+function every(ms: number, tick: () => Promise<unknown>) {
+  const mine = routing;
+  let busy = false;
+  const timer = setInterval(() => {
+    if (mine !== routing) { clearInterval(timer); return; }
+    if (busy || document.visibilityState !== "visible") return;
+    busy = true;
+    void tick().catch(() => undefined).finally(() => { busy = false; });
+  }, ms);
+  const before = leave;
+  leave = () => { clearInterval(timer); before?.(); };
 }
 
 function failed(e: unknown, show = guard()) {
@@ -111,6 +128,11 @@ function statusName(s: number): string {
 // ---- tables ---------------------------------------------------------------------------
 
 async function tablesView(filter: string) {
+  if (await drawTables(filter)) every(3000, () => refreshTables(filter));
+}
+
+/** The tables, drawn (true) unless the reader went elsewhere meanwhile. */
+async function drawTables(filter: string): Promise<boolean> {
   const show = guard();
   const filters: Record<string, TableFilter> = { all: TableFilter.UNSPECIFIED, live: TableFilter.LIVE, finished: TableFilter.FINISHED };
   const r = await api.listTables({ filter: filters[filter] ?? TableFilter.UNSPECIFIED, pageSize: 100 });
@@ -129,15 +151,13 @@ async function tablesView(filter: string) {
     h("div", { class: "controls", role: "group", "aria-label": t("tables.filter") }, ...buttons),
     rows.length ? table([t("col.table"), t("col.status"), t("col.seats"), t("col.deals"), t("col.players"), ""], rows) : h("p", {}, t("tables.none")),
     r.nextPageToken ? h("p", { class: "muted" }, t("tables.newest")) : "");
-  if (!drawn) return;
-  const timer = setInterval(() => { if (document.visibilityState === "visible") void refreshTables(filter); }, 3000);
-  leave = () => clearInterval(timer);
+  return drawn;
 }
 
 async function refreshTables(filter: string) {
   const scrollY = window.scrollY;
   const focused = document.activeElement?.getAttribute("href");
-  await tablesView(filter).catch(() => undefined);
+  if (!(await drawTables(filter))) return;
   window.scrollTo(0, scrollY);
   if (focused) (app.querySelector(`a[href="${CSS.escape(focused)}"]`) as HTMLElement | null)?.focus();
 }
@@ -329,16 +349,52 @@ function tableDom(v: TableView, lastEnded: DealEnded | undefined, tableId: strin
   if (auth && d && d.positionSeats.includes(auth.seat) && v.status === TableStatus.PLAYING) {
     root.append(seatControls(v, auth, tableId, act));
   }
-  if (v.results.length) {
-    const rows = v.results.map((r, i) => [
-      link(replayHref(tableId, i), String(i + 1)),
-      r.passedIn ? t("table.passedIn") : `${names[r.declarerSeat] ?? ""}: ${r.contract ? contractName(r.contract.game, r.contract.announcement, r.contract.hand) : r.gameCode}`,
-      r.passedIn ? "" : r.won ? t("table.won") : t("table.lost"),
-      r.score,
-    ]);
-    root.append(h("h2", {}, t("table.dealsTitle")), table([t("col.deal"), t("col.game"), "", [t("col.score"), "num"]], rows.reverse()));
-  }
+  if (v.status === TableStatus.FINISHED && v.results.length) root.append(finalStandings(v, names, auth));
+  if (v.results.length) root.append(...dealsTable(v, names, tableId));
   return root;
+}
+
+const signed = (n: number) => (n > 0 ? `+${n}` : String(n));
+
+/** Every deal: the game, won or lost, the declarer's score, and each player's
+ * Seeger-Fabian points of that deal; newest first. */
+function dealsTable(v: TableView, names: string[], tableId: string): HTMLElement[] {
+  const rows = v.results.map((r, i) => [
+    link(replayHref(tableId, i), String(i + 1)),
+    r.passedIn ? t("table.passedIn") : `${names[r.declarerSeat] ?? ""}: ${r.contract ? contractName(r.contract.game, r.contract.announcement, r.contract.hand) : r.gameCode}`,
+    r.passedIn ? "" : r.won ? t("table.won") : t("table.lost"),
+    r.score,
+    ...v.seatInfo.map((s) => signed(r.seegerFabian[s.seat] ?? 0)),
+  ]);
+  const heads = [t("col.deal"), t("col.game"), "", [t("col.score"), "num"] as [string, string],
+    ...v.seatInfo.map((s) => [`${names[s.seat]} (SF)`, "num"] as [string, string])];
+  const deals = table(heads, rows.reverse());
+  deals.id = "deals";
+  return [h("h2", {}, t("table.dealsTitle")), deals];
+}
+
+/** The list is over: the final standings in Seeger-Fabian points (the deals table below
+ * has each deal's), and for the person who made the table, the same opponents again. */
+function finalStandings(v: TableView, names: string[], auth: SeatAuth | undefined): HTMLElement {
+  const ranked = [...v.standings].sort((a, b) => b.seegerFabian - a.seegerFabian);
+  const box = h("section", { id: "final-standings", class: "sheet", "aria-label": t("final.title") },
+    h("h2", {}, t("final.title")),
+    table([t("col.rank"), t("sheet.player"), [t("sheet.total"), "num"], [t("col.wonDeclared"), "num"]],
+      ranked.map((s, i) => [i + 1, names[s.seat] ?? "", signed(s.seegerFabian), `${s.won}/${s.declared}`])));
+  const again = auth?.again;
+  if (again) {
+    const error = h("p", { id: "again-error", role: "alert", class: "error" });
+    const b = h("button", { type: "button", id: "play-again" }, t("final.again"));
+    b.onclick = () => {
+      b.setAttribute("disabled", "");
+      sitDown(auth.name, again).catch((e: unknown) => {
+        b.removeAttribute("disabled");
+        error.textContent = e instanceof ConnectError ? e.rawMessage : String(e);
+      });
+    };
+    box.append(h("p", {}, b), error);
+  }
+  return box;
 }
 
 /** What is known of the deal in words: the bidding, the game, the tricks taken, the card
@@ -401,10 +457,13 @@ function formatName(f: TournamentFormat): string {
 }
 
 async function tournamentView(id: string) {
+  if ((await drawTournament(id)) === "running") every(5000, () => drawTournament(id));
+}
+
+/** A tournament, drawn ("running" or "over"), or nothing when the reader went elsewhere. */
+async function drawTournament(id: string): Promise<"running" | "over" | undefined> {
   const show = guard();
   const x = (await api.getTournament({ tournamentId: id })).tournament!;
-  // A refresh that returns after the reader moved on draws nothing.
-  if (decodeURIComponent(location.hash) !== `#/tournament/${id}`) return;
   const num = (k: Parameters<typeof t>[0]): [string, string] => [t(k), "num"];
   const standings = table([t("col.rank"), t("col.entrant"), num("col.lists"), num("col.sfTotal"), num("col.sfMean"), num("col.ci"), num("col.wonDeclared"), num("col.penalties")],
     x.standings.map((s, i) => [i + 1, link(`#/bot/${encodeURIComponent(s.name)}`, s.name), s.lists, Number(s.seegerFabian), s.mean.toFixed(1), s.ci95.toFixed(1), `${s.won}/${s.declared}`, s.penalties]));
@@ -412,7 +471,7 @@ async function tournamentView(id: string) {
     m.round || "", m.entrants.map((n, i) => `${n} ${Number(m.seegerFabian[i] ?? 0)}`).join(" · "), `${m.finished}/${m.tables}`]));
   const tables = table([t("col.rank"), t("col.table"), t("col.seating"), t("col.status")], x.tables.map((y, i) => [
     i + 1, y.tableId ? link(`#/table/${encodeURIComponent(y.tableId)}`, y.tableId) : "", y.seating.join(", "), y.status]));
-  show(x.name || id, h("h1", {}, x.name || id),
+  const drawn = show(x.name || id, h("h1", {}, x.name || id),
     h("p", { id: "tournament-status" }, t("tournament.status", {
       format: formatName(x.format), seats: x.seats, round: x.rounds ? t("tournament.round", { n: x.round, total: x.rounds }) : "",
       status: tournamentStatus(x.status) || t(x.finished ? "tstatus.finished" : "tstatus.running"), start: when(x.startMs),
@@ -420,10 +479,8 @@ async function tournamentView(id: string) {
     })),
     h("h2", {}, t("tournament.standings")), standings, h("h2", {}, t("tournament.h2h")), meetings, h("h2", {}, t("tournament.tables")), tables,
     dealsCheck(x));
-  if (!x.finished) {
-    const timer = setInterval(() => void tournamentView(id).catch(() => undefined), 5000);
-    leave = () => clearInterval(timer);
-  }
+  if (!drawn) return undefined;
+  return x.finished ? "over" : "running";
 }
 
 /** The deals' commitment, and once the tournament is over a button that checks the deals

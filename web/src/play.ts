@@ -16,10 +16,10 @@ import { ConnectError } from "@connectrpc/connect";
 import { api } from "./api";
 import { AnonymousAccess } from "./gen/skat/v1/skat_pb";
 import { h } from "./dom";
-import { keepSeat } from "./seat";
+import { keepSeat, type Again } from "./seat";
 import { safeOrigin } from "./operator";
 import { t } from "./i18n";
-import { HOUSE_BOTS } from "./ladder";
+import { HOUSE_BOTS, levelOf } from "./ladder";
 
 type Show = (title: string, ...content: (Node | string)[]) => void;
 
@@ -35,15 +35,21 @@ export async function playView(show: Show) {
       h("p", { id: "watch-only", role: "status" }, t("play.watchOnly")), seatTokenForm());
     return;
   }
-  // The house bots a person may choose from, when online (the ladder's levels, weakest first).
+  // The house bots a person may choose from, when online: the ladder's levels, strongest
+  // first, each named with its level.
   const online = (await Promise.all(HOUSE_BOTS.map((name) =>
-    api.getBot({ name }).then((r) => (r.bot?.online ? name : undefined), () => undefined)))).filter((n): n is string => !!n);
+    api.getBot({ name }).then((r) => (r.bot?.online ? name : undefined), () => undefined))))
+    .filter((n): n is string => !!n).reverse();
   const opponent = (i: number) => {
     const select = h("select", { id: `opponent-${i}`, name: `opponent-${i}` },
-      ...online.map((n) => h("option", { value: n }, n)),
+      ...online.map((n) => {
+        const l = levelOf(n);
+        return h("option", { value: n }, l ? t("play.level", { n: l.level, s: l.strategy }) : n);
+      }),
       h("option", { value: "" }, t("play.openSeat")));
-    // Each opponent a different house bot while there are enough; then open seats.
-    (select as HTMLSelectElement).selectedIndex = i < online.length ? i : online.length;
+    // Every opponent the strongest house bot online (one bot may play two seats); with
+    // none online, open seats.
+    (select as HTMLSelectElement).selectedIndex = 0;
     return h("label", { id: `opponent-${i}-label` }, `${t("play.opponent", { n: i + 1 })} `, select);
   };
   // A table of three has two opponents: the third is asked for only at a table of four.
@@ -70,26 +76,29 @@ export async function playView(show: Show) {
     // At a table of three the third opponent is not asked for.
     const bots = [value("opponent-0"), value("opponent-1"), value("opponent-2")].slice(0, seats - 1).filter((n) => n);
     const name = value("player-name").trim() || "guest";
-    void (async () => {
-      try {
-        const created = await api.createTable({
-          name: t("play.against", { name, who: bots.join(t("play.and")) || t("play.people") }),
-          seats,
-          deals: Number(value("deals")) || 6,
-          timeControl: { actionMs: BigInt(Math.round(Number(value("action-seconds")) * 1000)), dealMs: 0n },
-          bots,
-        });
-        const joined = await api.joinTable({ tableId: created.tableId, name, joinCode: created.joinCode });
-        keepSeat(created.tableId, { token: joined.token, seat: joined.seat, name });
-        location.hash = `#/table/${encodeURIComponent(created.tableId)}`;
-      } catch (err) {
-        error.textContent = err instanceof ConnectError ? err.rawMessage : String(err);
-      }
-    })();
+    const again: Again = { seats, deals: Number(value("deals")) || 6, actionMs: Math.round(Number(value("action-seconds")) * 1000), bots };
+    sitDown(name, again).catch((err) => {
+      error.textContent = err instanceof ConnectError ? err.rawMessage : String(err);
+    });
   };
   show(t("nav.play"), h("h1", {}, t("play.title")),
     h("p", {}, online.length ? t("play.intro") : t("play.noHouse")),
     form);
+}
+
+/** Makes a table with `again`'s bots and settings, takes the last seat as `name`, keeps
+ * it in this tab (with the settings, for "play again") and goes to the table. */
+export async function sitDown(name: string, again: Again) {
+  const created = await api.createTable({
+    name: t("play.against", { name, who: again.bots.join(t("play.and")) || t("play.people") }),
+    seats: again.seats,
+    deals: again.deals,
+    timeControl: { actionMs: BigInt(again.actionMs), dealMs: 0n },
+    bots: again.bots,
+  });
+  const joined = await api.joinTable({ tableId: created.tableId, name, joinCode: created.joinCode });
+  keepSeat(created.tableId, { token: joined.token, seat: joined.seat, name, again });
+  location.hash = `#/table/${encodeURIComponent(created.tableId)}`;
 }
 
 /** A seat the operator handed out: the table and its seat token, pasted. */

@@ -13,7 +13,10 @@ import { Announcement, BidCall, GameType, type TableView } from "./gen/skat/v1/s
 import { gameWords, t } from "./i18n";
 
 /** A seat this tab holds. */
-export interface SeatAuth { token: string; seat: number; name: string }
+/** A table this tab made (play.ts): what "play again" makes once more. */
+export interface Again { seats: number; deals: number; actionMs: number; bots: string[] }
+
+export interface SeatAuth { token: string; seat: number; name: string; again?: Again }
 
 const KEY = (tableId: string) => `skat-seat:${tableId}`;
 

@@ -95,6 +95,11 @@ test("a person plays the bots from the page", { timeout: 300000 }, async () => {
       await page.goto(base + "#/play", { waitUntil: "load" });
       await page.waitForSelector("#play-form");
       assert.ok(await page.$eval("#opponent-2-label", (e) => e.hidden), "no third opponent at a table of three");
+      // The strongest level online is offered first and chosen for both seats; every
+      // option names its level.
+      assert.deepEqual(await page.$$eval("#opponent-0, #opponent-1", (s) => s.map((x) => x.value)), ["house-heuristic", "house-heuristic"]);
+      const offered = await page.$$eval("#opponent-0 option", (o) => o.map((x) => x.textContent));
+      assert.ok(/2.*heuristic/.test(offered[0]) && /1.*random/.test(offered[1]), `levels named, strongest first: ${offered}`);
       await page.select("#opponent-0", "house-random");
       await page.select("#opponent-1", "house-heuristic");
       await page.$eval("#player-name", (e, v) => { e.value = v; }, name);
@@ -284,6 +289,22 @@ test("a person plays the bots from the page", { timeout: 300000 }, async () => {
       await page.keyboard.press("Enter");
     };
     const second = await playTable("keys", 2, key, 9);
+    // The list's end: the final standings (every seat, Seeger-Fabian totals that add up to
+    // the deals table's columns) and "play again" with the same opponents.
+    await page.waitForSelector("#final-standings");
+    const final = await page.$$eval("#final-standings tbody tr", (rows) => rows.map((r) => Array.from(r.cells).map((c) => c.textContent)));
+    assert.equal(final.length, 3, `a row per seat: ${JSON.stringify(final)}`);
+    const perDeal = await page.$$eval("#deals tbody tr", (rows) => rows.map((r) => Array.from(r.cells).slice(4).map((c) => Number(c.textContent))));
+    assert.equal(perDeal.length, 2, "a row per deal, with each player's Seeger-Fabian points");
+    const totals = perDeal.reduce((sum, row) => sum.map((x, i) => x + row[i]), [0, 0, 0]).sort((a, b) => b - a);
+    assert.deepEqual(final.map((r) => Number(r[2])), totals, "the standings are the deals' Seeger-Fabian points added up");
+    await page.screenshot({ path: path.join(shots, "13-phone-final.png"), fullPage: true });
+    const before = await page.evaluate(() => location.hash);
+    await page.click("#play-again");
+    await page.waitForFunction((h) => location.hash.startsWith("#/table/") && location.hash !== h, {}, before);
+    await page.waitForSelector("#my-seat");
+    const opponents = await page.$$eval(".seat .name", (n) => n.map((x) => x.textContent));
+    assert.ok(opponents.some((n) => /house-random/.test(n)) && opponents.some((n) => /house-heuristic/.test(n)), `the same opponents again: ${opponents}`);
     assert.ok(counted > 0, "a sheet's card points were counted from the tricks and agreed with the server's");
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 1, `no horizontal scrolling on a phone (${overflow} px)`);

@@ -163,11 +163,52 @@ async fn challenges_against_house_bots_and_accounts() {
         .into_inner()
         .records;
     assert_eq!(records.len(), 2);
+    // One house bot named twice plays two seats (a person against two of one level).
     let twice = pb::CreateTableRequest {
+        deals: 1,
         bots: vec!["house-random".into(), "house-random".into()],
+        time_control: Some(pb::TimeControl { action_ms: 5000, deal_ms: 0 }),
         ..Default::default()
     };
-    assert_eq!(reason(&c.create_table(twice).await.unwrap_err()), Some(R::InvalidSettings));
+    let two = c.create_table(twice).await.unwrap().into_inner();
+    let seated: Vec<String> =
+        two.table.unwrap().seat_info.into_iter().filter(|s| s.occupied).map(|s| s.name).collect();
+    assert_eq!(seated, ["house-random", "house-random (2)"]);
+    let _second_person = Kill(
+        skat()
+            .args([
+                "bot",
+                "--strategy",
+                "random",
+                "--server",
+                &format!("127.0.0.1:{port}"),
+                "--table",
+                &two.table_id,
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let start = Instant::now();
+    loop {
+        let t =
+            c.get_table(pb::GetTableRequest { table_id: two.table_id.clone() }).await.unwrap().into_inner();
+        if t.table.unwrap().status == pb::TableStatus::Finished as i32 {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the table with one bot in two seats did not finish"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let three = pb::CreateTableRequest { bots: vec!["house-random".into(); 4], ..Default::default() };
+    assert_eq!(
+        reason(&c.create_table(three).await.unwrap_err()),
+        Some(R::InvalidSettings),
+        "four bots at three seats"
+    );
     let nobody = pb::CreateTableRequest { bots: vec!["nobody".into()], ..Default::default() };
     assert_eq!(reason(&c.create_table(nobody).await.unwrap_err()), Some(R::UnknownEntrant));
 
@@ -182,6 +223,11 @@ async fn challenges_against_house_bots_and_accounts() {
     let unasked = pb::CreateTableRequest { bots: vec!["me".into()], ..Default::default() };
     let refused = c.create_table(unasked).await.unwrap_err();
     assert_eq!(reason(&refused), Some(R::BotUnavailable), "{refused:?}");
+    // Only a house bot plays two seats of one table: any other would see both hands.
+    let twice = pb::CreateTableRequest { bots: vec!["me".into(), "me".into()], ..Default::default() };
+    let refused = c.create_table(twice).await.unwrap_err();
+    assert_eq!(reason(&refused), Some(R::InvalidSettings), "{refused:?}");
+    assert!(refused.message().contains("both hands"), "{refused:?}");
 
     // Terms that cannot be played are refused before anything is stored.
     let one = challenge(&mut c, &me, &["house-random"], false).await.unwrap_err();

@@ -137,6 +137,12 @@ pub(crate) enum CompetitionError {
     /// A bot that cannot be seated at a person's table now.
     #[error("`{0}` does not play people's tables now (no lobby offering it, or at its quota of tables)")]
     BotUnavailable(String),
+    /// A bot other than a house bot named twice for one table: one process at two seats
+    /// would see two hands.
+    #[error(
+        "`{0}` is named twice: only a house bot plays two seats of one table (any other bot would see both hands)"
+    )]
+    Twice(String),
     /// A hosted bot whose sandbox no runner has room for now.
     #[error("no runner has room for `{0}`'s sandbox now (the runners' places are taken): try again later")]
     NoPlace(String),

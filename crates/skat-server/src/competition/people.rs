@@ -3,7 +3,7 @@
 //!
 //! | rule | why |
 //! |---|---|
-//! | only accounts whose lobby offers itself to people's tables (`open_tables`), under their quota | a bot plays strangers' tables only when its author says so, and never more tables than it may |
+//! | only accounts whose lobby offers itself to people's tables (`open_tables`), under their quota (a house bot named twice plays two seats, each counted, the second named `NAME (2)`; any other bot once) | a bot plays strangers' tables only when its author says so, and never more tables than it may; a person may play two house bots of one level, but no stranger's bot sees two hands |
 //! | a hosted account only at the tables `--hosting-people-tables` allows (the operator's, by default), and only when the runners have a place for each of its seats, which the table then holds | each of its seats starts a sandbox on the operator's machine, and no sandbox overcommits a core |
 //! | every bot's seat taken in one change, with a fresh seat token each, handed to its lobby | as a tournament seats its entrants: one commit, tokens never stored |
 //! | the seats are released when the table ends | the account's count of tables at once stays true |
@@ -40,6 +40,13 @@ impl Seats {
         names: &[String],
         by_operator: bool,
     ) -> Result<Vec<Invited>, CompetitionError> {
+        // A house bot named twice plays two seats (the server's own code, each seat on its
+        // own); any other bot would see two hands.
+        let key = |n: &String| skat_league::primary_key(n);
+        let twice = names.iter().enumerate().find(|(i, n)| names[..*i].iter().any(|m| key(m) == key(n)));
+        if let Some((_, n)) = twice.filter(|(_, n)| !super::accounts::reserved(n)) {
+            return Err(CompetitionError::Twice(shown(n)));
+        }
         let store = self.ctx.store()?;
         let playing = self.ctx.lobbies.seat_counts();
         let mut out: Vec<Invited> = Vec::new();
@@ -50,7 +57,9 @@ impl Seats {
                 .account_by_name(n)
                 .await?
                 .ok_or_else(|| CompetitionError::UnknownEntrant(shown(n)))?;
-            let at = playing.get(&a.account_id).copied().unwrap_or(0);
+            // Its seats here so far count too: a house bot named twice plays two seats.
+            let here = out.iter().filter(|i| i.account == a.account_id).count();
+            let at = playing.get(&a.account_id).copied().unwrap_or(0) + here;
             let cap = match self.ctx.lobbies.cap(&a.account_id) {
                 0 => a.max_tables,
                 c => c.min(a.max_tables),
@@ -63,7 +72,8 @@ impl Seats {
             if hosted.is_some_and(|size| !self.ctx.places.would_fit(sandboxes.len(), size)) {
                 return Err(CompetitionError::NoPlace(a.name.to_string()));
             }
-            out.push(Invited { account: a.account_id, name: a.name.to_string(), hosted });
+            let name = if here == 0 { a.name.to_string() } else { format!("{} ({})", a.name, here + 1) };
+            out.push(Invited { account: a.account_id, name, hosted });
         }
         Ok(out)
     }

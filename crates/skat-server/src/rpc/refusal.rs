@@ -202,7 +202,7 @@ impl From<CompetitionError> for Refusal {
                 .with("field", "owner")
                 .with("rule", "length")
                 .with("max", max),
-            E::Quota | E::CasualSeats(_) | E::CasualNotCreatable => {
+            E::Quota | E::CasualSeats(_) | E::CasualNotCreatable | E::Twice(_) => {
                 Refusal::new(Code::InvalidArgument, R::InvalidSettings, message)
             }
             E::TooFewEntrants(seats) => Refusal::new(Code::InvalidArgument, R::InvalidTournament, message)

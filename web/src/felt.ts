@@ -61,12 +61,15 @@ function seatBox(v: TableView, seat: number, names: string[], at: Place, mine: b
   const clock = v.clocks.find((c) => c.seat === seat);
   const position = d ? d.positionSeats.indexOf(seat) : -1;
   const moving = d?.seatToMove === seat;
+  // The dealer: rearhand at three seats; at four the seat that sits the deal out (RULES.md, Seats and positions).
+  const dealer = d && (v.seatInfo.length > 3 ? position < 0 : position === 2);
   const held = d && position >= 0 ? d.handSizes[position] ?? 0 : 0;
   const name = info?.name ? (v.tournamentId ? h("a", { href: `#/bot/${encodeURIComponent(info.name)}` }, info.name) : info.name) : names[seat];
   const deadline = Number(v.deadlineUnixMs);
   const total = Number(v.timeControl?.actionMs ?? 0n);
   return h("div", { class: `seat at-${at}${moving ? " to-move" : ""}`, "data-seat": seat, "aria-current": moving ? "true" : undefined },
-    h("div", { class: "name" }, name, moving ? h("span", { class: "move-mark" }, t("seat.toMove")) : ""),
+    h("div", { class: "name" }, name, dealer ? h("span", { class: "dealer", title: t("seat.dealerLong") }, t("seat.dealer")) : "",
+      moving ? h("span", { class: "move-mark" }, t("seat.toMove")) : ""),
     h("div", { class: "muted" }, position >= 0 ? positionName(position + 1) : t("seat.sitsOut"),
       d && position >= 0 ? ` · ${t("seat.cards", { n: held, cards: count(held, "one.card") })}` : ""),
     // The others' cards as backs (the person's own are its hand, below the felt).

@@ -15,7 +15,7 @@ const en = {
   "status.waiting": "waiting", "status.playing": "playing", "status.finished": "finished", "status.abandoned": "abandoned",
   // one table
   "table.connecting": "Connecting…", "table.deal": "deal {n} of {total}", "table.replayLast": "replay the last deal",
-  "seat.open": "open seat {n}", "seat.toMove": " ▸ to move", "seat.sitsOut": "sits out", "seat.cards": "{n} {cards}",
+  "seat.open": "open seat {n}", "seat.toMove": " ▸ to move", "seat.dealer": "dealer", "seat.dealerLong": "dealt this deal", "seat.sitsOut": "sits out", "seat.cards": "{n} {cards}",
   "seat.points": "{plain} points · SF {sf}", "seat.dealClock": "deal clock {s} s", "seat.toAct": "to act: ",
   "forehand": "forehand", "middlehand": "middlehand", "rearhand": "rearhand",
   "table.bidding": "Bidding: ", "table.notStarted": "not started", "table.game": "Game: ", "table.plays": "{who} plays {game} at {bid}",
@@ -162,7 +162,7 @@ const de: Record<Id, string> = {
   "tables.replay": "nachspielen", "tables.none": "Noch keine Tische.", "tables.newest": "Die neuesten 100.",
   "status.waiting": "wartet", "status.playing": "läuft", "status.finished": "beendet", "status.abandoned": "abgebrochen",
   "table.connecting": "Verbinde…", "table.deal": "Spiel {n} von {total}", "table.replayLast": "letztes Spiel nachspielen",
-  "seat.open": "freier Platz {n}", "seat.toMove": " ▸ am Zug", "seat.sitsOut": "setzt aus", "seat.cards": "{n} {cards}",
+  "seat.open": "freier Platz {n}", "seat.toMove": " ▸ am Zug", "seat.dealer": "Geber", "seat.dealerLong": "hat diese Runde gegeben", "seat.sitsOut": "setzt aus", "seat.cards": "{n} {cards}",
   "seat.points": "{plain} Punkte · SF {sf}", "seat.dealClock": "Spieluhr {s} s", "seat.toAct": "Zeit: ",
   "forehand": "Vorhand", "middlehand": "Mittelhand", "rearhand": "Hinterhand",
   "table.bidding": "Reizen: ", "table.notStarted": "noch nicht begonnen", "table.game": "Spiel: ", "table.plays": "{who} spielt {game} bei {bid}",

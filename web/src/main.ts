@@ -228,6 +228,19 @@ function noteLatencies(waiting: { seq: number; at: number }[], seq: number) {
   probe.renders++;
 }
 
+/** At the player's seat the table starts at the top of the window (the page's header
+ * above it scrolled away), where it fits whole: a focused control then never scrolls the
+ * trick out of view. Once per deal (and once more when its end sheet goes), so a reader
+ * who scrolls down to the words stays there. */
+let toppedFor = "";
+function atTop() {
+  const table = document.querySelector<HTMLElement>("#table.at-seat");
+  const key = `${location.hash}/${table?.dataset.deal ?? ""}/${table?.querySelector(".sheet") ? "sheet" : ""}`;
+  if (!table || key === toppedFor) return;
+  toppedFor = key;
+  window.scrollTo(0, table.getBoundingClientRect().top + window.scrollY);
+}
+
 /** Focus after a redraw: the same control again, or when the control just used is gone
  * (the card was played), the seat's first enabled control, not the top of the page. */
 function restoreFocus(focusedId: string | undefined) {
@@ -297,6 +310,7 @@ async function liveView(tableId: string, onEnd?: () => void) {
     const focusedId = document.activeElement?.id;
     cues(view, auth?.seat);
     show(view.name || tableId, tableDom(view, lastEnded, tableId, auth, act, render));
+    atTop();
     if (onEnd) {
       app.prepend(h("p", { class: "pill", id: "tv" }, t("table.tv")));
       if (view.status === TableStatus.FINISHED || view.status === TableStatus.ABANDONED) { onEnd(); onEnd = undefined; }
@@ -344,10 +358,15 @@ function tableDom(v: TableView, lastEnded: DealEnded | undefined, tableId: strin
   if (lastEnded) root.append(endSheet(lastEnded, v, names, tableId, redraw));
   const seated = auth && d && d.positionSeats.includes(auth.seat) ? auth.seat : undefined;
   const felt = h("div", { class: "felt" }, ring(v, names, seated));
-  if (d) append(felt, [dealFacts(d, nameAt), switches()]);
   root.append(felt);
-  if (auth && d && d.positionSeats.includes(auth.seat) && v.status === TableStatus.PLAYING) {
+  if (auth && seated !== undefined && v.status === TableStatus.PLAYING) {
+    // At the player's seat the hand lies right under the trick, so that both, the seat to
+    // move, its clock and the decision are in one window; the words come after.
+    root.classList.add("at-seat");
     root.append(seatControls(v, auth, tableId, act));
+    if (d) root.append(h("div", { class: "felt facts-box" }, dealFacts(d, nameAt), switches()));
+  } else if (d) {
+    append(felt, [dealFacts(d, nameAt), switches()]);
   }
   if (v.status === TableStatus.FINISHED && v.results.length) root.append(finalStandings(v, names, auth));
   if (v.results.length) root.append(...dealsTable(v, names, tableId));

@@ -106,7 +106,7 @@ export function seatControls(v: TableView, auth: SeatAuth, tableId: string, act:
   if (legal?.resign) confirmed(button("resign", t("me.resign"), () => api.resign({ tableId, expectedSeq: seq }, authed(auth))), t("me.resignSure"));
   const turn = actions.childElementCount > 0 || (legal?.cards.length ?? 0) > 0;
   box.append(
-    h("h2", {}, t("me.hand", { name: auth.name })),
+    h("h2", { class: "sr-only" }, t("me.hand", { name: auth.name })),
     h("p", { id: "my-turn", "aria-live": "assertive", class: turn ? "your-turn" : "muted" },
       turn ? (discarding ? t("me.turnDiscard") : (legal?.cards.length ?? 0) > 0 ? t("me.turnCard") : t("me.turn")) : t("me.waiting")),
     handFan(v, auth, tableId, picked, act), actions,

@@ -74,7 +74,7 @@ test("a person plays the bots from the page", { timeout: 300000 }, async () => {
   try {
     const base = `http://127.0.0.1:${webPort}/`;
     const page = await browser.newPage();
-    await page.setViewport({ width: 1100, height: 900 });
+    await page.setViewport({ width: 1280, height: 800 });
 
     // The house bots come online; the play form offers them.
     await until("the house bots are offered", async () => {
@@ -112,7 +112,7 @@ test("a person plays the bots from the page", { timeout: 300000 }, async () => {
       let discarded = false;
       let said = 0; // the person bids on until it declares (the bots pass at their limits)
       let shot = false;
-      const checked = { sorted: 0, bidBox: false, jumped: false, confirm: false, lastTrick: false, sheet: 0, phases: new Set() };
+      const checked = { inWindow: 0, sorted: 0, bidBox: false, jumped: false, confirm: false, lastTrick: false, sheet: 0, phases: new Set() };
       for (;;) {
         // Nothing but the person's own hand and what the rules reveal.
         const cards = await page.$$eval("[data-card]", (els) => els.map((e) => [e.getAttribute("data-card"), e.getAttribute("data-where")]));
@@ -190,6 +190,7 @@ test("a person plays the bots from the page", { timeout: 300000 }, async () => {
       assert.ok(words[words.lang].some((w) => words.all.has(w)), `${name} saw its turn in ${words.lang}: ${[...words.all].slice(0, 5)}`);
       assert.ok(discarded, `${name} declared a game: it put two cards away`);
       assert.ok(checked.sorted > 0, `${name}: the hand was seen sorted for a declared game`);
+      assert.ok(checked.inWindow >= 8, `${name}: the window was checked at its decisions (${checked.inWindow})`);
       assert.ok(checked.bidBox && checked.jumped, `${name}: every legal bid was offered, and one said from the box`);
       assert.ok(checked.confirm, `${name}: resign or claim asked once`);
       assert.ok(checked.lastTrick, `${name}: the last trick stayed in place and came back on demand`);
@@ -205,6 +206,24 @@ test("a person plays the bots from the page", { timeout: 300000 }, async () => {
       if (phase && !checked.phases.has(phase)) {
         checked.phases.add(phase);
         await page.screenshot({ path: path.join(shots, `20-${name}-${phase.toLowerCase()}.png`), fullPage: true });
+      }
+      // The decision at hand in one window, without scrolling: the hand, the trick, the seat
+      // to move with its clock, the controls and the words saying what to do.
+      if (!(await page.$("#sheet-points")) && (await page.$("#my-turn.your-turn"))) {
+        const outside = await page.evaluate(() => {
+          const [width, height] = [window.innerWidth, window.innerHeight];
+          const parts = { hand: "#my-hand", trick: "#trick", mover: ".seat.to-move", clock: ".seat.to-move .clock", turn: "#my-turn", actions: "#my-actions" };
+          return Object.entries(parts).flatMap(([part, sel]) => {
+            const e = document.querySelector(sel);
+            if (!e) return [`${part}: missing`];
+            const r = e.getBoundingClientRect();
+            const inside = r.top >= 0 && r.bottom <= height && r.left >= 0 && r.right <= width;
+            return inside ? [] : [`${part} at ${Math.round(r.top)}..${Math.round(r.bottom)} of ${height}`];
+          });
+        });
+        if (outside.length) await page.screenshot({ path: path.join(shots, `fail-${name}-window.png`) });
+        assert.deepEqual(outside, [], `${name}: the decision in one window (${await page.$eval("#table", (t) => t.getAttribute("data-phase"))})`);
+        checked.inWindow++;
       }
       // The hand sorted for the game declared.
       const game = await page.$eval("#table", (t) => t.getAttribute("data-game")).catch(() => null);

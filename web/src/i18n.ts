@@ -30,12 +30,15 @@ const en = {
   "table.animateOn": "motion: on", "table.animateOff": "motion: off", "table.soundOn": "sound: on", "table.soundOff": "sound: off",
   "sheet.title": "Deal {n}: the result", "sheet.won": "{who} won {game} (bid {bid}).", "sheet.lost": "{who} lost {game} (bid {bid}).",
   "sheet.overbid": "Overbid: the game was worth less than the bid.",
-  "sheet.value": "Value {value} = {base} × {mult} ({with} {m}, game, and each level); score {score}.",
+  "sheet.value": "Value {value} = {base} × {mult} ({levels}); score {score}.",
+  "level.game": "game", "level.hand": "hand", "level.schneider": "schneider", "level.schneiderAnnounced": "schneider announced",
+  "level.schwarz": "schwarz", "level.schwarzAnnounced": "schwarz announced", "level.ouvert": "open", "level.each": "game and each level",
   "sheet.valueNull": "Value {value}; score {score}.", "sheet.with": "with", "sheet.without": "without",
   "sheet.points": "Card points: {who} {mine} (with the skat, {tricks} tricks) · defenders {theirs}.",
   "sheet.pointsServer": "Card points: {who} {mine} (with the skat) · defenders {theirs}.",
   "sheet.list": "The list (Seeger-Fabian points, not card points)", "sheet.player": "player", "sheet.thisDeal": "this deal", "sheet.total": "total",
-  "sheet.continue": "on to the table",
+  "sheet.continue": "on to the table", "sheet.putAway": "Put away:", "sheet.skatHand": "The skat (a hand game):", "sheet.lastTrick": "Last trick:",
+  "sheet.grace": "No clock runs in the first {s} s after a deal: read on, then go on to the table.",
   "tv.idle": "Nothing is being played now; looking again every 5 seconds.", "table.animate": "animate cards",
   "call.say": "say", "call.hold": "hold", "call.pass": "pass",
   // a person's seat
@@ -177,12 +180,15 @@ const de: Record<Id, string> = {
   "table.animateOn": "Bewegung: an", "table.animateOff": "Bewegung: aus", "table.soundOn": "Ton: an", "table.soundOff": "Ton: aus",
   "sheet.title": "Spiel {n}: das Ergebnis", "sheet.won": "{who} hat {game} gewonnen (gereizt {bid}).", "sheet.lost": "{who} hat {game} verloren (gereizt {bid}).",
   "sheet.overbid": "Überreizt: das Spiel war weniger wert als das Gebot.",
-  "sheet.value": "Wert {value} = {base} × {mult} ({with} {m}, Spiel und jede Stufe); Ergebnis {score}.",
+  "sheet.value": "Wert {value} = {base} × {mult} ({levels}); Ergebnis {score}.",
+  "level.game": "Spiel", "level.hand": "Hand", "level.schneider": "Schneider", "level.schneiderAnnounced": "Schneider angesagt",
+  "level.schwarz": "Schwarz", "level.schwarzAnnounced": "Schwarz angesagt", "level.ouvert": "offen", "level.each": "Spiel und jede Stufe",
   "sheet.valueNull": "Wert {value}; Ergebnis {score}.", "sheet.with": "mit", "sheet.without": "ohne",
   "sheet.points": "Augen: {who} {mine} (mit dem Skat, {tricks} Stiche) · Gegenspieler {theirs}.",
   "sheet.pointsServer": "Augen: {who} {mine} (mit dem Skat) · Gegenspieler {theirs}.",
   "sheet.list": "Die Liste (Seeger-Fabian-Punkte, keine Augen)", "sheet.player": "Spieler", "sheet.thisDeal": "dieses Spiel", "sheet.total": "gesamt",
-  "sheet.continue": "weiter zum Tisch",
+  "sheet.continue": "weiter zum Tisch", "sheet.putAway": "Gedrückt:", "sheet.skatHand": "Der Skat (Handspiel):", "sheet.lastTrick": "Letzter Stich:",
+  "sheet.grace": "In den ersten {s} s nach einem Spiel läuft keine Uhr: lies in Ruhe, dann weiter zum Tisch.",
   "tv.idle": "Gerade wird nicht gespielt; alle 5 Sekunden wird neu geschaut.", "table.animate": "Karten bewegen",
   "call.say": "sagt", "call.hold": "ja", "call.pass": "passe",
   "me.hand": "Deine Karten, {name}", "me.turn": "Du bist dran.", "me.turnCard": "Du bist dran: spiel eine Karte.",
@@ -340,28 +346,16 @@ export function localizeStatic(onChange: () => void) {
   for (const el of Array.from(document.querySelectorAll<HTMLElement>("[data-i18n]"))) {
     el.textContent = t(el.dataset.i18n as Id);
   }
-  const nav = document.querySelector("header nav");
-  if (nav && !document.getElementById("lang")) {
-    const select = document.createElement("select");
-    select.id = "lang";
-    select.setAttribute("aria-label", t("lang.label"));
-    for (const [value, label] of [["en", "English"], ["de", "Deutsch"]]) {
-      const o = document.createElement("option");
-      o.value = value;
-      o.textContent = label;
-      select.append(o);
-    }
+  // The switch is in the static page (index.html), so that the header does not change
+  // its height when the script arrives (a layout shift).
+  const select = document.getElementById("lang") as HTMLSelectElement | null;
+  if (select) {
     select.value = lang();
+    select.setAttribute("aria-label", t("lang.label"));
     select.onchange = () => {
       setLang(select.value as Lang);
       localizeStatic(onChange);
       onChange();
     };
-    nav.append(select);
-  }
-  const select = document.getElementById("lang") as HTMLSelectElement | null;
-  if (select) {
-    select.value = lang();
-    select.setAttribute("aria-label", t("lang.label"));
   }
 }

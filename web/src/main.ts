@@ -25,7 +25,7 @@ import { playView, sitDown, sitView } from "./play";
 import { LADDER, levelOf } from "./ladder";
 import { authed, contractName, dropSeat, seatControls, seatOf as heldSeat, type SeatAuth } from "./seat";
 import { positionName, ring, switches, tableKeys } from "./felt";
-import { endSheet } from "./sheet";
+import { endSheet, keepSheet, keptSheet } from "./sheet";
 import { cueTracker } from "./sound";
 import { points } from "./value";
 import { append, h, link, table, when } from "./dom";
@@ -230,12 +230,13 @@ function noteLatencies(waiting: { seq: number; at: number }[], seq: number) {
 
 /** At the player's seat the table starts at the top of the window (the page's header
  * above it scrolled away), where it fits whole: a focused control then never scrolls the
- * trick out of view. Once per deal (and once more when its end sheet goes), so a reader
- * who scrolls down to the words stays there. */
+ * trick out of view. Once per deal, when its end sheet goes and when a turn of the player
+ * begins: between them a reader who scrolls down to the words stays there. */
 let toppedFor = "";
 function atTop() {
   const table = document.querySelector<HTMLElement>("#table.at-seat");
-  const key = `${location.hash}/${table?.dataset.deal ?? ""}/${table?.querySelector(".sheet") ? "sheet" : ""}`;
+  const turn = table?.querySelector("#my-turn.your-turn") ? table.dataset.seq : "";
+  const key = `${location.hash}/${table?.dataset.deal ?? ""}/${table?.querySelector(".sheet") ? "sheet" : ""}/${turn}`;
   if (!table || key === toppedFor) return;
   toppedFor = key;
   window.scrollTo(0, table.getBoundingClientRect().top + window.scrollY);
@@ -270,7 +271,8 @@ async function liveView(tableId: string, onEnd?: () => void) {
   const options = () => (auth ? authed(auth, abort.signal) : { signal: abort.signal });
   let view: TableView | undefined;
   let tournament: [string, string] | undefined;
-  let lastEnded: DealEnded | undefined;
+  // The sheet of a deal the reader has not put away comes back after a reload.
+  let lastEnded: DealEnded | undefined = keptSheet(tableId);
   let fetching = false;
   let again = false;
   const waiting: { seq: number; at: number }[] = [];
@@ -324,7 +326,7 @@ async function liveView(tableId: string, onEnd?: () => void) {
   void follow(tableId, options, abort.signal, {
     snapshot: (v) => { view = v; render(); },
     event: (e) => {
-      if (e.kind.case === "dealEnded") lastEnded = e.kind.value;
+      if (e.kind.case === "dealEnded") { lastEnded = e.kind.value; keepSheet(tableId, lastEnded); }
       if (waiting.length < 10000) waiting.push({ seq: Number(e.seq), at: Number(e.timeUnixMs) });
       void refresh();
     },
@@ -355,15 +357,17 @@ function tableDom(v: TableView, lastEnded: DealEnded | undefined, tableId: strin
       v.dealsPlayed > 0 ? " · " : "", v.dealsPlayed > 0 ? link(replayHref(tableId, v.dealsPlayed - 1), t("table.replayLast")) : ""),
   ]);
   // The sheet of the deal just ended comes first, until the reader goes on.
-  if (lastEnded) root.append(endSheet(lastEnded, v, names, tableId, redraw));
+  const sheet = lastEnded ? endSheet(lastEnded, v, names, tableId, redraw) : "";
+  root.append(sheet);
   const seated = auth && d && d.positionSeats.includes(auth.seat) ? auth.seat : undefined;
   const felt = h("div", { class: "felt" }, ring(v, names, seated));
   root.append(felt);
   if (auth && seated !== undefined && v.status === TableStatus.PLAYING) {
     // At the player's seat the hand lies right under the trick, so that both, the seat to
-    // move, its clock and the decision are in one window; the words come after.
+    // move, its clock and the decision are in one window; the words come after. While the
+    // last deal's sheet is read, no decision is offered under it.
     root.classList.add("at-seat");
-    root.append(seatControls(v, auth, tableId, act));
+    if (!sheet) root.append(seatControls(v, auth, tableId, act));
     if (d) root.append(h("div", { class: "felt facts-box" }, dealFacts(d, nameAt), switches()));
   } else if (d) {
     append(felt, [dealFacts(d, nameAt), switches()]);

@@ -23,6 +23,9 @@ import { HOUSE_BOTS, levelOf } from "./ladder";
 
 type Show = (title: string, ...content: (Node | string)[]) => void;
 
+/** The pause after each deal at a person's table, in which no clock runs. */
+const BETWEEN_DEALS_MS = 30000;
+
 export async function playView(show: Show) {
   // A seat token is a secret: not over plain HTTP beyond this machine.
   if (!safeOrigin()) {
@@ -93,7 +96,9 @@ export async function sitDown(name: string, again: Again) {
     name: t("play.against", { name, who: again.bots.join(t("play.and")) || t("play.people") }),
     seats: again.seats,
     deals: again.deals,
-    timeControl: { actionMs: BigInt(again.actionMs), dealMs: 0n },
+    // A deal's end waits for the person: no clock runs while it reads the sheet, for a
+    // grace the table states (bots act at once anyway).
+    timeControl: { actionMs: BigInt(again.actionMs), dealMs: 0n, betweenDealsMs: BigInt(BETWEEN_DEALS_MS) },
     bots: again.bots,
   });
   const joined = await api.joinTable({ tableId: created.tableId, name, joinCode: created.joinCode });

@@ -7,7 +7,8 @@
 import { api } from "./api";
 import { cardFromCode, cardSvg, sortHand } from "./cards";
 import { h, link, table } from "./dom";
-import { GameType, RecordFormat, type DealEnded, type TableView } from "./gen/skat/v1/skat_pb";
+import { fromBinary, toBinary } from "@bufbuild/protobuf";
+import { Announcement, DealEndedSchema, GameType, RecordFormat, TableStatus, type DealEnded, type DealResult, type TableView } from "./gen/skat/v1/skat_pb";
 import { gameWords, t } from "./i18n";
 import { positionName } from "./felt";
 import { replayHref } from "./replay";
@@ -50,6 +51,28 @@ const records = new Map<string, Record>();
 /** The deal whose sheet the reader has put away (per table). */
 const dismissed = new Map<string, number>();
 
+/** The sheet not yet put away is kept in the tab's session storage, so that a reload
+ * brings it back (the stream after a reload starts with the table as it is now). */
+const KEPT = "skat.sheet.";
+
+export function keepSheet(tableId: string, e: DealEnded) {
+  try {
+    sessionStorage.setItem(KEPT + tableId, btoa(String.fromCharCode(...toBinary(DealEndedSchema, e))));
+  } catch { /* storage full or off: the sheet lives until a reload */ }
+}
+
+/** The sheet kept for `tableId` that the reader has not put away, if any. */
+export function keptSheet(tableId: string): DealEnded | undefined {
+  const kept = sessionStorage.getItem(KEPT + tableId);
+  if (!kept) return undefined;
+  try {
+    return fromBinary(DealEndedSchema, Uint8Array.from(atob(kept), (c) => c.charCodeAt(0)));
+  } catch {
+    sessionStorage.removeItem(KEPT + tableId);
+    return undefined;
+  }
+}
+
 /** The sheet of the deal `e` ended; `redraw` draws the table again (the record arrived,
  * or the reader went on). */
 export function endSheet(e: DealEnded, v: TableView, names: string[], tableId: string, redraw: () => void): HTMLElement | "" {
@@ -77,21 +100,61 @@ export function endSheet(e: DealEnded, v: TableView, names: string[], tableId: s
         r.overbid ? ` ${t("sheet.overbid")}` : ""),
       h("p", { id: "sheet-value" }, r.contract?.game === GameType.NULL
         ? t("sheet.valueNull", { value: r.value, score: signed(r.score) })
-        : t("sheet.value", { base, mult: r.multiplier, value: r.value, score: signed(r.score), m: Math.abs(r.matadors), with: t(r.matadors >= 0 ? "sheet.with" : "sheet.without") })),
+        : t("sheet.value", { base, mult: r.multiplier, value: r.value, score: signed(r.score), levels: levels(r) })),
       pointsLine(r.declarerPoints, declarer, rec));
+    if (rec) sheet.append(...playedOut(rec, e, names));
   }
   // The deal's Seeger-Fabian points and the list's totals: a score, not card points.
   const sf = r?.seegerFabian ?? [];
   sheet.append(h("h3", {}, t("sheet.list")), table([t("sheet.player"), [t("sheet.thisDeal"), "num"], [t("sheet.total"), "num"]],
     v.seatInfo.map((s) => [names[s.seat] ?? "", signed(sf[s.seat] ?? 0), String(v.standings.find((x) => x.seat === s.seat)?.seegerFabian ?? 0)])));
   sheet.append(hands(e, names));
+  const grace = Number(v.timeControl?.betweenDealsMs ?? 0n);
+  if (grace && v.status !== TableStatus.FINISHED) sheet.append(h("p", { id: "sheet-grace", class: "muted" }, t("sheet.grace", { s: Math.round(grace / 1000) })));
   const go = h("button", { type: "button", id: "sheet-continue" }, t("sheet.continue"));
-  go.onclick = () => { dismissed.set(tableId, e.deal); redraw(); };
+  go.onclick = () => { dismissed.set(tableId, e.deal); sessionStorage.removeItem(KEPT + tableId); redraw(); };
   sheet.append(h("p", {}, go));
   return sheet;
 }
 
 const signed = (n: number) => (n > 0 ? `+${n}` : String(n));
+
+/** What the multiplier is made of, each level named (with or without the matadors, game,
+ * hand, schneider, schwarz, announced, open); the bare count when the named levels do not
+ * add up to it (an overbid lost game is valued at the bid). */
+function levels(r: DealResult): string {
+  const a = r.contract?.announcement ?? Announcement.UNSPECIFIED;
+  const named: [boolean, Parameters<typeof t>[0]][] = [
+    [true, "level.game"], [!!r.contract?.hand, "level.hand"],
+    [r.schneider || a >= Announcement.SCHNEIDER, "level.schneider"], [a >= Announcement.SCHNEIDER, "level.schneiderAnnounced"],
+    [r.schwarz || a >= Announcement.SCHWARZ, "level.schwarz"], [a >= Announcement.SCHWARZ, "level.schwarzAnnounced"],
+    [a === Announcement.OUVERT, "level.ouvert"]];
+  const on = named.filter(([yes]) => yes).map(([, k]) => t(k));
+  const m = Math.abs(r.matadors);
+  const matadors = `${t(r.matadors >= 0 ? "sheet.with" : "sheet.without")} ${m}`;
+  return m + on.length === r.multiplier ? [matadors, ...on].join(", ") : `${matadors}, ${t("level.each")}`;
+}
+
+/** The two cards put away (or the skat of a hand game) and the last trick, with who took it:
+ * the end of the deal as it was played, before the sheet. */
+function playedOut(rec: Record, e: DealEnded, names: string[]): HTMLElement[] {
+  const out: HTMLElement[] = [];
+  const nameOf = (position: string) => names[e.positionSeats[POSITIONS.indexOf(position)]] ?? position;
+  const away = rec.moves.find((m) => m.action === "discard")?.cards;
+  const skat = away ?? rec.dealt.skat;
+  out.push(h("p", { id: "sheet-put-away" }, `${t(away ? "sheet.putAway" : "sheet.skatHand")} `,
+    h("span", { class: "cards small inline" }, ...skat.map((c) => cardSvg(cardFromCode(c), "dealt", e.deal)))));
+  const plays = rec.moves.filter((m) => m.action === "play");
+  if (plays.length === 30) {
+    const last = plays.slice(27);
+    const game = GAMES[rec.moves.find((m) => m.action === "declare")?.contract?.game ?? ""] ?? GameType.GRAND;
+    const winner = last[trickWinner(last.map((m) => cardFromCode(m.card ?? "")), game)];
+    out.push(h("p", { id: "sheet-last-trick" }, `${t("sheet.lastTrick")} `,
+      ...last.map((m) => h("span", { class: "trick-card inline" }, cardSvg(cardFromCode(m.card ?? ""), "dealt", e.deal), nameOf(m.position))),
+      ` ${t("table.tookIt", { who: nameOf(winner.position) })}`));
+  }
+  return out;
+}
 
 function pointsLine(serverPoints: number, declarer: string, rec: Record | undefined): HTMLElement {
   const counted = rec ? countedPoints(rec) : undefined;

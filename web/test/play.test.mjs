@@ -195,6 +195,10 @@ test("a person plays the bots from the page", { timeout: 300000 }, async () => {
       assert.ok(checked.confirm, `${name}: resign or claim asked once`);
       assert.ok(checked.lastTrick, `${name}: the last trick stayed in place and came back on demand`);
       assert.ok(checked.sheet > 0, `${name}: an end-of-deal sheet was read`);
+      if (deals > 1) {
+        assert.ok(checked.sheetReload, `${name}: a sheet between deals was reloaded`);
+        assert.ok(checked.paused, `${name}: the person's clock was seen waiting for the pause`);
+      }
       return { tableId, seen };
     };
 
@@ -268,6 +272,28 @@ test("a person plays the bots from the page", { timeout: 300000 }, async () => {
       // agree with the server's.
       // (Counted by the page when the deal went to its last trick; after a claim or a
       // resignation the server's count is shown.)
+      // A deal's end waits for the person: no decision under the sheet, no clock running
+      // for the seat while it is read (the table's pause), and a reload brings it back.
+      const listOver = (await page.$eval("#table .status", (e) => e.getAttribute("data-status")).catch(() => "")) === "FINISHED";
+      if (!listOver && (await page.$("#end-sheet"))) {
+        assert.equal(await page.$("#my-seat"), null, `${name}: no decision is offered under the sheet`);
+        assert.ok(await page.$("#sheet-grace"), `${name}: the sheet says how long no clock runs`);
+        const left = await page.$eval(".seat.to-move.at-bottom [data-deadline]", (e) => {
+          const bar = document.querySelector(".seat.to-move [data-deadline-bar]");
+          return [Number(e.getAttribute("data-deadline")) - Date.now(), Number(bar?.getAttribute("data-total") ?? 0)];
+        }).catch(() => undefined);
+        if (left && left[1] > 0 && !checked.paused) {
+          assert.ok(left[0] > left[1], `${name}: the person's time waits for the pause: ${left[0]} ms left of a ${left[1]} ms turn`);
+          checked.paused = true;
+        }
+        if (!checked.sheetReload) {
+          const deal = await page.$eval("#end-sheet h2", (e) => e.textContent);
+          await page.reload({ waitUntil: "load" });
+          await page.waitForSelector("#end-sheet", { timeout: 30000 });
+          assert.equal(await page.$eval("#end-sheet h2", (e) => e.textContent), deal, `${name}: the sheet came back after a reload`);
+          checked.sheetReload = true;
+        }
+      }
       if (await page.$("#sheet-points")) {
         // The record arrives a moment after the deal ends.
         await until("the sheet counts from the record", async () => page.$("#sheet-points[data-server]"), 3000).catch(() => undefined);
@@ -279,8 +305,8 @@ test("a person plays the bots from the page", { timeout: 300000 }, async () => {
         }
         if (!checked.sheet) await page.screenshot({ path: path.join(shots, `22-${name}-end-sheet.png`), fullPage: true });
         checked.sheet++;
-        if (await page.$("#sheet-continue")) await page.click("#sheet-continue");
       }
+      if (await page.$("#sheet-continue")) await page.click("#sheet-continue");
     };
 
     // Words each language must show at a seat (a turn, a card's spoken name).

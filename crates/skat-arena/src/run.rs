@@ -243,7 +243,11 @@ pub async fn play_remote(
             seats: n as u32,
             deals: config.deals,
             seed: Some(plan.seed),
-            time_control: Some(pb::TimeControl { action_ms: config.action_ms, deal_ms: 0 }),
+            time_control: Some(pb::TimeControl {
+                action_ms: config.action_ms,
+                deal_ms: 0,
+                between_deals_ms: 0,
+            }),
             ..Default::default()
         })
         .await

@@ -118,7 +118,7 @@ async fn challenges_against_house_bots_and_accounts() {
         .create_table(pb::CreateTableRequest {
             deals: 2,
             bots: vec!["house-random".into(), "house-heuristic".into()],
-            time_control: Some(pb::TimeControl { action_ms: 5000, deal_ms: 0 }),
+            time_control: Some(pb::TimeControl { action_ms: 5000, deal_ms: 0, between_deals_ms: 0 }),
             ..Default::default()
         })
         .await
@@ -167,7 +167,7 @@ async fn challenges_against_house_bots_and_accounts() {
     let twice = pb::CreateTableRequest {
         deals: 1,
         bots: vec!["house-random".into(), "house-random".into()],
-        time_control: Some(pb::TimeControl { action_ms: 5000, deal_ms: 0 }),
+        time_control: Some(pb::TimeControl { action_ms: 5000, deal_ms: 0, between_deals_ms: 0 }),
         ..Default::default()
     };
     let two = c.create_table(twice).await.unwrap().into_inner();
@@ -194,7 +194,14 @@ async fn challenges_against_house_bots_and_accounts() {
     loop {
         let t =
             c.get_table(pb::GetTableRequest { table_id: two.table_id.clone() }).await.unwrap().into_inner();
-        if t.table.unwrap().status == pb::TableStatus::Finished as i32 {
+        let t = t.table.unwrap();
+        if t.status == pb::TableStatus::Finished as i32 {
+            // Both of the house bot's seats played: nobody forfeited on the clock.
+            assert!(
+                t.results.iter().all(|r| r.forfeited_by == 0),
+                "a seat of the house bot named twice forfeited: {:?}",
+                t.results
+            );
             break;
         }
         assert!(

@@ -100,7 +100,7 @@ fn create_request(seed: u64, deals: u32) -> pb::CreateTableRequest {
         name: format!("durability {seed}"),
         deals,
         seed: Some(seed),
-        time_control: Some(pb::TimeControl { action_ms: 60_000, deal_ms: 0 }),
+        time_control: Some(pb::TimeControl { action_ms: 60_000, deal_ms: 0, between_deals_ms: 0 }),
         ..Default::default()
     }
 }

@@ -68,7 +68,7 @@ fn create_request(seed: u64) -> pb::CreateTableRequest {
         name: format!("takeover {seed}"),
         deals: DEALS,
         seed: Some(seed),
-        time_control: Some(pb::TimeControl { action_ms: 60_000, deal_ms: 0 }),
+        time_control: Some(pb::TimeControl { action_ms: 60_000, deal_ms: 0, between_deals_ms: 0 }),
         ..Default::default()
     }
 }

@@ -189,7 +189,7 @@ where
         news_tx.clone(),
     );
     let mut lobbies: HashMap<String, JoinHandle<()>> = HashMap::from([(url.clone(), home_lobby)]);
-    let mut playing: HashMap<String, Playing> = HashMap::new();
+    let mut playing: HashMap<SeatKey, Playing> = HashMap::new();
     let mut result = LobbyResult::default();
     // The seats' connections: up to 64 seats share one (crate::connections).
     let connections = Connections::default();
@@ -240,7 +240,7 @@ where
         let mut bot = make_bot();
         let play_options = PlayOptions { on_illegal: options.on_illegal, ..PlayOptions::default() };
         let handle = tokio::spawn(async move { play(sc, &mut bot, play_options).await });
-        playing.insert(seat.table_id.clone(), (seat.seat_token, handle));
+        playing.insert((seat.table_id.clone(), seat.seat), (seat.seat_token, handle));
     }
 }
 
@@ -283,10 +283,10 @@ fn sort_news(
     }
 }
 
-/// Whether `seat` is to be played: not when it is played already with the same token;
+/// Whether `seat` is to be played: not when that seat is played already with the same token;
 /// a new token (the server restarted) replaces the old task.
-fn replaces(playing: &HashMap<String, Playing>, seat: &pb::SeatAssigned) -> bool {
-    match playing.get(&seat.table_id) {
+fn replaces(playing: &HashMap<SeatKey, Playing>, seat: &pb::SeatAssigned) -> bool {
+    match playing.get(&(seat.table_id.clone(), seat.seat)) {
         Some((token, _)) if *token == seat.seat_token => false,
         Some((_, h)) => {
             h.abort();
@@ -297,7 +297,7 @@ fn replaces(playing: &HashMap<String, Playing>, seat: &pb::SeatAssigned) -> bool
 }
 
 /// Stops every lobby and every seat being played.
-fn stop_all(lobbies: &HashMap<String, JoinHandle<()>>, playing: &mut HashMap<String, Playing>) {
+fn stop_all(lobbies: &HashMap<String, JoinHandle<()>>, playing: &mut HashMap<SeatKey, Playing>) {
     for h in lobbies.values() {
         h.abort();
     }
@@ -331,11 +331,12 @@ async fn connect_or_retry(
 
 /// Moves the tables that ended from `playing` into `result`, logging each as the other
 /// SDKs do (`table finished` with the seat's result, or `seat stopped`).
-async fn collect_finished(playing: &mut HashMap<String, Playing>, result: &mut LobbyResult) {
-    let done: Vec<String> =
-        playing.iter().filter(|(_, (_, h))| h.is_finished()).map(|(t, _)| t.clone()).collect();
-    for table in done {
-        let Some((_, h)) = playing.remove(&table) else { continue };
+async fn collect_finished(playing: &mut HashMap<SeatKey, Playing>, result: &mut LobbyResult) {
+    let done: Vec<SeatKey> =
+        playing.iter().filter(|(_, (_, h))| h.is_finished()).map(|(k, _)| k.clone()).collect();
+    for key in done {
+        let Some((_, h)) = playing.remove(&key) else { continue };
+        let table = key.0;
         match h.await {
             Ok(Ok(f)) => {
                 let mine = f.standings.iter().find(|s| s.seat == u32::from(f.seat));
@@ -367,3 +368,7 @@ async fn collect_finished(playing: &mut HashMap<String, Playing>, result: &mut L
 
 /// A seat being played: its token and its task.
 type Playing = (String, JoinHandle<Result<Finished, SdkError>>);
+
+/// A seat played, by table and seat: one account may hold two seats of a table (a house
+/// bot named twice at a person's table), each played on its own.
+type SeatKey = (String, u32);

@@ -134,7 +134,7 @@ async fn breaks_twice_and_resumes(how: Break, keepalive: Option<Keepalive>) -> u
             deals: 6,
             seed: Some(21),
             // A forfeit would show up in the records: the resumed bot must not miss a turn.
-            time_control: Some(pb::TimeControl { action_ms: 10_000, deal_ms: 0 }),
+            time_control: Some(pb::TimeControl { action_ms: 10_000, deal_ms: 0, between_deals_ms: 0 }),
             ..Default::default()
         })
         .await

@@ -22,6 +22,7 @@ fn played(seed: u64) -> Table {
         game: MatchConfig::standard(3, seed),
         action_ms: 30_000,
         deal_ms: 0,
+        between_deals_ms: 0,
         join_code: None,
         max_joins: 64,
         tournament: false,

@@ -46,6 +46,7 @@ fn table(deals: u32, seed: u64, action_ms: u64, max_joins: usize, now: Instant) 
         game: MatchConfig { deals, ..MatchConfig::standard(3, seed) },
         action_ms,
         deal_ms: 0,
+        between_deals_ms: 0,
         join_code: None,
         max_joins,
         tournament: false,

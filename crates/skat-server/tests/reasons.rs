@@ -160,6 +160,14 @@ async fn every_refusal_carries_its_reason() {
         Code::InvalidArgument,
         R::InvalidSettings,
     );
+    let long_pause = pb::TimeControl { action_ms: 1000, deal_ms: 0, between_deals_ms: 300_001 };
+    cases.check(
+        client
+            .create_table(pb::CreateTableRequest { time_control: Some(long_pause), ..Default::default() })
+            .await,
+        Code::InvalidArgument,
+        R::InvalidSettings,
+    );
     cases.check(raw.call("GetTable", vec![0x0a, 0x40, 1]).await, Code::InvalidArgument, R::MalformedRequest);
     cases.check(
         client.get_table(pb::GetTableRequest { table_id: "x".repeat(2000) }).await,

@@ -313,7 +313,7 @@ async fn a_silent_seat_times_out_the_deal_ends_by_forfeit_and_the_match_goes_on(
             seats: 3,
             deals: 3,
             seed: Some(3),
-            time_control: Some(pb::TimeControl { action_ms: 300, deal_ms: 0 }),
+            time_control: Some(pb::TimeControl { action_ms: 300, deal_ms: 0, between_deals_ms: 0 }),
             ..Default::default()
         })
         .await

@@ -111,6 +111,7 @@ pub fn time_control(
         (action, deal) => Some(skat_proto::pb::TimeControl {
             action_ms: action.unwrap_or(30_000),
             deal_ms: deal.unwrap_or(120_000),
+            between_deals_ms: 0,
         }),
     }
 }

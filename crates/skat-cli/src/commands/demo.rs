@@ -88,7 +88,7 @@ pub async fn start(
         if addr.ip().is_unspecified() { SocketAddr::from(([127, 0, 0, 1], addr.port())) } else { addr };
     let url = format!("http://{host}");
     let mut client = connect(&url).await?;
-    let no_clock = Some(pb::TimeControl { action_ms: 0, deal_ms: 0 });
+    let no_clock = Some(pb::TimeControl { action_ms: 0, deal_ms: 0, between_deals_ms: 0 });
     let demo = client
         .create_table(pb::CreateTableRequest {
             name: "demo".into(),

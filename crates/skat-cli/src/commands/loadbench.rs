@@ -404,7 +404,7 @@ async fn load(url: &ServerAddress, args: &Args) -> Result<Load, Box<dyn std::err
                 seats: 3,
                 deals: args.deals,
                 seed: Some(t as u64),
-                time_control: Some(pb::TimeControl { action_ms: 0, deal_ms: 0 }),
+                time_control: Some(pb::TimeControl { action_ms: 0, deal_ms: 0, between_deals_ms: 0 }),
                 ..Default::default()
             })
             .await?

@@ -183,6 +183,7 @@ impl CreateArgs {
             time_control: Some(pb::TimeControl {
                 action_ms: self.action_timeout.as_millis() as u64,
                 deal_ms: self.deal_clock.as_millis() as u64,
+                between_deals_ms: 0,
             }),
             seed: self.seed,
             format: if self.format == "swiss" {

@@ -74,6 +74,7 @@ impl Scheduler {
             },
             action_ms: t.spec.action_ms,
             deal_ms: t.spec.deal_ms,
+            between_deals_ms: 0,
             join_code: Some(code.hash()),
             max_joins: self.ctx.config.max_joins_per_table,
             tournament: true,

@@ -137,7 +137,11 @@ pub(crate) fn table_view(t: &Table, viewer: Option<Seat>, now: Instant) -> pb::T
         deals: t.config.game.deals,
         deals_played: t.game.deal_number(),
         seed: t.config.game.seed,
-        time_control: Some(pb::TimeControl { action_ms: t.config.action_ms, deal_ms: t.config.deal_ms }),
+        time_control: Some(pb::TimeControl {
+            action_ms: t.config.action_ms,
+            deal_ms: t.config.deal_ms,
+            between_deals_ms: t.config.between_deals_ms,
+        }),
         deal,
         standings: t
             .game
@@ -227,7 +231,11 @@ pub(crate) fn challenge_info(c: &ChallengeView) -> pb::ChallengeInfo {
             .collect(),
         deals: r.terms.deals,
         lists: r.terms.lists,
-        time_control: Some(pb::TimeControl { action_ms: r.terms.action_ms, deal_ms: r.terms.deal_ms }),
+        time_control: Some(pb::TimeControl {
+            action_ms: r.terms.action_ms,
+            deal_ms: r.terms.deal_ms,
+            between_deals_ms: 0,
+        }),
         rated: r.terms.rated,
         state: state.into(),
         tournament_id: r.tournament_id.as_ref().map(ToString::to_string).unwrap_or_default(),

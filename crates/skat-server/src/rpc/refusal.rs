@@ -141,7 +141,7 @@ impl From<SettingsError> for Refusal {
         let refusal = Refusal::new(Code::InvalidArgument, R::InvalidSettings, e.to_string());
         match e {
             SettingsError::Deals { max, .. } => refusal.with("max_deals", max),
-            SettingsError::Seats(_) | SettingsError::TimeLimit => refusal,
+            SettingsError::Seats(_) | SettingsError::TimeLimit | SettingsError::BetweenDeals => refusal,
         }
     }
 }

@@ -28,6 +28,7 @@ pub(crate) fn info(
         default_time_control: Some(pb::TimeControl {
             action_ms: c.default_action_ms,
             deal_ms: c.default_deal_ms,
+            between_deals_ms: 0,
         }),
         max_deals: c.max_deals,
     }

@@ -124,6 +124,7 @@ pub(crate) async fn create(
     };
     let (action_ms, deal_ms) =
         settings::time_control(req.time_control.map(|t| (t.action_ms, t.deal_ms)), &s.config)?;
+    let between_deals_ms = settings::between_deals(req.time_control.map_or(0, |t| t.between_deals_ms))?;
     let join_code = if req.private || s.config.private_tables { Some(SeatToken::generate()?) } else { None };
     // Bots asked for are checked before the table exists: a refusal leaves nothing behind.
     check_bots(&req.bots, seats)?;
@@ -138,6 +139,7 @@ pub(crate) async fn create(
         game: MatchConfig { seats, deals, seed },
         action_ms,
         deal_ms,
+        between_deals_ms,
         join_code: join_code.as_ref().map(SeatToken::hash),
         max_joins: s.config.max_joins_per_table,
         tournament: false,

@@ -24,6 +24,10 @@ pub struct TableConfig {
     pub action_ms: u64,
     /// Milliseconds per seat per deal (0: no limit).
     pub deal_ms: u64,
+    /// Milliseconds after a deal ends in which no seat's time runs (0: none): a person
+    /// reads the end of the deal before the next one asks for a decision.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub between_deals_ms: u64,
     /// If set, JoinTable must present the code with this hash (a private table).
     pub join_code: Option<TokenHash>,
     /// Most joins in the table's life (each join or leave is logged).
@@ -32,6 +36,10 @@ pub struct TableConfig {
     /// rotations), so spectators wait for the embargo (`competition::embargo`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub tournament: bool,
+}
+
+fn is_zero(ms: &u64) -> bool {
+    *ms == 0
 }
 
 impl TableConfig {

@@ -6,6 +6,7 @@
 //! | seats | 3 or 4 (0 means 3) |
 //! | deals | at most `--max-deals` (0 means the standard 36 at 3 seats, 48 at 4) |
 //! | time control | each limit at most one day; 0 means none; absent means the server's defaults |
+//! | the pause between deals | at most five minutes (a person reading a deal's end; no clock is held longer) |
 
 use skat_engine::MatchConfig;
 
@@ -31,6 +32,9 @@ pub(crate) enum SettingsError {
     /// A time limit over a day.
     #[error("time limits are at most one day (86400000 ms); 0 means none")]
     TimeLimit,
+    /// A pause between deals over five minutes.
+    #[error("the pause between deals is at most five minutes (300000 ms); 0 means none")]
+    BetweenDeals,
 }
 
 /// Seats: 3 or 4 (0 means 3).
@@ -54,6 +58,17 @@ pub(crate) fn deals(asked: u32, config: &ServerConfig) -> Result<u32, SettingsEr
 /// Deals per list, with 0 meaning the standard list for `seats`.
 pub(crate) fn deals_or_standard(seats: u8, deals: u32) -> u32 {
     if deals == 0 { MatchConfig::standard(seats, 0).deals } else { deals }
+}
+
+/// The longest pause between deals, in milliseconds (five minutes).
+pub(crate) const MAX_BETWEEN_DEALS_MS: u64 = 5 * 60 * 1000;
+
+/// The pause between deals: at most [`MAX_BETWEEN_DEALS_MS`].
+pub(crate) fn between_deals(asked: u64) -> Result<u64, SettingsError> {
+    if asked > MAX_BETWEEN_DEALS_MS {
+        return Err(SettingsError::BetweenDeals);
+    }
+    Ok(asked)
 }
 
 /// The time control: the server's defaults when none is given; each limit at most a day.

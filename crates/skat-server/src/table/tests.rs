@@ -15,6 +15,7 @@ pub(super) fn config() -> TableConfig {
         game: MatchConfig::standard(3, 1),
         action_ms: 0,
         deal_ms: 0,
+        between_deals_ms: 0,
         join_code: None,
         max_joins: 1000,
         tournament: false,
@@ -51,6 +52,50 @@ fn a_deadline_fires_only_for_the_turn_it_was_armed_for() {
     let settled = t.seq();
     assert_eq!(t.on_deadline(turn2, at2), None);
     assert_eq!(t.seq(), settled);
+}
+
+/// The pause between deals: a turn that begins within it gets its action limit and its
+/// deal clock from the pause's end (a person reads the deal's end first); a turn that
+/// begins after it, as always.
+#[test]
+fn no_time_runs_in_the_pause_between_deals() {
+    let t0 = Instant::now();
+    let at = |ms: u64| t0 + Duration::from_millis(ms);
+    let config = TableConfig {
+        action_ms: 5_000,
+        deal_ms: 60_000,
+        between_deals_ms: 30_000,
+        game: MatchConfig { seats: 3, deals: 2, seed: 7 },
+        ..config()
+    };
+    let mut t =
+        Table::new(TableId::new(None, 1), config, t0, UNIX_EPOCH + Duration::from_secs(1_800_000_000))
+            .unwrap();
+    for i in 0..3 {
+        t.join("p", None, "", TokenHash::of(&format!("p{i}")), t0).unwrap();
+    }
+    // The first deal: nobody bids, it is passed in at 3 s.
+    for ms in [1_000, 2_000, 3_000] {
+        let seat = t.game.seat_to_move().unwrap();
+        t.act(seat, Action::Pass, None, at(ms)).unwrap();
+    }
+    assert_eq!(t.game.deal_number(), 1, "the second deal is dealt at once");
+    // Its first turn began in the pause: its limit counts from 33 s.
+    assert_eq!(t.next_deadline().map(|(_, d)| d), Some(at(38_000)));
+    let first = t.game.seat_to_move().unwrap();
+    t.act(first, Action::Pass, None, at(20_000)).unwrap();
+    assert_eq!(
+        t.clock_left(usize::from(first), at(20_000)),
+        Duration::from_millis(60_000),
+        "nothing charged in the pause"
+    );
+    // The next turn also began in it; its seat acts 2 s after the pause and is charged 2 s.
+    assert_eq!(t.next_deadline().map(|(_, d)| d), Some(at(38_000)));
+    let second = t.game.seat_to_move().unwrap();
+    t.act(second, Action::Pass, None, at(35_000)).unwrap();
+    assert_eq!(t.clock_left(usize::from(second), at(35_000)), Duration::from_millis(58_000));
+    // A turn begun after the pause runs at once.
+    assert_eq!(t.next_deadline().map(|(_, d)| d), Some(at(40_000)));
 }
 
 /// The deal clock with a fake clock: time spent is charged to the seat that spent it,
@@ -102,6 +147,9 @@ fn a_replayed_journal_rebuilds_the_table_event_for_event() {
         let config = TableConfig {
             deal_ms: 60_000,
             action_ms: 5_000,
+            // Half the tables pause between deals: the turns' times follow from the
+            // journaled times either way.
+            between_deals_ms: if seed % 2 == 1 { 3_000 } else { 0 },
             game: MatchConfig { seats: 3, deals: 3, seed },
             ..config()
         };

@@ -7,6 +7,7 @@
 //! | the deadline is the smaller of the action limit and what is left of the seat's deal clock | both time controls hold |
 //! | an open seat forfeits at once when no clock runs | a list with an empty seat still ends |
 //! | clocks refill when a new deal starts | the deal clock is per deal |
+//! | a turn that begins within `between_deals_ms` of a deal's end starts its limit and clock when that pause is over | a person reads the deal's end first; a bot acts at once anyway, so bots are not slowed |
 //! | after every change the last event notes who must act, what others may do out of turn, the turn's deadline and the deal clock left | a stream reader can act on the event alone, and knows its time |
 
 use std::time::{Duration, Instant};
@@ -133,6 +134,12 @@ impl Table {
             self.clocks.fill(Duration::from_millis(self.config.deal_ms));
             self.clock_deal = deal;
         }
+        // Within the pause after a deal no time runs: the turn's time starts at its end.
+        let resume_ms = self
+            .deal_end_times
+            .last()
+            .map_or(0, |ended| unix_ms(*ended).saturating_add(self.config.between_deals_ms));
+        let paused = Duration::from_millis(resume_ms.saturating_sub(now_ms));
         self.turn = to_move.map(|seat| {
             self.turn_ids += 1;
             let mut limit: Option<Duration> = None;
@@ -151,9 +158,9 @@ impl Table {
                 id: self.turn_ids,
                 seat,
                 deal,
-                started_ms: now_ms,
+                started_ms: now_ms.max(resume_ms),
                 limit_ms: limit.map(|l| l.as_millis() as u64),
-                deadline: limit.and_then(|l| now.checked_add(l)),
+                deadline: limit.and_then(|l| now.checked_add(paused + l)),
             }
         });
     }

@@ -309,6 +309,7 @@ fn play(case: &mut Case) -> Played {
         game: MatchConfig { seats: case.seats, deals: case.deals, seed: case.seed },
         action_ms: 60_000,
         deal_ms: 0,
+        between_deals_ms: 0,
         join_code: None,
         max_joins: 64,
         tournament: false,

@@ -35,6 +35,7 @@ fn played(seats: u8, deals: u32, seed: u64) -> Table {
         game: MatchConfig { deals, ..MatchConfig::standard(seats, seed) },
         action_ms: 5_000,
         deal_ms: 60_000,
+        between_deals_ms: 0,
         join_code: None,
         max_joins: 64,
         tournament: false,

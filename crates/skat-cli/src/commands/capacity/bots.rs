@@ -219,7 +219,7 @@ async fn one_table(
             seats: 3,
             deals: how.deals,
             seed: Some(seed),
-            time_control: Some(pb::TimeControl { action_ms: how.action_ms, deal_ms: 0 }),
+            time_control: Some(pb::TimeControl { action_ms: how.action_ms, deal_ms: 0, between_deals_ms: 0 }),
             ..Default::default()
         })
         .await?

@@ -324,7 +324,8 @@ async function liveView(tableId: string, onEnd?: () => void) {
 
   show(t("col.table"), h("h1", {}, t("col.table")), h("p", {}, t("table.connecting")));
   void follow(tableId, options, abort.signal, {
-    snapshot: (v) => { view = v; render(); },
+    // While GetTable's answer is on its way it draws the table: one render, not two.
+    snapshot: (v) => { view = v; if (!fetching) render(); },
     event: (e) => {
       if (e.kind.case === "dealEnded") { lastEnded = e.kind.value; keepSheet(tableId, lastEnded); }
       if (waiting.length < 10000) waiting.push({ seq: Number(e.seq), at: Number(e.timeUnixMs) });
@@ -335,7 +336,7 @@ async function liveView(tableId: string, onEnd?: () => void) {
   });
   // GetTable also says what the stream's snapshot does not (the tournament): once at the
   // start, then after every event.
-  void refresh().catch(() => undefined);
+  void refresh().catch(() => render());
   // The clocks count down between events.
   ticker = window.setInterval(tickClocks, 500);
   const keys = tableKeys(render);

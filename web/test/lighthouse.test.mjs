@@ -23,7 +23,7 @@ const entry = path.join(dir, "node_modules", "lighthouse", "core", "index.js");
 const required = process.env.SKAT_REQUIRE_LIGHTHOUSE === "1";
 const shots = process.env.SKAT_SCREENSHOTS || path.join(repo, "target", "web-screenshots");
 
-test("Lighthouse: #/play and a live table: accessibility 100, performance 95 or more, layout shift under 0.1", { timeout: 240000, skip: !existsSync(entry) && !required && "Lighthouse is not installed (scripts/test-all installs it)" }, async () => {
+test("Lighthouse: #/play and a live table: accessibility 100, performance 95 or more, layout shift under 0.1", { timeout: 600000, skip: !existsSync(entry) && !required && "Lighthouse is not installed (scripts/test-all installs it)" }, async () => {
   assert.ok(existsSync(entry), `Lighthouse at ${entry} (scripts/test-all installs it)`);
   const { startFlow } = await import(pathToFileURL(entry).href);
   const data = mkdtempSync(path.join(os.tmpdir(), "skat-lighthouse-"));

@@ -2,7 +2,7 @@
 // Chromium) of the pages a player uses: `#/play` and a live table at the player's own
 // seat, with its hand and decisions, at 1280 px and at 390 px. Each must score 100 for
 // accessibility, and loading each must score 95 or more for performance with a cumulative
-// layout shift under 0.1 (issue 67); the scores go to target/web-screenshots/lighthouse.json
+// layout shift under 0.1 and under 120 KB transferred (issue 67); the scores go to target/web-screenshots/lighthouse.json
 // for the benchmarks page.
 //
 // Lighthouse is installed by scripts/test-all into .tools/lighthouse (LIGHTHOUSE_DIR);
@@ -65,6 +65,7 @@ test("Lighthouse: #/play and a live table: accessibility 100, performance 95 or 
     for (const [what, p] of Object.entries(perf)) {
       assert.ok(p.performance >= 95, `${what}: performance ${p.performance} (at least 95)`);
       assert.ok(p.cls < 0.1, `${what}: cumulative layout shift ${p.cls} (under 0.1)`);
+      assert.ok(p.kb < 120, `${what}: ${p.kb} KB transferred (under 120 KB)`);
     }
   } finally {
     await browser.close();
@@ -104,7 +105,7 @@ function loadingOnce(url, width, what) {
   const cls = lhr.audits["cumulative-layout-shift"]?.numericValue ?? 1;
   const performance = Math.round((lhr.categories.performance.score ?? 0) * 100);
   console.log(`# ${what}: performance ${performance}; ${audits.map((id) => `${id} ${lhr.audits[id]?.displayValue ?? "?"}`).join(", ")}`);
-  return { performance, cls: Math.round(cls * 1000) / 1000 };
+  return { performance, cls: Math.round(cls * 1000) / 1000, kb: Math.round((lhr.audits["total-byte-weight"]?.numericValue ?? 1e9) / 1024) };
 }
 
 /** Lighthouse's accessibility score (0-100) of the page as it stands (a snapshot: the

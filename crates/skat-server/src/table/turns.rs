@@ -135,10 +135,13 @@ impl Table {
             self.clock_deal = deal;
         }
         // Within the pause after a deal no time runs: the turn's time starts at its end.
-        let resume_ms = self
-            .deal_end_times
-            .last()
-            .map_or(0, |ended| unix_ms(*ended).saturating_add(self.config.between_deals_ms));
+        // (None without a pause: times passed in need not rise, and nothing may change then.)
+        let resume_ms = match self.deal_end_times.last() {
+            Some(ended) if self.config.between_deals_ms > 0 => {
+                unix_ms(*ended).saturating_add(self.config.between_deals_ms)
+            }
+            _ => 0,
+        };
         let paused = Duration::from_millis(resume_ms.saturating_sub(now_ms));
         self.turn = to_move.map(|seat| {
             self.turn_ids += 1;

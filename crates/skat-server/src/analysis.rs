@@ -268,7 +268,7 @@ fn analyse(job: &Job, config: AnalysisConfig, stopping: &Arc<AtomicBool>) -> Opt
         deals,
         summary: summary.to_string(),
         worlds: config.worlds,
-        computed_ms: crate::table::unix_ms(SystemTime::now()),
+        computed_ms: skat_table::unix_ms(SystemTime::now()),
         took_ms: started.elapsed().as_millis() as u64,
     })
 }

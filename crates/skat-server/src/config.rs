@@ -450,6 +450,17 @@ impl Default for HostingConfig {
 }
 
 impl ServerConfig {
+    /// The limits the tables enforce, out of these settings.
+    pub fn table_limits(&self) -> skat_table::TableLimits {
+        skat_table::TableLimits {
+            max_deals: self.max_deals,
+            default_action_ms: self.default_action_ms,
+            default_deal_ms: self.default_deal_ms,
+            max_spectators_per_table: self.max_spectators_per_table,
+            max_streams_per_seat: self.max_streams_per_seat,
+        }
+    }
+
     /// Where the replica `node` is reached, if known.
     pub fn peer_address(&self, node: &str) -> Option<String> {
         if let Some((_, a)) = self.peers.iter().find(|(n, _)| n == node) {

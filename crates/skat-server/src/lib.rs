@@ -21,9 +21,7 @@ pub(crate) mod hosting;
 pub(crate) mod journal;
 mod metrics;
 pub(crate) mod rpc;
-pub(crate) mod secret;
 pub(crate) mod store;
-pub(crate) mod table;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -82,7 +80,7 @@ pub async fn start(
 ) -> std::io::Result<RunningServer> {
     let config = Arc::new(config);
     let metrics = Metrics::new();
-    let tables = Arc::new(table::Tables::default());
+    let tables = Arc::new(skat_table::Tables::default());
     let (stop_tx, stop_rx) = watch::channel(false);
 
     // The journal, and every table it holds, before the first request is taken.
@@ -195,7 +193,7 @@ async fn open_journal(
 /// the database's size.
 fn keep_tables(
     config: &ServerConfig,
-    tables: &Arc<table::Tables>,
+    tables: &Arc<skat_table::Tables>,
     journal: &journal::Journal,
     metrics: &Metrics,
     stop: &watch::Receiver<bool>,
@@ -217,7 +215,7 @@ fn keep_tables(
 /// over here (the competitions then watch them and hand their lobby seats out again).
 async fn start_competitions(
     config: &Arc<ServerConfig>,
-    tables: &Arc<table::Tables>,
+    tables: &Arc<skat_table::Tables>,
     journal: &journal::Journal,
     metrics: &Metrics,
     stop: &watch::Receiver<bool>,
@@ -258,10 +256,10 @@ pub mod bench {
     pub use crate::journal::Journal;
     pub use crate::journal::recovery::recover;
     pub use crate::journal::rows::{stored, table_row};
-    pub use crate::secret::TokenHash;
+    pub use skat_table::secret::TokenHash;
     pub use crate::store::Store;
-    pub use crate::table::Table;
-    pub use crate::table::id::TableId;
-    pub use crate::table::input::TableConfig;
-    pub use crate::table::registry::Tables;
+    pub use skat_table::Table;
+    pub use skat_table::id::TableId;
+    pub use skat_table::input::TableConfig;
+    pub use skat_table::registry::Tables;
 }

@@ -16,13 +16,29 @@ type Labels = Vec<(&'static str, String)>;
 
 /// The server's metrics: one shared set, so that a clone is a pointer (a table's clock
 /// and every stream's slot hold one; the set itself is 232 bytes of handles).
-#[derive(Clone, Debug, Default)]
-pub struct Metrics(Arc<MetricSet>);
+#[derive(Clone, Debug)]
+pub struct Metrics {
+    set: Arc<MetricSet>,
+    /// The same set, as the tables count into it.
+    table: skat_table::Metrics,
+}
 
 impl Metrics {
     /// A fresh registry with every metric registered.
     pub fn new() -> Metrics {
-        Metrics(Arc::new(MetricSet::new()))
+        let set = Arc::new(MetricSet::new());
+        Metrics { table: set.clone(), set }
+    }
+
+    /// What the tables count, for the table crate (the same metrics, behind its trait).
+    pub fn table(&self) -> &skat_table::Metrics {
+        &self.table
+    }
+}
+
+impl Default for Metrics {
+    fn default() -> Metrics {
+        Metrics::new()
     }
 }
 
@@ -30,7 +46,25 @@ impl std::ops::Deref for Metrics {
     type Target = MetricSet;
 
     fn deref(&self) -> &MetricSet {
-        &self.0
+        &self.set
+    }
+}
+
+impl skat_table::TableMetrics for MetricSet {
+    fn timed_out(&self) {
+        self.timeouts.inc();
+    }
+
+    fn deals_finished(&self, n: u64) {
+        self.deals.inc_by(n);
+    }
+
+    fn watchers(&self, delta: i64) {
+        self.watchers.inc_by(delta);
+    }
+
+    fn tables_held(&self, n: usize) {
+        self.tables.set(n as i64);
     }
 }
 

@@ -16,9 +16,9 @@ use skat_league::{AccountId, BotName};
 use super::admin::Admin;
 use super::error::shown;
 use super::{CompetitionError, Ctx};
-use crate::secret::{SeatToken, TokenHash, random_u64};
+use skat_table::secret::{SeatToken, TokenHash, random_u64};
 use crate::store::accounts::{Account, AccountChange, NameClaim};
-use crate::table::unix_ms;
+use skat_table::unix_ms;
 
 /// The most tables at once an account's quota may allow.
 pub(crate) const MAX_QUOTA: u32 = 1000;

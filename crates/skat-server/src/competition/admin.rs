@@ -18,11 +18,11 @@ use std::time::{Duration, SystemTime};
 use skat_league::AccountId;
 
 use super::{CompetitionError, Ctx};
-use crate::secret::{random_u64, same_token};
+use skat_table::secret::{random_u64, same_token};
 use crate::store::Store;
 use crate::store::accounts::{Account, ListedAccount};
 use crate::store::audit::AuditEntry;
-use crate::table::unix_ms;
+use skat_table::unix_ms;
 
 /// How often the per-account gauges are recomputed.
 const GAUGES_EVERY: Duration = Duration::from_secs(5);

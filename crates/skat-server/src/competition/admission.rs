@@ -8,9 +8,9 @@
 use super::SeatKey;
 use super::places::{Places, Size};
 use crate::config::ServerConfig;
-use crate::secret::random_u64;
+use skat_table::secret::random_u64;
 use crate::store::hosting::Pin;
-use crate::table::TableId;
+use skat_table::TableId;
 use skat_engine::matches::Seat;
 
 /// The tables to seat now, with their ids, and how many wait for places.

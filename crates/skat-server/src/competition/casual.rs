@@ -15,7 +15,7 @@ use skat_league::{AccountId, Format, TournamentSpec};
 
 use super::lock;
 use super::scheduler::Scheduler;
-use crate::secret::random_u64;
+use skat_table::secret::random_u64;
 
 /// An account waiting for a casual table of `seats`.
 #[derive(Debug, Clone)]

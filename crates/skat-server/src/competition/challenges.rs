@@ -20,10 +20,10 @@ use skat_league::{AccountId, BotName, ChallengeId, ChallengeState, ChallengeTerm
 
 use super::error::shown;
 use super::{CompetitionError, Ctx};
-use crate::secret::random_u64;
+use skat_table::secret::random_u64;
 use crate::store::accounts::Account;
 use crate::store::challenges::{Answer, Answered, ChallengeRow, Meeting, Reply};
-use crate::table::unix_ms;
+use skat_table::unix_ms;
 
 /// How long an offer waits for its answers.
 pub(crate) const OFFER_TTL: Duration = Duration::from_secs(600);

@@ -20,7 +20,7 @@ use super::admin::Admin;
 use super::admin::Operators;
 use super::error::shown;
 use crate::store::tournaments::TournamentRow;
-use crate::table::unix_ms;
+use skat_table::unix_ms;
 
 /// The furthest ahead a tournament may start: a season.
 pub(crate) const MAX_START_AHEAD: Duration = Duration::from_secs(366 * 24 * 3600);

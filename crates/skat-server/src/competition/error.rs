@@ -4,10 +4,10 @@
 
 use skat_league::NameError;
 
-use crate::secret::NoRandomness;
+use skat_table::secret::NoRandomness;
 use crate::store::StoreError;
-use crate::table::settings::SettingsError;
-use crate::table::{ChangeError, TableError};
+use skat_table::settings::SettingsError;
+use skat_table::{ChangeError, TableError};
 
 /// A refused competition call.
 #[derive(Debug, thiserror::Error)]

@@ -20,9 +20,9 @@ use tokio::sync::mpsc;
 use super::places::Size;
 use super::{CompetitionError, Ctx, SeatKey, lock};
 use crate::config::PeopleTables;
-use crate::secret::SeatToken;
+use skat_table::secret::SeatToken;
 use crate::store::accounts::Account;
-use crate::table::TableId;
+use skat_table::TableId;
 
 /// How often a lobby looks for its account's seats at tables on other replicas.
 const REMOTE_SEATS_POLL: Duration = Duration::from_secs(2);
@@ -410,7 +410,7 @@ impl Seats {
         let token = SeatToken::generate().ok()?;
         let hash = token.hash();
         handle
-            .mutate(&self.ctx.journal, &self.ctx.metrics, |t| t.rekey(key.seat, hash, Instant::now()))
+            .mutate(&self.ctx.journal, self.ctx.metrics.table(), |t| t.rekey(key.seat, hash, Instant::now()))
             .await
             .ok()?
             .ok()?;

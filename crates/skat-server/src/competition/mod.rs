@@ -65,7 +65,7 @@ use crate::metrics::Metrics;
 use crate::store::accounts::Account;
 use crate::store::tournaments::PlayingTable;
 use crate::store::{Store, StoreError};
-use crate::table::{TableId, Tables};
+use skat_table::{TableId, Tables};
 use lobby::{LobbyNote, LobbyWish};
 use tokio::sync::mpsc;
 

@@ -19,8 +19,8 @@ use super::error::shown;
 use super::lobby::Seats;
 use super::places::Size;
 use super::{CompetitionError, SeatKey};
-use crate::secret::SeatToken;
-use crate::table::{TableError, TableHandle, TableId};
+use skat_table::secret::SeatToken;
+use skat_table::{TableError, TableHandle, TableId};
 
 /// A bot account that can be seated at a person's table now.
 #[derive(Debug, Clone)]
@@ -89,7 +89,7 @@ impl Seats {
     ) -> Result<(), CompetitionError> {
         let tokens = bots.iter().map(|_| SeatToken::generate()).collect::<Result<Vec<_>, _>>()?;
         let seats = handle
-            .mutate(&self.ctx.journal, &self.ctx.metrics, |t| -> Result<Vec<Seat>, TableError> {
+            .mutate(&self.ctx.journal, self.ctx.metrics.table(), |t| -> Result<Vec<Seat>, TableError> {
                 let mut seats = Vec::new();
                 for (bot, token) in bots.iter().zip(&tokens) {
                     seats.push(t.join(&bot.name, None, join_code, token.hash(), Instant::now())?);

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::Notify;
 
 use super::SeatKey;
-use crate::table::TableId;
+use skat_table::TableId;
 
 /// How long a runner may be away before its seats' places move to other runners.
 pub(crate) const RUNNER_GONE_AFTER: Duration = Duration::from_secs(20);

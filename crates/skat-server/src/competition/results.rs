@@ -20,7 +20,7 @@ use super::{Ctx, lock};
 use crate::journal::recovery;
 use crate::store::ratings::NewRating;
 use crate::store::{Store, StoreError};
-use crate::table::{TableId, unix_ms};
+use skat_table::{TableId, unix_ms};
 
 /// The result watchers running in this process.
 #[derive(Debug)]
@@ -111,7 +111,7 @@ impl Results {
             handle.changed(published).await;
         }
         let t = handle.lock();
-        let standings = t.game.standings();
+        let standings = t.game().standings();
         Some(
             p.seating
                 .iter()

@@ -31,11 +31,11 @@ use super::control::{check_rounds, check_start};
 use super::error::shown;
 use super::places::Size;
 use super::{CompetitionError, Ctx, lock};
-use crate::secret::random_u64;
+use skat_table::secret::random_u64;
 use crate::store::hosting::Pin;
 use crate::store::tournaments::Tournament;
 use crate::store::{Store, StoreError};
-use crate::table::unix_ms;
+use skat_table::unix_ms;
 
 /// How long a scheduler's lease lasts unless renewed.
 const LEASE: Duration = Duration::from_secs(10);
@@ -368,7 +368,7 @@ impl Scheduler {
         id: &TournamentId,
         t: &Tournament,
         plan: &mut [PlannedTable],
-        admitted: Vec<(usize, crate::table::TableId)>,
+        admitted: Vec<(usize, skat_table::TableId)>,
         entrants: &Entrants,
     ) -> Result<(), StoreError> {
         let seated = self.seat_tables(t, plan, admitted, &entrants.names).await;

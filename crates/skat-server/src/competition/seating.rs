@@ -12,10 +12,10 @@ use skat_league::{AccountId, BotName, PlannedTable};
 
 use super::scheduler::Scheduler;
 use super::{CompetitionError, SeatKey};
-use crate::secret::SeatToken;
+use skat_table::secret::SeatToken;
 use crate::store::tournaments::Tournament;
-use crate::table::settings::deals_or_standard;
-use crate::table::{Table, TableConfig, TableError, TableId};
+use skat_table::settings::deals_or_standard;
+use skat_table::{Table, TableConfig, TableError, TableId};
 
 impl Scheduler {
     /// Seats the planned tables `picks` of `plan` together (their commits group); returns
@@ -84,12 +84,12 @@ impl Scheduler {
         let handle = self
             .ctx
             .tables
-            .insert(table, usize::MAX, None, &self.ctx.metrics, &self.ctx.journal)
+            .insert(table, usize::MAX, None, self.ctx.metrics.table(), &self.ctx.journal)
             .ok_or(CompetitionError::ServerFull { max: self.ctx.config.max_tables })?;
         let tokens = p.seating.iter().map(|_| SeatToken::generate()).collect::<Result<Vec<_>, _>>()?;
         // The table and its seats in one change: one commit.
         handle
-            .mutate(&self.ctx.journal, &self.ctx.metrics, |tb| -> Result<(), TableError> {
+            .mutate(&self.ctx.journal, self.ctx.metrics.table(), |tb| -> Result<(), TableError> {
                 for (seat, (account, token)) in p.seating.iter().zip(&tokens).enumerate() {
                     let name = names.get(account).map_or(account.as_str(), BotName::as_str);
                     tb.join(name, Some(Seat::new(seat as u8)), code.reveal(), token.hash(), Instant::now())?;

@@ -137,7 +137,7 @@ impl Views {
         let round =
             if tournament.spec.format == Format::Swiss { rounds_planned(&tournament.spec, &plan) } else { 0 };
         let finished = store.tournaments.finished_table_times(&tournament.tournament_id).await?;
-        let now = crate::table::unix_ms(std::time::SystemTime::now());
+        let now = skat_table::unix_ms(std::time::SystemTime::now());
         let estimated_finish_ms =
             if tournament.status.is_over() { 0 } else { estimate(&plan, finished, now).unwrap_or(0) };
         let waiting = self.ctx.schedulers.waiting(&tournament.tournament_id);

@@ -29,7 +29,7 @@ use crate::competition::{SeatKey, SeatOffer};
 use crate::config::PeopleTables;
 use crate::store::accounts::Account;
 use crate::store::hosting::{StoredVersion, VersionState};
-use crate::table::{Status, TableId};
+use skat_table::{Status, TableId};
 
 /// A hosted account's lobby: no limit of its own, no casual queue, no challenges (the
 /// operator's tournaments seat it), open to the people's tables `--hosting-people-tables`

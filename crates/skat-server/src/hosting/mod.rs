@@ -38,12 +38,12 @@ use crate::competition::admin::Admin;
 use crate::config::ServerConfig;
 use crate::journal::Journal;
 use crate::metrics::Metrics;
-use crate::secret::same_token;
+use skat_table::secret::same_token;
 use crate::store::Store;
 use crate::store::accounts::Account;
 use crate::store::hosting::{Pin, SandboxFilter, StoredSandbox, StoredVersion, VersionState};
 use crate::store::tables::unix_ms_now;
-use crate::table::Tables;
+use skat_table::Tables;
 
 /// Output kept per sandbox, in bytes (the oldest is dropped).
 pub(crate) const MAX_LOG_BYTES: usize = 1024 * 1024;

@@ -16,7 +16,7 @@ use tokio::sync::watch;
 use super::{Journal, table_row};
 use crate::metrics::Metrics;
 use crate::store::{RowStatus, TableRow};
-use crate::table::{Tables, unix_ms};
+use skat_table::{Tables, unix_ms};
 
 /// Expires tables every quarter of `expiry` (between 50 ms and 30 s) until `stop`.
 pub(crate) fn expire_tables(

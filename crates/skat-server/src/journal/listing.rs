@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::{Journal, table_row};
 use crate::store::{Cursor, ListFilter, RowStatus, StoreError, TableRow};
-use crate::table::Tables;
+use skat_table::Tables;
 
 impl Journal {
     /// A page of at most `limit` tables after `cursor`, newest first.

@@ -42,7 +42,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::metrics::Metrics;
 use crate::store::{Batch, NodeLease, Store, StoreError, StoredEntry, TableRow};
-use crate::table::{Durability, Durable, Table};
+use skat_table::{Durability, Durable, Table};
 use hotlog::HotLog;
 
 pub(crate) use rows::table_row;
@@ -166,7 +166,7 @@ impl Durability for Journal {
         let entries = entries.into_iter().map(|e| rows::stored(&id, e)).collect();
         let rows = if row_changed {
             let row = table_row(table, &self.owner);
-            table.listed = Some(table.listing());
+            table.mark_listed();
             vec![row]
         } else {
             Vec::new()

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant, SystemTime};
 use crate::journal::{Journal, table_row};
 use crate::metrics::Metrics;
 use crate::store::{RowStatus, StoreError, StoredEntry, TableRow};
-use crate::table::{JournalEntry, Table, TableHandle, TableId, Tables, unix_ms};
+use skat_table::{JournalEntry, Table, TableHandle, TableId, Tables, unix_ms};
 
 /// A table rebuilt from its entries.
 #[derive(Debug)]
@@ -160,8 +160,8 @@ pub(crate) async fn bring_back(
             let pending = journal.submit_rows(vec![fresh]);
             pending.wait().await.map_err(|e| StoreError::Setting(e.to_string()))?;
         }
-        table.listed = Some(table.listing());
-        if tables.insert(table, max_tables.max(tables.len() + 1), None, metrics, journal).is_none() {
+        table.mark_listed();
+        if tables.insert(table, max_tables.max(tables.len() + 1), None, metrics.table(), journal).is_none() {
             continue;
         }
         done.tables += 1;

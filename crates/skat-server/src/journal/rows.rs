@@ -3,7 +3,7 @@
 //! table knows nothing of rows: this is where one becomes the other.
 
 use crate::store::{RowStatus, StoredEntry, TableRow};
-use crate::table::{JournalEntry, Status, Table};
+use skat_table::{JournalEntry, Status, Table};
 
 /// An input as a database row.
 pub fn stored(table_id: &str, entry: JournalEntry) -> StoredEntry {
@@ -17,10 +17,10 @@ pub fn table_row(table: &Table, owner: &str) -> TableRow {
     TableRow {
         table_id: table.id().to_string(),
         owner: owner.to_string(),
-        name: table.config.name.clone(),
-        seats: table.config.game.seats,
-        deals: table.config.game.deals,
-        private: table.config.join_code.is_some(),
+        name: table.config().name.clone(),
+        seats: table.config().game.seats,
+        deals: table.config().game.deals,
+        private: table.config().join_code.is_some(),
         status: match listing.status {
             Status::Waiting => RowStatus::Waiting,
             Status::Playing => RowStatus::Playing,

@@ -32,7 +32,7 @@ use crate::journal::Journal;
 use crate::journal::recovery::bring_back;
 use crate::metrics::Metrics;
 use crate::store::{NodeLease, Store, StoreError};
-use crate::table::{TableId, Tables, unix_ms};
+use skat_table::{TableId, Tables, unix_ms};
 
 /// What a replica needs to take tables over.
 #[derive(Debug)]

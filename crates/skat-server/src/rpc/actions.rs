@@ -5,6 +5,7 @@
 //! what the response needs; the answer waits until the action is durable. An action
 //! sent with `expected_seq` is refused as stale when the table has moved on.
 
+use crate::rpc::refusal::Refused;
 use std::time::Instant;
 
 use skat_engine::Action;
@@ -18,7 +19,7 @@ use tonic::{Code, Request, Status};
 use super::access::{bearer, no_token, seat_in};
 use super::refusal::Refusal;
 use super::service::{SkatServer, record_table};
-use crate::table::Table;
+use skat_table::Table;
 
 /// Applies a seat's action: the common path of every action RPC. `then` reads what the
 /// response needs in the same critical section.
@@ -35,13 +36,13 @@ async fn act<T>(
     let handle = s.table(table_id).await?;
     let token = bearer(metadata)?.ok_or_else(no_token)?;
     let (seat, action, seq, extra) = handle
-        .mutate(&s.journal, &s.metrics, |t| -> Result<_, Status> {
+        .mutate(&s.journal, s.metrics.table(), |t| -> Result<_, Status> {
             let seat = seat_in(t, &token)?;
             let action = action.map_err(Refusal::from)?;
-            let seq = t.act_commented(seat, action, comment, expected_seq, Instant::now())?;
+            let seq = t.act_commented(seat, action, comment, expected_seq, Instant::now()).refused()?;
             Ok((seat, action, seq, then(t, seat)))
         })
-        .await??;
+        .await.refused()??;
     // Only the action's name: a discard's cards are secret, and logs are not the place.
     tracing::debug!(seat = %seat, action = action.name(), seq, "accepted");
     Ok((seq, extra))

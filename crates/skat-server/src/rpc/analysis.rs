@@ -15,7 +15,7 @@ use super::access::Access;
 use super::refusal::Refusal;
 use super::service::{SkatServer, record_table};
 use crate::analysis::{Busy, Job, Standing};
-use crate::table::TableHandle;
+use skat_table::TableHandle;
 
 /// The analysis job of a finished table: its records, derived from its inputs off the
 /// table's lock (a table keeps no records), with the players' names.
@@ -55,7 +55,7 @@ pub(crate) async fn analyze(
     s.admit(request.metadata(), Access::Read).await?;
     let id = request.get_ref().table_id.as_str();
     let handle = s.readable(id, true).await?;
-    let marked = handle.lock().config.marked_for_embargo();
+    let marked = handle.lock().config().marked_for_embargo();
     s.competitions.embargo.check_embargo(id, marked).await?;
     let worlds = s.analyst.config().worlds;
     let standing = match s.analyst.standing(id).await? {

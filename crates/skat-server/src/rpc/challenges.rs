@@ -1,6 +1,7 @@
 //! The challenge RPCs: Challenge, AnswerChallenge, ListChallenges, each with a bot token
 //! (the domain is `competition::challenges`).
 
+use crate::rpc::refusal::Refused;
 use skat_league::ChallengeTerms;
 use skat_proto::pb;
 use tonic::{Request, Status};
@@ -8,7 +9,7 @@ use tonic::{Request, Status};
 use super::access::bearer;
 use super::projection;
 use super::service::SkatServer;
-use crate::table::settings;
+use skat_table::settings;
 
 /// Challenge: the challenger's bot token; the terms checked like a tournament's.
 pub(crate) async fn challenge(
@@ -20,9 +21,9 @@ pub(crate) async fn challenge(
     let r = request.get_ref();
     // The table's size follows from the opponents (checked with them).
     let seats = if r.opponents.len() == 3 { 4 } else { 3 };
-    let deals = settings::deals(r.deals, &s.config)?;
+    let deals = settings::deals(r.deals, &s.config.table_limits()).refused()?;
     let (action_ms, deal_ms) =
-        settings::time_control(r.time_control.map(|t| (t.action_ms, t.deal_ms)), &s.config)?;
+        settings::time_control(r.time_control.map(|t| (t.action_ms, t.deal_ms)), &s.config.table_limits()).refused()?;
     let terms = ChallengeTerms { seats, deals, lists: r.lists, action_ms, deal_ms, rated: r.rated };
     let c = s.competitions.challenges.challenge(&account, &r.opponents, terms).await?;
     Ok(pb::ChallengeResponse { challenge: Some(projection::challenge_info(&c)) })

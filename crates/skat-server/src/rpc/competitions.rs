@@ -3,6 +3,7 @@
 //! UpdateTournament, ListBots and ListAuditLog (admin token, checked by [`admin_of`]). Each converts the request,
 //! calls the competition room, and shows its answer with [`super::projection`].
 
+use crate::rpc::refusal::Refused;
 use std::pin::Pin;
 
 use skat_league::{Format, TournamentSpec};
@@ -21,8 +22,8 @@ use crate::competition::admin::Admin;
 use crate::competition::control::TournamentAction;
 use crate::competition::lobby::{LobbyNote, LobbyWish};
 use crate::config::PeopleTables;
-use crate::secret::random_u64;
-use crate::table::settings;
+use skat_table::secret::random_u64;
+use skat_table::settings;
 
 /// The Lobby stream.
 pub(crate) type LobbyStream = Pin<Box<dyn Stream<Item = Result<pb::LobbyResponse, Status>> + Send>>;
@@ -195,10 +196,10 @@ pub(crate) async fn create_tournament(
 ) -> Result<pb::CreateTournamentResponse, Status> {
     let admin = admin_of(s, &request)?;
     let r = request.get_ref();
-    let seats = settings::seats(r.seats)?;
-    let deals = settings::deals(r.deals, &s.config)?;
+    let seats = settings::seats(r.seats).refused()?;
+    let deals = settings::deals(r.deals, &s.config.table_limits()).refused()?;
     let (action_ms, deal_ms) =
-        settings::time_control(r.time_control.map(|t| (t.action_ms, t.deal_ms)), &s.config)?;
+        settings::time_control(r.time_control.map(|t| (t.action_ms, t.deal_ms)), &s.config.table_limits()).refused()?;
     let format = match pb::TournamentFormat::try_from(r.format) {
         Ok(pb::TournamentFormat::Unspecified | pb::TournamentFormat::RoundRobin) => Format::RoundRobin,
         Ok(pb::TournamentFormat::Swiss) => Format::Swiss,
@@ -215,7 +216,7 @@ pub(crate) async fn create_tournament(
     // they come from a secret nobody knows until the end.
     let (seed, secret) = match r.seed {
         Some(seed) => (seed, skat_league::deals::DealSecret::of_seed(seed)),
-        None => (random_u64()?, Default::default()),
+        None => (random_u64().refused()?, Default::default()),
     };
     let spec = TournamentSpec {
         entrants: Vec::new(),

@@ -75,7 +75,7 @@ use crate::competition::Competitions;
 use crate::config::ServerConfig;
 use crate::journal::Journal;
 use crate::metrics::Metrics;
-use crate::table::Tables;
+use skat_table::Tables;
 use service::SkatServer;
 
 /// HTTP/2's limit of concurrent streams on one connection: room for every stream the

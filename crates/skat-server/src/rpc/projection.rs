@@ -23,7 +23,7 @@ use crate::store::audit::AuditEntry;
 use crate::store::challenges::Answer;
 use crate::store::ratings::RatedAccount;
 use crate::store::{RowStatus, TableRow};
-use crate::table::{LogEntry, Status, Table, TableEvent, unix_ms};
+use skat_table::{LogEntry, Status, Table, TableEvent, unix_ms};
 
 /// Waiting, playing or finished.
 pub(crate) fn status(table: &Table) -> pb::TableStatus {
@@ -106,15 +106,15 @@ pub(crate) fn events_of(t: &Table, entries: &[LogEntry], first: u64, viewer: Opt
 /// The table as `viewer` may see it (`None`: a spectator).
 pub(crate) fn table_view(t: &Table, viewer: Option<Seat>, now: Instant) -> pb::TableView {
     let names = t.names();
-    let deal = t.started.then(|| {
+    let deal = t.started().then(|| {
         let number =
-            if t.game.is_over() { t.game.deal_number().saturating_sub(1) } else { t.game.deal_number() };
-        let seeger_fabian = match t.game.last_result() {
-            Some(r) if t.game.is_over() => r.seeger_fabian_by_seat(t.config.game.seats),
+            if t.game().is_over() { t.game().deal_number().saturating_sub(1) } else { t.game().deal_number() };
+        let seeger_fabian = match t.game().last_result() {
+            Some(r) if t.game().is_over() => r.seeger_fabian_by_seat(t.config().game.seats),
             _ => Vec::new(),
         };
-        let frame = DealFrame { number, dealer: t.game.dealer_of(number), seats: t.game.seats_of(number) };
-        let view = t.game.deal().view(
+        let frame = DealFrame { number, dealer: t.game().dealer_of(number), seats: t.game().seats_of(number) };
+        let view = t.game().deal().view(
             viewer
                 .and_then(|s| frame.seats.iter().position(|x| *x == s))
                 .and_then(skat_engine::Position::from_index),
@@ -123,28 +123,27 @@ pub(crate) fn table_view(t: &Table, viewer: Option<Seat>, now: Instant) -> pb::T
     });
     pb::TableView {
         table_id: t.id().to_string(),
-        name: t.config.name.clone(),
+        name: t.config().name.clone(),
         status: status(t) as i32,
-        seats: u32::from(t.config.game.seats),
+        seats: u32::from(t.config().game.seats),
         seat_info: t
-            .slots
-            .iter()
+            .seats()
             .enumerate()
-            .map(|(i, s)| pb::SeatInfo { seat: i as u32, name: s.name.clone(), occupied: s.token.is_some() })
+            .map(|(i, (name, occupied))| pb::SeatInfo { seat: i as u32, name: name.to_string(), occupied })
             .collect(),
         your_seat: viewer.map(u32::from),
         seq: t.seq(),
-        deals: t.config.game.deals,
-        deals_played: t.game.deal_number(),
-        seed: t.config.game.seed,
+        deals: t.config().game.deals,
+        deals_played: t.game().deal_number(),
+        seed: t.config().game.seed,
         time_control: Some(pb::TimeControl {
-            action_ms: t.config.action_ms,
-            deal_ms: t.config.deal_ms,
-            between_deals_ms: t.config.between_deals_ms,
+            action_ms: t.config().action_ms,
+            deal_ms: t.config().deal_ms,
+            between_deals_ms: t.config().between_deals_ms,
         }),
         deal,
         standings: t
-            .game
+            .game()
             .standings()
             .iter()
             .map(|s| convert::standing(s, &names[usize::from(s.seat)]))
@@ -154,10 +153,10 @@ pub(crate) fn table_view(t: &Table, viewer: Option<Seat>, now: Instant) -> pb::T
             .collect(),
         deadline_unix_ms: t.deadline_unix_ms(now),
         results: t
-            .game
+            .game()
             .results()
             .iter()
-            .map(|r| convert::deal_result(&r.outcome, r.seats, &r.seeger_fabian_by_seat(t.config.game.seats)))
+            .map(|r| convert::deal_result(&r.outcome, r.seats, &r.seeger_fabian_by_seat(t.config().game.seats)))
             .collect(),
         // GetTable fills these from the database.
         tournament_id: String::new(),
@@ -357,7 +356,7 @@ fn tables_in_all_of(spec: &skat_league::TournamentSpec, plan: &[skat_league::Pla
 pub(crate) fn bot_account(v: OperatorView) -> pb::BotAccount {
     let a = v.listed.account;
     let last_seen_ms =
-        if v.lobbies > 0 { crate::table::unix_ms(std::time::SystemTime::now()) } else { a.last_seen_ms };
+        if v.lobbies > 0 { skat_table::unix_ms(std::time::SystemTime::now()) } else { a.last_seen_ms };
     let name = a.name.to_string();
     pb::BotAccount {
         account_id: a.account_id.to_string(),

@@ -19,11 +19,11 @@ use skat_league::NameError;
 
 use crate::competition::CompetitionError;
 use crate::hosting::HostingError;
-use crate::secret::NoRandomness;
+use skat_table::secret::NoRandomness;
 use crate::store::StoreError;
-use crate::table::settings::SettingsError;
-use crate::table::slots::SlotError;
-use crate::table::{ChangeError, TableError};
+use skat_table::settings::SettingsError;
+use skat_table::slots::SlotError;
+use skat_table::{ChangeError, TableError};
 
 /// The trailer that carries a refusal's reason as plain text (beside `ErrorInfo`).
 pub(crate) const REASON_TRAILER: &str = "skat-error-reason";
@@ -293,7 +293,24 @@ impl From<HostingError> for Refusal {
     }
 }
 
-/// Every domain error is a status through its refusal: handlers write `?`.
+/// A domain result on the wire: `.refused()?` turns its error into a status through its
+/// refusal. The domain errors are the lower crates' types, which cannot be converted
+/// into tonic's `Status` by `?` alone (neither type is this crate's).
+pub(crate) trait Refused<T> {
+    /// The result, its error a status.
+    fn refused(self) -> Result<T, Status>;
+}
+
+impl<T, E> Refused<T> for Result<T, E>
+where
+    Refusal: From<E>,
+{
+    fn refused(self) -> Result<T, Status> {
+        self.map_err(|e| Refusal::from(e).status())
+    }
+}
+
+/// Every domain error of this crate is a status through its refusal: handlers write `?`.
 macro_rules! status_from {
     ($($error:ty),+) => {
         $(impl From<$error> for Status {
@@ -305,11 +322,6 @@ macro_rules! status_from {
 }
 
 status_from!(
-    TableError,
-    ChangeError,
-    SettingsError,
-    SlotError,
-    NoRandomness,
     StoreError,
     CompetitionError,
     HostingError

@@ -20,7 +20,7 @@ use crate::config::ServerConfig;
 use crate::hosting::Hosting;
 use crate::journal::{Journal, recovery};
 use crate::metrics::Metrics;
-use crate::table::{TableHandle, TableId, Tables};
+use skat_table::{TableHandle, TableId, Tables};
 
 /// The service state shared by all requests.
 #[derive(Debug, Clone)]

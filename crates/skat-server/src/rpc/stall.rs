@@ -22,8 +22,8 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
 use super::limits::StreamPermits;
-use crate::table::slots::StreamSlot;
-use crate::table::{LogEntry, TableHandle};
+use skat_table::slots::StreamSlot;
+use skat_table::{LogEntry, TableHandle};
 
 /// What an open stream holds until it ends: its slot at the table (which holds the table)
 /// and its client's permits.

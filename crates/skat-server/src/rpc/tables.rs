@@ -6,7 +6,7 @@
 //! | a table counts against its creator's address until it expires (`--max-tables-per-client`) | one client cannot fill the server |
 //! | a seat token is resolved to its seat under the table's lock | the seat cannot change hands between the check and its use |
 //! | a JoinTable retried with its `join_key` gets its seat back (table/seats.rs); the key is kept only as a hash | a crash after the server seated a client loses nothing |
-//! | GetTable shows only what is durable ([`crate::table::TableHandle::settled`]) | nobody sees a change a crash could take back |
+//! | GetTable shows only what is durable ([`skat_table::TableHandle::settled`]) | nobody sees a change a crash could take back |
 //! | records: only deals whose end is published | the cards of a deal are public only once its end is durable |
 //! | a tournament table's spectators and records wait for its list's other rotations (`competition::embargo`) | duplicate deals the same cards at every rotation |
 //! | table and player names follow the name policy (`skat_league::names`), refused rather than cleaned | what a table shows is what was asked for |
@@ -14,6 +14,7 @@
 //! | the admin token passes wherever the create token does, and its tables are in the audit log | the operator makes hand-made tables on a closed server |
 //! | `bots` are checked before the table exists and seated in one change after (`competition::people`) | a person's table against bots is complete or not made |
 
+use crate::rpc::refusal::Refused;
 use std::time::{Instant, SystemTime};
 
 use skat_engine::MatchConfig;
@@ -28,12 +29,12 @@ use super::limits::{Resource, client_of};
 use super::projection;
 use super::refusal::Refusal;
 use super::service::{SkatServer, record_table};
-use crate::secret::{SeatToken, TokenHash, random_u64, same_token};
+use skat_table::secret::{SeatToken, TokenHash, random_u64, same_token};
 use crate::store::{Cursor, ListFilter};
-use crate::table::records::RecordContext;
-use crate::table::registry::TableHandle;
-use crate::table::settings::{self, deals_or_standard};
-use crate::table::{Table, TableConfig, TableError, TableId};
+use skat_table::records::RecordContext;
+use skat_table::registry::TableHandle;
+use skat_table::settings::{self, deals_or_standard};
+use skat_table::{Table, TableConfig, TableError, TableId};
 
 /// Most tables in one ListTables page, and the page size when none is asked for.
 pub(crate) const MAX_PAGE: usize = 1000;
@@ -92,7 +93,7 @@ fn insert(s: &SkatServer, table: Table, ip: std::net::IpAddr) -> Result<std::syn
             ),
         )
     })?;
-    s.tables.insert(table, s.config.max_tables, Some(Box::new(permit)), &s.metrics, &s.journal).ok_or_else(
+    s.tables.insert(table, s.config.max_tables, Some(Box::new(permit)), s.metrics.table(), &s.journal).ok_or_else(
         || {
             Refusal::limit(
                 "max-tables",
@@ -116,16 +117,16 @@ pub(crate) async fn create(
     let name = optional_name(NameKind::Table, &req.name)?;
     let is_admin = s.competitions.admin(bearer(request.metadata())?.as_deref(), ip).is_ok();
     s.competitions.accounts.check_table_name("table", &name, is_admin).await?;
-    let seats = settings::seats(req.seats)?;
-    let deals = settings::deals(deals_or_standard(seats, req.deals), &s.config)?;
+    let seats = settings::seats(req.seats).refused()?;
+    let deals = settings::deals(deals_or_standard(seats, req.deals), &s.config.table_limits()).refused()?;
     let seed = match req.seed {
         Some(seed) => seed,
-        None => random_u64()?,
+        None => random_u64().refused()?,
     };
     let (action_ms, deal_ms) =
-        settings::time_control(req.time_control.map(|t| (t.action_ms, t.deal_ms)), &s.config)?;
-    let between_deals_ms = settings::between_deals(req.time_control.map_or(0, |t| t.between_deals_ms))?;
-    let join_code = if req.private || s.config.private_tables { Some(SeatToken::generate()?) } else { None };
+        settings::time_control(req.time_control.map(|t| (t.action_ms, t.deal_ms)), &s.config.table_limits()).refused()?;
+    let between_deals_ms = settings::between_deals(req.time_control.map_or(0, |t| t.between_deals_ms)).refused()?;
+    let join_code = if req.private || s.config.private_tables { Some(SeatToken::generate().refused()?) } else { None };
     // Bots asked for are checked before the table exists: a refusal leaves nothing behind.
     check_bots(&req.bots, seats)?;
     let by_operator = is_admin || create_token_given(s, request.metadata());
@@ -144,15 +145,15 @@ pub(crate) async fn create(
         max_joins: s.config.max_joins_per_table,
         tournament: false,
     };
-    let id = TableId::new(s.config.node_id.as_deref(), random_u64()?);
+    let id = TableId::new(s.config.node_id.as_deref(), random_u64().refused()?);
     // The service reads the clocks; the table only ever uses the times it is given.
     let table =
-        Table::new(id.clone(), config, Instant::now(), SystemTime::now()).map_err(TableError::from)?;
+        Table::new(id.clone(), config, Instant::now(), SystemTime::now()).map_err(TableError::from).refused()?;
     let handle = insert(s, table, ip)?;
     // The table exists once its creation is durable.
-    if let Err(e) = handle.mutate(&s.journal, &s.metrics, |_| ()).await {
+    if let Err(e) = handle.mutate(&s.journal, s.metrics.table(), |_| ()).await {
         s.tables.remove(&id);
-        return Err(e.into());
+        return Err(Refusal::from(e).status());
     }
     s.metrics.tables.set(s.tables.len() as i64);
     tracing::info!(table = %id, seats, deals, private = join_code.is_some(), bots = bots.len(), "table created");
@@ -264,14 +265,14 @@ pub(crate) async fn join(
         None => None,
     };
     let key = join_key(&req.join_key)?;
-    let token = SeatToken::generate()?;
+    let token = SeatToken::generate().refused()?;
     let (joined, view) = handle
-        .mutate(&s.journal, &s.metrics, |t| -> Result<_, TableError> {
+        .mutate(&s.journal, s.metrics.table(), |t| -> Result<_, TableError> {
             let now = Instant::now();
             let joined = t.join_keyed(&name, seat, &req.join_code, token.hash(), key, now)?;
             Ok((joined, projection::table_view(t, Some(joined.seat), now)))
         })
-        .await??;
+        .await.refused()?.refused()?;
     tracing::info!(seat = %joined.seat, rejoined = joined.rejoined, "seat taken");
     Ok(pb::JoinTableResponse {
         seat: u32::from(joined.seat),
@@ -290,11 +291,11 @@ pub(crate) async fn leave(
     let handle = s.table(&request.get_ref().table_id).await?;
     let token = bearer(request.metadata())?.ok_or_else(no_token)?;
     let (seat, seq) = handle
-        .mutate(&s.journal, &s.metrics, |t| -> Result<_, Status> {
+        .mutate(&s.journal, s.metrics.table(), |t| -> Result<_, Status> {
             let seat = seat_in(t, &token)?;
-            Ok((seat, t.leave(seat, Instant::now())?))
+            Ok((seat, t.leave(seat, Instant::now()).refused()?))
         })
-        .await??;
+        .await.refused()??;
     tracing::info!(seat = %seat, "seat left");
     Ok(pb::LeaveTableResponse { seq })
 }
@@ -309,10 +310,10 @@ pub(crate) async fn get(
     let handle = s.readable(&request.get_ref().table_id, false).await?;
     let token = bearer(request.metadata())?;
     if token.is_none() {
-        let marked = handle.lock().config.marked_for_embargo();
+        let marked = handle.lock().config().marked_for_embargo();
         s.competitions.embargo.check_embargo(&request.get_ref().table_id, marked).await?;
     }
-    let is_tournament = handle.lock().config.tournament;
+    let is_tournament = handle.lock().config().tournament;
     let tournament = match (is_tournament, s.journal.store()) {
         (true, Some(store)) => {
             store.tournaments.tournament_named_of_table(&request.get_ref().table_id).await?
@@ -338,7 +339,7 @@ pub(crate) async fn records(
     s.admit(request.metadata(), Access::Read).await?;
     let r = request.get_ref();
     let handle = s.readable(&r.table_id, true).await?;
-    let marked = handle.lock().config.marked_for_embargo();
+    let marked = handle.lock().config().marked_for_embargo();
     s.competitions.embargo.check_embargo(&r.table_id, marked).await?;
     let json = match pb::RecordFormat::try_from(r.format) {
         Ok(pb::RecordFormat::Json) => true,

@@ -27,10 +27,10 @@ use super::refusal::Refusal;
 use super::service::{SkatServer, record_table};
 use super::stall::{Ended, Shared};
 use crate::metrics::Metrics;
-use crate::secret::TokenHash;
-use crate::table::published::Registered;
-use crate::table::slots::StreamSlot;
-use crate::table::{LogEntry, Past, TableHandle};
+use skat_table::secret::TokenHash;
+use skat_table::published::Registered;
+use skat_table::slots::StreamSlot;
+use skat_table::{LogEntry, Past, TableHandle};
 
 /// Events read from the log under one lock.
 pub(crate) const BATCH: usize = 64;
@@ -280,7 +280,7 @@ pub(crate) async fn watch(
     let token = bearer(request.metadata())?;
     if token.is_none() {
         // Duplicate's secrets: a spectator of a tournament table waits for its list.
-        let marked = handle.lock().config.marked_for_embargo();
+        let marked = handle.lock().config().marked_for_embargo();
         s.competitions.embargo.check_embargo(&request.get_ref().table_id, marked).await?;
     }
     let t = handle.settled().await;
@@ -289,7 +289,7 @@ pub(crate) async fn watch(
         None => Watcher::Spectator,
         Some(token) => Watcher::Seat { seat: seat_in(&t, &token)?, token: TokenHash::of(&token) },
     };
-    let slot = StreamSlot::open(&handle, watcher.seat(), &s.config, &s.metrics).map_err(Refusal::from)?;
+    let slot = StreamSlot::open(&handle, watcher.seat(), &s.config.table_limits(), s.metrics.table()).map_err(Refusal::from)?;
     let (first, cursor) = match request.get_ref().after_seq {
         None => {
             let snapshot = projection::table_view(&t, watcher.seat(), Instant::now());

@@ -10,7 +10,7 @@ use sqlx::Row as _;
 use sqlx::any::AnyRow;
 
 use super::{Db, StoreError, names, to_i64, to_u64};
-use crate::secret::TokenHash;
+use skat_table::secret::TokenHash;
 
 /// A bot account.
 #[derive(Debug, Clone, PartialEq, Eq)]

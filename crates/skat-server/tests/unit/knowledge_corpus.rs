@@ -31,8 +31,8 @@ use skat_engine::{Action, Announcement, GameType, LegalActions, MatchConfig, Sea
 use skat_proto::{convert, pb};
 
 use super::projection;
-use crate::secret::TokenHash;
-use crate::table::{Table, TableConfig, TableEvent, TableId};
+use skat_table::secret::TokenHash;
+use skat_table::{Table, TableConfig, TableEvent, TableId};
 
 /// What the driver does for the seat to move (or instead of it).
 enum Step {
@@ -155,14 +155,14 @@ fn resign_policy() -> Policy {
         if !legal.cards.is_empty() {
             played += 1;
             let declarer =
-                t.game.deal().declarer().and_then(|p| t.game.seats_of(deal).get(p.index()).copied());
+                t.game().deal().declarer().and_then(|p| t.game().seats_of(deal).get(p.index()).copied());
             // Deal 0: the declarer resigns when it is to play after five cards; deal 1:
             // both defenders resign after the fourth card (one after the other).
             if deal == 0 && played >= 5 && Some(seat) == declarer {
                 return Step::Act(Action::Resign);
             }
             if deal == 1 && legal.resign && played > 3 {
-                let seats = t.game.seats_of(deal);
+                let seats = t.game().seats_of(deal);
                 if let Some(d) = declarer
                     && let Some(other) = seats.iter().copied().find(|s| *s != d && t.legal_actions(*s).resign)
                 {
@@ -184,13 +184,13 @@ fn claim_policy() -> Policy {
         }
         if !legal.cards.is_empty() {
             cards_seen += 1;
-            let seats = t.game.seats_of(deal);
-            let declarer = t.game.deal().declarer().map(|p| seats[p.index()]);
+            let seats = t.game().seats_of(deal);
+            let declarer = t.game().deal().declarer().map(|p| seats[p.index()]);
             if let Some(d) = declarer {
                 if t.legal_actions(d).claim && cards_seen > 6 {
                     return Step::Other(d, Action::Claim);
                 }
-                if t.game.deal().claimed()
+                if t.game().deal().claimed()
                     && let Some(other) = seats.iter().copied().find(|s| *s != d && t.legal_actions(*s).resign)
                 {
                     return Step::Other(other, Action::Resign);
@@ -342,7 +342,7 @@ fn play(case: &mut Case) -> Played {
         }
         let seat = t.seat_to_move().expect("somebody moves");
         let legal = t.legal_actions(seat);
-        let deal = t.game.deal_number();
+        let deal = t.game().deal_number();
         let at = now();
         match (case.policy)(deal, seat, &legal, &t, &mut rng) {
             Step::Act(action) => {

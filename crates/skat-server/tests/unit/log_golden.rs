@@ -19,9 +19,9 @@ use skat_engine::random::RandomPlayer;
 use skat_engine::{MatchConfig, Seat};
 
 use super::projection;
-use crate::secret::TokenHash;
-use crate::table::records::RecordContext;
-use crate::table::{Table, TableConfig, TableId};
+use skat_table::secret::TokenHash;
+use skat_table::records::RecordContext;
+use skat_table::{Table, TableConfig, TableId};
 
 const GOLDEN: &str = "tests/unit/log_golden.txt";
 

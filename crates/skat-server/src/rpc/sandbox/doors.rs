@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
 use crate::rpc::held::Holding;
-use crate::secret::TokenHash;
+use skat_table::secret::TokenHash;
 
 /// Connections one door holds at once (more are closed as they arrive).
 pub(crate) const CONNECTIONS: usize = 4;
@@ -310,7 +310,7 @@ impl Doors {
 
 /// 16 random hex digits: a socket's name says nothing and cannot be guessed.
 fn random_name() -> String {
-    let n = crate::secret::random_u64().unwrap_or_else(|_| {
+    let n = skat_table::secret::random_u64().unwrap_or_else(|_| {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
     });
     format!("{n:016x}")

@@ -28,7 +28,7 @@ use super::held::Held;
 use super::limits::{self, Clients};
 use super::service::SkatServer;
 use super::tls;
-use crate::table::TableId;
+use skat_table::TableId;
 use doors::{CONNECTIONS, Door, DoorConnection, Doors, Opened, Opening, Pass, STREAMS};
 use service::{Entry, SandboxService};
 

@@ -1,4 +1,4 @@
-//! # The table room
+//! # skat-table
 //!
 //! One table: a match of the engine, its seats and tokens, its clocks, and its log; and
 //! the registry of every live table with the one path every change takes.
@@ -33,22 +33,28 @@
 //! back through the same methods to rebuild the table after a restart, event for event
 //! and `seq` for `seq` (the engine is deterministic; the table reads no clock).
 //!
-//! This room depends on the engine, the settings, the metrics and the secrets only: what makes a
-//! change durable is the journal's business, reached through [`registry::Durability`].
+//! This crate depends on the engine only. What makes a change durable is the journal's
+//! business, reached through [`registry::Durability`]; what it counts goes to a
+//! [`TableMetrics`] the server implements; the server's settings reach it as
+//! [`TableLimits`]. Its state is private: other crates read a table through its methods.
+//! The secrets (seat tokens, join codes, their hashes) live here too ([`secret`]): a
+//! table holds its seats' hashes, and the store keeps accounts' with the same type.
 
-pub(crate) mod clock;
-pub(crate) mod error;
-pub(crate) mod id;
-pub(crate) mod input;
-pub(crate) mod kept;
-pub(crate) mod log;
-pub(crate) mod published;
-pub(crate) mod records;
-pub(crate) mod registry;
-pub(crate) mod seats;
-pub(crate) mod settings;
-pub(crate) mod slots;
-pub(crate) mod turns;
+pub mod clock;
+pub mod error;
+mod limits;
+pub mod id;
+pub mod input;
+pub mod kept;
+pub mod log;
+pub mod published;
+pub mod secret;
+pub mod records;
+pub mod registry;
+pub mod seats;
+pub mod settings;
+pub mod slots;
+pub mod turns;
 
 #[cfg(test)]
 mod tests;
@@ -59,15 +65,16 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use skat_engine::matches::{MatchError, Seat};
 use skat_engine::{GameEvent, LegalActions, Match};
 
-pub(crate) use crate::secret::TokenHash;
-pub(crate) use error::{ChangeError, TableError};
-pub(crate) use id::TableId;
-pub(crate) use input::{Input, JournalEntry, TableConfig};
-pub(crate) use registry::{Durability, Durable, TableHandle, Tables};
+pub use crate::secret::TokenHash;
+pub use limits::{Metrics, NoMetrics, TableLimits, TableMetrics};
+pub use error::{ChangeError, TableError};
+pub use id::TableId;
+pub use input::{Input, JournalEntry, TableConfig};
+pub use registry::{Durability, Durable, TableHandle, Tables};
 
 /// Something in the table's log.
 #[derive(Debug, Clone)]
-pub(crate) enum TableEvent {
+pub enum TableEvent {
     /// A player took a seat.
     SeatJoined {
         /// The seat.
@@ -84,27 +91,33 @@ pub(crate) enum TableEvent {
     Game(GameEvent),
 }
 
+/// One event of a table's log, with what the seats may do after it.
 #[derive(Debug, Clone)]
-pub(crate) struct LogEntry {
-    pub(crate) time_ms: u64,
-    pub(crate) event: TableEvent,
+pub struct LogEntry {
+    /// When it happened (Unix ms).
+    pub time_ms: u64,
+    /// What happened (unredacted: redacted for each reader when read).
+    pub event: TableEvent,
     /// Who must act after this event, with what it may do (sent to that seat only).
-    pub(crate) turn: Option<(Seat, LegalActions, bool)>,
+    pub turn: Option<(Seat, LegalActions, bool)>,
     /// What the other seats may do out of turn after this event (resign, claim), by seat.
-    pub(crate) out_of_turn: [OutOfTurn; 4],
+    pub out_of_turn: [OutOfTurn; 4],
     /// The turn's deadline after this event (Unix ms; 0: none) and what is left of the
     /// seat to move's deal clock then (ms; 0: no deal clock): a stream reader sees its
     /// time on the event that hands it the turn.
-    pub(crate) deadline: (u64, u64),
+    pub deadline: (u64, u64),
 }
 
 /// What a seat may do when it is not its turn: during play, resign; the declarer, claim.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct OutOfTurn {
-    pub(crate) resign: bool,
-    pub(crate) claim: bool,
+pub struct OutOfTurn {
+    /// It may resign the deal.
+    pub resign: bool,
+    /// It may claim the remaining tricks (the declarer).
+    pub claim: bool,
 }
 
+/// A seat's place: who sits there and the hash of its token (private to the table).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Slot {
     pub(crate) name: String,
@@ -113,6 +126,7 @@ pub(crate) struct Slot {
     pub(crate) key: Option<TokenHash>,
 }
 
+/// The turn running now: whose, in which deal, and its clock (private to the table).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Turn {
     pub(crate) id: u64,
@@ -130,7 +144,7 @@ pub(crate) struct Turn {
 
 /// Where a table is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Status {
+pub enum Status {
     /// Seats are open.
     Waiting,
     /// Playing its list.
@@ -142,19 +156,19 @@ pub(crate) enum Status {
 /// What listings show of a table: the part of its state that changes at joins, leaves,
 /// deal ends and the end (its id, name and settings never change).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Listing {
+pub struct Listing {
     /// Where it is in its life.
-    pub(crate) status: Status,
+    pub status: Status,
     /// Seats taken.
-    pub(crate) occupied: u32,
+    pub occupied: u32,
     /// Deals finished.
-    pub(crate) deals_played: u32,
+    pub deals_played: u32,
     /// Names by seat (empty for an open seat).
-    pub(crate) players: Vec<String>,
+    pub players: Vec<String>,
     /// Seeger-Fabian totals by seat.
-    pub(crate) scores: Vec<i32>,
+    pub scores: Vec<i32>,
     /// Unix milliseconds when it finished; 0 before.
-    pub(crate) finished_ms: u64,
+    pub finished_ms: u64,
 }
 
 /// A table.
@@ -193,7 +207,7 @@ pub struct Table {
 
 /// A table's inputs, taken to derive its whole log away from the table.
 #[derive(Debug)]
-pub(crate) struct Past {
+pub struct Past {
     id: TableId,
     kept: kept::KeptInputs,
     now: Instant,
@@ -202,30 +216,30 @@ pub(crate) struct Past {
 impl Past {
     /// Every event from seq 1, by rebuilding the table from its inputs with a whole log
     /// (the same methods at the same times: the same events).
-    pub(crate) fn derive(self) -> Vec<LogEntry> {
+    pub fn derive(self) -> Vec<LogEntry> {
         self.rebuilt().map_or_else(Vec::new, |table| table.log.into_held())
     }
 
     /// The records of the deals that ended at or before `seq`
     /// ([`Table::records_until`]), derived.
-    pub(crate) fn records_until(self, seq: u64, json: bool, context: &records::RecordContext) -> Vec<String> {
+    pub fn records_until(self, seq: u64, json: bool, context: &records::RecordContext) -> Vec<String> {
         self.rebuilt().map_or_else(Vec::new, |t| t.records_until(seq, json, context))
     }
 
     /// Every finished deal's record, derived.
-    pub(crate) fn deal_records(self) -> Vec<skat_engine::record::DealRecord> {
+    pub fn deal_records(self) -> Vec<skat_engine::record::DealRecord> {
         self.rebuilt().map_or_else(Vec::new, |t| t.game.into_records())
     }
 
     /// The table rebuilt from its inputs with a whole log and its finished deals'
     /// records: to be read once (records, analysis), then dropped.
-    pub(crate) fn rebuilt(self) -> Option<Table> {
+    pub fn rebuilt(self) -> Option<Table> {
         Table::rebuild(self.id, self.kept.steps(), self.now, log::Log::whole()).ok().map(|(table, _)| table)
     }
 }
 
 /// Milliseconds since the Unix epoch (0 before it).
-pub(crate) fn unix_ms(t: SystemTime) -> u64 {
+pub fn unix_ms(t: SystemTime) -> u64 {
     t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
 }
 
@@ -355,7 +369,7 @@ impl Table {
 
     /// The events after seq `after`, at most `max`: from the log when it holds them,
     /// otherwise derived ([`Table::past`]) while the caller waits.
-    pub(crate) fn entries_after(&self, after: u64, max: usize) -> Cow<'_, [LogEntry]> {
+    pub fn entries_after(&self, after: u64, max: usize) -> Cow<'_, [LogEntry]> {
         match self.log.held_after(after) {
             Some(held) => Cow::Borrowed(&held[..max.min(held.len())]),
             None => {
@@ -367,13 +381,13 @@ impl Table {
     }
 
     /// Whether the log holds the events after seq `after` (otherwise a reader derives them).
-    pub(crate) fn holds_after(&self, after: u64) -> bool {
+    pub fn holds_after(&self, after: u64) -> bool {
         self.log.held_after(after).is_some()
     }
 
     /// What deriving the whole log takes: the kept inputs, to rebuild from outside the
     /// table's lock.
-    pub(crate) fn past(&self) -> Past {
+    pub fn past(&self) -> Past {
         Past { id: self.id.clone(), kept: self.kept.clone(), now: self.epoch.0 }
     }
 
@@ -424,7 +438,22 @@ impl Table {
         self.pending.push(entry);
     }
 
-    /// The table id.
+    /// The match: deals, scores, the current deal (read by the projection and results).
+    pub fn game(&self) -> &Match {
+        &self.game
+    }
+
+    /// What the table was set up with.
+    pub fn config(&self) -> &TableConfig {
+        &self.config
+    }
+
+    /// Whether play has begun (every seat was taken once).
+    pub fn started(&self) -> bool {
+        self.started
+    }
+
+    /// The table's id.
     pub fn id(&self) -> &TableId {
         &self.id
     }
@@ -479,12 +508,18 @@ impl Table {
             .map(|i| Seat::new(i as u8))
     }
 
-    pub(crate) fn names(&self) -> Vec<String> {
+    /// Each seat in order: its name (empty when open) and whether it is taken.
+    pub fn seats(&self) -> impl Iterator<Item = (&str, bool)> {
+        self.slots.iter().map(|s| (s.name.as_str(), s.token.is_some()))
+    }
+
+    /// The seats' names in seat order (empty for an open seat).
+    pub fn names(&self) -> Vec<String> {
         self.slots.iter().map(|s| s.name.clone()).collect()
     }
 
     /// The wall-clock time at `now`.
-    pub(crate) fn wall(&self, now: Instant) -> SystemTime {
+    pub fn wall(&self, now: Instant) -> SystemTime {
         self.epoch.1 + now.saturating_duration_since(self.epoch.0)
     }
 
@@ -501,7 +536,7 @@ impl Table {
     }
 
     /// Waiting, playing or finished.
-    pub(crate) fn status(&self) -> Status {
+    pub fn status(&self) -> Status {
         if self.game.is_over() {
             Status::Finished
         } else if self.started {
@@ -512,7 +547,7 @@ impl Table {
     }
 
     /// What listings show of the table now.
-    pub(crate) fn listing(&self) -> Listing {
+    pub fn listing(&self) -> Listing {
         Listing {
             status: self.status(),
             occupied: self.slots.iter().filter(|s| s.token.is_some()).count() as u32,
@@ -523,9 +558,15 @@ impl Table {
         }
     }
 
-    /// Whether the listing last written (`listed`) is still the table's: compared in
-    /// place, since the journal asks after every change and most change no listing.
-    pub(crate) fn listed_is_current(&self) -> bool {
+    /// Notes that listings now show [`Table::listing`] (the journal wrote its row).
+    pub fn mark_listed(&mut self) {
+        self.listed = Some(self.listing());
+    }
+
+    /// Whether the listing last written ([`Table::mark_listed`]) is still the table's:
+    /// compared in place, since the journal asks after every change and most change no
+    /// listing.
+    pub fn listed_is_current(&self) -> bool {
         let Some(l) = &self.listed else { return false };
         let standings = self.game.standings();
         l.status == self.status()

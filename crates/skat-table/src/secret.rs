@@ -9,7 +9,7 @@
 /// The operating system gave no random bytes (the server cannot make tokens or ids).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("no randomness available")]
-pub(crate) struct NoRandomness;
+pub struct NoRandomness;
 
 /// A secret: a seat token or a join code. It is compared in constant time and never
 /// printed (`Debug` shows `SeatToken(..)`), so it can sit in structures that are logged

@@ -15,7 +15,7 @@ use std::task::{Context, Poll, Waker};
 
 /// The last published seq of a table, and who waits for a later one.
 #[derive(Debug, Default)]
-pub(crate) struct PublishedSeq {
+pub struct PublishedSeq {
     seq: AtomicU64,
     waiting: Mutex<Waiting>,
 }
@@ -31,16 +31,16 @@ struct Waiting {
 /// The waker a waiter left in the list and the list's round then (a later round has
 /// woken and dropped it).
 #[derive(Debug, Default)]
-pub(crate) struct Registered(Option<(Waker, u64)>);
+pub struct Registered(Option<(Waker, u64)>);
 
 impl PublishedSeq {
     /// Starting at `seq`.
-    pub(crate) fn new(seq: u64) -> PublishedSeq {
+    pub fn new(seq: u64) -> PublishedSeq {
         PublishedSeq { seq: AtomicU64::new(seq), waiting: Mutex::default() }
     }
 
     /// The last published seq.
-    pub(crate) fn get(&self) -> u64 {
+    pub fn get(&self) -> u64 {
         self.seq.load(Ordering::Acquire)
     }
 
@@ -50,14 +50,14 @@ impl PublishedSeq {
 
     /// Publishes `seq` if it is newer (commits may be published out of order: the seq only
     /// grows), waking every waiter.
-    pub(crate) fn publish(&self, seq: u64) {
+    pub fn publish(&self, seq: u64) {
         if self.seq.fetch_max(seq, Ordering::AcqRel) < seq {
             self.wake_all();
         }
     }
 
     /// Wakes every waiter, changed or not.
-    pub(crate) fn wake_all(&self) {
+    pub fn wake_all(&self) {
         let woken = {
             let mut list = self.list();
             list.round += 1;
@@ -70,7 +70,7 @@ impl PublishedSeq {
 
     /// Ready once the seq is past `after`; otherwise registers `cx`'s waker (in
     /// `registered`, to be [forgotten](Self::forget) when the waiter goes away).
-    pub(crate) fn poll_after(&self, after: u64, registered: &mut Registered, cx: &Context<'_>) -> Poll<u64> {
+    pub fn poll_after(&self, after: u64, registered: &mut Registered, cx: &Context<'_>) -> Poll<u64> {
         let seq = self.get();
         if seq > after {
             return Poll::Ready(seq);
@@ -98,7 +98,7 @@ impl PublishedSeq {
     }
 
     /// Takes a waiter's waker out of the list (it stopped waiting).
-    pub(crate) fn forget(&self, registered: &mut Registered) {
+    pub fn forget(&self, registered: &mut Registered) {
         if registered.0.is_some() {
             Self::take_out(&mut self.list(), registered);
         }
@@ -117,7 +117,7 @@ impl PublishedSeq {
     /// Resolves at the next publish past `after`, or at the next [`wake_all`](Self::wake_all)
     /// (the caller looks again at what it waits for); not when its task is woken for
     /// something else.
-    pub(crate) fn changed(&self, after: u64) -> Changed<'_> {
+    pub fn changed(&self, after: u64) -> Changed<'_> {
         Changed { seq: self, after, registered: Registered::default() }
     }
 
@@ -131,7 +131,7 @@ impl PublishedSeq {
 /// [`PublishedSeq::changed`]'s future.
 #[derive(Debug)]
 #[must_use = "a future does nothing unless awaited"]
-pub(crate) struct Changed<'a> {
+pub struct Changed<'a> {
     seq: &'a PublishedSeq,
     after: u64,
     registered: Registered,

@@ -16,7 +16,7 @@ use std::time::Instant;
 use tokio::sync::Notify;
 
 use super::registry::{Durability, TableHandle};
-use crate::metrics::Metrics;
+use crate::Metrics;
 
 /// A turn that can time out: its id and when (as [`super::Table::next_deadline`] gives it).
 pub(super) type Deadline = (u64, Instant);
@@ -33,7 +33,7 @@ struct Due {
 
 /// Every table's current deadline, and the task that waits for the earliest.
 #[derive(Debug, Default)]
-pub(crate) struct Clock {
+pub struct Clock {
     deadlines: Mutex<BTreeMap<Key, Due>>,
     /// Wakes the task: an earlier deadline, or the clock closed. A wake-up sent while the
     /// task is busy is kept (`notify_one` stores a permit), so none is lost.
@@ -137,7 +137,7 @@ async fn forfeit<J: Durability>(handle: Arc<TableHandle>, turn: u64, metrics: Me
     let fired =
         handle.mutate(&journal, &metrics, |t| t.on_deadline(turn, Instant::now()).map(|_| t.id().clone()));
     if let Ok(Some(id)) = fired.await {
-        metrics.timeouts.inc();
+        metrics.timed_out();
         tracing::info!(table = %id, "a seat ran out of time and forfeits the deal");
     }
 }

@@ -25,10 +25,10 @@ use super::clock::{Clock, Deadline};
 use super::error::ChangeError;
 use super::published::{Changed, PublishedSeq, Registered};
 use super::{Table, TableId};
-use crate::metrics::Metrics;
+use crate::Metrics;
 
 /// Where a table's changes are made durable before they are answered and published.
-pub(crate) trait Durability: Clone + Send + Sync + 'static {
+pub trait Durability: Clone + Send + Sync + 'static {
     /// Takes the table's new inputs (called with the table locked, after every change).
     fn submit(&self, table: &mut Table) -> Durable;
 }
@@ -36,21 +36,21 @@ pub(crate) trait Durability: Clone + Send + Sync + 'static {
 /// A submitted change: ready once it is durable.
 #[must_use = "a change is promised only once it is durable"]
 #[derive(Debug)]
-pub(crate) struct Durable(Option<oneshot::Receiver<bool>>);
+pub struct Durable(Option<oneshot::Receiver<bool>>);
 
 impl Durable {
     /// Nothing to wait for (no journal, or nothing changed).
-    pub(crate) fn now() -> Durable {
+    pub fn now() -> Durable {
         Durable(None)
     }
 
     /// Ready when the writer answers on `done` (true: durable).
-    pub(crate) fn when(done: oneshot::Receiver<bool>) -> Durable {
+    pub fn when(done: oneshot::Receiver<bool>) -> Durable {
         Durable(Some(done))
     }
 
     /// A change that can never be made durable (the journal has failed).
-    pub(crate) fn failed() -> Durable {
+    pub fn failed() -> Durable {
         let (tx, rx) = oneshot::channel();
         let _ = tx.send(false);
         Durable(Some(rx))
@@ -58,7 +58,7 @@ impl Durable {
 
     /// Waits until the change is durable; [`ChangeError::NotDurable`] when it could not be
     /// made so (the server is then stopping, and the caller must not answer OK).
-    pub(crate) async fn wait(self) -> Result<(), ChangeError> {
+    pub async fn wait(self) -> Result<(), ChangeError> {
         let Some(rx) = self.0 else { return Ok(()) };
         match rx.await {
             Ok(true) => Ok(()),
@@ -69,10 +69,10 @@ impl Durable {
 
 /// Held for as long as a table lives and dropped with it (the creating client's
 /// per-address permit).
-pub(crate) type Guard = Box<dyn std::any::Any + Send + Sync>;
+pub type Guard = Box<dyn std::any::Any + Send + Sync>;
 
 /// A table with its lock, its watchers' wake-up and its place in the clock.
-pub(crate) struct TableHandle {
+pub struct TableHandle {
     table: Mutex<Table>,
     /// The last published seq, and the streams and tasks waiting for a later one.
     seq: PublishedSeq,
@@ -102,12 +102,12 @@ impl std::fmt::Debug for TableHandle {
 impl TableHandle {
     /// Locks the table. A panic while holding the lock cannot leave a half-applied action
     /// (the engine checks before it changes anything), so a poisoned lock is taken over.
-    pub(crate) fn lock(&self) -> MutexGuard<'_, Table> {
+    pub fn lock(&self) -> MutexGuard<'_, Table> {
         self.table.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// A handle for a table that is only read (rebuilt from the journal).
-    pub(crate) fn archived(table: Table) -> Arc<TableHandle> {
+    pub fn archived(table: Table) -> Arc<TableHandle> {
         let mut handle = TableHandle::new(table, None, None);
         handle.archived = true;
         Arc::new(handle)
@@ -133,7 +133,7 @@ impl TableHandle {
     /// Changes the table with `f`, journals the change, waits until it is durable, and
     /// publishes it: the one path of every change (see the module header). `f` runs
     /// under the table's lock.
-    pub(crate) async fn mutate<T>(
+    pub async fn mutate<T>(
         self: &Arc<Self>,
         journal: &impl Durability,
         metrics: &Metrics,
@@ -155,7 +155,7 @@ impl TableHandle {
 
     /// The table once everything in it is published (durable): what a snapshot may
     /// show. Waits at most for the commits in flight.
-    pub(crate) async fn settled(&self) -> MutexGuard<'_, Table> {
+    pub async fn settled(&self) -> MutexGuard<'_, Table> {
         loop {
             let published = self.seq.get();
             {
@@ -169,19 +169,19 @@ impl TableHandle {
     }
 
     /// The last published `seq`: events up to it are durable and may be read.
-    pub(crate) fn published(&self) -> u64 {
+    pub fn published(&self) -> u64 {
         self.seq.get()
     }
 
     /// Resolves once a seq past `after` is published, or the table's watchers are woken
     /// (it closes, the server stops): the caller looks again.
-    pub(crate) fn changed(&self, after: u64) -> Changed<'_> {
+    pub fn changed(&self, after: u64) -> Changed<'_> {
         self.seq.changed(after)
     }
 
     /// A stream's wait for a seq past `after` (its waker left in `registered`, to be
     /// [forgotten](Self::forget) when the stream ends).
-    pub(crate) fn poll_published(
+    pub fn poll_published(
         &self,
         after: u64,
         registered: &mut Registered,
@@ -191,7 +191,7 @@ impl TableHandle {
     }
 
     /// Takes a stream's waker out of the table's list.
-    pub(crate) fn forget(&self, registered: &mut Registered) {
+    pub fn forget(&self, registered: &mut Registered) {
         self.seq.forget(registered);
     }
 
@@ -200,7 +200,7 @@ impl TableHandle {
     fn publish(self: &Arc<Self>, state: Published, metrics: &Metrics) {
         let Published { seq, deadline, deals } = state;
         let counted = self.deals_counted.swap(deals, Ordering::Relaxed);
-        metrics.deals.inc_by(deals.saturating_sub(counted) as u64);
+        metrics.deals_finished(deals.saturating_sub(counted) as u64);
         // Commits of one table complete in order, but their callers may publish out of
         // order: the published seq only grows.
         self.seq.publish(seq);
@@ -221,7 +221,7 @@ impl TableHandle {
 
     /// Stops the clock and wakes the watchers, who end their streams (the table is
     /// being dropped).
-    pub(crate) fn stop(&self) {
+    pub fn stop(&self) {
         self.closed.store(true, Ordering::Relaxed);
         if let Some((clock, number)) = &self.clock {
             // Taken out of the clock for good: a closed table's deadline is never moved.
@@ -233,12 +233,12 @@ impl TableHandle {
 
     /// Wakes the table's watchers without a change (the server is shutting down: each
     /// stream looks at why it was ended).
-    pub(crate) fn wake_watchers(&self) {
+    pub fn wake_watchers(&self) {
         self.seq.wake_all();
     }
 
     /// Whether the table has been dropped from the server.
-    pub(crate) fn is_closed(&self) -> bool {
+    pub fn is_closed(&self) -> bool {
         self.closed.load(Ordering::Relaxed)
     }
 }
@@ -278,7 +278,7 @@ impl Drop for Tables {
 impl Tables {
     /// Adds a table unless `max` tables exist already, and puts it on the clock; `guard` is
     /// held as long as the table (the creating client's permit).
-    pub(crate) fn insert(
+    pub fn insert(
         &self,
         table: Table,
         max: usize,
@@ -303,30 +303,30 @@ impl Tables {
     }
 
     /// Takes a table out (its creation could not be journaled).
-    pub(crate) fn remove(&self, id: &TableId) {
+    pub fn remove(&self, id: &TableId) {
         if let Some(h) = self.map.write().unwrap_or_else(|p| p.into_inner()).remove(id) {
             h.stop();
         }
     }
 
     /// The table with this id.
-    pub(crate) fn get(&self, id: &TableId) -> Option<Arc<TableHandle>> {
+    pub fn get(&self, id: &TableId) -> Option<Arc<TableHandle>> {
         self.map.read().unwrap_or_else(|p| p.into_inner()).get(id).cloned()
     }
 
     /// Every table.
-    pub(crate) fn all(&self) -> Vec<Arc<TableHandle>> {
+    pub fn all(&self) -> Vec<Arc<TableHandle>> {
         self.map.read().unwrap_or_else(|p| p.into_inner()).values().cloned().collect()
     }
 
     /// How many tables there are.
-    pub(crate) fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         self.map.read().unwrap_or_else(|p| p.into_inner()).len()
     }
 
     /// Drops the tables that have expired and returns them. Each table is looked at
     /// under its own lock only; the registry is write-locked just to remove the expired.
-    pub(crate) fn expire(&self, now: Instant, expiry: std::time::Duration) -> Vec<Arc<TableHandle>> {
+    pub fn expire(&self, now: Instant, expiry: std::time::Duration) -> Vec<Arc<TableHandle>> {
         let expired: Vec<(TableId, Arc<TableHandle>)> = self
             .map
             .read()

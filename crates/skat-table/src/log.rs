@@ -20,11 +20,11 @@ use super::{LogEntry, TableEvent};
 /// Events held: a stream a few events behind (the last card, the deal's end and the next
 /// deal's first turns come in one change, five events) still reads from memory; a bot that
 /// drops its stream and resumes two seconds later has missed about five.
-pub(crate) const KEEP: usize = 10;
+pub const KEEP: usize = 10;
 
 /// The events of one table.
 #[derive(Debug, Default)]
-pub(crate) struct Log {
+pub struct Log {
     /// How many events came before the first one held.
     dropped: u64,
     held: Vec<LogEntry>,
@@ -36,32 +36,32 @@ pub(crate) struct Log {
 
 impl Log {
     /// A log that keeps every event.
-    pub(crate) fn whole() -> Log {
+    pub fn whole() -> Log {
         Log { whole: true, ..Log::default() }
     }
 
     /// Whether every event is kept (a table rebuilt to be read).
-    pub(crate) fn is_whole(&self) -> bool {
+    pub fn is_whole(&self) -> bool {
         self.whole
     }
 
     /// The seq of the last event (0 before any).
-    pub(crate) fn seq(&self) -> u64 {
+    pub fn seq(&self) -> u64 {
         self.dropped + self.held.len() as u64
     }
 
     /// The last event, if any (always held).
-    pub(crate) fn last(&self) -> Option<&LogEntry> {
+    pub fn last(&self) -> Option<&LogEntry> {
         self.held.last()
     }
 
     /// The last event, to note the turn on it.
-    pub(crate) fn last_mut(&mut self) -> Option<&mut LogEntry> {
+    pub fn last_mut(&mut self) -> Option<&mut LogEntry> {
         self.held.last_mut()
     }
 
     /// Appends an event; a full window lets go of all but the last [`KEEP`].
-    pub(crate) fn push(&mut self, entry: LogEntry) {
+    pub fn push(&mut self, entry: LogEntry) {
         if let TableEvent::Game(GameEvent::DealEnded { .. }) = &entry.event {
             self.deal_ends.push(self.seq() + 1);
         }
@@ -78,18 +78,18 @@ impl Log {
     }
 
     /// The events after seq `after`, if they are held (`None`: some must be derived).
-    pub(crate) fn held_after(&self, after: u64) -> Option<&[LogEntry]> {
+    pub fn held_after(&self, after: u64) -> Option<&[LogEntry]> {
         let from = usize::try_from(after.checked_sub(self.dropped)?).ok()?;
         Some(self.held.get(from..).unwrap_or(&[]))
     }
 
     /// How many deals ended at or before `seq`.
-    pub(crate) fn deals_ended_by(&self, seq: u64) -> usize {
+    pub fn deals_ended_by(&self, seq: u64) -> usize {
         self.deal_ends.partition_point(|s| *s <= seq)
     }
 
     /// Every event held, from the first (all of them in a [`Log::whole`]).
-    pub(crate) fn into_held(self) -> Vec<LogEntry> {
+    pub fn into_held(self) -> Vec<LogEntry> {
         self.held
     }
 }

@@ -206,7 +206,7 @@ impl Table {
 impl Table {
     /// What is left on `seat`'s deal clock at `now` (zero with no deal clock): the time
     /// the seat to move has spent on its turn so far is already taken off.
-    pub(crate) fn clock_left(&self, seat: usize, now: Instant) -> Duration {
+    pub fn clock_left(&self, seat: usize, now: Instant) -> Duration {
         if self.config.deal_ms == 0 {
             return Duration::ZERO;
         }
@@ -220,7 +220,7 @@ impl Table {
 
     /// When the seat to move loses the deal by time-out, in Unix milliseconds (0: no
     /// deadline).
-    pub(crate) fn deadline_unix_ms(&self, now: Instant) -> u64 {
+    pub fn deadline_unix_ms(&self, now: Instant) -> u64 {
         self.turn.and_then(|t| t.deadline).map_or(0, |d| {
             let left = d.saturating_duration_since(now);
             unix_ms(self.wall(now) + left)

@@ -21,7 +21,7 @@ use super::{Input, JournalEntry};
 
 /// One step of a table's life, as it is replayed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Step {
+pub enum Step {
     /// An input, as the journal has it.
     Input(JournalEntry),
     /// The table was resumed after a restart at this wall time (Unix ms).
@@ -204,7 +204,7 @@ const GROW: usize = 48;
 
 /// Every input of a table, in order, with its restarts.
 #[derive(Debug, Default, Clone)]
-pub(crate) struct KeptInputs {
+pub struct KeptInputs {
     /// The time of the last input kept (Unix ms): the next one's is counted from it.
     last_ms: u64,
     kept: Vec<Kept>,
@@ -219,7 +219,7 @@ pub(crate) struct KeptInputs {
 
 impl KeptInputs {
     /// Keeps `entry` (numbered in order: its `n` is how many were kept before it).
-    pub(crate) fn keep(&mut self, entry: &JournalEntry) {
+    pub fn keep(&mut self, entry: &JournalEntry) {
         let since = entry.at_ms.checked_sub(self.last_ms).filter(|_| !self.kept.is_empty());
         let packed = since.and_then(|since| {
             let ms = (since & 0xffff) as u16;
@@ -266,14 +266,14 @@ impl KeptInputs {
     }
 
     /// Keeps a restart at `wall_ms`.
-    pub(crate) fn resumed(&mut self, wall_ms: u64) {
+    pub fn resumed(&mut self, wall_ms: u64) {
         self.restarts.push(wall_ms);
         let index = Kept::pack(Kind::Resumed(self.restarts.len() as u32 - 1));
         self.push(index.expect("a restart's index fits 26 bits"));
     }
 
     /// Every step, in order, as the journal and the restarts had them.
-    pub(crate) fn steps(&self) -> impl Iterator<Item = Step> + '_ {
+    pub fn steps(&self) -> impl Iterator<Item = Step> + '_ {
         let (mut n, mut last_ms, mut gap) = (0u64, 0u64, 0u64);
         self.kept.iter().filter_map(move |k| {
             // Every entry was checked to unpack as it was kept (`Kept::pack`).
@@ -304,7 +304,7 @@ impl KeptInputs {
     }
 
     /// The wall time of a kept restart.
-    pub(crate) fn wall(ms: u64) -> std::time::SystemTime {
+    pub fn wall(ms: u64) -> std::time::SystemTime {
         UNIX_EPOCH + Duration::from_millis(ms)
     }
 }
@@ -325,7 +325,7 @@ mod tests {
         // Each input's time after the one before (ms): nothing, the most 16 bits hold, one
         // more, pauses of minutes and of a month, and a clock that went back.
         let inputs = [
-            (0, Input::Created { config: crate::table::tests::config() }),
+            (0, Input::Created { config: crate::tests::config() }),
             (1_500, acted(Action::Play { card })),
             (0, Input::Acted { seat, action: Action::Pass, comment: Some("why".into()) }),
             (65_535, acted(Action::Bid { value: Bid::MAX })),

@@ -10,14 +10,14 @@
 
 use skat_engine::MatchConfig;
 
-use crate::config::ServerConfig;
+use crate::TableLimits;
 
 /// The longest time limit, in milliseconds (a day).
-pub(crate) const MAX_LIMIT_MS: u64 = 24 * 3600 * 1000;
+pub const MAX_LIMIT_MS: u64 = 24 * 3600 * 1000;
 
 /// Settings that cannot be played.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum SettingsError {
+pub enum SettingsError {
     /// Not 3 or 4 seats.
     #[error("a table has 3 or 4 seats, not {0}")]
     Seats(u32),
@@ -38,7 +38,7 @@ pub(crate) enum SettingsError {
 }
 
 /// Seats: 3 or 4 (0 means 3).
-pub(crate) fn seats(asked: u32) -> Result<u8, SettingsError> {
+pub fn seats(asked: u32) -> Result<u8, SettingsError> {
     match asked {
         0 | 3 => Ok(3),
         4 => Ok(4),
@@ -48,7 +48,7 @@ pub(crate) fn seats(asked: u32) -> Result<u8, SettingsError> {
 
 /// Deals per list: at most the server's limit; 0 stays 0 here (the standard list, which
 /// [`deals_or_standard`] fills in).
-pub(crate) fn deals(asked: u32, config: &ServerConfig) -> Result<u32, SettingsError> {
+pub fn deals(asked: u32, config: &TableLimits) -> Result<u32, SettingsError> {
     if asked > config.max_deals {
         return Err(SettingsError::Deals { max: config.max_deals, asked });
     }
@@ -56,15 +56,15 @@ pub(crate) fn deals(asked: u32, config: &ServerConfig) -> Result<u32, SettingsEr
 }
 
 /// Deals per list, with 0 meaning the standard list for `seats`.
-pub(crate) fn deals_or_standard(seats: u8, deals: u32) -> u32 {
+pub fn deals_or_standard(seats: u8, deals: u32) -> u32 {
     if deals == 0 { MatchConfig::standard(seats, 0).deals } else { deals }
 }
 
 /// The longest pause between deals, in milliseconds (five minutes).
-pub(crate) const MAX_BETWEEN_DEALS_MS: u64 = 5 * 60 * 1000;
+pub const MAX_BETWEEN_DEALS_MS: u64 = 5 * 60 * 1000;
 
 /// The pause between deals: at most [`MAX_BETWEEN_DEALS_MS`].
-pub(crate) fn between_deals(asked: u64) -> Result<u64, SettingsError> {
+pub fn between_deals(asked: u64) -> Result<u64, SettingsError> {
     if asked > MAX_BETWEEN_DEALS_MS {
         return Err(SettingsError::BetweenDeals);
     }
@@ -72,9 +72,9 @@ pub(crate) fn between_deals(asked: u64) -> Result<u64, SettingsError> {
 }
 
 /// The time control: the server's defaults when none is given; each limit at most a day.
-pub(crate) fn time_control(
+pub fn time_control(
     asked: Option<(u64, u64)>,
-    config: &ServerConfig,
+    config: &TableLimits,
 ) -> Result<(u64, u64), SettingsError> {
     let (action_ms, deal_ms) = asked.unwrap_or((config.default_action_ms, config.default_deal_ms));
     if action_ms > MAX_LIMIT_MS || deal_ms > MAX_LIMIT_MS {

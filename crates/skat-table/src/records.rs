@@ -70,7 +70,7 @@ impl Table {
     }
 
     /// The comments on the actions of deal `deal` (to be shown only once it has ended).
-    pub(crate) fn comments_of(&self, deal: u32) -> impl Iterator<Item = &Comment> {
+    pub fn comments_of(&self, deal: u32) -> impl Iterator<Item = &Comment> {
         self.comments.iter().filter(move |c| c.deal == deal)
     }
 

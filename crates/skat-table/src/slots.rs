@@ -12,12 +12,12 @@ use std::sync::atomic::Ordering;
 use skat_engine::matches::Seat;
 
 use super::registry::TableHandle;
-use crate::config::ServerConfig;
-use crate::metrics::Metrics;
+use crate::TableLimits;
+use crate::Metrics;
 
 /// Why a stream found no slot.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum SlotError {
+pub enum SlotError {
     /// The table has no such seat.
     #[error("this table has no seat {0}")]
     NoSuchSeat(Seat),
@@ -36,7 +36,7 @@ pub(crate) enum SlotError {
 /// A stream's place at a table: a spectator slot or one of its seat's own slots, given
 /// back when the stream ends, however it ends.
 #[derive(Debug)]
-pub(crate) struct StreamSlot {
+pub struct StreamSlot {
     handle: Arc<TableHandle>,
     seat: Option<Seat>,
     metrics: Metrics,
@@ -45,10 +45,10 @@ pub(crate) struct StreamSlot {
 impl StreamSlot {
     /// Takes a slot for a spectator (`seat` None) or for `seat`'s own streams; seats never
     /// compete with spectators for slots.
-    pub(crate) fn open(
+    pub fn open(
         handle: &Arc<TableHandle>,
         seat: Option<Seat>,
-        config: &ServerConfig,
+        config: &TableLimits,
         metrics: &Metrics,
     ) -> Result<StreamSlot, SlotError> {
         let (counter, limit, flag, what) = match seat {
@@ -65,7 +65,7 @@ impl StreamSlot {
         counter
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < limit).then_some(n + 1))
             .map_err(|_| SlotError::Full { flag, limit, what })?;
-        metrics.watchers.inc();
+        metrics.watchers(1);
         Ok(StreamSlot { handle: Arc::clone(handle), seat, metrics: metrics.clone() })
     }
 }
@@ -79,6 +79,6 @@ impl Drop for StreamSlot {
         if let Some(c) = counter {
             c.fetch_sub(1, Ordering::AcqRel);
         }
-        self.metrics.watchers.dec();
+        self.metrics.watchers(-1);
     }
 }

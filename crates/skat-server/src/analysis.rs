@@ -27,8 +27,8 @@ use skat_engine::DealRecord;
 use tokio::sync::{Notify, watch};
 
 use crate::config::AnalysisConfig;
-use crate::store::Store;
-use crate::store::analyses::StoredAnalysis;
+use skat_store::Store;
+use skat_store::analyses::StoredAnalysis;
 
 /// Analyses kept in memory when there is no database.
 pub(crate) const MEMORY_CACHE: usize = 64;
@@ -165,7 +165,7 @@ impl Analyst {
     pub(crate) async fn standing(
         &self,
         table_id: &str,
-    ) -> Result<Option<Standing>, crate::store::StoreError> {
+    ) -> Result<Option<Standing>, skat_store::StoreError> {
         {
             let state = self.lock();
             if state.running.contains(table_id) {

@@ -21,7 +21,6 @@ pub(crate) mod hosting;
 pub(crate) mod journal;
 mod metrics;
 pub(crate) mod rpc;
-pub(crate) mod store;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -37,7 +36,7 @@ pub use journal::recovery::Recovered;
 pub use metrics::{HostingMetrics, Metrics, cpu_seconds};
 pub use rpc::edge::METHODS;
 /// `skat backup`: a consistent, checked copy of a SQLite journal while the server runs.
-pub use store::backup;
+pub use skat_store::backup;
 
 /// The health service name that answers SERVING until the process exits (liveness);
 /// `""` and `skat.v1.SkatService` turn NOT_SERVING when draining (readiness).
@@ -168,10 +167,10 @@ async fn open_journal(
 ) -> std::io::Result<journal::Journal> {
     let opened = match &config.database {
         Database::Memory => return Ok(journal::Journal::memory()),
-        Database::Sqlite(dir) => store::Store::open_dir(dir).await,
+        Database::Sqlite(dir) => skat_store::Store::open_dir(dir).await,
         Database::Url(url) => match config.node_id {
-            Some(_) => store::Store::open_replica(url, config.replica_lease).await,
-            None => store::Store::open(url).await,
+            Some(_) => skat_store::Store::open_replica(url, config.replica_lease).await,
+            None => skat_store::Store::open(url).await,
         },
     };
     let store = opened.map_err(|e| {
@@ -257,7 +256,7 @@ pub mod bench {
     pub use crate::journal::recovery::recover;
     pub use crate::journal::rows::{stored, table_row};
     pub use skat_table::secret::TokenHash;
-    pub use crate::store::Store;
+    pub use skat_store::Store;
     pub use skat_table::Table;
     pub use skat_table::id::TableId;
     pub use skat_table::input::TableConfig;

@@ -17,7 +17,7 @@ use super::admin::Admin;
 use super::error::shown;
 use super::{CompetitionError, Ctx};
 use skat_table::secret::{SeatToken, TokenHash, random_u64};
-use crate::store::accounts::{Account, AccountChange, NameClaim};
+use skat_store::accounts::{Account, AccountChange, NameClaim};
 use skat_table::unix_ms;
 
 /// The most tables at once an account's quota may allow.

@@ -19,9 +19,9 @@ use skat_league::AccountId;
 
 use super::{CompetitionError, Ctx};
 use skat_table::secret::{random_u64, same_token};
-use crate::store::Store;
-use crate::store::accounts::{Account, ListedAccount};
-use crate::store::audit::AuditEntry;
+use skat_store::Store;
+use skat_store::accounts::{Account, ListedAccount};
+use skat_store::audit::AuditEntry;
 use skat_table::unix_ms;
 
 /// How often the per-account gauges are recomputed.

@@ -9,7 +9,7 @@ use super::SeatKey;
 use super::places::{Places, Size};
 use crate::config::ServerConfig;
 use skat_table::secret::random_u64;
-use crate::store::hosting::Pin;
+use skat_store::hosting::Pin;
 use skat_table::TableId;
 use skat_engine::matches::Seat;
 

@@ -21,8 +21,8 @@ use skat_league::{AccountId, BotName, ChallengeId, ChallengeState, ChallengeTerm
 use super::error::shown;
 use super::{CompetitionError, Ctx};
 use skat_table::secret::random_u64;
-use crate::store::accounts::Account;
-use crate::store::challenges::{Answer, Answered, ChallengeRow, Meeting, Reply};
+use skat_store::accounts::Account;
+use skat_store::challenges::{Answer, Answered, ChallengeRow, Meeting, Reply};
 use skat_table::unix_ms;
 
 /// How long an offer waits for its answers.

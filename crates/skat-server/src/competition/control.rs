@@ -19,7 +19,7 @@ use super::CompetitionError;
 use super::admin::Admin;
 use super::admin::Operators;
 use super::error::shown;
-use crate::store::tournaments::TournamentRow;
+use skat_store::tournaments::TournamentRow;
 use skat_table::unix_ms;
 
 /// The furthest ahead a tournament may start: a season.

@@ -5,7 +5,7 @@
 use skat_league::NameError;
 
 use skat_table::secret::NoRandomness;
-use crate::store::StoreError;
+use skat_store::StoreError;
 use skat_table::settings::SettingsError;
 use skat_table::{ChangeError, TableError};
 

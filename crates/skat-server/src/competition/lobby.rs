@@ -21,7 +21,7 @@ use super::places::Size;
 use super::{CompetitionError, Ctx, SeatKey, lock};
 use crate::config::PeopleTables;
 use skat_table::secret::SeatToken;
-use crate::store::accounts::Account;
+use skat_store::accounts::Account;
 use skat_table::TableId;
 
 /// How often a lobby looks for its account's seats at tables on other replicas.

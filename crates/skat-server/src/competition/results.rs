@@ -18,8 +18,8 @@ use skat_league::{PlannedTable, SeatResult, TournamentId};
 
 use super::{Ctx, lock};
 use crate::journal::recovery;
-use crate::store::ratings::NewRating;
-use crate::store::{Store, StoreError};
+use skat_store::ratings::NewRating;
+use skat_store::{Store, StoreError};
 use skat_table::{TableId, unix_ms};
 
 /// The result watchers running in this process.

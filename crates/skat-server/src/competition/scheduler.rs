@@ -32,9 +32,9 @@ use super::error::shown;
 use super::places::Size;
 use super::{CompetitionError, Ctx, lock};
 use skat_table::secret::random_u64;
-use crate::store::hosting::Pin;
-use crate::store::tournaments::Tournament;
-use crate::store::{Store, StoreError};
+use skat_store::hosting::Pin;
+use skat_store::tournaments::Tournament;
+use skat_store::{Store, StoreError};
 use skat_table::unix_ms;
 
 /// How long a scheduler's lease lasts unless renewed.

@@ -13,7 +13,7 @@ use skat_league::{AccountId, BotName, PlannedTable};
 use super::scheduler::Scheduler;
 use super::{CompetitionError, SeatKey};
 use skat_table::secret::SeatToken;
-use crate::store::tournaments::Tournament;
+use skat_store::tournaments::Tournament;
 use skat_table::settings::deals_or_standard;
 use skat_table::{Table, TableConfig, TableError, TableId};
 

@@ -12,9 +12,9 @@ use skat_league::{AccountId, BotName, Format, PlannedTable};
 
 use super::error::shown;
 use super::{CompetitionError, Ctx};
-use crate::store::accounts::Account;
-use crate::store::ratings::{RatedAccount, RatingPoint};
-use crate::store::tournaments::{Tournament, TournamentRow};
+use skat_store::accounts::Account;
+use skat_store::ratings::{RatedAccount, RatingPoint};
+use skat_store::tournaments::{Tournament, TournamentRow};
 
 /// Names of accounts, with the id standing in for an account that is gone.
 #[derive(Debug, Clone, Default)]

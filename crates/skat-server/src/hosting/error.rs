@@ -2,7 +2,7 @@
 //! the rpc room (`rpc/refusal.rs`).
 
 use crate::competition::CompetitionError;
-use crate::store::StoreError;
+use skat_store::StoreError;
 
 /// A refused hosting call.
 #[derive(Debug, thiserror::Error)]

@@ -27,8 +27,8 @@ use crate::competition::lobby::{LobbyNote, LobbyWish};
 use crate::competition::places::Size;
 use crate::competition::{SeatKey, SeatOffer};
 use crate::config::PeopleTables;
-use crate::store::accounts::Account;
-use crate::store::hosting::{StoredVersion, VersionState};
+use skat_store::accounts::Account;
+use skat_store::hosting::{StoredVersion, VersionState};
 use skat_table::{Status, TableId};
 
 /// A hosted account's lobby: no limit of its own, no casual queue, no challenges (the

@@ -39,10 +39,10 @@ use crate::config::ServerConfig;
 use crate::journal::Journal;
 use crate::metrics::Metrics;
 use skat_table::secret::same_token;
-use crate::store::Store;
-use crate::store::accounts::Account;
-use crate::store::hosting::{Pin, SandboxFilter, StoredSandbox, StoredVersion, VersionState};
-use crate::store::tables::unix_ms_now;
+use skat_store::Store;
+use skat_store::accounts::Account;
+use skat_store::hosting::{Pin, SandboxFilter, StoredSandbox, StoredVersion, VersionState};
+use skat_store::tables::unix_ms_now;
 use skat_table::Tables;
 
 /// Output kept per sandbox, in bytes (the oldest is dropped).

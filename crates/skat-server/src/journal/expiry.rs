@@ -15,7 +15,7 @@ use tokio::sync::watch;
 
 use super::{Journal, table_row};
 use crate::metrics::Metrics;
-use crate::store::{RowStatus, TableRow};
+use skat_store::{RowStatus, TableRow};
 use skat_table::{Tables, unix_ms};
 
 /// Expires tables every quarter of `expiry` (between 50 ms and 30 s) until `stop`.

@@ -1,5 +1,5 @@
 //! When the journal's writer moves its hot log into `skat_entries` (the SQL is
-//! [`crate::store::log`]).
+//! [`skat_store::log`]).
 //!
 //! Every commit appends its new inputs to the log, at the end of one b-tree. Written under
 //! their table's key at once, the inputs of a busy server's commit would each land on a
@@ -20,7 +20,7 @@ use std::collections::VecDeque;
 use std::ops::Range;
 use std::time::{Duration, Instant};
 
-use crate::store::StoredEntry;
+use skat_store::StoredEntry;
 
 /// How long a stretch of the log stays open.
 pub(crate) const STRETCH: Duration = Duration::from_secs(20);

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::{Journal, table_row};
-use crate::store::{Cursor, ListFilter, RowStatus, StoreError, TableRow};
+use skat_store::{Cursor, ListFilter, RowStatus, StoreError, TableRow};
 use skat_table::Tables;
 
 impl Journal {

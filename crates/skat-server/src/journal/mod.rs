@@ -41,7 +41,7 @@ use std::time::Duration;
 use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::metrics::Metrics;
-use crate::store::{Batch, NodeLease, Store, StoreError, StoredEntry, TableRow};
+use skat_store::{Batch, NodeLease, Store, StoreError, StoredEntry, TableRow};
 use skat_table::{Durability, Durable, Table};
 use hotlog::HotLog;
 
@@ -277,7 +277,7 @@ async fn next_batch(
 /// One commit: the batch's entries into the hot log, the log's moves and forgetting as
 /// planned, the tables' rows; metrics follow.
 async fn commit(
-    w: &mut crate::store::Writer,
+    w: &mut skat_store::Writer,
     log: &mut HotLog,
     entries: &mut Vec<StoredEntry>,
     rows: &[TableRow],
@@ -309,7 +309,7 @@ async fn commit(
 async fn open_writer(
     store: &Store,
     lease: Option<(NodeLease, Duration)>,
-) -> Result<(crate::store::Writer, HotLog), StoreError> {
+) -> Result<(skat_store::Writer, HotLog), StoreError> {
     let writer = store.writer(lease).await?;
     Ok((writer, HotLog::new(store.log.log_next_seq().await?)))
 }
@@ -320,7 +320,7 @@ async fn open_writer(
 async fn why_not_committed(store: &Store, lease: Option<&NodeLease>, e: StoreError) -> StoreError {
     match lease {
         Some(lease) if !matches!(e, StoreError::Fenced { .. }) => match store.nodes.holds(lease).await {
-            Ok(false) => crate::store::nodes::fenced(lease),
+            Ok(false) => skat_store::nodes::fenced(lease),
             _ => e,
         },
         _ => e,

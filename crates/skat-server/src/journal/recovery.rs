@@ -13,7 +13,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use crate::journal::{Journal, table_row};
 use crate::metrics::Metrics;
-use crate::store::{RowStatus, StoreError, StoredEntry, TableRow};
+use skat_store::{RowStatus, StoreError, StoredEntry, TableRow};
 use skat_table::{JournalEntry, Table, TableHandle, TableId, Tables, unix_ms};
 
 /// A table rebuilt from its entries.

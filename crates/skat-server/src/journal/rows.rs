@@ -2,7 +2,7 @@
 //! checksum) and its listing as a [`TableRow`]. The store knows rows, not tables; the
 //! table knows nothing of rows: this is where one becomes the other.
 
-use crate::store::{RowStatus, StoredEntry, TableRow};
+use skat_store::{RowStatus, StoredEntry, TableRow};
 use skat_table::{JournalEntry, Status, Table};
 
 /// An input as a database row.

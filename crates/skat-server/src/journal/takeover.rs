@@ -31,7 +31,7 @@ use tokio::sync::{mpsc, watch};
 use crate::journal::Journal;
 use crate::journal::recovery::bring_back;
 use crate::metrics::Metrics;
-use crate::store::{NodeLease, Store, StoreError};
+use skat_store::{NodeLease, Store, StoreError};
 use skat_table::{TableId, Tables, unix_ms};
 
 /// What a replica needs to take tables over.

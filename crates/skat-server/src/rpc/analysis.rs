@@ -7,6 +7,7 @@
 //! | a table whose match is not over is refused (TABLE_IN_PLAY) | its deals' hands are still secret, and the analysis would name them |
 //! | a full queue or no workers: RESOURCE_EXHAUSTED, ANALYSIS_BUSY | nothing waits without a bound |
 
+use crate::rpc::refusal::Refused;
 use skat_proto::pb;
 use skat_proto::pb::ErrorReason as R;
 use tonic::{Code, Request, Status};
@@ -58,7 +59,7 @@ pub(crate) async fn analyze(
     let marked = handle.lock().config().marked_for_embargo();
     s.competitions.embargo.check_embargo(id, marked).await?;
     let worlds = s.analyst.config().worlds;
-    let standing = match s.analyst.standing(id).await? {
+    let standing = match s.analyst.standing(id).await.refused()? {
         Some(standing) => standing,
         None => {
             let job = finished_job(id, &handle).await?;

@@ -2,6 +2,7 @@
 //! approval (admin token), the runner's feed, archives and reports (runner token). The
 //! domain is the hosting room; this file converts and authenticates.
 
+use crate::rpc::refusal::Refused;
 use std::pin::Pin;
 use std::sync::Arc;
 
@@ -20,7 +21,7 @@ use super::service::SkatServer;
 use crate::competition::places::Size;
 use crate::hosting::upload::Upload;
 use crate::hosting::{Hosting, HostingError, VersionHeader, VersionPick};
-use crate::store::hosting::{SandboxFilter, StoredSandbox, StoredVersion, VersionState};
+use skat_store::hosting::{SandboxFilter, StoredSandbox, StoredVersion, VersionState};
 use skat_proto::pb::ErrorReason as R;
 
 /// Bytes per FetchBotImage message.
@@ -184,7 +185,7 @@ impl HostingApi {
     async fn lister<T>(
         &self,
         request: &Request<T>,
-    ) -> Result<Option<crate::store::accounts::Account>, Status> {
+    ) -> Result<Option<skat_store::accounts::Account>, Status> {
         let token = bearer(request.metadata())?;
         if self.hosting().admin(token.as_deref(), client_of(request)).is_ok() {
             return Ok(None);
@@ -404,7 +405,7 @@ impl HostingService for HostingApi {
             .accounts
             .account_by_name(&s.account_id)
             .await
-            .map_err(Status::from)?
+            .refused()?
             .ok_or_else(|| HostingError::BotNotFound(s.account_id.clone()))?;
         s.account_id = account.account_id.to_string();
         let log = (!r.log.is_empty() || s.outcome != "running").then_some(r.log.as_slice());

@@ -19,10 +19,10 @@ use crate::competition::SeatOffer;
 use crate::competition::admin::OperatorView;
 use crate::competition::challenges::ChallengeView;
 use crate::competition::views::{BotDetails, TournamentDetails, TournamentListing};
-use crate::store::audit::AuditEntry;
-use crate::store::challenges::Answer;
-use crate::store::ratings::RatedAccount;
-use crate::store::{RowStatus, TableRow};
+use skat_store::audit::AuditEntry;
+use skat_store::challenges::Answer;
+use skat_store::ratings::RatedAccount;
+use skat_store::{RowStatus, TableRow};
 use skat_table::{LogEntry, Status, Table, TableEvent, unix_ms};
 
 /// Waiting, playing or finished.

@@ -20,7 +20,7 @@ use skat_league::NameError;
 use crate::competition::CompetitionError;
 use crate::hosting::HostingError;
 use skat_table::secret::NoRandomness;
-use crate::store::StoreError;
+use skat_store::StoreError;
 use skat_table::settings::SettingsError;
 use skat_table::slots::SlotError;
 use skat_table::{ChangeError, TableError};
@@ -322,7 +322,6 @@ macro_rules! status_from {
 }
 
 status_from!(
-    StoreError,
     CompetitionError,
     HostingError
 );

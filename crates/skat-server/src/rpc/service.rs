@@ -5,6 +5,7 @@
 //! the domain, and map its errors with `?` ([`super::refusal`]). No Skat rule lives in this
 //! room.
 
+use crate::rpc::refusal::Refused;
 use std::sync::Arc;
 
 use skat_proto::pb::ErrorReason as R;
@@ -94,7 +95,7 @@ impl SkatServer {
             return Ok(t);
         }
         let owner = match self.journal.store() {
-            Some(store) => store.tables.row(id).await.map_err(Status::from)?.map(|r| r.owner),
+            Some(store) => store.tables.row(id).await.refused()?.map(|r| r.owner),
             None => None,
         };
         Err(self.elsewhere(id, &parsed, owner.as_deref()))
@@ -110,10 +111,10 @@ impl SkatServer {
         }
         let mut owner = None;
         if let Some(store) = self.journal.store() {
-            let row = store.tables.row(id).await.map_err(Status::from)?;
+            let row = store.tables.row(id).await.refused()?;
             if row.as_ref().is_some_and(|r| any_state || r.status.ended())
                 && let Some(handle) =
-                    recovery::archived(&self.journal, &parsed).await.map_err(Status::from)?
+                    recovery::archived(&self.journal, &parsed).await.refused()?
             {
                 return Ok(handle);
             }

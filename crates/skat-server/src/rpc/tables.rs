@@ -30,7 +30,7 @@ use super::projection;
 use super::refusal::Refusal;
 use super::service::{SkatServer, record_table};
 use skat_table::secret::{SeatToken, TokenHash, random_u64, same_token};
-use crate::store::{Cursor, ListFilter};
+use skat_store::{Cursor, ListFilter};
 use skat_table::records::RecordContext;
 use skat_table::registry::TableHandle;
 use skat_table::settings::{self, deals_or_standard};
@@ -238,7 +238,7 @@ pub(crate) async fn list(
         n => (n as usize).min(MAX_PAGE),
     };
     let cursor = if req.page_token.is_empty() { None } else { Some(parse_page_token(&req.page_token)?) };
-    let rows = s.journal.list(&s.tables, filter, cursor.as_ref(), limit).await?;
+    let rows = s.journal.list(&s.tables, filter, cursor.as_ref(), limit).await.refused()?;
     let next_page_token = match rows.last() {
         Some(last) if rows.len() == limit => format!("{}.{}", last.created_ms, last.table_id),
         _ => String::new(),
@@ -316,7 +316,7 @@ pub(crate) async fn get(
     let is_tournament = handle.lock().config().tournament;
     let tournament = match (is_tournament, s.journal.store()) {
         (true, Some(store)) => {
-            store.tournaments.tournament_named_of_table(&request.get_ref().table_id).await?
+            store.tournaments.tournament_named_of_table(&request.get_ref().table_id).await.refused()?
         }
         _ => None,
     };
@@ -356,7 +356,7 @@ pub(crate) async fn records(
     // A JSON record names its tournament (one indexed lookup; none without a database).
     let tournament_id = match (json, s.journal.store()) {
         (true, Some(store)) => {
-            store.tournaments.tournament_of_table(&r.table_id).await?.map(|t| t.to_string())
+            store.tournaments.tournament_of_table(&r.table_id).await.refused()?.map(|t| t.to_string())
         }
         _ => None,
     };

@@ -151,22 +151,23 @@ impl NodeRepo {
     }
 }
 
-pub(crate) fn fenced(lease: &NodeLease) -> StoreError {
+/// The refusal of a write by a replica whose lease was taken over.
+pub fn fenced(lease: &NodeLease) -> StoreError {
     StoreError::Fenced { node: lease.node.clone(), epoch: lease.epoch }
 }
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use crate::store::Store;
+    use crate::Store;
     use std::time::{Duration, Instant};
 
     use super::*;
-    use crate::store::tables::unix_ms_now;
-    use crate::store::to_i64;
+    use crate::tables::unix_ms_now;
+    use crate::to_i64;
 
     /// A fresh database on the test PostgreSQL server (`SKAT_TEST_POSTGRES`); None (the
     /// test is skipped) without one, unless `SKAT_REQUIRE_POSTGRES` says it must run.
-    pub(crate) async fn database(name: &str) -> Option<String> {
+    pub async fn database(name: &str) -> Option<String> {
         let Ok(admin) = std::env::var("SKAT_TEST_POSTGRES") else {
             assert!(std::env::var_os("SKAT_REQUIRE_POSTGRES").is_none(), "SKAT_TEST_POSTGRES is not set");
             return None;

@@ -15,60 +15,60 @@ use super::{Backend, Db, StoreError, to_i64, to_u64};
 
 /// A tournament row.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Tournament {
+pub struct Tournament {
     /// Its id.
-    pub(crate) tournament_id: TournamentId,
+    pub tournament_id: TournamentId,
     /// The replica that created it.
-    pub(crate) owner: String,
+    pub owner: String,
     /// A name for people.
-    pub(crate) name: String,
+    pub name: String,
     /// Its settings.
-    pub(crate) spec: TournamentSpec,
+    pub spec: TournamentSpec,
     /// Where it is.
-    pub(crate) status: TournamentStatus,
+    pub status: TournamentStatus,
     /// Unix milliseconds.
-    pub(crate) created_ms: u64,
+    pub created_ms: u64,
     /// Unix milliseconds (0 while running).
-    pub(crate) finished_ms: u64,
+    pub finished_ms: u64,
 }
 
 /// A tournament in a list, with its table counts.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct TournamentRow {
+pub struct TournamentRow {
     /// The tournament.
-    pub(crate) tournament: Tournament,
+    pub tournament: Tournament,
     /// Tables planned so far.
-    pub(crate) tables: u64,
+    pub tables: u64,
     /// Tables finished.
-    pub(crate) finished: u64,
+    pub finished: u64,
     /// Tables abandoned (the tournament was cancelled).
-    pub(crate) abandoned: u64,
+    pub abandoned: u64,
 }
 
 /// A finished list of an account.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct FinishedList {
+pub struct FinishedList {
     /// Its tournament.
-    pub(crate) tournament_id: TournamentId,
+    pub tournament_id: TournamentId,
     /// The tournament's name.
-    pub(crate) tournament_name: String,
+    pub tournament_name: String,
     /// Its table.
-    pub(crate) table_id: String,
+    pub table_id: String,
     /// The entrant in each seat.
-    pub(crate) seating: Vec<AccountId>,
+    pub seating: Vec<AccountId>,
     /// Per seat.
-    pub(crate) result: Vec<SeatResult>,
+    pub result: Vec<SeatResult>,
 }
 
 /// A planned table being played, with its tournament.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct PlayingTable {
+pub struct PlayingTable {
     /// Its tournament.
-    pub(crate) tournament_id: TournamentId,
+    pub tournament_id: TournamentId,
     /// The table.
-    pub(crate) planned: PlannedTable,
+    pub planned: PlannedTable,
     /// The replica that owns the table now (`""`: no node ids, or not created yet).
-    pub(crate) owner: String,
+    pub owner: String,
 }
 
 /// A seed as the database's signed BIGINT holds it: the same 64 bits (a seed is any
@@ -126,13 +126,13 @@ fn playing_from(r: &AnyRow) -> Result<PlayingTable, sqlx::Error> {
 
 /// Tournaments, their planned tables and their scheduler lease (the operator's changes are in `tournament_control`).
 #[derive(Debug, Clone)]
-pub(crate) struct TournamentRepo {
+pub struct TournamentRepo {
     pub(super) db: Db,
 }
 
 impl TournamentRepo {
     /// Stores a new tournament and its plan.
-    pub(crate) async fn create_tournament(
+    pub async fn create_tournament(
         &self,
         t: &Tournament,
         plan: &[PlannedTable],
@@ -173,7 +173,7 @@ impl TournamentRepo {
     }
 
     /// Adds tables to a tournament's plan (a Swiss round), if `holder` still holds its lease.
-    pub(crate) async fn add_planned(
+    pub async fn add_planned(
         &self,
         tournament_id: &TournamentId,
         holder: &str,
@@ -218,7 +218,7 @@ impl TournamentRepo {
     }
 
     /// A tournament and its plan.
-    pub(crate) async fn tournament(
+    pub async fn tournament(
         &self,
         id: &TournamentId,
     ) -> Result<Option<(Tournament, Vec<PlannedTable>)>, StoreError> {
@@ -244,7 +244,7 @@ impl TournamentRepo {
 
     /// The running tournaments whose scheduler lease has run out by `now_ms` or is
     /// `holder`'s: the ones `holder` may take.
-    pub(crate) async fn takeable_tournaments(
+    pub async fn takeable_tournaments(
         &self,
         holder: &str,
         now_ms: u64,
@@ -266,7 +266,7 @@ impl TournamentRepo {
     /// Takes or renews a running tournament's scheduler lease until `until_ms`: true when
     /// `holder` has it now (it had it, or the last holder's ran out by `now_ms`). One
     /// UPDATE, so two replicas cannot both succeed.
-    pub(crate) async fn take_lease(
+    pub async fn take_lease(
         &self,
         tournament_id: &TournamentId,
         holder: &str,
@@ -288,7 +288,7 @@ impl TournamentRepo {
 
     /// A tournament's finished tables: how many, and how long they took on average
     /// (created to finished, in ms), from their listing rows.
-    pub(crate) async fn finished_table_times(&self, id: &TournamentId) -> Result<(u64, u64), StoreError> {
+    pub async fn finished_table_times(&self, id: &TournamentId) -> Result<(u64, u64), StoreError> {
         let row = sqlx::query(
             "SELECT COUNT(*) AS n, CAST(COALESCE(AVG(t.finished_ms - t.created_ms), 0) AS BIGINT) AS took \
              FROM skat_tournament_tables p JOIN skat_tables t ON t.table_id = p.table_id \
@@ -301,7 +301,7 @@ impl TournamentRepo {
     }
 
     /// Every planned table being played, of every tournament: (tournament id, table).
-    pub(crate) async fn playing_tables(&self) -> Result<Vec<PlayingTable>, StoreError> {
+    pub async fn playing_tables(&self) -> Result<Vec<PlayingTable>, StoreError> {
         let rows = sqlx::query(
             "SELECT p.tournament_id, p.n, p.seating, p.seed, p.table_id, p.status, p.result, \
              COALESCE(t.owner, '') AS owner FROM skat_tournament_tables p \
@@ -315,7 +315,7 @@ impl TournamentRepo {
     /// Whether a tournament table shares its cards with a table not yet finished (the
     /// other rotations of its list: the same tournament and seed). False for a table of no
     /// tournament.
-    pub(crate) async fn under_embargo(&self, table_id: &str) -> Result<bool, StoreError> {
+    pub async fn under_embargo(&self, table_id: &str) -> Result<bool, StoreError> {
         let row = sqlx::query(
             "SELECT COUNT(*) AS open FROM skat_tournament_tables t JOIN skat_tournament_tables s \
              ON s.tournament_id = t.tournament_id AND s.seed = t.seed \
@@ -328,7 +328,7 @@ impl TournamentRepo {
     }
 
     /// The tournament a table was played for, if any.
-    pub(crate) async fn tournament_of_table(
+    pub async fn tournament_of_table(
         &self,
         table_id: &str,
     ) -> Result<Option<TournamentId>, StoreError> {
@@ -342,7 +342,7 @@ impl TournamentRepo {
     }
 
     /// Tournaments, newest first.
-    pub(crate) async fn list_tournaments(
+    pub async fn list_tournaments(
         &self,
         offset: u64,
         limit: u64,
@@ -375,7 +375,7 @@ impl TournamentRepo {
     }
 
     /// An account's most recent finished lists, newest first.
-    pub(crate) async fn recent_lists(
+    pub async fn recent_lists(
         &self,
         account_id: &AccountId,
         limit: u64,
@@ -406,7 +406,7 @@ impl TournamentRepo {
     }
 
     /// Marks planned tables as being played at these tables, in one transaction.
-    pub(crate) async fn mark_playing(
+    pub async fn mark_playing(
         &self,
         tournament_id: &TournamentId,
         tables: &[(u64, String)],
@@ -431,7 +431,7 @@ impl TournamentRepo {
     }
 
     /// Marks a tournament finished (unless it was cancelled meanwhile).
-    pub(crate) async fn finish_tournament(&self, id: &TournamentId, at_ms: u64) -> Result<(), StoreError> {
+    pub async fn finish_tournament(&self, id: &TournamentId, at_ms: u64) -> Result<(), StoreError> {
         sqlx::query(
             "UPDATE skat_tournaments SET status = 'finished', finished_ms = $1 WHERE tournament_id = $2 \
              AND status IN ('running', 'paused')",
@@ -450,7 +450,7 @@ impl TournamentRepo {
     /// ones; they are read inside the transaction, after a lock on PostgreSQL, so that
     /// two replicas finishing lists of one account at once cannot lose an update (SQLite
     /// has one writer, and one process whose callers take turns).
-    pub(crate) async fn finish_table(
+    pub async fn finish_table(
         &self,
         (tournament_id, n): (&TournamentId, u64),
         table_id: &str,

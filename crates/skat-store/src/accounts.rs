@@ -14,30 +14,30 @@ use skat_table::secret::TokenHash;
 
 /// A bot account.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Account {
+pub struct Account {
     /// Its id.
-    pub(crate) account_id: AccountId,
+    pub account_id: AccountId,
     /// Its unique name (shown at tables and in standings).
-    pub(crate) name: BotName,
+    pub name: BotName,
     /// Who runs it (a note).
-    pub(crate) owner: String,
+    pub owner: String,
     /// The hash of its bot token (the token itself is shown once and never stored).
-    pub(crate) token_hash: TokenHash,
+    pub token_hash: TokenHash,
     /// A disabled account cannot open its lobby.
-    pub(crate) disabled: bool,
+    pub disabled: bool,
     /// Most tables at once.
-    pub(crate) max_tables: u32,
+    pub max_tables: u32,
     /// Unix milliseconds.
-    pub(crate) created_ms: u64,
+    pub created_ms: u64,
     /// Unix milliseconds it was removed (hidden from the public); 0: not removed.
-    pub(crate) removed_ms: u64,
+    pub removed_ms: u64,
     /// Unix milliseconds a lobby of it last opened or closed; 0: never.
-    pub(crate) last_seen_ms: u64,
+    pub last_seen_ms: u64,
 }
 
 /// What creating an account or renaming one found.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum NameClaim {
+pub enum NameClaim {
     /// The name is the account's now.
     Claimed,
     /// An account has (or had) this name or a look-alike of it: here it is as stored.
@@ -46,28 +46,28 @@ pub(crate) enum NameClaim {
 
 /// What the operator changes of an account (absent: unchanged).
 #[derive(Debug, Clone, Default)]
-pub(crate) struct AccountChange<'a> {
+pub struct AccountChange<'a> {
     /// Disabled or enabled (enabling also brings a removed account back).
-    pub(crate) disabled: Option<bool>,
+    pub disabled: Option<bool>,
     /// A new bot token's hash.
-    pub(crate) token_hash: Option<&'a TokenHash>,
+    pub token_hash: Option<&'a TokenHash>,
     /// A new quota.
-    pub(crate) max_tables: Option<u32>,
+    pub max_tables: Option<u32>,
     /// Removed now (disabled and hidden), at this time.
-    pub(crate) removed_ms: Option<u64>,
+    pub removed_ms: Option<u64>,
     /// A new owner contact.
-    pub(crate) owner: Option<&'a str>,
+    pub owner: Option<&'a str>,
 }
 
 /// An account as the operator lists it.
 #[derive(Debug, Clone)]
-pub(crate) struct ListedAccount {
+pub struct ListedAccount {
     /// The account.
-    pub(crate) account: Account,
+    pub account: Account,
     /// Its rating, once rated.
-    pub(crate) rating: Option<Rating>,
+    pub rating: Option<Rating>,
     /// Its former names, oldest first.
-    pub(crate) former_names: Vec<String>,
+    pub former_names: Vec<String>,
 }
 
 fn decode<T: std::str::FromStr<Err = String>>(text: String) -> Result<T, sqlx::Error> {
@@ -98,7 +98,7 @@ pub(super) fn placeholders(first: usize, n: usize) -> String {
 
 /// Bot accounts and every name each has had (the name rules' SQL is `names`).
 #[derive(Debug, Clone)]
-pub(crate) struct AccountRepo {
+pub struct AccountRepo {
     pub(super) db: Db,
 }
 
@@ -107,7 +107,7 @@ impl AccountRepo {
     /// has or had this name or one that is one with it (`skat_league::names`). Each
     /// transaction here writes first: SQLite then takes its write lock (waiting its busy timeout) before it reads, instead of
     /// failing to upgrade a read snapshot another connection's commit made stale.
-    pub(crate) async fn create_account(&self, a: &Account) -> Result<NameClaim, StoreError> {
+    pub async fn create_account(&self, a: &Account) -> Result<NameClaim, StoreError> {
         let mut tx = self.db.pool.begin().await?;
         if let taken @ NameClaim::Taken(_) = names::claim_keys(&mut tx, &a.account_id, &a.name).await? {
             return Ok(taken);
@@ -144,7 +144,7 @@ impl AccountRepo {
 
     /// Marks that these accounts were seen now (a lobby open, a seat played): one
     /// statement for all of them, at most 500.
-    pub(crate) async fn touch_accounts(&self, accounts: &[AccountId], at_ms: u64) -> Result<(), StoreError> {
+    pub async fn touch_accounts(&self, accounts: &[AccountId], at_ms: u64) -> Result<(), StoreError> {
         let accounts = &accounts[..accounts.len().min(500)];
         if accounts.is_empty() {
             return Ok(());
@@ -162,7 +162,7 @@ impl AccountRepo {
     }
 
     /// Marks that a lobby of this account opened or closed now.
-    pub(crate) async fn touch_account(&self, account: &AccountId, at_ms: u64) -> Result<(), StoreError> {
+    pub async fn touch_account(&self, account: &AccountId, at_ms: u64) -> Result<(), StoreError> {
         sqlx::query("UPDATE skat_accounts SET last_seen_ms = $1 WHERE account_id = $2")
             .bind(to_i64(at_ms))
             .bind(account.as_str())
@@ -174,7 +174,7 @@ impl AccountRepo {
     /// Accounts whose name or owner contains `query` (case-insensitive), by name.
     /// With `only`, just those accounts (the online ones, one after a change): at most
     /// 500 of them are looked at.
-    pub(crate) async fn list_accounts(
+    pub async fn list_accounts(
         &self,
         query: &str,
         include_removed: bool,
@@ -228,7 +228,7 @@ impl AccountRepo {
     }
 
     /// The account whose bot token has this hash.
-    pub(crate) async fn account_by_token(
+    pub async fn account_by_token(
         &self,
         token_hash: &TokenHash,
     ) -> Result<Option<Account>, StoreError> {
@@ -239,7 +239,7 @@ impl AccountRepo {
 
     /// The account with this name: as stored, else the one whose current name is the
     /// same by key (`heur-a` finds `HEUR-A`).
-    pub(crate) async fn account_by_name(&self, name: &str) -> Result<Option<Account>, StoreError> {
+    pub async fn account_by_name(&self, name: &str) -> Result<Option<Account>, StoreError> {
         let sql = format!("SELECT {ACCOUNT_COLUMNS} FROM skat_accounts WHERE name = $1");
         if let Some(row) = sqlx::query(&sql).bind(name).fetch_optional(&self.db.pool).await? {
             return Ok(Some(account_from(&row)?));
@@ -254,7 +254,7 @@ impl AccountRepo {
     }
 
     /// These accounts (those that exist), in one query.
-    pub(crate) async fn accounts(
+    pub async fn accounts(
         &self,
         ids: &[AccountId],
     ) -> Result<HashMap<AccountId, Account>, StoreError> {
@@ -281,7 +281,7 @@ impl AccountRepo {
     }
 
     /// Changes an account as the operator asked (see [`AccountChange`]).
-    pub(crate) async fn update_account(
+    pub async fn update_account(
         &self,
         a: &Account,
         change: &AccountChange<'_>,

@@ -12,24 +12,33 @@ use super::{Db, StoreError, to_i64, to_u64};
 
 /// A challenge as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct ChallengeRow {
-    pub(crate) challenge_id: ChallengeId,
-    pub(crate) challenger: AccountId,
+pub struct ChallengeRow {
+    /// Its id.
+    pub challenge_id: ChallengeId,
+    /// Who challenged.
+    pub challenger: AccountId,
     /// The opponents in the order they were named, with their answers so far.
-    pub(crate) opponents: Vec<(AccountId, Answer)>,
-    pub(crate) terms: ChallengeTerms,
+    pub opponents: Vec<(AccountId, Answer)>,
+    /// What was offered (format, deals, time).
+    pub terms: ChallengeTerms,
     /// As stored, with expiry read from `expires_ms` at the time of reading.
-    pub(crate) state: ChallengeState,
-    pub(crate) tournament_id: Option<TournamentId>,
-    pub(crate) created_ms: u64,
-    pub(crate) expires_ms: u64,
+    pub state: ChallengeState,
+    /// The meeting it became, once accepted by all.
+    pub tournament_id: Option<TournamentId>,
+    /// When it was made (Unix ms).
+    pub created_ms: u64,
+    /// When it expires unanswered (Unix ms).
+    pub expires_ms: u64,
 }
 
 /// An opponent's answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Answer {
+pub enum Answer {
+    /// Not answered yet.
     None,
+    /// Accepted.
     Accept,
+    /// Declined.
     Decline,
 }
 
@@ -53,7 +62,7 @@ impl Answer {
 
 /// An opponent's reply as the store records it.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Reply<'a> {
+pub enum Reply<'a> {
     /// Declines the challenge.
     Decline,
     /// Accepts it; if this is the last acceptance, the meeting is stored with it.
@@ -63,15 +72,18 @@ pub(crate) enum Reply<'a> {
 /// The meeting the last acceptance starts: a tournament with its first plan and the
 /// lease its creator holds until its scheduler runs.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Meeting<'a> {
-    pub(crate) tournament: &'a Tournament,
-    pub(crate) plan: &'a [PlannedTable],
-    pub(crate) lease_until_ms: u64,
+pub struct Meeting<'a> {
+    /// The tournament to create.
+    pub tournament: &'a Tournament,
+    /// Its first plan.
+    pub plan: &'a [PlannedTable],
+    /// Until when its creator holds it (Unix ms).
+    pub lease_until_ms: u64,
 }
 
 /// What an answer did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Answered {
+pub enum Answered {
     /// Recorded; others still have to answer (or it was declined).
     Recorded,
     /// This answer was the last acceptance: the meeting is stored, the caller runs it.
@@ -82,13 +94,13 @@ pub(crate) enum Answered {
 
 /// Challenges and each opponent's answer (an acceptance stores its meeting).
 #[derive(Debug, Clone)]
-pub(crate) struct ChallengeRepo {
+pub struct ChallengeRepo {
     pub(super) db: Db,
 }
 
 impl ChallengeRepo {
     /// Stores a new challenge.
-    pub(crate) async fn create_challenge(&self, c: &ChallengeRow) -> Result<(), StoreError> {
+    pub async fn create_challenge(&self, c: &ChallengeRow) -> Result<(), StoreError> {
         let mut tx = self.db.pool.begin().await?;
         sqlx::query(
             "INSERT INTO skat_challenges (challenge_id, challenger_id, spec, state, tournament_id, created_ms, expires_ms) \
@@ -117,7 +129,7 @@ impl ChallengeRepo {
     }
 
     /// How many challenges an account made since `since_ms`.
-    pub(crate) async fn challenges_since(
+    pub async fn challenges_since(
         &self,
         challenger: &AccountId,
         since_ms: u64,
@@ -133,7 +145,7 @@ impl ChallengeRepo {
     }
 
     /// One challenge, as it stands at `now_ms`.
-    pub(crate) async fn challenge(
+    pub async fn challenge(
         &self,
         id: &ChallengeId,
         now_ms: u64,
@@ -152,7 +164,7 @@ impl ChallengeRepo {
     }
 
     /// The challenges an account made or was offered, newest first (at most `limit`).
-    pub(crate) async fn challenges_of(
+    pub async fn challenges_of(
         &self,
         account: &AccountId,
         pending_only: bool,
@@ -222,7 +234,7 @@ impl ChallengeRepo {
     /// it; the last acceptance moves it to accepted with its meeting's id and stores the
     /// meeting, all in one transaction (one caller only sees `AllAccepted`; if any of it
     /// fails, the reply is not recorded either).
-    pub(crate) async fn answer_challenge(
+    pub async fn answer_challenge(
         &self,
         id: &ChallengeId,
         account: &AccountId,
@@ -302,8 +314,8 @@ mod tests {
     use skat_league::{Format, TournamentStatus};
 
     use super::*;
-    use crate::store::Store;
-    use crate::store::nodes::tests::database;
+    use crate::Store;
+    use crate::nodes::tests::database;
 
     fn meeting_of(id: u64, terms: ChallengeTerms, entrants: Vec<AccountId>) -> Tournament {
         Tournament {

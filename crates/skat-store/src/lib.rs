@@ -1,6 +1,8 @@
-//! The journal's database: SQLite (embedded, the default) or PostgreSQL (shared by
+//! # skat-store
+//!
+//! The server's database: SQLite (embedded, the default) or PostgreSQL (shared by
 //! replicas), both through sqlx's `Any` driver so that one code path and one schema
-//! serve both. Rows in, rows out: this module knows no protobuf and no Skat rule.
+//! serve both. Rows in, rows out: this crate knows no protobuf and no Skat rule.
 //!
 //! [`Store`] is one repository per aggregate over one pool (`store.accounts`,
 //! `store.tournaments`, `store.tables`, ...): each file below owns its tables' SQL.
@@ -17,25 +19,25 @@
 //! | `skat_audit` | what was done with the admin token | by the competitions, with the change | [`audit`] |
 //! | `skat_challenges`, `skat_challenge_opponents` | challenges and each opponent's answer | by the competitions | [`challenges`] |
 //! | `skat_nodes` | replicas, their epochs and leases (who may write which table) | on start, with every commit, by a replica taking a dead one's tables over | [`nodes`] |
-//! | `skat_bot_versions`, `skat_hosted_pins`, `skat_sandboxes` | hosted bots' versions, the versions a hosted tournament pinned, the sandboxes the runner reported | by the hosting room | [`hosting`] |
+//! | `skat_bot_versions`, `skat_hosted_pins`, `skat_sandboxes` | hosted bots' versions, the versions a hosted tournament pinned, the sandboxes the runner reported | by the hosting service | [`hosting`] |
 //! | `skat_analyses` | finished tables' analyses (AnalyzeTable's cache) | by the analysis workers; deleted with their table | [`analyses`] |
 //!
 //! The schema is created and upgraded by sqlx's migrator when the server starts (on
 //! PostgreSQL under its advisory lock, so replicas starting together do not race).
 
-pub(crate) mod accounts;
-pub(crate) mod analyses;
-pub(crate) mod audit;
+pub mod accounts;
+pub mod analyses;
+pub mod audit;
 pub mod backup;
-pub(crate) mod challenges;
-pub(crate) mod hosting;
-pub(crate) mod log;
-pub(crate) mod names;
-pub(crate) mod nodes;
-pub(crate) mod ratings;
-pub(crate) mod tables;
-pub(crate) mod tournament_control;
-pub(crate) mod tournaments;
+pub mod challenges;
+pub mod hosting;
+pub mod log;
+pub mod names;
+pub mod nodes;
+pub mod ratings;
+pub mod tables;
+pub mod tournament_control;
+pub mod tournaments;
 
 use std::borrow::Cow;
 use std::path::Path;
@@ -45,19 +47,19 @@ use sqlx::any::AnyPoolOptions;
 use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
 use sqlx::{AnyPool, Executor as _};
 
-pub(crate) use accounts::AccountRepo;
-pub(crate) use analyses::AnalysisRepo;
-pub(crate) use audit::AuditRepo;
-pub(crate) use challenges::ChallengeRepo;
-pub(crate) use hosting::HostingRepo;
-pub(crate) use log::Batch;
+pub use accounts::AccountRepo;
+pub use analyses::AnalysisRepo;
+pub use audit::AuditRepo;
+pub use challenges::ChallengeRepo;
+pub use hosting::HostingRepo;
+pub use log::Batch;
 pub use log::LogRepo;
-pub(crate) use nodes::NodeLease;
+pub use nodes::NodeLease;
 pub use nodes::NodeRepo;
-pub(crate) use ratings::RatingRepo;
+pub use ratings::RatingRepo;
 pub use tables::TableRepo;
-pub(crate) use tables::{Cursor, ListFilter, RowStatus, StoredEntry, TableRow, Writer};
-pub(crate) use tournaments::TournamentRepo;
+pub use tables::{Cursor, ListFilter, RowStatus, StoredEntry, TableRow, Writer};
+pub use tournaments::TournamentRepo;
 
 /// Which database.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,23 +109,23 @@ impl<'s> MigrationSource<'s> for Schema {
         Box<dyn std::future::Future<Output = Result<Vec<Migration>, sqlx::error::BoxDynError>> + Send + 's>,
     > {
         let log = match self.0 {
-            Backend::Sqlite => include_str!("../../migrations/0009_log.sqlite.sql"),
-            Backend::Postgres => include_str!("../../migrations/0009_log.postgres.sql"),
+            Backend::Sqlite => include_str!("../migrations/0009_log.sqlite.sql"),
+            Backend::Postgres => include_str!("../migrations/0009_log.postgres.sql"),
         };
         // (version, description, SQL): the same for both databases but the hot log.
         let steps: [(i64, &'static str, &'static str); 12] = [
-            (1, "journal", include_str!("../../migrations/0001_journal.sql")),
-            (2, "competitions", include_str!("../../migrations/0002_competitions.sql")),
-            (3, "leases", include_str!("../../migrations/0003_leases.sql")),
-            (4, "table scores", include_str!("../../migrations/0004_table_scores.sql")),
-            (5, "operator", include_str!("../../migrations/0005_operator.sql")),
-            (6, "analyses", include_str!("../../migrations/0006_analyses.sql")),
-            (7, "challenges", include_str!("../../migrations/0007_challenges.sql")),
-            (8, "nodes", include_str!("../../migrations/0008_nodes.sql")),
+            (1, "journal", include_str!("../migrations/0001_journal.sql")),
+            (2, "competitions", include_str!("../migrations/0002_competitions.sql")),
+            (3, "leases", include_str!("../migrations/0003_leases.sql")),
+            (4, "table scores", include_str!("../migrations/0004_table_scores.sql")),
+            (5, "operator", include_str!("../migrations/0005_operator.sql")),
+            (6, "analyses", include_str!("../migrations/0006_analyses.sql")),
+            (7, "challenges", include_str!("../migrations/0007_challenges.sql")),
+            (8, "nodes", include_str!("../migrations/0008_nodes.sql")),
             (9, "hot log", log),
-            (10, "name keys", include_str!("../../migrations/0010_name_keys.sql")),
-            (11, "hosting", include_str!("../../migrations/0011_hosting.sql")),
-            (12, "versions", include_str!("../../migrations/0012_versions.sql")),
+            (10, "name keys", include_str!("../migrations/0010_name_keys.sql")),
+            (11, "hosting", include_str!("../migrations/0011_hosting.sql")),
+            (12, "versions", include_str!("../migrations/0012_versions.sql")),
         ];
         Box::pin(async move {
             Ok(steps
@@ -142,20 +144,24 @@ impl<'s> MigrationSource<'s> for Schema {
     }
 }
 
-pub(crate) fn to_i64(v: u64) -> i64 {
+/// A count or time as SQL's integer (saturating: SQL has no unsigned 64 bits).
+pub fn to_i64(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
 }
 
-pub(crate) fn to_u64(v: i64) -> u64 {
+/// An SQL integer as a count or time (0 for a negative one).
+pub fn to_u64(v: i64) -> u64 {
     u64::try_from(v).unwrap_or(0)
 }
 
 /// The pool and which database it is: what each repository holds (clones share the
 /// pool).
 #[derive(Debug, Clone)]
-pub(crate) struct Db {
-    pub(crate) pool: AnyPool,
-    pub(crate) backend: Backend,
+pub struct Db {
+    /// The connections.
+    pub pool: AnyPool,
+    /// Which database the pool reaches (the few statements that differ).
+    pub backend: Backend,
 }
 
 /// The database, as one repository per aggregate over one pool: each repository owns
@@ -165,7 +171,8 @@ pub(crate) struct Db {
 /// statements.
 #[derive(Debug, Clone)]
 pub struct Store {
-    pub(crate) db: Db,
+    /// The pool every repository shares.
+    pub db: Db,
     /// Tables' inputs and listing rows.
     pub tables: TableRepo,
     /// The hot log's housekeeping.
@@ -173,19 +180,19 @@ pub struct Store {
     /// Replicas and their leases.
     pub nodes: NodeRepo,
     /// Bot accounts and their names.
-    pub(crate) accounts: AccountRepo,
+    pub accounts: AccountRepo,
     /// Ratings and their history.
-    pub(crate) ratings: RatingRepo,
+    pub ratings: RatingRepo,
     /// Tournaments, their plans and the operator's changes.
-    pub(crate) tournaments: TournamentRepo,
+    pub tournaments: TournamentRepo,
     /// Challenges.
-    pub(crate) challenges: ChallengeRepo,
+    pub challenges: ChallengeRepo,
     /// Hosted bots' versions, pins and sandboxes.
-    pub(crate) hosting: HostingRepo,
+    pub hosting: HostingRepo,
     /// The admin audit log.
-    pub(crate) audit: AuditRepo,
+    pub audit: AuditRepo,
     /// Cached analyses.
-    pub(crate) analyses: AnalysisRepo,
+    pub analyses: AnalysisRepo,
 }
 
 impl Store {

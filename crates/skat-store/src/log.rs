@@ -1,6 +1,6 @@
 //! The hot log's SQL (`skat_log`): where every input is written first, and how it moves
 //! on into `skat_entries`. Rows in, rows out; when to move what is the journal writer's
-//! business ([`crate::journal::hotlog`]).
+//! business (the `skat-journal` crate's hot log).
 //!
 //! | rule | why |
 //! |---|---|
@@ -220,7 +220,7 @@ pub struct Batch<'a> {
 
 impl Batch<'_> {
     /// Nothing to write.
-    pub(crate) fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.log.is_empty() && self.moves.is_empty() && self.forget_upto.is_none() && self.rows.is_empty()
     }
 
@@ -252,8 +252,8 @@ pub(super) async fn write_parts(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::Store;
-    use crate::store::nodes::tests::database;
+    use crate::Store;
+    use crate::nodes::tests::database;
 
     fn entry(table: &str, n: u64) -> StoredEntry {
         StoredEntry::new(table.into(), n, 1_000 + n, format!("{{\"input\":{n}}}"))

@@ -85,7 +85,7 @@ pub(super) async fn insert_name(
 
 impl AccountRepo {
     /// The name an account has or had that holds one of `keys`, if any.
-    pub(crate) async fn name_with_keys(&self, keys: &[String]) -> Result<Option<String>, StoreError> {
+    pub async fn name_with_keys(&self, keys: &[String]) -> Result<Option<String>, StoreError> {
         if keys.is_empty() {
             return Ok(None);
         }
@@ -103,7 +103,7 @@ impl AccountRepo {
 
     /// Gives an account a new name, keeping the old one reserved for it (a former name);
     /// `Taken` when another account has or had a name that is one with the new one.
-    pub(crate) async fn rename_account(
+    pub async fn rename_account(
         &self,
         account: &AccountId,
         name: &BotName,

@@ -7,30 +7,30 @@ use super::{Db, StoreError, to_i64, to_u64};
 
 /// One thing done with the admin token.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct AuditEntry {
+pub struct AuditEntry {
     /// Unix milliseconds.
-    pub(crate) at_ms: u64,
+    pub at_ms: u64,
     /// Who (`admin`).
-    pub(crate) actor: String,
+    pub actor: String,
     /// The client's address.
-    pub(crate) peer: String,
+    pub peer: String,
     /// What (`update-bot`, ...).
-    pub(crate) action: String,
+    pub action: String,
     /// On what (an account name, a tournament id).
-    pub(crate) target: String,
+    pub target: String,
     /// The change in words (never a token).
-    pub(crate) detail: String,
+    pub detail: String,
 }
 
 /// What was done with the admin token.
 #[derive(Debug, Clone)]
-pub(crate) struct AuditRepo {
+pub struct AuditRepo {
     pub(super) db: Db,
 }
 
 impl AuditRepo {
     /// Adds an entry under a fresh random id.
-    pub(crate) async fn audit(&self, entry_id: &str, e: &AuditEntry) -> Result<(), StoreError> {
+    pub async fn audit(&self, entry_id: &str, e: &AuditEntry) -> Result<(), StoreError> {
         sqlx::query(
             "INSERT INTO skat_audit (entry_id, at_ms, actor, peer, action, target, detail) VALUES ($1,$2,$3,$4,$5,$6,$7)",
         )
@@ -47,7 +47,7 @@ impl AuditRepo {
     }
 
     /// A page of entries, newest first; only those about `target` when it is not empty.
-    pub(crate) async fn audit_log(
+    pub async fn audit_log(
         &self,
         target: &str,
         offset: u64,

@@ -12,31 +12,31 @@ use super::{Db, StoreError, to_i64, to_u64};
 
 /// A leaderboard row: an account's name and rating.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct RatedAccount {
+pub struct RatedAccount {
     /// The account's name.
-    pub(crate) name: BotName,
+    pub name: BotName,
     /// Its rating.
-    pub(crate) rating: Rating,
+    pub rating: Rating,
 }
 
 /// One point of an account's rating history.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct RatingPoint {
+pub struct RatingPoint {
     /// Unix milliseconds.
-    pub(crate) at_ms: u64,
+    pub at_ms: u64,
     /// The list that moved it.
-    pub(crate) table_id: String,
+    pub table_id: String,
     /// The rating after it (`lists` is not kept per point: 0).
-    pub(crate) rating: Rating,
+    pub rating: Rating,
 }
 
 /// A new rating, for `finish_table`.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct NewRating {
+pub struct NewRating {
     /// Whose.
-    pub(crate) account_id: AccountId,
+    pub account_id: AccountId,
     /// The rating after the list.
-    pub(crate) rating: Rating,
+    pub rating: Rating,
 }
 
 pub(super) fn rating_from(r: &AnyRow) -> Result<Rating, sqlx::Error> {
@@ -97,18 +97,18 @@ pub(super) async fn record(
 
 /// The ratings: what the leaderboard, an account's page and the operator's list read.
 #[derive(Debug, Clone)]
-pub(crate) struct RatingRepo {
+pub struct RatingRepo {
     pub(super) db: Db,
 }
 
 impl RatingRepo {
     /// The current rating of this account (absent: not rated yet).
-    pub(crate) async fn rating_of(&self, account: &AccountId) -> Result<Option<Rating>, StoreError> {
+    pub async fn rating_of(&self, account: &AccountId) -> Result<Option<Rating>, StoreError> {
         Ok(current(&self.db.pool, account).await?)
     }
 
     /// A page of the leaderboard: by conservative rating (mu - 3 sigma), best first.
-    pub(crate) async fn leaderboard(&self, offset: u64, limit: u64) -> Result<Vec<RatedAccount>, StoreError> {
+    pub async fn leaderboard(&self, offset: u64, limit: u64) -> Result<Vec<RatedAccount>, StoreError> {
         let rows = sqlx::query(
             "SELECT a.name, r.rating, r.uncertainty, r.lists FROM skat_ratings r \
              JOIN skat_accounts a ON a.account_id = r.account_id WHERE a.removed_ms = 0 \
@@ -125,7 +125,7 @@ impl RatingRepo {
     }
 
     /// An account's rating history, oldest first.
-    pub(crate) async fn rating_history(
+    pub async fn rating_history(
         &self,
         account_id: &AccountId,
     ) -> Result<Vec<RatingPoint>, StoreError> {

@@ -11,7 +11,7 @@ use super::{StoreError, to_i64};
 /// The operator's changes: pause, resume, cancel, a new start time.
 impl TournamentRepo {
     /// Pauses or resumes a tournament that is not over; false when it is over (or gone).
-    pub(crate) async fn set_paused(&self, id: &TournamentId, paused: bool) -> Result<bool, StoreError> {
+    pub async fn set_paused(&self, id: &TournamentId, paused: bool) -> Result<bool, StoreError> {
         let status = if paused { TournamentStatus::Paused } else { TournamentStatus::Running };
         let done = sqlx::query(
             "UPDATE skat_tournaments SET status = $1 WHERE tournament_id = $2 AND status IN ('running', 'paused')",
@@ -25,7 +25,7 @@ impl TournamentRepo {
 
     /// Cancels a tournament that is not over, and abandons its unfinished tables, in one
     /// transaction; false when it is over (or gone).
-    pub(crate) async fn cancel_tournament(&self, id: &TournamentId, at_ms: u64) -> Result<bool, StoreError> {
+    pub async fn cancel_tournament(&self, id: &TournamentId, at_ms: u64) -> Result<bool, StoreError> {
         let mut tx = self.db.pool.begin().await?;
         let done = sqlx::query(
             "UPDATE skat_tournaments SET status = 'cancelled', finished_ms = $1 WHERE tournament_id = $2 \
@@ -51,7 +51,7 @@ impl TournamentRepo {
     }
 
     /// Stores a tournament's settings again (a new start time); false when it is over.
-    pub(crate) async fn update_spec(
+    pub async fn update_spec(
         &self,
         id: &TournamentId,
         spec: &TournamentSpec,
@@ -68,7 +68,7 @@ impl TournamentRepo {
 
     /// A tournament's status and start time now (absent: no such tournament): what the
     /// operator may change while its scheduler runs.
-    pub(crate) async fn tournament_state(
+    pub async fn tournament_state(
         &self,
         id: &TournamentId,
     ) -> Result<Option<(TournamentStatus, u64)>, StoreError> {
@@ -84,7 +84,7 @@ impl TournamentRepo {
     }
 
     /// Whether a tournament's lists count for the ratings (a challenge's may not).
-    pub(crate) async fn tournament_rated(&self, tournament: &TournamentId) -> Result<bool, StoreError> {
+    pub async fn tournament_rated(&self, tournament: &TournamentId) -> Result<bool, StoreError> {
         let row = sqlx::query("SELECT spec FROM skat_tournaments WHERE tournament_id = $1")
             .bind(tournament.as_str())
             .fetch_optional(&self.db.pool)
@@ -97,7 +97,7 @@ impl TournamentRepo {
     }
 
     /// The tournament of a table with its name, if the table is a tournament's.
-    pub(crate) async fn tournament_named_of_table(
+    pub async fn tournament_named_of_table(
         &self,
         table_id: &str,
     ) -> Result<Option<(skat_league::TournamentId, String)>, StoreError> {

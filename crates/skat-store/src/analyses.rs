@@ -7,28 +7,28 @@ use super::{Db, StoreError, to_i64, to_u64};
 
 /// A table's analysis as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct StoredAnalysis {
+pub struct StoredAnalysis {
     /// One JSON object per deal.
-    pub(crate) deals: Vec<String>,
+    pub deals: Vec<String>,
     /// JSON: the players' accuracy.
-    pub(crate) summary: String,
+    pub summary: String,
     /// Worlds per card.
-    pub(crate) worlds: u32,
+    pub worlds: u32,
     /// When it was computed (Unix milliseconds).
-    pub(crate) computed_ms: u64,
+    pub computed_ms: u64,
     /// How long it took (milliseconds).
-    pub(crate) took_ms: u64,
+    pub took_ms: u64,
 }
 
 /// Finished tables' analyses, AnalyzeTable's cache.
 #[derive(Debug, Clone)]
-pub(crate) struct AnalysisRepo {
+pub struct AnalysisRepo {
     pub(super) db: Db,
 }
 
 impl AnalysisRepo {
     /// The analysis of `table_id` made with `settings`, if any.
-    pub(crate) async fn analysis(
+    pub async fn analysis(
         &self,
         table_id: &str,
         settings: &str,
@@ -54,7 +54,7 @@ impl AnalysisRepo {
 
     /// Keeps an analysis (another replica's for the same table and settings wins: both
     /// are the same figures).
-    pub(crate) async fn put_analysis(
+    pub async fn put_analysis(
         &self,
         table_id: &str,
         settings: &str,

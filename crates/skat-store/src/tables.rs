@@ -197,7 +197,7 @@ impl Writer {
 }
 
 /// Now, in Unix milliseconds.
-pub(crate) fn unix_ms_now() -> u64 {
+pub fn unix_ms_now() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
 }
 
@@ -444,7 +444,7 @@ mod checksum_tests {
 #[cfg(test)]
 mod purge_tests {
     use super::{RowStatus, StoredEntry, TableRow};
-    use crate::store::Store;
+    use crate::Store;
 
     fn row(i: u32, status: RowStatus, finished_ms: u64) -> TableRow {
         TableRow {

@@ -11,11 +11,11 @@ use super::accounts::{ACCOUNT_COLUMNS, Account, account_from};
 use super::{Db, StoreError, to_i64, to_u64};
 
 /// Sandboxes kept per account (older ones, with their output, are deleted).
-pub(crate) const SANDBOXES_PER_ACCOUNT: i64 = 50;
+pub const SANDBOXES_PER_ACCOUNT: i64 = 50;
 
 /// Where a version is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum VersionState {
+pub enum VersionState {
     /// Waits for the operator.
     Pending,
     /// May play.
@@ -45,83 +45,83 @@ impl VersionState {
 
 /// A submitted version: an image and a command.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct StoredVersion {
+pub struct StoredVersion {
     /// The account.
-    pub(crate) account_id: AccountId,
+    pub account_id: AccountId,
     /// Its name within the account (see `hosting::version_id`).
-    pub(crate) version_id: String,
+    pub version_id: String,
     /// The image's `sha256:<hex>`.
-    pub(crate) digest: String,
+    pub digest: String,
     /// The pinned reference, or empty for an archive.
-    pub(crate) image_ref: String,
+    pub image_ref: String,
     /// The archive's size (0 for a reference).
-    pub(crate) size_bytes: u64,
+    pub size_bytes: u64,
     /// argv words (empty: the image's entry point).
-    pub(crate) command: Vec<String>,
+    pub command: Vec<String>,
     /// The SDK it says it uses.
-    pub(crate) sdk: String,
+    pub sdk: String,
     /// Pending, approved or failed.
-    pub(crate) state: VersionState,
+    pub state: VersionState,
     /// The one that plays.
-    pub(crate) active: bool,
+    pub active: bool,
     /// Why it failed.
-    pub(crate) failure: String,
+    pub failure: String,
     /// When (Unix ms).
-    pub(crate) submitted_ms: u64,
+    pub submitted_ms: u64,
 }
 
 /// A sandbox as the runner reported it (its output apart).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) struct StoredSandbox {
+pub struct StoredSandbox {
     /// The runner's id for it.
-    pub(crate) sandbox_id: String,
+    pub sandbox_id: String,
     /// The account.
-    pub(crate) account_id: String,
+    pub account_id: String,
     /// The version's image.
-    pub(crate) digest: String,
+    pub digest: String,
     /// The version's name.
-    pub(crate) version_id: String,
+    pub version_id: String,
     /// The runner that ran it.
-    pub(crate) runner: String,
+    pub runner: String,
     /// Where.
-    pub(crate) table_id: String,
+    pub table_id: String,
     /// Which seat.
-    pub(crate) seat: u32,
+    pub seat: u32,
     /// The tournament, or empty.
-    pub(crate) tournament_id: String,
+    pub tournament_id: String,
     /// `running`, `exited`, `stopped`, `out-of-memory`, `timed-out`, `failed-to-start`.
-    pub(crate) outcome: String,
+    pub outcome: String,
     /// Exit status.
-    pub(crate) exit_code: i32,
+    pub exit_code: i32,
     /// CPU used.
-    pub(crate) cpu_ms: u64,
+    pub cpu_ms: u64,
     /// Peak memory.
-    pub(crate) memory_peak: u64,
+    pub memory_peak: u64,
     /// Started (Unix ms).
-    pub(crate) started_ms: u64,
+    pub started_ms: u64,
     /// Ended (Unix ms; 0: running).
-    pub(crate) ended_ms: u64,
+    pub ended_ms: u64,
     /// What happened, in words.
-    pub(crate) detail: String,
+    pub detail: String,
     /// Bytes of output kept.
-    pub(crate) log_bytes: u64,
+    pub log_bytes: u64,
     /// Whether older output was dropped.
-    pub(crate) log_truncated: bool,
+    pub log_truncated: bool,
 }
 
 /// A hosted tournament's pin: the version an entrant plays and its sandbox's size.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Pin {
+pub struct Pin {
     /// The entrant.
-    pub(crate) account_id: AccountId,
+    pub account_id: AccountId,
     /// Its version's name.
-    pub(crate) version_id: String,
+    pub version_id: String,
     /// Its version's image.
-    pub(crate) digest: String,
+    pub digest: String,
     /// CPU, in millicores.
-    pub(crate) cpu_millis: u32,
+    pub cpu_millis: u32,
     /// Memory, in MiB.
-    pub(crate) memory_mib: u32,
+    pub memory_mib: u32,
 }
 
 const VERSION_COLUMNS: &str = "account_id, version_id, digest, image_ref, size_bytes, command, sdk, state, active, failure, submitted_ms";
@@ -171,26 +171,26 @@ fn sandbox_from(r: &AnyRow) -> Result<StoredSandbox, sqlx::Error> {
 
 /// Which sandboxes a listing wants.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct SandboxFilter<'a> {
+pub struct SandboxFilter<'a> {
     /// One account's (None: every account's).
-    pub(crate) account: Option<&'a AccountId>,
+    pub account: Option<&'a AccountId>,
     /// Only running ones.
-    pub(crate) running_only: bool,
+    pub running_only: bool,
     /// One table's.
-    pub(crate) table_id: Option<&'a str>,
+    pub table_id: Option<&'a str>,
     /// At most this many.
-    pub(crate) limit: u32,
+    pub limit: u32,
 }
 
 /// Hosted bots' versions, a hosted tournament's pins and the sandboxes the runners reported.
 #[derive(Debug, Clone)]
-pub(crate) struct HostingRepo {
+pub struct HostingRepo {
     pub(super) db: Db,
 }
 
 impl HostingRepo {
     /// Keeps a new version; false when the account has it already (it is unchanged).
-    pub(crate) async fn insert_version(&self, v: &StoredVersion) -> Result<bool, StoreError> {
+    pub async fn insert_version(&self, v: &StoredVersion) -> Result<bool, StoreError> {
         let command = serde_json::to_string(&v.command).map_err(|e| StoreError::Corrupt(e.to_string()))?;
         let done = sqlx::query(&format!(
             "INSERT INTO skat_bot_versions ({VERSION_COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11) \
@@ -213,7 +213,7 @@ impl HostingRepo {
     }
 
     /// An account's versions, newest first.
-    pub(crate) async fn versions(&self, account: &AccountId) -> Result<Vec<StoredVersion>, StoreError> {
+    pub async fn versions(&self, account: &AccountId) -> Result<Vec<StoredVersion>, StoreError> {
         let rows = sqlx::query(&format!(
             "SELECT {VERSION_COLUMNS} FROM skat_bot_versions WHERE account_id = $1 \
              ORDER BY submitted_ms DESC, version_id"
@@ -225,7 +225,7 @@ impl HostingRepo {
     }
 
     /// An account's version by its name.
-    pub(crate) async fn version(
+    pub async fn version(
         &self,
         account: &AccountId,
         version_id: &str,
@@ -241,7 +241,7 @@ impl HostingRepo {
     }
 
     /// Makes the version named `version_id` the account's active one (None: none is).
-    pub(crate) async fn set_active(
+    pub async fn set_active(
         &self,
         account: &AccountId,
         version_id: Option<&str>,
@@ -263,7 +263,7 @@ impl HostingRepo {
     }
 
     /// Sets a version's state (and the failure text; empty when not failed).
-    pub(crate) async fn set_version_state(
+    pub async fn set_version_state(
         &self,
         account: &AccountId,
         version_id: &str,
@@ -284,7 +284,7 @@ impl HostingRepo {
 
     /// Marks every version of an account with this image failed (its image could not be
     /// had: whatever command it runs, it cannot start).
-    pub(crate) async fn fail_image(
+    pub async fn fail_image(
         &self,
         account: &AccountId,
         digest: &str,
@@ -303,7 +303,7 @@ impl HostingRepo {
 
     /// Every account that is hosted now (an active, approved version; not disabled or
     /// removed), with that version.
-    pub(crate) async fn hosted_accounts(&self) -> Result<Vec<(Account, StoredVersion)>, StoreError> {
+    pub async fn hosted_accounts(&self) -> Result<Vec<(Account, StoredVersion)>, StoreError> {
         let account_columns: String =
             ACCOUNT_COLUMNS.split(", ").map(|c| format!("a.{c}")).collect::<Vec<_>>().join(", ");
         let version_columns: String = VERSION_COLUMNS
@@ -329,7 +329,7 @@ impl HostingRepo {
     /// The oldest versions of an account beyond the newest `keep`, that are neither
     /// active nor pinned by a tournament: deleted, their image digests returned (the
     /// caller removes archives no other version still names).
-    pub(crate) async fn prune_versions(
+    pub async fn prune_versions(
         &self,
         account: &AccountId,
         keep: usize,
@@ -359,7 +359,7 @@ impl HostingRepo {
     }
 
     /// Whether any account still has a version with this digest.
-    pub(crate) async fn digest_in_use(&self, digest: &str) -> Result<bool, StoreError> {
+    pub async fn digest_in_use(&self, digest: &str) -> Result<bool, StoreError> {
         let n: i64 = sqlx::query("SELECT COUNT(*) AS n FROM skat_bot_versions WHERE digest = $1")
             .bind(digest)
             .fetch_one(&self.db.pool)
@@ -369,7 +369,7 @@ impl HostingRepo {
     }
 
     /// Pins a hosted tournament's entrants' versions.
-    pub(crate) async fn pin_versions(&self, tournament_id: &str, pins: &[Pin]) -> Result<(), StoreError> {
+    pub async fn pin_versions(&self, tournament_id: &str, pins: &[Pin]) -> Result<(), StoreError> {
         let mut tx = self.db.pool.begin().await?;
         for p in pins {
             sqlx::query(
@@ -390,7 +390,7 @@ impl HostingRepo {
     }
 
     /// A tournament's pins (none: it is not hosted).
-    pub(crate) async fn pins(&self, tournament_id: &str) -> Result<Vec<Pin>, StoreError> {
+    pub async fn pins(&self, tournament_id: &str) -> Result<Vec<Pin>, StoreError> {
         let rows = sqlx::query(
             "SELECT account_id, version_id, digest, cpu_millis, memory_mib FROM skat_hosted_pins WHERE tournament_id = $1 \
              ORDER BY account_id",
@@ -414,7 +414,7 @@ impl HostingRepo {
 
     /// Keeps a sandbox's report (`log`: its output, when sent), and deletes the
     /// account's sandboxes beyond the newest [`SANDBOXES_PER_ACCOUNT`].
-    pub(crate) async fn put_sandbox(&self, s: &StoredSandbox, log: Option<&str>) -> Result<(), StoreError> {
+    pub async fn put_sandbox(&self, s: &StoredSandbox, log: Option<&str>) -> Result<(), StoreError> {
         let mut tx = self.db.pool.begin().await?;
         sqlx::query(
             "INSERT INTO skat_sandboxes (sandbox_id, account_id, digest, table_id, seat, tournament_id, outcome, \
@@ -458,7 +458,7 @@ impl HostingRepo {
     }
 
     /// Sandboxes, newest first.
-    pub(crate) async fn sandboxes(&self, f: &SandboxFilter<'_>) -> Result<Vec<StoredSandbox>, StoreError> {
+    pub async fn sandboxes(&self, f: &SandboxFilter<'_>) -> Result<Vec<StoredSandbox>, StoreError> {
         let rows = sqlx::query(&format!(
             "SELECT {SANDBOX_COLUMNS} FROM skat_sandboxes \
              WHERE ($1 = '' OR account_id = $1) AND ($2 = 0 OR outcome = 'running') AND ($3 = '' OR table_id = $3) \
@@ -474,7 +474,7 @@ impl HostingRepo {
     }
 
     /// One sandbox and its output.
-    pub(crate) async fn sandbox_log(&self, id: &str) -> Result<Option<(StoredSandbox, String)>, StoreError> {
+    pub async fn sandbox_log(&self, id: &str) -> Result<Option<(StoredSandbox, String)>, StoreError> {
         let row =
             sqlx::query(&format!("SELECT {SANDBOX_COLUMNS}, log FROM skat_sandboxes WHERE sandbox_id = $1"))
                 .bind(id)

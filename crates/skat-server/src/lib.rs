@@ -18,7 +18,6 @@ pub(crate) mod analysis;
 pub(crate) mod competition;
 mod config;
 pub(crate) mod hosting;
-pub(crate) mod journal;
 mod metrics;
 pub(crate) mod rpc;
 
@@ -32,7 +31,7 @@ use tokio::task::JoinHandle;
 pub use config::{
     AnalysisConfig, Anonymous, Database, ForwardedHeader, HostingConfig, PeopleTables, ServerConfig, TlsFiles,
 };
-pub use journal::recovery::Recovered;
+pub use skat_journal::recovery::Recovered;
 pub use metrics::{HostingMetrics, Metrics, cpu_seconds};
 pub use rpc::edge::METHODS;
 /// `skat backup`: a consistent, checked copy of a SQLite journal while the server runs.
@@ -86,7 +85,7 @@ pub async fn start(
     let (failure_tx, failure_rx) = watch::channel(false);
     let journal = open_journal(&config, &metrics, failure_tx).await?;
     let recovered =
-        journal::recovery::recover(&journal, &tables, config.max_tables, config.table_expiry, &metrics)
+        skat_journal::recovery::recover(&journal, &tables, config.max_tables, config.table_expiry, &metrics.journal())
             .await
             .map_err(|e| std::io::Error::other(format!("cannot recover tables from the journal: {e}")))?;
     tracing::info!(
@@ -138,7 +137,7 @@ pub async fn start(
     let served = serving.task;
     let task = tokio::spawn(async move {
         let result = served.await.map_err(std::io::Error::other)?;
-        journal::takeover::release(&releasing).await;
+        skat_journal::takeover::release(&releasing).await;
         result
     });
     tracing::info!(%addr, metrics = ?metrics_addr, web = ?serving.web_addr, "skat server listening");
@@ -164,9 +163,9 @@ async fn open_journal(
     config: &ServerConfig,
     metrics: &Metrics,
     failure_tx: watch::Sender<bool>,
-) -> std::io::Result<journal::Journal> {
+) -> std::io::Result<skat_journal::Journal> {
     let opened = match &config.database {
-        Database::Memory => return Ok(journal::Journal::memory()),
+        Database::Memory => return Ok(skat_journal::Journal::memory()),
         Database::Sqlite(dir) => skat_store::Store::open_dir(dir).await,
         Database::Url(url) => match config.node_id {
             Some(_) => skat_store::Store::open_replica(url, config.replica_lease).await,
@@ -178,14 +177,14 @@ async fn open_journal(
     })?;
     let lease = match &config.node_id {
         Some(node) => Some((
-            journal::takeover::register(&store, node, config.replica_lease).await.map_err(|e| {
+            skat_journal::takeover::register(&store, node, config.replica_lease).await.map_err(|e| {
                 std::io::Error::other(format!("cannot register replica {node} in the database: {e}"))
             })?,
             config.replica_lease,
         )),
         None => None,
     };
-    Ok(journal::Journal::start(store, lease, metrics.clone(), failure_tx, config.journal_gather))
+    Ok(skat_journal::Journal::start(store, lease, metrics.journal(), failure_tx, config.journal_gather))
 }
 
 /// The background work that keeps the tables bounded: expiry, the records' retention and
@@ -193,21 +192,21 @@ async fn open_journal(
 fn keep_tables(
     config: &ServerConfig,
     tables: &Arc<skat_table::Tables>,
-    journal: &journal::Journal,
+    journal: &skat_journal::Journal,
     metrics: &Metrics,
     stop: &watch::Receiver<bool>,
 ) {
-    journal::expiry::expire_tables(
+    skat_journal::expiry::expire_tables(
         Arc::clone(tables),
         journal.clone(),
-        metrics.clone(),
+        metrics.journal(),
         config.table_expiry,
         stop.clone(),
     );
     if let Some(retention) = config.retention {
-        journal::expiry::purge_records(journal, retention, stop.clone());
+        skat_journal::expiry::purge_records(journal, retention, stop.clone());
     }
-    journal::expiry::watch_size(journal, metrics.clone(), stop.clone());
+    skat_journal::expiry::watch_size(journal, metrics.journal(), stop.clone());
 }
 
 /// The competitions, resumed from the journal; on replicas, the tables of dead ones taken
@@ -215,7 +214,7 @@ fn keep_tables(
 async fn start_competitions(
     config: &Arc<ServerConfig>,
     tables: &Arc<skat_table::Tables>,
-    journal: &journal::Journal,
+    journal: &skat_journal::Journal,
     metrics: &Metrics,
     stop: &watch::Receiver<bool>,
 ) -> std::io::Result<Arc<competition::Competitions>> {
@@ -230,12 +229,12 @@ async fn start_competitions(
         .await
         .map_err(|e| std::io::Error::other(format!("cannot resume the running tournaments: {e}")))?;
     let (adopted_tx, mut adopted_rx) = tokio::sync::mpsc::unbounded_channel();
-    journal::takeover::Takeover {
+    skat_journal::takeover::Takeover {
         journal: journal.clone(),
         tables: Arc::clone(tables),
         max_tables: config.max_tables,
         expiry: config.table_expiry,
-        metrics: metrics.clone(),
+        metrics: metrics.journal(),
         adopted: adopted_tx,
     }
     .follow(stop.clone());
@@ -252,9 +251,9 @@ async fn start_competitions(
 /// which are not otherwise public. Not a stable API.
 #[doc(hidden)]
 pub mod bench {
-    pub use crate::journal::Journal;
-    pub use crate::journal::recovery::recover;
-    pub use crate::journal::rows::{stored, table_row};
+    pub use skat_journal::Journal;
+    pub use skat_journal::recovery::recover;
+    pub use skat_journal::rows::{stored, table_row};
     pub use skat_table::secret::TokenHash;
     pub use skat_store::Store;
     pub use skat_table::Table;

@@ -36,6 +36,39 @@ impl Metrics {
     }
 }
 
+impl Metrics {
+    /// What the journal counts, for the journal crate (the same metrics, behind its trait).
+    pub fn journal(&self) -> skat_journal::Metrics {
+        Arc::new(self.clone())
+    }
+}
+
+impl skat_journal::JournalMetrics for Metrics {
+    fn committed(&self) {
+        self.journal_commits.inc();
+    }
+
+    fn entries(&self, n: u64) {
+        self.journal_entries.inc_by(n);
+    }
+
+    fn hot_log(&self, n: usize) {
+        self.journal_log.set(n as i64);
+    }
+
+    fn database_bytes(&self, bytes: u64) {
+        self.set.database_bytes.set(i64::try_from(bytes).unwrap_or(i64::MAX));
+    }
+
+    fn taken_over(&self, n: u64) {
+        self.tables_taken_over.inc_by(n);
+    }
+
+    fn tables(&self) -> &skat_table::Metrics {
+        &self.table
+    }
+}
+
 impl Default for Metrics {
     fn default() -> Metrics {
         Metrics::new()

@@ -60,7 +60,7 @@ pub(crate) use error::CompetitionError;
 pub(crate) use lobby::SeatOffer;
 
 use crate::config::ServerConfig;
-use crate::journal::Journal;
+use skat_journal::Journal;
 use crate::metrics::Metrics;
 use skat_store::accounts::Account;
 use skat_store::tournaments::PlayingTable;

@@ -17,7 +17,7 @@ use skat_league::rating::after_list;
 use skat_league::{PlannedTable, SeatResult, TournamentId};
 
 use super::{Ctx, lock};
-use crate::journal::recovery;
+use skat_journal::recovery;
 use skat_store::ratings::NewRating;
 use skat_store::{Store, StoreError};
 use skat_table::{TableId, unix_ms};

@@ -36,7 +36,7 @@ pub(crate) use error::HostingError;
 use crate::competition::Competitions;
 use crate::competition::admin::Admin;
 use crate::config::ServerConfig;
-use crate::journal::Journal;
+use skat_journal::Journal;
 use crate::metrics::Metrics;
 use skat_table::secret::same_token;
 use skat_store::Store;

@@ -73,7 +73,7 @@ use tokio::task::JoinHandle;
 
 use crate::competition::Competitions;
 use crate::config::ServerConfig;
-use crate::journal::Journal;
+use skat_journal::Journal;
 use crate::metrics::Metrics;
 use skat_table::Tables;
 use service::SkatServer;

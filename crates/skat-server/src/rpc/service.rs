@@ -19,7 +19,7 @@ use crate::analysis::Analyst;
 use crate::competition::Competitions;
 use crate::config::ServerConfig;
 use crate::hosting::Hosting;
-use crate::journal::{Journal, recovery};
+use skat_journal::{Journal, recovery};
 use crate::metrics::Metrics;
 use skat_table::{TableHandle, TableId, Tables};
 

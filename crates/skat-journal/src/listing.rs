@@ -9,7 +9,7 @@ use skat_table::Tables;
 
 impl Journal {
     /// A page of at most `limit` tables after `cursor`, newest first.
-    pub(crate) async fn list(
+    pub async fn list(
         &self,
         tables: &Arc<Tables>,
         filter: ListFilter,

@@ -11,14 +11,14 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use crate::journal::{Journal, table_row};
-use crate::metrics::Metrics;
+use crate::{Journal, table_row};
+use crate::Metrics;
 use skat_store::{RowStatus, StoreError, StoredEntry, TableRow};
 use skat_table::{JournalEntry, Table, TableHandle, TableId, Tables, unix_ms};
 
 /// A table rebuilt from its entries.
 #[derive(Debug)]
-pub(crate) struct Rebuilt {
+pub struct Rebuilt {
     /// The table (None: not even its creation is readable).
     pub table: Option<Table>,
     /// Entries that were used.
@@ -28,7 +28,7 @@ pub(crate) struct Rebuilt {
 }
 
 /// Rebuilds a table from its stored entries (see the module header).
-pub(crate) fn rebuild(id: &TableId, stored: &[StoredEntry], now: Instant) -> Rebuilt {
+pub fn rebuild(id: &TableId, stored: &[StoredEntry], now: Instant) -> Rebuilt {
     let mut decoded = Vec::with_capacity(stored.len());
     let mut damaged = None;
     for (i, e) in stored.iter().enumerate() {
@@ -106,7 +106,7 @@ pub async fn recover(
 /// Rebuilds the tables of `rows` from their entries and puts them in memory (on start,
 /// and when this replica takes a dead one's tables over); those idle past `expiry` are
 /// marked abandoned instead.
-pub(crate) async fn bring_back(
+pub async fn bring_back(
     journal: &Journal,
     tables: &Tables,
     rows: Vec<TableRow>,
@@ -161,7 +161,7 @@ pub(crate) async fn bring_back(
             pending.wait().await.map_err(|e| StoreError::Setting(e.to_string()))?;
         }
         table.mark_listed();
-        if tables.insert(table, max_tables.max(tables.len() + 1), None, metrics.table(), journal).is_none() {
+        if tables.insert(table, max_tables.max(tables.len() + 1), None, metrics.tables(), journal).is_none() {
             continue;
         }
         done.tables += 1;
@@ -169,13 +169,13 @@ pub(crate) async fn bring_back(
     let pending = journal.submit_rows(abandoned_rows);
     pending.wait().await.map_err(|e| StoreError::Setting(e.to_string()))?;
     done.took = started.elapsed();
-    metrics.tables.set(tables.len() as i64);
+    metrics.tables().tables_held(tables.len());
     Ok(done)
 }
 
 /// A finished or abandoned table (or, for records, any table) read back from the
 /// journal, from whichever replica wrote it.
-pub(crate) async fn archived(
+pub async fn archived(
     journal: &Journal,
     id: &TableId,
 ) -> Result<Option<Arc<TableHandle>>, StoreError> {

@@ -14,12 +14,12 @@ use std::time::{Duration, Instant, SystemTime};
 use tokio::sync::watch;
 
 use super::{Journal, table_row};
-use crate::metrics::Metrics;
+use crate::Metrics;
 use skat_store::{RowStatus, TableRow};
 use skat_table::{Tables, unix_ms};
 
 /// Expires tables every quarter of `expiry` (between 50 ms and 30 s) until `stop`.
-pub(crate) fn expire_tables(
+pub fn expire_tables(
     tables: Arc<Tables>,
     journal: Journal,
     metrics: Metrics,
@@ -52,14 +52,14 @@ pub(crate) fn expire_tables(
             if journal.submit_rows(abandoned).wait().await.is_err() {
                 return;
             }
-            metrics.tables.set(tables.len() as i64);
+            metrics.tables().tables_held(tables.len());
         }
     });
 }
 
 /// Deletes the records of tables that ended more than `retention` ago, every tenth of
 /// it (between 1 s and an hour), until `stop`.
-pub(crate) fn purge_records(journal: &Journal, retention: Duration, mut stop: watch::Receiver<bool>) {
+pub fn purge_records(journal: &Journal, retention: Duration, mut stop: watch::Receiver<bool>) {
     let Some(store) = journal.store().cloned() else { return };
     tokio::spawn(async move {
         let every = (retention / 10).clamp(Duration::from_secs(1), Duration::from_secs(3600));
@@ -79,13 +79,13 @@ pub(crate) fn purge_records(journal: &Journal, retention: Duration, mut stop: wa
 }
 
 /// Publishes the database's size every 30 s until `stop` (nothing without a database).
-pub(crate) fn watch_size(journal: &Journal, metrics: Metrics, mut stop: watch::Receiver<bool>) {
+pub fn watch_size(journal: &Journal, metrics: Metrics, mut stop: watch::Receiver<bool>) {
     let Some(store) = journal.store().cloned() else { return };
     tokio::spawn(async move {
         loop {
             match store.size_bytes().await {
                 Ok(bytes) => {
-                    metrics.database_bytes.set(i64::try_from(bytes).unwrap_or(i64::MAX));
+                    metrics.database_bytes(bytes);
                 }
                 Err(e) => tracing::debug!(error = %e, "database size not read"),
             }

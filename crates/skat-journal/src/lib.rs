@@ -1,3 +1,5 @@
+//! # skat-journal
+//!
 //! The journal: what makes an OK a promise.
 //!
 //! Every change to a table is handed to the journal, in the table's order, while the
@@ -27,12 +29,13 @@
 //! | replicas: this one's lease, and taking a dead one's tables over | [`takeover`] |
 //! | tables leaving memory (expiry) and the database (retention) | [`expiry`] |
 
-pub(crate) mod expiry;
-pub(crate) mod hotlog;
-pub(crate) mod listing;
-pub(crate) mod recovery;
-pub(crate) mod rows;
-pub(crate) mod takeover;
+pub mod expiry;
+pub mod hotlog;
+mod metrics;
+pub mod listing;
+pub mod recovery;
+pub mod rows;
+pub mod takeover;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -40,15 +43,15 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, oneshot, watch};
 
-use crate::metrics::Metrics;
 use skat_store::{Batch, NodeLease, Store, StoreError, StoredEntry, TableRow};
 use skat_table::{Durability, Durable, Table};
 use hotlog::HotLog;
 
-pub(crate) use rows::table_row;
+pub use metrics::{JournalMetrics, Metrics};
+pub use rows::table_row;
 
 /// Most entries written in one commit (more wait for the next one).
-pub(crate) const MAX_BATCH_ENTRIES: usize = 4096;
+pub const MAX_BATCH_ENTRIES: usize = 4096;
 
 struct Commit {
     entries: Vec<StoredEntry>,
@@ -80,7 +83,7 @@ impl std::fmt::Debug for Commit {
 
 impl Journal {
     /// No journal: tables live in memory only.
-    pub(crate) fn memory() -> Journal {
+    pub fn memory() -> Journal {
         Journal { inner: None, owner: String::new() }
     }
 
@@ -114,18 +117,18 @@ impl Journal {
     }
 
     /// This replica's lease and its length (`None`: a single server, or no database).
-    pub(crate) fn lease(&self) -> Option<&(NodeLease, Duration)> {
+    pub fn lease(&self) -> Option<&(NodeLease, Duration)> {
         self.inner.as_ref().and_then(|w| w.lease.as_ref())
     }
 
     /// Whether the journal stopped for good (a failed commit, a lost lease).
-    pub(crate) fn failed(&self) -> bool {
+    pub fn failed(&self) -> bool {
         self.inner.as_ref().is_some_and(|w| w.failed.load(Ordering::Acquire))
     }
 
     /// Stops the journal for good (nothing more is written, every later change fails)
     /// and tells the server to stop: for a replica that learns it lost its lease.
-    pub(crate) fn fail(&self, why: &StoreError) {
+    pub fn fail(&self, why: &StoreError) {
         if let Some(w) = &self.inner {
             tracing::error!(error = %why, "the journal can write no more: stopping the server");
             w.failed.store(true, Ordering::Release);
@@ -134,17 +137,17 @@ impl Journal {
     }
 
     /// The database, if there is one.
-    pub(crate) fn store(&self) -> Option<&Store> {
+    pub fn store(&self) -> Option<&Store> {
         self.inner.as_ref().map(|w| &w.store)
     }
 
     /// This replica's name in the database.
-    pub(crate) fn owner(&self) -> &str {
+    pub fn owner(&self) -> &str {
         &self.owner
     }
 
     /// Writes rows alone (a table dropped unfinished is marked abandoned).
-    pub(crate) fn submit_rows(&self, rows: Vec<TableRow>) -> Durable {
+    pub fn submit_rows(&self, rows: Vec<TableRow>) -> Durable {
         match &self.inner {
             Some(writer) if !rows.is_empty() => writer.send(Vec::new(), rows),
             _ => Durable::now(),
@@ -297,11 +300,11 @@ async fn commit(
     let empty = parts.is_empty();
     if !empty {
         w.write(&parts).await?;
-        metrics.journal_commits.inc();
+        metrics.committed();
     }
-    metrics.journal_entries.inc_by(entries.len() as u64);
+    metrics.entries(entries.len() as u64);
     log.committed(&plan, entries, now);
-    metrics.journal_log.set(log.len() as i64);
+    metrics.hot_log(log.len());
     Ok(())
 }
 

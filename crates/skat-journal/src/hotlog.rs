@@ -23,19 +23,19 @@ use std::time::{Duration, Instant};
 use skat_store::StoredEntry;
 
 /// How long a stretch of the log stays open.
-pub(crate) const STRETCH: Duration = Duration::from_secs(20);
+pub const STRETCH: Duration = Duration::from_secs(20);
 /// Most inputs in one stretch.
-pub(crate) const STRETCH_MAX: usize = 200_000;
+pub const STRETCH_MAX: usize = 200_000;
 /// Fewest inputs a slice moves.
-pub(crate) const MOVE_MIN: usize = 64;
+pub const MOVE_MIN: usize = 64;
 /// A stretch is moved in about this many slices.
-pub(crate) const SLICES: usize = 400;
+pub const SLICES: usize = 400;
 /// The least time between two commits that move a slice.
-pub(crate) const MOVE_EVERY: Duration = Duration::from_millis(20);
+pub const MOVE_EVERY: Duration = Duration::from_millis(20);
 /// Inputs an idle commit moves (nothing else waits for it).
 const MOVE_IDLE: usize = 4096;
 /// With nothing to commit for this long, the writer moves or closes a stretch anyway.
-pub(crate) const IDLE_MOVE_AFTER: Duration = Duration::from_secs(1);
+pub const IDLE_MOVE_AFTER: Duration = Duration::from_secs(1);
 
 /// An input in the log, as the writer remembers it: where it goes and its `seq` (its
 /// body stays in the database: a move copies it there, from row to row).
@@ -56,7 +56,7 @@ struct Stretch {
 
 /// The writer's view of its log.
 #[derive(Debug)]
-pub(crate) struct HotLog {
+pub struct HotLog {
     next_seq: u64,
     open: Vec<Logged>,
     opened: Option<Instant>,
@@ -66,7 +66,7 @@ pub(crate) struct HotLog {
 
 /// What the next commit does besides its own inputs and rows.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Plan {
+pub struct Plan {
     /// The `seq` of the commit's first new input.
     pub first_seq: u64,
     /// Which inputs of the oldest closed stretch it moves.
@@ -77,22 +77,22 @@ pub(crate) struct Plan {
 
 impl HotLog {
     /// A log whose next `seq` is `next_seq` (past every row the database holds).
-    pub(crate) fn new(next_seq: u64) -> HotLog {
+    pub fn new(next_seq: u64) -> HotLog {
         HotLog { next_seq, open: Vec::new(), opened: None, closed: VecDeque::new(), last_move: None }
     }
 
     /// Inputs appended and not yet forgotten.
-    pub(crate) fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         self.open.len() + self.closed.iter().map(|s| s.entries.len()).sum::<usize>()
     }
 
     /// Whether anything waits to be moved.
-    pub(crate) fn has_work(&self) -> bool {
+    pub fn has_work(&self) -> bool {
         !self.open.is_empty() || !self.closed.is_empty()
     }
 
     /// Plans a commit at `now`; `idle`: nothing else is waiting for it.
-    pub(crate) fn plan(&mut self, now: Instant, idle: bool) -> Plan {
+    pub fn plan(&mut self, now: Instant, idle: bool) -> Plan {
         let due = self.opened.is_some_and(|t| now.duration_since(t) >= STRETCH);
         if !self.open.is_empty() && (due || self.open.len() >= STRETCH_MAX) {
             let mut entries = std::mem::take(&mut self.open);
@@ -117,7 +117,7 @@ impl HotLog {
     }
 
     /// The `seq`s of the inputs `plan` moves, by table.
-    pub(crate) fn moves(&self, plan: &Plan) -> Vec<u64> {
+    pub fn moves(&self, plan: &Plan) -> Vec<u64> {
         self.closed
             .front()
             .map_or_else(Vec::new, |s| s.entries[plan.moves.clone()].iter().map(|e| e.seq).collect())
@@ -125,7 +125,7 @@ impl HotLog {
 
     /// After the commit of `plan` with `new` (appended to the log) succeeded; takes
     /// `new`'s inputs.
-    pub(crate) fn committed(&mut self, plan: &Plan, new: &mut Vec<StoredEntry>, now: Instant) {
+    pub fn committed(&mut self, plan: &Plan, new: &mut Vec<StoredEntry>, now: Instant) {
         if !new.is_empty() && self.opened.is_none() {
             self.opened = Some(now);
         }

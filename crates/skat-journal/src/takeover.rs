@@ -28,26 +28,31 @@ use std::time::{Duration, SystemTime};
 
 use tokio::sync::{mpsc, watch};
 
-use crate::journal::Journal;
-use crate::journal::recovery::bring_back;
-use crate::metrics::Metrics;
+use crate::Journal;
+use crate::recovery::bring_back;
+use crate::Metrics;
 use skat_store::{NodeLease, Store, StoreError};
 use skat_table::{TableId, Tables, unix_ms};
 
 /// What a replica needs to take tables over.
 #[derive(Debug)]
-pub(crate) struct Takeover {
+pub struct Takeover {
+    /// This replica's journal (its lease).
     pub journal: Journal,
+    /// The tables held here, where taken tables go.
     pub tables: Arc<Tables>,
+    /// The most tables held (taken tables may exceed it rather than be lost).
     pub max_tables: usize,
+    /// How long an ended table stays in memory.
     pub expiry: Duration,
+    /// What it counts.
     pub metrics: Metrics,
     /// Told the ids of every batch of tables taken over.
     pub adopted: mpsc::UnboundedSender<Vec<TableId>>,
 }
 
 /// Registers `node` in the database with a new epoch: the lease a journal commits under.
-pub(crate) async fn register(store: &Store, node: &str, length: Duration) -> Result<NodeLease, StoreError> {
+pub async fn register(store: &Store, node: &str, length: Duration) -> Result<NodeLease, StoreError> {
     let now = now_ms();
     store.nodes.register_node(node, now, now.saturating_add(length.as_millis() as i64)).await
 }
@@ -55,7 +60,7 @@ pub(crate) async fn register(store: &Store, node: &str, length: Duration) -> Res
 /// Gives this replica's lease up (after a clean shutdown): live replicas take its
 /// unfinished tables over at their next look. A commit after this (none is expected)
 /// would renew the lease again; one after a takeover is fenced as always.
-pub(crate) async fn release(journal: &Journal) {
+pub async fn release(journal: &Journal) {
     let (Some((lease, _)), Some(store)) = (journal.lease(), journal.store()) else { return };
     if journal.failed() {
         return;
@@ -73,7 +78,7 @@ fn now_ms() -> i64 {
 impl Takeover {
     /// Renews the lease and takes over lapsed replicas' tables until `stop` (see the
     /// module header). Nothing to do on a single server.
-    pub(crate) fn follow(self, mut stop: watch::Receiver<bool>) {
+    pub fn follow(self, mut stop: watch::Receiver<bool>) {
         let (Some((lease, length)), Some(store)) =
             (self.journal.lease().cloned(), self.journal.store().cloned())
         else {
@@ -131,7 +136,7 @@ impl Takeover {
         match bring_back(&self.journal, &self.tables, rows, self.max_tables, self.expiry, &self.metrics).await
         {
             Ok(done) => {
-                self.metrics.tables_taken_over.inc_by(ids.len() as u64);
+                self.metrics.taken_over(ids.len() as u64);
                 tracing::warn!(
                     from = %dead, tables = done.tables, abandoned = done.abandoned, entries = done.entries,
                     took_ms = started.elapsed().as_millis() as u64,

@@ -30,9 +30,9 @@
 //! | tables leaving memory (expiry) and the database (retention) | [`expiry`] |
 
 pub mod expiry;
-pub mod hotlog;
-mod metrics;
+mod hotlog;
 pub mod listing;
+mod metrics;
 pub mod recovery;
 pub mod rows;
 pub mod takeover;
@@ -43,9 +43,9 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, oneshot, watch};
 
+use hotlog::HotLog;
 use skat_store::{Batch, NodeLease, Store, StoreError, StoredEntry, TableRow};
 use skat_table::{Durability, Durable, Table};
-use hotlog::HotLog;
 
 pub use metrics::{JournalMetrics, Metrics};
 pub use rows::table_row;

@@ -11,8 +11,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use crate::{Journal, table_row};
 use crate::Metrics;
+use crate::{Journal, table_row};
 use skat_store::{RowStatus, StoreError, StoredEntry, TableRow};
 use skat_table::{JournalEntry, Table, TableHandle, TableId, Tables, unix_ms};
 
@@ -175,10 +175,7 @@ pub async fn bring_back(
 
 /// A finished or abandoned table (or, for records, any table) read back from the
 /// journal, from whichever replica wrote it.
-pub async fn archived(
-    journal: &Journal,
-    id: &TableId,
-) -> Result<Option<Arc<TableHandle>>, StoreError> {
+pub async fn archived(journal: &Journal, id: &TableId) -> Result<Option<Arc<TableHandle>>, StoreError> {
     let Some(store) = journal.store() else { return Ok(None) };
     let stored = store.tables.entries(&id.to_string()).await?;
     if stored.is_empty() {

@@ -29,8 +29,8 @@ use std::time::{Duration, SystemTime};
 use tokio::sync::{mpsc, watch};
 
 use crate::Journal;
-use crate::recovery::bring_back;
 use crate::Metrics;
+use crate::recovery::bring_back;
 use skat_store::{NodeLease, Store, StoreError};
 use skat_table::{TableId, Tables, unix_ms};
 

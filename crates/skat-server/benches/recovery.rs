@@ -70,8 +70,9 @@ async fn run(store: Store, what: &str, count: u64) {
     let journal = Journal::start(store, None, Metrics::new().journal(), failure, std::time::Duration::ZERO);
     let tables = Tables::default();
     let metrics = Metrics::new();
-    let recovered =
-        recover(&journal, &tables, 100_000, Duration::from_secs(3600), &metrics.journal()).await.expect("recovered");
+    let recovered = recover(&journal, &tables, 100_000, Duration::from_secs(3600), &metrics.journal())
+        .await
+        .expect("recovered");
     assert_eq!(recovered.tables as u64, count);
     println!(
         "{what}: recovered {} tables ({} entries) in {:.2} s: {:.0} entries/s, {:.2} ms per table",

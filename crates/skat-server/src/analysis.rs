@@ -162,10 +162,7 @@ impl Analyst {
     }
 
     /// What is known of `table_id`'s analysis without queueing it.
-    pub(crate) async fn standing(
-        &self,
-        table_id: &str,
-    ) -> Result<Option<Standing>, skat_store::StoreError> {
+    pub(crate) async fn standing(&self, table_id: &str) -> Result<Option<Standing>, skat_store::StoreError> {
         {
             let state = self.lock();
             if state.running.contains(table_id) {

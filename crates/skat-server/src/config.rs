@@ -1,6 +1,7 @@
 //! Server settings: each defined once in [`ServerConfig`], with its `skat serve` flag and
 //! `SKAT_*` variable (clap), which the CLI takes as they are; tests build one directly.
 
+use skat_competition::{CompetitionConfig, HostingConfig};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -380,75 +381,6 @@ mod parse {
     }
 }
 
-/// Hosted bots (`skat serve --hosting-*`, docs/hosted-bots.md).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HostingConfig {
-    /// Where submitted archives are kept (`None`: archives are refused; references to
-    /// images in a registry are still taken).
-    pub images_dir: Option<PathBuf>,
-    /// Largest archive taken, in bytes.
-    pub max_image_bytes: u64,
-    /// New versions wait for the operator's approval before they play.
-    pub approval: bool,
-    /// The runner's token (`None`: no runner may follow the feed).
-    pub runner_token: Option<String>,
-    /// A sandbox's CPU (requests = limits), in millicores, unless a tournament says.
-    pub cpu_millis: u32,
-    /// A sandbox's memory, in MiB, unless a tournament says.
-    pub memory_mib: u32,
-    /// Versions kept per account (the oldest inactive, unpinned ones go first).
-    pub versions_per_account: usize,
-    /// Where the server makes each hosted seat's Unix socket, its sandbox's only door
-    /// (`--hosting-socket-dir`; podman runners on this machine mount them). `None`: no
-    /// sockets; sandboxes reach the sandbox port.
-    pub socket_dir: Option<PathBuf>,
-    /// The sandbox port (`--hosting-sandbox-addr`): sandboxes on a cluster reach their
-    /// seats there, with their seat tokens and nothing else.
-    pub sandbox_addr: Option<std::net::SocketAddr>,
-    /// Who may seat a hosted account at a table of their own (`CreateTable.bots`).
-    pub people_tables: PeopleTables,
-}
-
-/// Who may seat hosted accounts at tables they create (`--hosting-people-tables`): each
-/// such seat starts a sandbox on the operator's machine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum PeopleTables {
-    /// Nobody: hosted accounts play the operator's tournaments only.
-    None,
-    /// Tables made with the operator's token (admin or create token).
-    #[default]
-    Operator,
-    /// Anyone who may create a table.
-    Anyone,
-}
-
-impl std::fmt::Display for PeopleTables {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            PeopleTables::None => "none",
-            PeopleTables::Operator => "operator",
-            PeopleTables::Anyone => "anyone",
-        })
-    }
-}
-
-impl Default for HostingConfig {
-    fn default() -> Self {
-        HostingConfig {
-            images_dir: None,
-            max_image_bytes: 512 * 1024 * 1024,
-            approval: false,
-            runner_token: None,
-            cpu_millis: 1000,
-            memory_mib: 512,
-            versions_per_account: 20,
-            socket_dir: None,
-            sandbox_addr: None,
-            people_tables: PeopleTables::Operator,
-        }
-    }
-}
-
 impl ServerConfig {
     /// The limits the tables enforce, out of these settings.
     pub fn table_limits(&self) -> skat_table::TableLimits {
@@ -463,10 +395,27 @@ impl ServerConfig {
 
     /// Where the replica `node` is reached, if known.
     pub fn peer_address(&self, node: &str) -> Option<String> {
-        if let Some((_, a)) = self.peers.iter().find(|(n, _)| n == node) {
-            return Some(a.clone());
+        self.competition().peer_address(node)
+    }
+
+    /// The settings the competition services read, out of these settings.
+    pub fn competition(&self) -> CompetitionConfig {
+        CompetitionConfig {
+            node_id: self.node_id.clone(),
+            peers: self.peers.clone(),
+            peer_address_template: self.peer_address_template.clone(),
+            admin_token: self.admin_token.clone(),
+            open_registration: self.open_registration,
+            account_max_tables: self.account_max_tables,
+            account_max_lobbies: self.account_max_lobbies,
+            casual_deals: self.casual_deals,
+            challenges_per_hour: self.challenges_per_hour,
+            default_action_ms: self.default_action_ms,
+            default_deal_ms: self.default_deal_ms,
+            max_joins_per_table: self.max_joins_per_table,
+            max_tables: self.max_tables,
+            hosting: self.hosting.clone(),
         }
-        self.peer_address_template.as_ref().map(|t| t.replace("{node}", node))
     }
 }
 

@@ -15,9 +15,7 @@
 //! the rules are the engine's. See `docs/architecture.md`.
 
 pub(crate) mod analysis;
-pub(crate) mod competition;
 mod config;
-pub(crate) mod hosting;
 mod metrics;
 pub(crate) mod rpc;
 
@@ -28,12 +26,11 @@ use std::sync::Arc;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-pub use config::{
-    AnalysisConfig, Anonymous, Database, ForwardedHeader, HostingConfig, PeopleTables, ServerConfig, TlsFiles,
-};
-pub use skat_journal::recovery::Recovered;
+pub use config::{AnalysisConfig, Anonymous, Database, ForwardedHeader, ServerConfig, TlsFiles};
 pub use metrics::{HostingMetrics, Metrics, cpu_seconds};
 pub use rpc::edge::METHODS;
+pub use skat_competition::{HostingConfig, PeopleTables};
+pub use skat_journal::recovery::Recovered;
 /// `skat backup`: a consistent, checked copy of a SQLite journal while the server runs.
 pub use skat_store::backup;
 
@@ -84,10 +81,15 @@ pub async fn start(
     // The journal, and every table it holds, before the first request is taken.
     let (failure_tx, failure_rx) = watch::channel(false);
     let journal = open_journal(&config, &metrics, failure_tx).await?;
-    let recovered =
-        skat_journal::recovery::recover(&journal, &tables, config.max_tables, config.table_expiry, &metrics.journal())
-            .await
-            .map_err(|e| std::io::Error::other(format!("cannot recover tables from the journal: {e}")))?;
+    let recovered = skat_journal::recovery::recover(
+        &journal,
+        &tables,
+        config.max_tables,
+        config.table_expiry,
+        &metrics.journal(),
+    )
+    .await
+    .map_err(|e| std::io::Error::other(format!("cannot recover tables from the journal: {e}")))?;
     tracing::info!(
         database = %config.database.describe(),
         tables = recovered.tables,
@@ -112,12 +114,12 @@ pub async fn start(
     keep_tables(&config, &tables, &journal, &metrics, &stop_rx);
     let competitions = start_competitions(&config, &tables, &journal, &metrics, &stop_rx).await?;
     let releasing = journal.clone();
-    let hosting = hosting::Hosting::new(
+    let hosting = skat_competition::hosting::Hosting::new(
         journal.clone(),
-        Arc::clone(&config),
+        Arc::new(config.competition()),
         Arc::clone(&competitions),
         Arc::clone(&tables),
-        metrics.clone(),
+        metrics.competition(),
     );
     // The feed follows hosted accounts while the server has a runner token, until it stops.
     let _feed = hosting.start(stop_rx.clone());
@@ -217,12 +219,12 @@ async fn start_competitions(
     journal: &skat_journal::Journal,
     metrics: &Metrics,
     stop: &watch::Receiver<bool>,
-) -> std::io::Result<Arc<competition::Competitions>> {
-    let competitions = competition::Competitions::new(
+) -> std::io::Result<Arc<skat_competition::Competitions>> {
+    let competitions = skat_competition::Competitions::new(
         journal.clone(),
         Arc::clone(tables),
-        Arc::clone(config),
-        metrics.clone(),
+        Arc::new(config.competition()),
+        metrics.competition(),
     );
     competitions
         .start()
@@ -254,10 +256,10 @@ pub mod bench {
     pub use skat_journal::Journal;
     pub use skat_journal::recovery::recover;
     pub use skat_journal::rows::{stored, table_row};
-    pub use skat_table::secret::TokenHash;
     pub use skat_store::Store;
     pub use skat_table::Table;
     pub use skat_table::id::TableId;
     pub use skat_table::input::TableConfig;
     pub use skat_table::registry::Tables;
+    pub use skat_table::secret::TokenHash;
 }

@@ -69,6 +69,53 @@ impl skat_journal::JournalMetrics for Metrics {
     }
 }
 
+impl Metrics {
+    /// What the competitions count, for the competition crate (the same metrics, behind
+    /// its trait).
+    pub fn competition(&self) -> skat_competition::Metrics {
+        Arc::new(self.clone())
+    }
+}
+
+impl skat_competition::CompetitionMetrics for Metrics {
+    fn tables(&self) -> &skat_table::Metrics {
+        &self.table
+    }
+
+    fn per_account(&self, lobbies: &[(String, usize)], tables: &[(String, usize)]) {
+        for (family, counts) in [(&self.account_lobbies, lobbies), (&self.account_tables, tables)] {
+            family.clear();
+            for (name, n) in counts {
+                family.get_or_create(&vec![("account", name.clone())]).set(*n as i64);
+            }
+        }
+    }
+
+    fn tables_waiting(&self, n: u32) {
+        self.hosting.tables_waiting.set(i64::from(n));
+    }
+
+    fn hosted_accounts(&self, n: usize) {
+        self.hosting.accounts.set(n as i64);
+    }
+
+    fn runner_places(&self, capacity_millis: u64, used_millis: u64) {
+        self.hosting.places_millis.set(i64::try_from(capacity_millis).unwrap_or(i64::MAX));
+        self.hosting.used_millis.set(i64::try_from(used_millis).unwrap_or(i64::MAX));
+    }
+
+    fn sandbox_started(&self) {
+        self.hosting.sandboxes_running.inc();
+    }
+
+    fn sandbox_ended(&self, outcome: &str, was_running: bool) {
+        self.hosting.ended(outcome);
+        if was_running {
+            self.hosting.sandboxes_running.dec();
+        }
+    }
+}
+
 impl Default for Metrics {
     fn default() -> Metrics {
         Metrics::new()

@@ -228,10 +228,7 @@ impl AccountRepo {
     }
 
     /// The account whose bot token has this hash.
-    pub async fn account_by_token(
-        &self,
-        token_hash: &TokenHash,
-    ) -> Result<Option<Account>, StoreError> {
+    pub async fn account_by_token(&self, token_hash: &TokenHash) -> Result<Option<Account>, StoreError> {
         let sql = format!("SELECT {ACCOUNT_COLUMNS} FROM skat_accounts WHERE token_hash = $1");
         let row = sqlx::query(&sql).bind(token_hash.to_string()).fetch_optional(&self.db.pool).await?;
         Ok(row.as_ref().map(account_from).transpose()?)
@@ -254,10 +251,7 @@ impl AccountRepo {
     }
 
     /// These accounts (those that exist), in one query.
-    pub async fn accounts(
-        &self,
-        ids: &[AccountId],
-    ) -> Result<HashMap<AccountId, Account>, StoreError> {
+    pub async fn accounts(&self, ids: &[AccountId]) -> Result<HashMap<AccountId, Account>, StoreError> {
         let mut out = HashMap::new();
         let mut unique: Vec<&AccountId> = ids.iter().collect();
         unique.sort();
@@ -281,11 +275,7 @@ impl AccountRepo {
     }
 
     /// Changes an account as the operator asked (see [`AccountChange`]).
-    pub async fn update_account(
-        &self,
-        a: &Account,
-        change: &AccountChange<'_>,
-    ) -> Result<(), StoreError> {
+    pub async fn update_account(&self, a: &Account, change: &AccountChange<'_>) -> Result<(), StoreError> {
         let disabled = change.removed_ms.is_some() || change.disabled.unwrap_or(a.disabled);
         let removed_ms = match (change.removed_ms, change.disabled) {
             (Some(at), _) => at,

@@ -129,11 +129,7 @@ impl ChallengeRepo {
     }
 
     /// How many challenges an account made since `since_ms`.
-    pub async fn challenges_since(
-        &self,
-        challenger: &AccountId,
-        since_ms: u64,
-    ) -> Result<u64, StoreError> {
+    pub async fn challenges_since(&self, challenger: &AccountId, since_ms: u64) -> Result<u64, StoreError> {
         let row = sqlx::query(
             "SELECT COUNT(*) AS n FROM skat_challenges WHERE challenger_id = $1 AND created_ms >= $2",
         )
@@ -145,11 +141,7 @@ impl ChallengeRepo {
     }
 
     /// One challenge, as it stands at `now_ms`.
-    pub async fn challenge(
-        &self,
-        id: &ChallengeId,
-        now_ms: u64,
-    ) -> Result<Option<ChallengeRow>, StoreError> {
+    pub async fn challenge(&self, id: &ChallengeId, now_ms: u64) -> Result<Option<ChallengeRow>, StoreError> {
         let row = sqlx::query(
             "SELECT challenge_id, challenger_id, spec, state, tournament_id, created_ms, expires_ms \
              FROM skat_challenges WHERE challenge_id = $1",

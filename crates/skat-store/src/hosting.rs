@@ -241,11 +241,7 @@ impl HostingRepo {
     }
 
     /// Makes the version named `version_id` the account's active one (None: none is).
-    pub async fn set_active(
-        &self,
-        account: &AccountId,
-        version_id: Option<&str>,
-    ) -> Result<(), StoreError> {
+    pub async fn set_active(&self, account: &AccountId, version_id: Option<&str>) -> Result<(), StoreError> {
         let mut tx = self.db.pool.begin().await?;
         sqlx::query("UPDATE skat_bot_versions SET active = 0 WHERE account_id = $1")
             .bind(account.to_string())
@@ -329,11 +325,7 @@ impl HostingRepo {
     /// The oldest versions of an account beyond the newest `keep`, that are neither
     /// active nor pinned by a tournament: deleted, their image digests returned (the
     /// caller removes archives no other version still names).
-    pub async fn prune_versions(
-        &self,
-        account: &AccountId,
-        keep: usize,
-    ) -> Result<Vec<String>, StoreError> {
+    pub async fn prune_versions(&self, account: &AccountId, keep: usize) -> Result<Vec<String>, StoreError> {
         let all = self.versions(account).await?;
         let mut removed = Vec::new();
         for v in all.iter().skip(keep).filter(|v| !v.active) {

@@ -125,10 +125,7 @@ impl RatingRepo {
     }
 
     /// An account's rating history, oldest first.
-    pub async fn rating_history(
-        &self,
-        account_id: &AccountId,
-    ) -> Result<Vec<RatingPoint>, StoreError> {
+    pub async fn rating_history(&self, account_id: &AccountId) -> Result<Vec<RatingPoint>, StoreError> {
         let rows = sqlx::query(
             "SELECT at_ms, table_id, rating, uncertainty FROM skat_rating_history WHERE account_id = $1 ORDER BY at_ms",
         )

@@ -51,11 +51,7 @@ impl TournamentRepo {
     }
 
     /// Stores a tournament's settings again (a new start time); false when it is over.
-    pub async fn update_spec(
-        &self,
-        id: &TournamentId,
-        spec: &TournamentSpec,
-    ) -> Result<bool, StoreError> {
+    pub async fn update_spec(&self, id: &TournamentId, spec: &TournamentSpec) -> Result<bool, StoreError> {
         let done = sqlx::query(
             "UPDATE skat_tournaments SET spec = $1 WHERE tournament_id = $2 AND status IN ('running', 'paused')",
         )

@@ -328,10 +328,7 @@ impl TournamentRepo {
     }
 
     /// The tournament a table was played for, if any.
-    pub async fn tournament_of_table(
-        &self,
-        table_id: &str,
-    ) -> Result<Option<TournamentId>, StoreError> {
+    pub async fn tournament_of_table(&self, table_id: &str) -> Result<Option<TournamentId>, StoreError> {
         let row = sqlx::query("SELECT tournament_id FROM skat_tournament_tables WHERE table_id = $1")
             .bind(table_id)
             .fetch_optional(&self.db.pool)

@@ -42,16 +42,16 @@
 
 pub mod clock;
 pub mod error;
-mod limits;
 pub mod id;
 pub mod input;
 pub mod kept;
+mod limits;
 pub mod log;
 pub mod published;
-pub mod secret;
 pub mod records;
 pub mod registry;
 pub mod seats;
+pub mod secret;
 pub mod settings;
 pub mod slots;
 pub mod turns;
@@ -66,10 +66,10 @@ use skat_engine::matches::{MatchError, Seat};
 use skat_engine::{GameEvent, LegalActions, Match};
 
 pub use crate::secret::TokenHash;
-pub use limits::{Metrics, NoMetrics, TableLimits, TableMetrics};
 pub use error::{ChangeError, TableError};
 pub use id::TableId;
 pub use input::{Input, JournalEntry, TableConfig};
+pub use limits::{Metrics, NoMetrics, TableLimits, TableMetrics};
 pub use registry::{Durability, Durable, TableHandle, Tables};
 
 /// Something in the table's log.

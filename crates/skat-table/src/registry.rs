@@ -181,12 +181,7 @@ impl TableHandle {
 
     /// A stream's wait for a seq past `after` (its waker left in `registered`, to be
     /// [forgotten](Self::forget) when the stream ends).
-    pub fn poll_published(
-        &self,
-        after: u64,
-        registered: &mut Registered,
-        cx: &Context<'_>,
-    ) -> Poll<u64> {
+    pub fn poll_published(&self, after: u64, registered: &mut Registered, cx: &Context<'_>) -> Poll<u64> {
         self.seq.poll_after(after, registered, cx)
     }
 
@@ -322,6 +317,11 @@ impl Tables {
     /// How many tables there are.
     pub fn len(&self) -> usize {
         self.map.read().unwrap_or_else(|p| p.into_inner()).len()
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     /// Drops the tables that have expired and returns them. Each table is looked at

@@ -72,10 +72,7 @@ pub fn between_deals(asked: u64) -> Result<u64, SettingsError> {
 }
 
 /// The time control: the server's defaults when none is given; each limit at most a day.
-pub fn time_control(
-    asked: Option<(u64, u64)>,
-    config: &TableLimits,
-) -> Result<(u64, u64), SettingsError> {
+pub fn time_control(asked: Option<(u64, u64)>, config: &TableLimits) -> Result<(u64, u64), SettingsError> {
     let (action_ms, deal_ms) = asked.unwrap_or((config.default_action_ms, config.default_deal_ms));
     if action_ms > MAX_LIMIT_MS || deal_ms > MAX_LIMIT_MS {
         return Err(SettingsError::TimeLimit);

@@ -12,8 +12,8 @@ use std::sync::atomic::Ordering;
 use skat_engine::matches::Seat;
 
 use super::registry::TableHandle;
-use crate::TableLimits;
 use crate::Metrics;
+use crate::TableLimits;
 
 /// Why a stream found no slot.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

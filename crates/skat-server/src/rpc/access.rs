@@ -19,8 +19,8 @@ use tonic::{Code, Status};
 use super::refusal::Refusal;
 use super::service::SkatServer;
 use crate::config::Anonymous;
-use skat_table::secret::same_token;
 use skat_table::Table;
+use skat_table::secret::same_token;
 
 /// What a call asks of the `--anonymous` policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -42,7 +42,8 @@ async fn act<T>(
             let seq = t.act_commented(seat, action, comment, expected_seq, Instant::now()).refused()?;
             Ok((seat, action, seq, then(t, seat)))
         })
-        .await.refused()??;
+        .await
+        .refused()??;
     // Only the action's name: a discard's cards are secret, and logs are not the place.
     tracing::debug!(seat = %seat, action = action.name(), seq, "accepted");
     Ok((seq, extra))

@@ -57,7 +57,7 @@ pub(crate) async fn analyze(
     let id = request.get_ref().table_id.as_str();
     let handle = s.readable(id, true).await?;
     let marked = handle.lock().config().marked_for_embargo();
-    s.competitions.embargo.check_embargo(id, marked).await?;
+    s.competitions.embargo.check_embargo(id, marked).await.refused()?;
     let worlds = s.analyst.config().worlds;
     let standing = match s.analyst.standing(id).await.refused()? {
         Some(standing) => standing,

@@ -17,11 +17,11 @@ use super::limits::client_of;
 use super::projection;
 use super::refusal::Refusal;
 use super::service::SkatServer;
-use crate::competition::accounts::BotChange;
-use crate::competition::admin::Admin;
-use crate::competition::control::TournamentAction;
-use crate::competition::lobby::{LobbyNote, LobbyWish};
-use crate::config::PeopleTables;
+use skat_competition::PeopleTables;
+use skat_competition::accounts::BotChange;
+use skat_competition::admin::Admin;
+use skat_competition::control::TournamentAction;
+use skat_competition::lobby::{LobbyNote, LobbyWish};
 use skat_table::secret::random_u64;
 use skat_table::settings;
 
@@ -35,8 +35,12 @@ pub(crate) async fn register_bot(
 ) -> Result<pb::RegisterBotResponse, Status> {
     let token = bearer(request.metadata())?;
     let r = request.get_ref();
-    let (account, token) =
-        s.competitions.accounts.register(&r.name, &r.owner, token.as_deref(), client_of(&request)).await?;
+    let (account, token) = s
+        .competitions
+        .accounts
+        .register(&r.name, &r.owner, token.as_deref(), client_of(&request))
+        .await
+        .refused()?;
     Ok(pb::RegisterBotResponse {
         account_id: account.account_id.to_string(),
         name: account.name.to_string(),
@@ -48,7 +52,7 @@ pub(crate) async fn register_bot(
 /// client's address for the audit log.
 fn admin_of<T>(s: &SkatServer, request: &Request<T>) -> Result<Admin, Status> {
     let token = bearer(request.metadata())?;
-    Ok(s.competitions.admin(token.as_deref(), client_of(request))?)
+    s.competitions.admin(token.as_deref(), client_of(request)).refused()
 }
 
 /// UpdateBot (admin): disable or enable, remove, rename, rotate the token, change the
@@ -67,8 +71,8 @@ pub(crate) async fn update_bot(
         remove: r.remove,
         owner: r.owner,
     };
-    let (account, token) = s.competitions.accounts.update(&r.name, change, &admin).await?;
-    let view = s.competitions.operators.operator_view(account).await?;
+    let (account, token) = s.competitions.accounts.update(&r.name, change, &admin).await.refused()?;
+    let view = s.competitions.operators.operator_view(account).await.refused()?;
     Ok(pb::UpdateBotResponse {
         bot_token: token.map(|t| t.reveal().to_string()).unwrap_or_default(),
         bot: Some(projection::bot_account(view)),
@@ -86,7 +90,8 @@ pub(crate) async fn list_bots(
         .competitions
         .operators
         .list_bots(&admin, &r.query, r.include_removed, r.online_only, (r.offset, r.page_size))
-        .await?;
+        .await
+        .refused()?;
     Ok(pb::ListBotsResponse { bots: bots.into_iter().map(projection::bot_account).collect() })
 }
 
@@ -97,7 +102,8 @@ pub(crate) async fn list_audit_log(
 ) -> Result<pb::ListAuditLogResponse, Status> {
     let admin = admin_of(s, &request)?;
     let r = request.get_ref();
-    let entries = s.competitions.operators.audit_log(&admin, &r.target, r.offset, r.page_size).await?;
+    let entries =
+        s.competitions.operators.audit_log(&admin, &r.target, r.offset, r.page_size).await.refused()?;
     Ok(pb::ListAuditLogResponse { entries: entries.into_iter().map(projection::audit_entry).collect() })
 }
 
@@ -123,9 +129,13 @@ pub(crate) async fn update_tournament(
             .into());
         }
     };
-    let row =
-        s.competitions.operators.update_tournament(&r.tournament_id, action, r.start_ms, &admin).await?;
-    let listing = s.competitions.views.listing_of(row).await?;
+    let row = s
+        .competitions
+        .operators
+        .update_tournament(&r.tournament_id, action, r.start_ms, &admin)
+        .await
+        .refused()?;
+    let listing = s.competitions.views.listing_of(row).await.refused()?;
     Ok(pb::UpdateTournamentResponse { tournament: Some(projection::tournament_summary(listing)) })
 }
 
@@ -137,10 +147,10 @@ pub(crate) async fn lobby(s: &SkatServer, request: Request<pb::LobbyRequest>) ->
     // A lobby is a stream like any other: it counts against its address's and its
     // connection's limits.
     let permit = s.open_stream(&request)?;
-    let account = s.competitions.accounts.authenticate(token.as_deref()).await?;
+    let account = s.competitions.accounts.authenticate(token.as_deref()).await.refused()?;
     // A hosted account's seats go to the runner: a lobby of its own would race it.
-    if let Some(v) = s.hosting.hosted_version(&account.account_id).await? {
-        return Err(crate::hosting::HostingError::Hosted(v.digest).into());
+    if let Some(v) = s.hosting.hosted_version(&account.account_id).await.refused()? {
+        return Err(crate::rpc::refusal::refuse(skat_competition::hosting::HostingError::Hosted(v.digest)));
     }
     let r = request.get_ref();
     let mut seats = s
@@ -155,7 +165,8 @@ pub(crate) async fn lobby(s: &SkatServer, request: Request<pb::LobbyRequest>) ->
                 hosted: None,
             },
         )
-        .await?;
+        .await
+        .refused()?;
     tracing::info!(account = %account.name, id = %account.account_id, "lobby opened");
     let (tx, rx) = tokio::sync::mpsc::channel(16);
     let mut shutdown = s.shutdown.clone();
@@ -199,7 +210,8 @@ pub(crate) async fn create_tournament(
     let seats = settings::seats(r.seats).refused()?;
     let deals = settings::deals(r.deals, &s.config.table_limits()).refused()?;
     let (action_ms, deal_ms) =
-        settings::time_control(r.time_control.map(|t| (t.action_ms, t.deal_ms)), &s.config.table_limits()).refused()?;
+        settings::time_control(r.time_control.map(|t| (t.action_ms, t.deal_ms)), &s.config.table_limits())
+            .refused()?;
     let format = match pb::TournamentFormat::try_from(r.format) {
         Ok(pb::TournamentFormat::Unspecified | pb::TournamentFormat::RoundRobin) => Format::RoundRobin,
         Ok(pb::TournamentFormat::Swiss) => Format::Swiss,
@@ -235,9 +247,13 @@ pub(crate) async fn create_tournament(
         unrated: false,
     };
     // A hosted tournament pins every entrant's version now (NOT_HOSTED names one without).
-    let pins = if r.hosted { s.hosting.pins_for(&r.entrants).await? } else { Vec::new() };
-    let (id, tables, in_all, commitment) =
-        s.competitions.scheduler.create_tournament(&r.name, &r.entrants, spec, &admin, &pins).await?;
+    let pins = if r.hosted { s.hosting.pins_for(&r.entrants).await.refused()? } else { Vec::new() };
+    let (id, tables, in_all, commitment) = s
+        .competitions
+        .scheduler
+        .create_tournament(&r.name, &r.entrants, spec, &admin, &pins)
+        .await
+        .refused()?;
     Ok(pb::CreateTournamentResponse {
         tournament_id: id.to_string(),
         tables: tables as u32,
@@ -252,9 +268,9 @@ pub(crate) async fn get_tournament(
     request: Request<pb::GetTournamentRequest>,
 ) -> Result<pb::GetTournamentResponse, Status> {
     s.admit(request.metadata(), Access::Read).await?;
-    let details = s.competitions.views.tournament(&request.get_ref().tournament_id).await?;
+    let details = s.competitions.views.tournament(&request.get_ref().tournament_id).await.refused()?;
     let mut tournament = projection::tournament(details);
-    let pinned = s.hosting.pinned(&tournament.tournament_id).await?;
+    let pinned = s.hosting.pinned(&tournament.tournament_id).await.refused()?;
     tournament.hosted = !pinned.is_empty();
     tournament.versions = pinned
         .into_iter()
@@ -275,7 +291,7 @@ pub(crate) async fn get_leaderboard(
 ) -> Result<pb::GetLeaderboardResponse, Status> {
     s.admit(request.metadata(), Access::Read).await?;
     let r = request.get_ref();
-    let rows = s.competitions.views.leaderboard(r.offset, r.page_size).await?;
+    let rows = s.competitions.views.leaderboard(r.offset, r.page_size).await.refused()?;
     Ok(pb::GetLeaderboardResponse { entries: rows.into_iter().map(projection::leaderboard_entry).collect() })
 }
 
@@ -286,7 +302,8 @@ pub(crate) async fn list_tournaments(
 ) -> Result<pb::ListTournamentsResponse, Status> {
     s.admit(request.metadata(), Access::Read).await?;
     let r = request.get_ref();
-    let listed = s.competitions.views.list_tournaments(r.offset, r.page_size, r.include_casual).await?;
+    let listed =
+        s.competitions.views.list_tournaments(r.offset, r.page_size, r.include_casual).await.refused()?;
     Ok(pb::ListTournamentsResponse {
         tournaments: listed.into_iter().map(projection::tournament_summary).collect(),
     })
@@ -298,6 +315,6 @@ pub(crate) async fn get_bot(
     request: Request<pb::GetBotRequest>,
 ) -> Result<pb::GetBotResponse, Status> {
     s.admit(request.metadata(), Access::Read).await?;
-    let bot = s.competitions.views.bot(&request.get_ref().name).await?;
+    let bot = s.competitions.views.bot(&request.get_ref().name).await.refused()?;
     Ok(pb::GetBotResponse { bot: Some(projection::bot(bot)) })
 }

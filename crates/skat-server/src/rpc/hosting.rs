@@ -2,7 +2,7 @@
 //! approval (admin token), the runner's feed, archives and reports (runner token). The
 //! domain is the hosting room; this file converts and authenticates.
 
-use crate::rpc::refusal::Refused;
+use crate::rpc::refusal::{Refused, refuse};
 use std::pin::Pin;
 use std::sync::Arc;
 
@@ -18,11 +18,11 @@ use super::refusal::Refusal;
 use super::sandbox::Sandboxes;
 use super::sandbox::doors::Pass;
 use super::service::SkatServer;
-use crate::competition::places::Size;
-use crate::hosting::upload::Upload;
-use crate::hosting::{Hosting, HostingError, VersionHeader, VersionPick};
-use skat_store::hosting::{SandboxFilter, StoredSandbox, StoredVersion, VersionState};
+use skat_competition::hosting::upload::Upload;
+use skat_competition::hosting::{Hosting, HostingError, VersionHeader, VersionPick};
+use skat_competition::places::Size;
 use skat_proto::pb::ErrorReason as R;
+use skat_store::hosting::{SandboxFilter, StoredSandbox, StoredVersion, VersionState};
 
 /// Bytes per FetchBotImage message.
 const FETCH_CHUNK: usize = 256 * 1024;
@@ -149,48 +149,46 @@ impl HostingApi {
         bot_token: Option<String>,
     ) -> Result<pb::BotVersion, Status> {
         use pb::submit_bot_version_request::Part;
-        let account = self.hosting().author(bot_token.as_deref()).await?;
+        let account = self.hosting().author(bot_token.as_deref()).await.refused()?;
         let first = parts.message().await?.and_then(|m| m.part);
         let Some(Part::Header(h)) = first else {
-            return Err(HostingError::Protocol("the first message of SubmitBotVersion is its header").into());
+            return Err(refuse(HostingError::Protocol(
+                "the first message of SubmitBotVersion is its header",
+            )));
         };
         let header = VersionHeader { command: h.command, sdk: h.sdk, activate: h.activate };
         let v = if h.image_ref.is_empty() {
             let config = &self.server.config.hosting;
-            let dir = config.images_dir.as_ref().ok_or(HostingError::NoArchives)?;
-            let mut upload = Upload::begin(dir, config.max_image_bytes).await?;
+            let dir = config.images_dir.as_ref().ok_or(HostingError::NoArchives).refused()?;
+            let mut upload = Upload::begin(dir, config.max_image_bytes).await.refused()?;
             while let Some(m) = parts.message().await? {
                 match m.part {
-                    Some(Part::Chunk(bytes)) => upload.write(&bytes).await?,
+                    Some(Part::Chunk(bytes)) => upload.write(&bytes).await.refused()?,
                     _ => {
-                        return Err(HostingError::Protocol(
+                        return Err(refuse(HostingError::Protocol(
                             "after the header, SubmitBotVersion carries chunks only",
-                        )
-                        .into());
+                        )));
                     }
                 }
             }
-            let kept = upload.finish().await?;
-            self.hosting().keep(&account, kept.digest, String::new(), kept.size, &header).await?
+            let kept = upload.finish().await.refused()?;
+            self.hosting().keep(&account, kept.digest, String::new(), kept.size, &header).await.refused()?
         } else {
             if parts.message().await?.is_some() {
-                return Err(HostingError::Protocol("a reference comes without archive chunks").into());
+                return Err(refuse(HostingError::Protocol("a reference comes without archive chunks")));
             }
-            self.hosting().submit_reference(&account, &h.image_ref, &header).await?
+            self.hosting().submit_reference(&account, &h.image_ref, &header).await.refused()?
         };
         Ok(version(&v, account.name.as_str()))
     }
 
     /// Who lists sandboxes: an account (its own) or the operator (None).
-    async fn lister<T>(
-        &self,
-        request: &Request<T>,
-    ) -> Result<Option<skat_store::accounts::Account>, Status> {
+    async fn lister<T>(&self, request: &Request<T>) -> Result<Option<skat_store::accounts::Account>, Status> {
         let token = bearer(request.metadata())?;
         if self.hosting().admin(token.as_deref(), client_of(request)).is_ok() {
             return Ok(None);
         }
-        Ok(Some(self.hosting().author(token.as_deref()).await?))
+        Ok(Some(self.hosting().author(token.as_deref()).await.refused()?))
     }
 
     async fn names_of(&self, rows: &[StoredSandbox]) -> std::collections::HashMap<String, String> {
@@ -224,8 +222,8 @@ impl HostingService for HostingApi {
         request: Request<pb::ListBotVersionsRequest>,
     ) -> Answer<pb::ListBotVersionsResponse> {
         let token = bearer(request.metadata())?;
-        let account = self.hosting().author(token.as_deref()).await?;
-        let all = self.hosting().versions(&account).await?;
+        let account = self.hosting().author(token.as_deref()).await.refused()?;
+        let all = self.hosting().versions(&account).await.refused()?;
         Ok(Response::new(pb::ListBotVersionsResponse {
             versions: all.iter().map(|v| version(v, account.name.as_str())).collect(),
         }))
@@ -236,10 +234,10 @@ impl HostingService for HostingApi {
         request: Request<pb::ActivateBotVersionRequest>,
     ) -> Answer<pb::ActivateBotVersionResponse> {
         let token = bearer(request.metadata())?;
-        let account = self.hosting().author(token.as_deref()).await?;
+        let account = self.hosting().author(token.as_deref()).await.refused()?;
         let r = request.get_ref();
         let pick = VersionPick { version_id: &r.version_id, digest: &r.digest };
-        let v = self.hosting().activate(&account, &pick).await?;
+        let v = self.hosting().activate(&account, &pick).await.refused()?;
         Ok(Response::new(pb::ActivateBotVersionResponse {
             version: v.map(|v| version(&v, account.name.as_str())),
         }))
@@ -250,10 +248,10 @@ impl HostingService for HostingApi {
         request: Request<pb::ApproveBotVersionRequest>,
     ) -> Answer<pb::ApproveBotVersionResponse> {
         let token = bearer(request.metadata())?;
-        let admin = self.hosting().admin(token.as_deref(), client_of(&request))?;
+        let admin = self.hosting().admin(token.as_deref(), client_of(&request)).refused()?;
         let r = request.get_ref();
         let pick = VersionPick { version_id: &r.version_id, digest: &r.digest };
-        let v = self.hosting().approve(&admin, &r.bot_name, &pick, r.approve).await?;
+        let v = self.hosting().approve(&admin, &r.bot_name, &pick, r.approve).await.refused()?;
         Ok(Response::new(pb::ApproveBotVersionResponse { version: Some(version(&v, &r.bot_name)) }))
     }
 
@@ -269,7 +267,7 @@ impl HostingService for HostingApi {
             table_id: (!r.table_id.is_empty()).then_some(r.table_id.as_str()),
             limit: if r.limit == 0 { 50 } else { r.limit.min(500) },
         };
-        let rows = self.hosting().sandboxes(&filter).await?;
+        let rows = self.hosting().sandboxes(&filter).await.refused()?;
         let names = self.names_of(&rows).await;
         let sandboxes = rows
             .into_iter()
@@ -289,7 +287,8 @@ impl HostingService for HostingApi {
         let (s, log) = self
             .hosting()
             .sandbox_log(&request.get_ref().sandbox_id, account.as_ref().map(|a| &a.account_id))
-            .await?;
+            .await
+            .refused()?;
         let names = self.names_of(std::slice::from_ref(&s)).await;
         let name = names.get(&s.account_id).cloned().unwrap_or_default();
         Ok(Response::new(pb::GetSandboxLogResponse {
@@ -302,7 +301,7 @@ impl HostingService for HostingApi {
 
     async fn runner_feed(&self, request: Request<pb::RunnerFeedRequest>) -> Answer<Self::RunnerFeedStream> {
         let token = bearer(request.metadata())?;
-        self.hosting().runner(token.as_deref())?;
+        self.hosting().runner(token.as_deref()).refused()?;
         let r = request.get_ref();
         // 0: the runner states no limit (an older runner): it is given what comes.
         let stated = |n: u64| if n == 0 { u64::MAX / 4 } else { n };
@@ -349,9 +348,9 @@ impl HostingService for HostingApi {
         request: Request<pb::FetchBotImageRequest>,
     ) -> Answer<Self::FetchBotImageStream> {
         let token = bearer(request.metadata())?;
-        self.hosting().runner(token.as_deref())?;
+        self.hosting().runner(token.as_deref()).refused()?;
         let digest = request.get_ref().digest.clone();
-        let missing = || Status::from(HostingError::VersionNotFound(digest.chars().take(80).collect()));
+        let missing = || refuse(HostingError::VersionNotFound(digest.chars().take(80).collect()));
         let path = self.hosting().archive_path(&digest).ok_or_else(missing)?;
         let mut file = tokio::fs::File::open(&path).await.map_err(|_| missing())?;
         let stream = async_stream_of(
@@ -388,7 +387,7 @@ impl HostingService for HostingApi {
         request: Request<pb::ReportSandboxRequest>,
     ) -> Answer<pb::ReportSandboxResponse> {
         let token = bearer(request.metadata())?;
-        self.hosting().runner(token.as_deref())?;
+        self.hosting().runner(token.as_deref()).refused()?;
         let r = request.into_inner();
         let Some(s) = r.sandbox else {
             return Err(Refusal::new(
@@ -400,16 +399,17 @@ impl HostingService for HostingApi {
         };
         let mut s = stored(s)?;
         // The runner names the account by name; rows keep its id.
-        let store = self.server.journal.store().ok_or(HostingError::NoDatabase)?;
+        let store = self.server.journal.store().ok_or(HostingError::NoDatabase).refused()?;
         let account = store
             .accounts
             .account_by_name(&s.account_id)
             .await
             .refused()?
-            .ok_or_else(|| HostingError::BotNotFound(s.account_id.clone()))?;
+            .ok_or_else(|| HostingError::BotNotFound(s.account_id.clone()))
+            .refused()?;
         s.account_id = account.account_id.to_string();
         let log = (!r.log.is_empty() || s.outcome != "running").then_some(r.log.as_slice());
-        self.hosting().report(s, log, &r.version_failure).await?;
+        self.hosting().report(s, log, &r.version_failure).await.refused()?;
         Ok(Response::new(pb::ReportSandboxResponse {}))
     }
 
@@ -418,7 +418,7 @@ impl HostingService for HostingApi {
         request: Request<pb::ListRunnersRequest>,
     ) -> Answer<pb::ListRunnersResponse> {
         let token = bearer(request.metadata())?;
-        self.hosting().admin(token.as_deref(), client_of(&request))?;
+        self.hosting().admin(token.as_deref(), client_of(&request)).refused()?;
         let shown = |n: u64| if n >= u64::MAX / 4 { 0 } else { n };
         let runners = self
             .server
@@ -444,7 +444,10 @@ impl HostingService for HostingApi {
 /// A seat for the runner, with its door opened (a socket of its own when the server
 /// makes them); `None` when the door could not be made (logged: the seat forfeits on its
 /// clock, as an absent bot's).
-fn hosted_seat(sandboxes: &Sandboxes, seat: crate::hosting::feed::HostedSeat) -> Option<pb::HostedSeat> {
+fn hosted_seat(
+    sandboxes: &Sandboxes,
+    seat: skat_competition::hosting::feed::HostedSeat,
+) -> Option<pb::HostedSeat> {
     let pass = Pass {
         table_id: seat.offer.table_id.clone(),
         seat: seat.offer.seat,

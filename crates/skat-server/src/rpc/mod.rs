@@ -71,12 +71,12 @@ use skat_proto::pb::skat_service_server::SkatServiceServer;
 use tokio::sync::watch as signal;
 use tokio::task::JoinHandle;
 
-use crate::competition::Competitions;
 use crate::config::ServerConfig;
-use skat_journal::Journal;
 use crate::metrics::Metrics;
-use skat_table::Tables;
 use service::SkatServer;
+use skat_competition::Competitions;
+use skat_journal::Journal;
+use skat_table::Tables;
 
 /// HTTP/2's limit of concurrent streams on one connection: room for every stream the
 /// server lets a connection carry and every request in flight beside them. A client that
@@ -99,7 +99,7 @@ pub(crate) struct Parts {
     pub(crate) tables: Arc<Tables>,
     pub(crate) journal: Journal,
     pub(crate) competitions: Arc<Competitions>,
-    pub(crate) hosting: Arc<crate::hosting::Hosting>,
+    pub(crate) hosting: Arc<skat_competition::hosting::Hosting>,
     /// Set to true after the drain: streams end, the server stops.
     pub(crate) stop: signal::Sender<bool>,
     /// Turns true if the journal failed (the server then stops by itself).

@@ -15,10 +15,10 @@ use skat_league::{ChallengeState, Format, TableStatus, TournamentStatus};
 use skat_proto::convert;
 use skat_proto::pb;
 
-use crate::competition::SeatOffer;
-use crate::competition::admin::OperatorView;
-use crate::competition::challenges::ChallengeView;
-use crate::competition::views::{BotDetails, TournamentDetails, TournamentListing};
+use skat_competition::SeatOffer;
+use skat_competition::admin::OperatorView;
+use skat_competition::challenges::ChallengeView;
+use skat_competition::views::{BotDetails, TournamentDetails, TournamentListing};
 use skat_store::audit::AuditEntry;
 use skat_store::challenges::Answer;
 use skat_store::ratings::RatedAccount;
@@ -107,13 +107,17 @@ pub(crate) fn events_of(t: &Table, entries: &[LogEntry], first: u64, viewer: Opt
 pub(crate) fn table_view(t: &Table, viewer: Option<Seat>, now: Instant) -> pb::TableView {
     let names = t.names();
     let deal = t.started().then(|| {
-        let number =
-            if t.game().is_over() { t.game().deal_number().saturating_sub(1) } else { t.game().deal_number() };
+        let number = if t.game().is_over() {
+            t.game().deal_number().saturating_sub(1)
+        } else {
+            t.game().deal_number()
+        };
         let seeger_fabian = match t.game().last_result() {
             Some(r) if t.game().is_over() => r.seeger_fabian_by_seat(t.config().game.seats),
             _ => Vec::new(),
         };
-        let frame = DealFrame { number, dealer: t.game().dealer_of(number), seats: t.game().seats_of(number) };
+        let frame =
+            DealFrame { number, dealer: t.game().dealer_of(number), seats: t.game().seats_of(number) };
         let view = t.game().deal().view(
             viewer
                 .and_then(|s| frame.seats.iter().position(|x| *x == s))
@@ -156,7 +160,9 @@ pub(crate) fn table_view(t: &Table, viewer: Option<Seat>, now: Instant) -> pb::T
             .game()
             .results()
             .iter()
-            .map(|r| convert::deal_result(&r.outcome, r.seats, &r.seeger_fabian_by_seat(t.config().game.seats)))
+            .map(|r| {
+                convert::deal_result(&r.outcome, r.seats, &r.seeger_fabian_by_seat(t.config().game.seats))
+            })
             .collect(),
         // GetTable fills these from the database.
         tournament_id: String::new(),

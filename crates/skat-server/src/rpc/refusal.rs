@@ -17,10 +17,10 @@ use tonic_types::{ErrorDetails, StatusExt};
 
 use skat_league::NameError;
 
-use crate::competition::CompetitionError;
-use crate::hosting::HostingError;
-use skat_table::secret::NoRandomness;
+use skat_competition::CompetitionError;
+use skat_competition::hosting::HostingError;
 use skat_store::StoreError;
+use skat_table::secret::NoRandomness;
 use skat_table::settings::SettingsError;
 use skat_table::slots::SlotError;
 use skat_table::{ChangeError, TableError};
@@ -301,6 +301,14 @@ pub(crate) trait Refused<T> {
     fn refused(self) -> Result<T, Status>;
 }
 
+/// A domain error as a status, through its refusal.
+pub(crate) fn refuse<E>(e: E) -> Status
+where
+    Refusal: From<E>,
+{
+    Refusal::from(e).status()
+}
+
 impl<T, E> Refused<T> for Result<T, E>
 where
     Refusal: From<E>,
@@ -309,22 +317,6 @@ where
         self.map_err(|e| Refusal::from(e).status())
     }
 }
-
-/// Every domain error of this crate is a status through its refusal: handlers write `?`.
-macro_rules! status_from {
-    ($($error:ty),+) => {
-        $(impl From<$error> for Status {
-            fn from(e: $error) -> Status {
-                Refusal::from(e).status()
-            }
-        })+
-    };
-}
-
-status_from!(
-    CompetitionError,
-    HostingError
-);
 
 #[cfg(test)]
 mod tests {

@@ -16,11 +16,11 @@ use super::limits::Clients;
 use super::refusal::Refusal;
 use super::stall::Watchdog;
 use crate::analysis::Analyst;
-use crate::competition::Competitions;
 use crate::config::ServerConfig;
-use crate::hosting::Hosting;
-use skat_journal::{Journal, recovery};
 use crate::metrics::Metrics;
+use skat_competition::Competitions;
+use skat_competition::hosting::Hosting;
+use skat_journal::{Journal, recovery};
 use skat_table::{TableHandle, TableId, Tables};
 
 /// The service state shared by all requests.
@@ -113,8 +113,7 @@ impl SkatServer {
         if let Some(store) = self.journal.store() {
             let row = store.tables.row(id).await.refused()?;
             if row.as_ref().is_some_and(|r| any_state || r.status.ended())
-                && let Some(handle) =
-                    recovery::archived(&self.journal, &parsed).await.refused()?
+                && let Some(handle) = recovery::archived(&self.journal, &parsed).await.refused()?
             {
                 return Ok(handle);
             }

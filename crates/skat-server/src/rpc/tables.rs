@@ -29,10 +29,10 @@ use super::limits::{Resource, client_of};
 use super::projection;
 use super::refusal::Refusal;
 use super::service::{SkatServer, record_table};
-use skat_table::secret::{SeatToken, TokenHash, random_u64, same_token};
 use skat_store::{Cursor, ListFilter};
 use skat_table::records::RecordContext;
 use skat_table::registry::TableHandle;
+use skat_table::secret::{SeatToken, TokenHash, random_u64, same_token};
 use skat_table::settings::{self, deals_or_standard};
 use skat_table::{Table, TableConfig, TableError, TableId};
 
@@ -93,16 +93,16 @@ fn insert(s: &SkatServer, table: Table, ip: std::net::IpAddr) -> Result<std::syn
             ),
         )
     })?;
-    s.tables.insert(table, s.config.max_tables, Some(Box::new(permit)), s.metrics.table(), &s.journal).ok_or_else(
-        || {
+    s.tables
+        .insert(table, s.config.max_tables, Some(Box::new(permit)), s.metrics.table(), &s.journal)
+        .ok_or_else(|| {
             Refusal::limit(
                 "max-tables",
                 s.config.max_tables,
                 format!("the server holds its limit of {} tables", s.config.max_tables),
             )
             .into()
-        },
-    )
+        })
 }
 
 /// CreateTable.
@@ -116,7 +116,7 @@ pub(crate) async fn create(
     let req = request.get_ref();
     let name = optional_name(NameKind::Table, &req.name)?;
     let is_admin = s.competitions.admin(bearer(request.metadata())?.as_deref(), ip).is_ok();
-    s.competitions.accounts.check_table_name("table", &name, is_admin).await?;
+    s.competitions.accounts.check_table_name("table", &name, is_admin).await.refused()?;
     let seats = settings::seats(req.seats).refused()?;
     let deals = settings::deals(deals_or_standard(seats, req.deals), &s.config.table_limits()).refused()?;
     let seed = match req.seed {
@@ -124,16 +124,19 @@ pub(crate) async fn create(
         None => random_u64().refused()?,
     };
     let (action_ms, deal_ms) =
-        settings::time_control(req.time_control.map(|t| (t.action_ms, t.deal_ms)), &s.config.table_limits()).refused()?;
-    let between_deals_ms = settings::between_deals(req.time_control.map_or(0, |t| t.between_deals_ms)).refused()?;
-    let join_code = if req.private || s.config.private_tables { Some(SeatToken::generate().refused()?) } else { None };
+        settings::time_control(req.time_control.map(|t| (t.action_ms, t.deal_ms)), &s.config.table_limits())
+            .refused()?;
+    let between_deals_ms =
+        settings::between_deals(req.time_control.map_or(0, |t| t.between_deals_ms)).refused()?;
+    let join_code =
+        if req.private || s.config.private_tables { Some(SeatToken::generate().refused()?) } else { None };
     // Bots asked for are checked before the table exists: a refusal leaves nothing behind.
     check_bots(&req.bots, seats)?;
     let by_operator = is_admin || create_token_given(s, request.metadata());
     let bots = if req.bots.is_empty() {
         Vec::new()
     } else {
-        s.competitions.seats.bots_for_table(&req.bots, by_operator).await?
+        s.competitions.seats.bots_for_table(&req.bots, by_operator).await.refused()?
     };
     let config = TableConfig {
         name,
@@ -147,8 +150,9 @@ pub(crate) async fn create(
     };
     let id = TableId::new(s.config.node_id.as_deref(), random_u64().refused()?);
     // The service reads the clocks; the table only ever uses the times it is given.
-    let table =
-        Table::new(id.clone(), config, Instant::now(), SystemTime::now()).map_err(TableError::from).refused()?;
+    let table = Table::new(id.clone(), config, Instant::now(), SystemTime::now())
+        .map_err(TableError::from)
+        .refused()?;
     let handle = insert(s, table, ip)?;
     // The table exists once its creation is durable.
     if let Err(e) = handle.mutate(&s.journal, s.metrics.table(), |_| ()).await {
@@ -159,7 +163,7 @@ pub(crate) async fn create(
     tracing::info!(table = %id, seats, deals, private = join_code.is_some(), bots = bots.len(), "table created");
     if !bots.is_empty() {
         let code = join_code.as_ref().map_or("", SeatToken::reveal);
-        s.competitions.seats.seat_bots(&handle, &id, code, bots).await?;
+        s.competitions.seats.seat_bots(&handle, &id, code, bots).await.refused()?;
     }
     let view = projection::table_view(&*handle.settled().await, None, Instant::now());
     // A table made with the admin token is an admin action: the audit log has it.
@@ -256,7 +260,7 @@ pub(crate) async fn join(
     record_table(&req.table_id);
     let name = optional_name(NameKind::Player, &req.name)?;
     let is_admin = s.competitions.admin(bearer(request.metadata())?.as_deref(), client_of(&request)).is_ok();
-    s.competitions.accounts.check_table_name("player", &name, is_admin).await?;
+    s.competitions.accounts.check_table_name("player", &name, is_admin).await.refused()?;
     let handle = s.table(&req.table_id).await?;
     let seat = match req.seat {
         Some(n) => Some(Seat::try_from(n).map_err(|_| {
@@ -272,7 +276,9 @@ pub(crate) async fn join(
             let joined = t.join_keyed(&name, seat, &req.join_code, token.hash(), key, now)?;
             Ok((joined, projection::table_view(t, Some(joined.seat), now)))
         })
-        .await.refused()?.refused()?;
+        .await
+        .refused()?
+        .refused()?;
     tracing::info!(seat = %joined.seat, rejoined = joined.rejoined, "seat taken");
     Ok(pb::JoinTableResponse {
         seat: u32::from(joined.seat),
@@ -295,7 +301,8 @@ pub(crate) async fn leave(
             let seat = seat_in(t, &token)?;
             Ok((seat, t.leave(seat, Instant::now()).refused()?))
         })
-        .await.refused()??;
+        .await
+        .refused()??;
     tracing::info!(seat = %seat, "seat left");
     Ok(pb::LeaveTableResponse { seq })
 }
@@ -311,7 +318,7 @@ pub(crate) async fn get(
     let token = bearer(request.metadata())?;
     if token.is_none() {
         let marked = handle.lock().config().marked_for_embargo();
-        s.competitions.embargo.check_embargo(&request.get_ref().table_id, marked).await?;
+        s.competitions.embargo.check_embargo(&request.get_ref().table_id, marked).await.refused()?;
     }
     let is_tournament = handle.lock().config().tournament;
     let tournament = match (is_tournament, s.journal.store()) {
@@ -340,7 +347,7 @@ pub(crate) async fn records(
     let r = request.get_ref();
     let handle = s.readable(&r.table_id, true).await?;
     let marked = handle.lock().config().marked_for_embargo();
-    s.competitions.embargo.check_embargo(&r.table_id, marked).await?;
+    s.competitions.embargo.check_embargo(&r.table_id, marked).await.refused()?;
     let json = match pb::RecordFormat::try_from(r.format) {
         Ok(pb::RecordFormat::Json) => true,
         Ok(_) => false,

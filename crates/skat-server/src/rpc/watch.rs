@@ -9,6 +9,7 @@
 //! | the backlog is read in batches until the cursor reaches the log's end | resuming after any gap delivers everything, however long |
 //! | a reader that takes nothing for `--stream-stall-timeout` while events wait is ended with RESOURCE_EXHAUSTED; shutdown ends every stream with UNAVAILABLE | both found by the server's one watchdog ([`super::stall`]): a stream its reader does not read is not polled, so it cannot notice on its own |
 
+use crate::rpc::refusal::Refused;
 use std::pin::Pin;
 use std::sync::{Arc, Weak};
 use std::task::{Context, Poll, ready};
@@ -27,8 +28,8 @@ use super::refusal::Refusal;
 use super::service::{SkatServer, record_table};
 use super::stall::{Ended, Shared};
 use crate::metrics::Metrics;
-use skat_table::secret::TokenHash;
 use skat_table::published::Registered;
+use skat_table::secret::TokenHash;
 use skat_table::slots::StreamSlot;
 use skat_table::{LogEntry, Past, TableHandle};
 
@@ -281,7 +282,7 @@ pub(crate) async fn watch(
     if token.is_none() {
         // Duplicate's secrets: a spectator of a tournament table waits for its list.
         let marked = handle.lock().config().marked_for_embargo();
-        s.competitions.embargo.check_embargo(&request.get_ref().table_id, marked).await?;
+        s.competitions.embargo.check_embargo(&request.get_ref().table_id, marked).await.refused()?;
     }
     let t = handle.settled().await;
     let client = s.open_stream(&request)?;
@@ -289,7 +290,8 @@ pub(crate) async fn watch(
         None => Watcher::Spectator,
         Some(token) => Watcher::Seat { seat: seat_in(&t, &token)?, token: TokenHash::of(&token) },
     };
-    let slot = StreamSlot::open(&handle, watcher.seat(), &s.config.table_limits(), s.metrics.table()).map_err(Refusal::from)?;
+    let slot = StreamSlot::open(&handle, watcher.seat(), &s.config.table_limits(), s.metrics.table())
+        .map_err(Refusal::from)?;
     let (first, cursor) = match request.get_ref().after_seq {
         None => {
             let snapshot = projection::table_view(&t, watcher.seat(), Instant::now());

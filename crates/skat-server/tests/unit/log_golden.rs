@@ -19,8 +19,8 @@ use skat_engine::random::RandomPlayer;
 use skat_engine::{MatchConfig, Seat};
 
 use super::projection;
-use skat_table::secret::TokenHash;
 use skat_table::records::RecordContext;
+use skat_table::secret::TokenHash;
 use skat_table::{Table, TableConfig, TableId};
 
 const GOLDEN: &str = "tests/unit/log_golden.txt";

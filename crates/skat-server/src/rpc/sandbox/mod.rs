@@ -28,9 +28,9 @@ use super::held::Held;
 use super::limits::{self, Clients};
 use super::service::SkatServer;
 use super::tls;
-use skat_table::TableId;
 use doors::{CONNECTIONS, Door, DoorConnection, Doors, Opened, Opening, Pass, STREAMS};
 use service::{Entry, SandboxService};
+use skat_table::TableId;
 
 /// A connection through a door's socket.
 type DoorStream = Held<tokio::net::UnixStream, DoorConnection>;

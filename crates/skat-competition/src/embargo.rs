@@ -20,11 +20,11 @@ use std::sync::Mutex;
 use super::{CompetitionError, Ctx, lock};
 
 /// The most table ids remembered as lifted.
-pub(crate) const MAX_LIFTED: usize = 100_000;
+pub const MAX_LIFTED: usize = 100_000;
 
 /// The tables whose embargo has been lifted.
 #[derive(Debug)]
-pub(crate) struct Embargo {
+pub struct Embargo {
     pub(super) ctx: Ctx,
     lifted: Mutex<HashSet<String>>,
 }
@@ -36,7 +36,7 @@ impl Embargo {
 
     /// Refuses a spectator's read of `table_id` while its list is still being played
     /// elsewhere; `marked` says the table carries the tournament mark or is private.
-    pub(crate) async fn check_embargo(&self, table_id: &str, marked: bool) -> Result<(), CompetitionError> {
+    pub async fn check_embargo(&self, table_id: &str, marked: bool) -> Result<(), CompetitionError> {
         if !marked {
             return Ok(());
         }

@@ -34,11 +34,11 @@ struct Queue {
 
 /// The casual queue.
 #[derive(Debug, Default)]
-pub(crate) struct CasualQueue(Mutex<Queue>);
+pub struct CasualQueue(Mutex<Queue>);
 
 impl CasualQueue {
     /// Notes accounts as playing a casual meeting (its scheduler resumed after a restart).
-    pub(crate) fn playing(&self, accounts: &[AccountId]) {
+    pub fn playing(&self, accounts: &[AccountId]) {
         lock(&self.0).busy.extend(accounts.iter().cloned());
     }
 
@@ -49,7 +49,7 @@ impl CasualQueue {
 
 impl Scheduler {
     /// Queues an account for a casual meeting (once), then matches whoever waits.
-    pub(crate) fn queue_casual(self: &Arc<Self>, account: &AccountId, seats: u32) {
+    pub fn queue_casual(self: &Arc<Self>, account: &AccountId, seats: u32) {
         {
             let mut q = lock(&self.casual.0);
             if !q.busy.insert(account.clone()) {
@@ -113,7 +113,7 @@ impl Scheduler {
     }
 
     /// After a casual meeting: its entrants whose lobbies still ask for one queue again.
-    pub(crate) fn casual_finished(self: &Arc<Self>, spec: &TournamentSpec) {
+    pub fn casual_finished(self: &Arc<Self>, spec: &TournamentSpec) {
         let seats = u32::from(spec.seats);
         for a in &spec.entrants {
             self.casual.done(a);

@@ -20,36 +20,38 @@ use skat_league::{AccountId, BotName, ChallengeId, ChallengeState, ChallengeTerm
 
 use super::error::shown;
 use super::{CompetitionError, Ctx};
-use skat_table::secret::random_u64;
 use skat_store::accounts::Account;
 use skat_store::challenges::{Answer, Answered, ChallengeRow, Meeting, Reply};
+use skat_table::secret::random_u64;
 use skat_table::unix_ms;
 
 /// How long an offer waits for its answers.
-pub(crate) const OFFER_TTL: Duration = Duration::from_secs(600);
+pub const OFFER_TTL: Duration = Duration::from_secs(600);
 
 /// Most challenges listed at once.
 const LIST_LIMIT: u64 = 100;
 
 /// A challenge with its accounts' names, as callers see it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct ChallengeView {
-    pub(crate) row: ChallengeRow,
-    pub(crate) names: HashMap<AccountId, BotName>,
+pub struct ChallengeView {
+    /// The challenge as stored.
+    pub row: ChallengeRow,
+    /// The names of the accounts it names.
+    pub names: HashMap<AccountId, BotName>,
     /// The commitment to the meeting's deals, once it started.
-    pub(crate) commitment: String,
+    pub commitment: String,
 }
 
 impl ChallengeView {
     /// The name of an account of the challenge (its id if it is gone).
-    pub(crate) fn name(&self, id: &AccountId) -> String {
+    pub fn name(&self, id: &AccountId) -> String {
         self.names.get(id).map_or_else(|| id.to_string(), |n| n.to_string())
     }
 }
 
 /// Challenges: made, offered, answered; an accepted one starts its meeting.
 #[derive(Debug)]
-pub(crate) struct Challenges {
+pub struct Challenges {
     pub(super) ctx: Ctx,
     pub(super) scheduler: Arc<super::scheduler::Scheduler>,
 }
@@ -57,7 +59,7 @@ pub(crate) struct Challenges {
 impl Challenges {
     /// `challenger` challenges the accounts named `opponents` on `terms` (its `seats` are
     /// worked out here): stored, then offered to the opponents' lobbies.
-    pub(crate) async fn challenge(
+    pub async fn challenge(
         &self,
         challenger: &Account,
         opponents: &[String],
@@ -130,7 +132,7 @@ impl Challenges {
 
     /// `account` accepts or declines a challenge offered to it; the last acceptance starts
     /// the meeting.
-    pub(crate) async fn answer_challenge(
+    pub async fn answer_challenge(
         &self,
         account: &Account,
         id: &str,
@@ -182,7 +184,7 @@ impl Challenges {
     }
 
     /// The challenges `account` made or was offered, newest first.
-    pub(crate) async fn challenges_of(
+    pub async fn challenges_of(
         &self,
         account: &Account,
         pending_only: bool,
@@ -198,7 +200,7 @@ impl Challenges {
     }
 
     /// The pending challenges `account` has not answered yet (for a lobby that opens).
-    pub(crate) async fn offered_to(&self, account: &Account) -> Result<Vec<ChallengeView>, CompetitionError> {
+    pub async fn offered_to(&self, account: &Account) -> Result<Vec<ChallengeView>, CompetitionError> {
         Ok(self
             .challenges_of(account, true)
             .await?

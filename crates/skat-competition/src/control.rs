@@ -23,11 +23,11 @@ use skat_store::tournaments::TournamentRow;
 use skat_table::unix_ms;
 
 /// The furthest ahead a tournament may start: a season.
-pub(crate) const MAX_START_AHEAD: Duration = Duration::from_secs(366 * 24 * 3600);
+pub const MAX_START_AHEAD: Duration = Duration::from_secs(366 * 24 * 3600);
 
 /// What the operator does to a tournament.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum TournamentAction {
+pub enum TournamentAction {
     /// Cancel it for good.
     Cancel,
     /// Seat no new table.
@@ -47,7 +47,7 @@ impl TournamentAction {
 }
 
 /// Refuses a start time further away than [`MAX_START_AHEAD`].
-pub(crate) fn check_start(start_ms: u64) -> Result<(), CompetitionError> {
+pub fn check_start(start_ms: u64) -> Result<(), CompetitionError> {
     let bound = unix_ms(SystemTime::now()) + MAX_START_AHEAD.as_millis() as u64;
     if start_ms > bound {
         return Err(CompetitionError::InvalidTournament {
@@ -60,7 +60,7 @@ pub(crate) fn check_start(start_ms: u64) -> Result<(), CompetitionError> {
 }
 
 /// Refuses Swiss rounds the entrants cannot play without repeating groups.
-pub(crate) fn check_rounds(spec: &TournamentSpec) -> Result<(), CompetitionError> {
+pub fn check_rounds(spec: &TournamentSpec) -> Result<(), CompetitionError> {
     if spec.format != Format::Swiss || spec.rounds == 0 {
         return Ok(());
     }
@@ -84,7 +84,7 @@ pub(crate) fn check_rounds(spec: &TournamentSpec) -> Result<(), CompetitionError
 impl Operators {
     /// Cancels, pauses or resumes a tournament, and/or moves its start (see the module
     /// header). Returns it as listed after the change.
-    pub(crate) async fn update_tournament(
+    pub async fn update_tournament(
         &self,
         id: &str,
         action: Option<TournamentAction>,

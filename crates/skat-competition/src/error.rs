@@ -4,14 +4,14 @@
 
 use skat_league::NameError;
 
-use skat_table::secret::NoRandomness;
 use skat_store::StoreError;
+use skat_table::secret::NoRandomness;
 use skat_table::settings::SettingsError;
 use skat_table::{ChangeError, TableError};
 
 /// A refused competition call.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum CompetitionError {
+pub enum CompetitionError {
     /// The server runs without a database (`--database memory`).
     #[error("accounts, lobbies and tournaments need a database: this server runs with --database memory")]
     NoDatabase,
@@ -155,6 +155,6 @@ pub(crate) enum CompetitionError {
 }
 
 /// Text from a client, cut for an error message (it may be long or odd).
-pub(crate) fn shown(text: &str) -> String {
+pub fn shown(text: &str) -> String {
     text.chars().take(64).collect()
 }

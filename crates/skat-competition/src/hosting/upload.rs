@@ -15,7 +15,7 @@ use super::HostingError;
 
 /// An archive being received.
 #[derive(Debug)]
-pub(crate) struct Upload {
+pub struct Upload {
     file: tokio::fs::File,
     path: PathBuf,
     dir: PathBuf,
@@ -27,16 +27,16 @@ pub(crate) struct Upload {
 
 /// A stored archive.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Stored {
+pub struct Stored {
     /// `sha256:<hex>`.
-    pub(crate) digest: String,
+    pub digest: String,
     /// Its size.
-    pub(crate) size: u64,
+    pub size: u64,
 }
 
 impl Upload {
     /// Starts an upload into `dir` (created if missing), at most `max` bytes.
-    pub(crate) async fn begin(dir: &Path, max: u64) -> Result<Upload, HostingError> {
+    pub async fn begin(dir: &Path, max: u64) -> Result<Upload, HostingError> {
         tokio::fs::create_dir_all(dir).await?;
         let mut name = [0u8; 12];
         getrandom::fill(&mut name).map_err(|e| std::io::Error::other(e.to_string()))?;
@@ -47,7 +47,7 @@ impl Upload {
     }
 
     /// The next bytes; TooLarge past the cap (the file is removed when dropped).
-    pub(crate) async fn write(&mut self, chunk: &[u8]) -> Result<(), HostingError> {
+    pub async fn write(&mut self, chunk: &[u8]) -> Result<(), HostingError> {
         self.size += chunk.len() as u64;
         if self.size > self.max {
             return Err(HostingError::TooLarge(self.max));
@@ -58,7 +58,7 @@ impl Upload {
     }
 
     /// Checks the archive and keeps it under its digest.
-    pub(crate) async fn finish(mut self) -> Result<Stored, HostingError> {
+    pub async fn finish(mut self) -> Result<Stored, HostingError> {
         self.file.flush().await?;
         self.file.sync_all().await?;
         let hex: String = self.hasher.clone().finalize().iter().map(|b| format!("{b:02x}")).collect();
@@ -82,7 +82,7 @@ impl Drop for Upload {
 }
 
 /// Whether the file is a tar archive of a container image (read, never unpacked).
-pub(crate) fn check_archive(path: &Path) -> Result<(), HostingError> {
+pub fn check_archive(path: &Path) -> Result<(), HostingError> {
     let not = |why: &str| {
         HostingError::NotAnImage(format!(
             "this is not an image archive: {why} (make one with `podman save --format oci-archive -o bot.tar IMAGE` or `docker save -o bot.tar IMAGE`)"

@@ -24,7 +24,7 @@ use skat_table::{TableError, TableHandle, TableId};
 
 /// A bot account that can be seated at a person's table now.
 #[derive(Debug, Clone)]
-pub(crate) struct Invited {
+pub struct Invited {
     account: AccountId,
     name: String,
     /// A hosted account's sandbox size: its seat holds a place on the runners.
@@ -35,7 +35,7 @@ impl Seats {
     /// Checks that every named account exists and offers itself to people's tables now
     /// (to this caller: `by_operator` with the operator's token), under its quota (before
     /// the table is made).
-    pub(crate) async fn bots_for_table(
+    pub async fn bots_for_table(
         &self,
         names: &[String],
         by_operator: bool,
@@ -80,7 +80,7 @@ impl Seats {
 
     /// Seats the invited bots at the lowest free seats of a new table, in one change, and
     /// hands each seat to its account's lobby; releases the seats when the table ends.
-    pub(crate) async fn seat_bots(
+    pub async fn seat_bots(
         self: &Arc<Self>,
         handle: &Arc<TableHandle>,
         id: &TableId,
@@ -89,7 +89,7 @@ impl Seats {
     ) -> Result<(), CompetitionError> {
         let tokens = bots.iter().map(|_| SeatToken::generate()).collect::<Result<Vec<_>, _>>()?;
         let seats = handle
-            .mutate(&self.ctx.journal, self.ctx.metrics.table(), |t| -> Result<Vec<Seat>, TableError> {
+            .mutate(&self.ctx.journal, self.ctx.metrics.tables(), |t| -> Result<Vec<Seat>, TableError> {
                 let mut seats = Vec::new();
                 for (bot, token) in bots.iter().zip(&tokens) {
                     seats.push(t.join(&bot.name, None, join_code, token.hash(), Instant::now())?);

@@ -24,7 +24,7 @@ use skat_table::{TableId, unix_ms};
 
 /// The result watchers running in this process.
 #[derive(Debug)]
-pub(crate) struct Watchers {
+pub struct Watchers {
     /// Tables whose result watcher runs here.
     watched: Mutex<HashSet<String>>,
     /// Rating updates read and write an account's rating: one at a time, or two lists
@@ -40,7 +40,7 @@ impl Default for Watchers {
 
 /// Records tournament tables' results and ratings as they finish here.
 #[derive(Debug)]
-pub(crate) struct Results {
+pub struct Results {
     pub(super) ctx: Ctx,
     pub(super) watchers: Watchers,
 }

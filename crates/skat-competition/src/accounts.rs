@@ -16,30 +16,30 @@ use skat_league::{AccountId, BotName};
 use super::admin::Admin;
 use super::error::shown;
 use super::{CompetitionError, Ctx};
-use skat_table::secret::{SeatToken, TokenHash, random_u64};
 use skat_store::accounts::{Account, AccountChange, NameClaim};
+use skat_table::secret::{SeatToken, TokenHash, random_u64};
 use skat_table::unix_ms;
 
 /// The most tables at once an account's quota may allow.
-pub(crate) const MAX_QUOTA: u32 = 1000;
+pub const MAX_QUOTA: u32 = 1000;
 /// The most characters of an owner contact.
-pub(crate) const MAX_OWNER_CHARS: usize = 128;
+pub const MAX_OWNER_CHARS: usize = 128;
 
 /// What the operator changes of an account (UpdateBot).
 #[derive(Debug, Clone, Default)]
-pub(crate) struct BotChange {
+pub struct BotChange {
     /// Disable (true) or enable (false; also brings a removed account back).
-    pub(crate) disabled: Option<bool>,
+    pub disabled: Option<bool>,
     /// Give it a new bot token.
-    pub(crate) rotate: bool,
+    pub rotate: bool,
     /// A new quota.
-    pub(crate) max_tables: Option<u32>,
+    pub max_tables: Option<u32>,
     /// A new name.
-    pub(crate) rename: Option<String>,
+    pub rename: Option<String>,
     /// Remove it (disable and hide).
-    pub(crate) remove: bool,
+    pub remove: bool,
     /// A new owner contact.
-    pub(crate) owner: Option<String>,
+    pub owner: Option<String>,
 }
 
 impl BotChange {
@@ -71,12 +71,12 @@ impl BotChange {
 }
 
 /// The prefix of the house bots' accounts (`skat serve --house-bots`), the operator's.
-pub(crate) const HOUSE_PREFIX: &str = "house-";
+pub const HOUSE_PREFIX: &str = "house-";
 
 /// Whether `name` is one only the operator may register (a house bot's): compared by
 /// the names' keys, so a look-alike of `house-` (any case, confusable letters, marks) is
 /// too.
-pub(crate) fn reserved(name: &str) -> bool {
+pub fn reserved(name: &str) -> bool {
     let house = skat_league::primary_key(HOUSE_PREFIX);
     skat_league::name_keys(name).iter().any(|k| k.starts_with(&house))
 }
@@ -93,7 +93,7 @@ fn check_owner(owner: &str) -> Result<String, CompetitionError> {
 
 /// Bot accounts: registering, changing, authenticating, and the names of people's tables.
 #[derive(Debug)]
-pub(crate) struct Accounts {
+pub struct Accounts {
     pub(super) ctx: Ctx,
 }
 
@@ -102,7 +102,7 @@ impl Accounts {
     /// or `player`): it may not pass for a house bot (unless the operator gives it) nor,
     /// for a player, for a bot account, current or former name, by the names' keys. A
     /// person named `ΗΕΑΤ` at a table would otherwise read as the bot `HEAT`.
-    pub(crate) async fn check_table_name(
+    pub async fn check_table_name(
         &self,
         field: &'static str,
         name: &str,
@@ -129,7 +129,7 @@ impl Accounts {
 
     /// Registers an account; returns it and its bot token. With the admin token (needed
     /// under `--registration admin`) the audit log has who registered it, from `peer`.
-    pub(crate) async fn register(
+    pub async fn register(
         &self,
         name: &str,
         owner: &str,
@@ -174,7 +174,7 @@ impl Accounts {
 
     /// Changes an account as the operator asked (admin only); returns the account after
     /// the change and its new token when one was made.
-    pub(crate) async fn update(
+    pub async fn update(
         &self,
         name: &str,
         change: BotChange,
@@ -230,7 +230,7 @@ impl Accounts {
     }
 
     /// The account of a bot token.
-    pub(crate) async fn authenticate(&self, token: Option<&str>) -> Result<Account, CompetitionError> {
+    pub async fn authenticate(&self, token: Option<&str>) -> Result<Account, CompetitionError> {
         let store = self.ctx.store()?;
         let token = token.ok_or(CompetitionError::BotTokenInvalid)?;
         let account = store

@@ -12,8 +12,8 @@ use skat_league::{AccountId, BotName, PlannedTable};
 
 use super::scheduler::Scheduler;
 use super::{CompetitionError, SeatKey};
-use skat_table::secret::SeatToken;
 use skat_store::tournaments::Tournament;
+use skat_table::secret::SeatToken;
 use skat_table::settings::deals_or_standard;
 use skat_table::{Table, TableConfig, TableError, TableId};
 
@@ -84,12 +84,12 @@ impl Scheduler {
         let handle = self
             .ctx
             .tables
-            .insert(table, usize::MAX, None, self.ctx.metrics.table(), &self.ctx.journal)
+            .insert(table, usize::MAX, None, self.ctx.metrics.tables(), &self.ctx.journal)
             .ok_or(CompetitionError::ServerFull { max: self.ctx.config.max_tables })?;
         let tokens = p.seating.iter().map(|_| SeatToken::generate()).collect::<Result<Vec<_>, _>>()?;
         // The table and its seats in one change: one commit.
         handle
-            .mutate(&self.ctx.journal, self.ctx.metrics.table(), |tb| -> Result<(), TableError> {
+            .mutate(&self.ctx.journal, self.ctx.metrics.tables(), |tb| -> Result<(), TableError> {
                 for (seat, (account, token)) in p.seating.iter().zip(&tokens).enumerate() {
                     let name = names.get(account).map_or(account.as_str(), BotName::as_str);
                     tb.join(name, Some(Seat::new(seat as u8)), code.reveal(), token.hash(), Instant::now())?;
@@ -103,7 +103,7 @@ impl Scheduler {
             let key = SeatKey { table: id.clone(), seat: Seat::new(seat as u8) };
             self.ctx.hand_out(account, &key, token, Some(&t.tournament_id));
         }
-        self.ctx.metrics.tables.set(self.ctx.tables.len() as i64);
+        self.ctx.metrics.tables().tables_held(self.ctx.tables.len());
         Ok(id.to_string())
     }
 }

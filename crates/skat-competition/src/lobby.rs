@@ -19,32 +19,32 @@ use tokio::sync::mpsc;
 
 use super::places::Size;
 use super::{CompetitionError, Ctx, SeatKey, lock};
-use crate::config::PeopleTables;
-use skat_table::secret::SeatToken;
+use crate::PeopleTables;
 use skat_store::accounts::Account;
 use skat_table::TableId;
+use skat_table::secret::SeatToken;
 
 /// How often a lobby looks for its account's seats at tables on other replicas.
 const REMOTE_SEATS_POLL: Duration = Duration::from_secs(2);
 
 /// A seat handed to an account's lobby.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct SeatOffer {
+pub struct SeatOffer {
     /// The table.
-    pub(crate) table_id: String,
+    pub table_id: String,
     /// The seat.
-    pub(crate) seat: u32,
+    pub seat: u32,
     /// Its token (empty for a seat on another replica: ask there).
-    pub(crate) seat_token: String,
+    pub seat_token: String,
     /// The replica that owns the table, when replicas run.
-    pub(crate) owner_address: String,
+    pub owner_address: String,
     /// The tournament (none: a person's table that invited the bot).
-    pub(crate) tournament_id: Option<TournamentId>,
+    pub tournament_id: Option<TournamentId>,
 }
 
 /// What a lobby stream carries.
 #[derive(Debug, Clone)]
-pub(crate) enum LobbyNote {
+pub enum LobbyNote {
     /// A seat to play.
     Seat(SeatOffer),
     /// A challenge offered to the account (to lobbies that asked for them).
@@ -53,19 +53,19 @@ pub(crate) enum LobbyNote {
 
 /// What a lobby asks for (`LobbyRequest`).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct LobbyWish {
+pub struct LobbyWish {
     /// Most tables it asks for (0: no limit of its own).
-    pub(crate) max_tables: u32,
+    pub max_tables: u32,
     /// A casual table size to queue for (0: none).
-    pub(crate) casual_seats: u32,
+    pub casual_seats: u32,
     /// Whether it is shown challenges.
-    pub(crate) challenges: bool,
+    pub challenges: bool,
     /// Who may seat this bot at their tables (`Anyone` for a bot's own lobby that asks
     /// for it; a hosted account's, as the operator set it).
-    pub(crate) open_tables: PeopleTables,
+    pub open_tables: PeopleTables,
     /// A hosted account's lobby (the runners' feed opened it): its seats' sandbox size,
     /// each needing a place on the runners.
-    pub(crate) hosted: Option<Size>,
+    pub hosted: Option<Size>,
 }
 
 /// An open lobby stream.
@@ -95,7 +95,7 @@ struct Assignment {
 /// The open lobbies of every account, and the seats handed to accounts at unfinished
 /// tournament tables of this replica.
 #[derive(Debug, Default)]
-pub(crate) struct Lobbies {
+pub struct Lobbies {
     open: Mutex<HashMap<AccountId, Vec<Lobby>>>,
     seats: Mutex<HashMap<SeatKey, Assignment>>,
 }
@@ -103,7 +103,7 @@ pub(crate) struct Lobbies {
 impl Lobbies {
     /// Notes the seats of a table as its entrants' (`tokens`: their seat tokens, in
     /// seat order; `None` after a restart: the tokens are gone).
-    pub(crate) fn hold_seats(
+    pub fn hold_seats(
         &self,
         table: &TableId,
         tournament_id: Option<&TournamentId>,
@@ -124,7 +124,7 @@ impl Lobbies {
     }
 
     /// Notes one seat of a person's table as an account's (with its token).
-    pub(crate) fn hold_seat(&self, key: &SeatKey, account: &AccountId, token: &str) {
+    pub fn hold_seat(&self, key: &SeatKey, account: &AccountId, token: &str) {
         lock(&self.seats).insert(
             key.clone(),
             Assignment { account_id: account.clone(), tournament_id: None, token: Some(token.to_string()) },
@@ -132,12 +132,12 @@ impl Lobbies {
     }
 
     /// Forgets one seat.
-    pub(crate) fn release_seat(&self, key: &SeatKey) {
+    pub fn release_seat(&self, key: &SeatKey) {
         lock(&self.seats).remove(key);
     }
 
     /// Forgets the seats of a finished table.
-    pub(crate) fn release_seats(&self, table: &TableId, seats: usize) {
+    pub fn release_seats(&self, table: &TableId, seats: usize) {
         let mut held = lock(&self.seats);
         for seat in 0..seats {
             held.remove(&SeatKey { table: table.clone(), seat: Seat::new(seat as u8) });
@@ -145,12 +145,12 @@ impl Lobbies {
     }
 
     /// Ends every open lobby of an account (its bots reconnect and are checked again).
-    pub(crate) fn close_all(&self, account: &AccountId) {
+    pub fn close_all(&self, account: &AccountId) {
         lock(&self.open).remove(account);
     }
 
     /// The lowest `max_tables` an account's open lobbies asked for (0: none asked).
-    pub(crate) fn cap(&self, account: &AccountId) -> u32 {
+    pub fn cap(&self, account: &AccountId) -> u32 {
         let mut open = lock(&self.open);
         let Some(streams) = open.get_mut(account) else { return 0 };
         streams.retain(|l| !l.tx.is_closed());
@@ -158,14 +158,14 @@ impl Lobbies {
     }
 
     /// Whether an account has an open lobby that asked for casual tables of `seats`.
-    pub(crate) fn wants_casual(&self, account: &AccountId, seats: u32) -> bool {
+    pub fn wants_casual(&self, account: &AccountId, seats: u32) -> bool {
         lock(&self.open)
             .get(account)
             .is_some_and(|open| open.iter().any(|l| !l.tx.is_closed() && l.casual_seats == seats))
     }
 
     /// Whether an account has an open lobby that offered it to people's tables.
-    pub(crate) fn open_for_tables(&self, account: &AccountId, by_operator: bool) -> bool {
+    pub fn open_for_tables(&self, account: &AccountId, by_operator: bool) -> bool {
         let admits = |to: PeopleTables| match to {
             PeopleTables::Anyone => true,
             PeopleTables::Operator => by_operator,
@@ -178,17 +178,17 @@ impl Lobbies {
 
     /// The sandbox size of an account's seats, when a hosted lobby (the runners' feed's)
     /// is open for it.
-    pub(crate) fn hosted_size(&self, account: &AccountId) -> Option<Size> {
+    pub fn hosted_size(&self, account: &AccountId) -> Option<Size> {
         lock(&self.open).get(account)?.iter().filter(|l| !l.tx.is_closed()).find_map(|l| l.hosted)
     }
 
     /// How many lobbies an account has open now.
-    pub(crate) fn count(&self, account: &AccountId) -> usize {
+    pub fn count(&self, account: &AccountId) -> usize {
         lock(&self.open).get(account).map_or(0, |open| open.iter().filter(|l| !l.tx.is_closed()).count())
     }
 
     /// Open lobbies per account.
-    pub(crate) fn open_counts(&self) -> HashMap<AccountId, usize> {
+    pub fn open_counts(&self) -> HashMap<AccountId, usize> {
         lock(&self.open)
             .iter()
             .map(|(a, open)| (a.clone(), open.iter().filter(|l| !l.tx.is_closed()).count()))
@@ -197,7 +197,7 @@ impl Lobbies {
     }
 
     /// Tables at which each account holds a seat on this replica.
-    pub(crate) fn seat_counts(&self) -> HashMap<AccountId, usize> {
+    pub fn seat_counts(&self) -> HashMap<AccountId, usize> {
         let mut tables: HashMap<AccountId, HashSet<TableId>> = HashMap::new();
         for (key, a) in lock(&self.seats).iter() {
             tables.entry(a.account_id.clone()).or_default().insert(key.table.clone());
@@ -206,7 +206,7 @@ impl Lobbies {
     }
 
     /// Whether an account has a lobby open now.
-    pub(crate) fn is_open(&self, account: &AccountId) -> bool {
+    pub fn is_open(&self, account: &AccountId) -> bool {
         lock(&self.open).get(account).is_some_and(|open| open.iter().any(|l| !l.tx.is_closed()))
     }
 
@@ -223,7 +223,7 @@ impl Lobbies {
 
     /// Tells the lobbies of `account` that asked for challenges of one offered to it (a
     /// full channel drops it: the bot finds it with ListChallenges).
-    pub(crate) fn offer_challenge(&self, account: &AccountId, challenge: &super::challenges::ChallengeView) {
+    pub fn offer_challenge(&self, account: &AccountId, challenge: &super::challenges::ChallengeView) {
         let mut open = lock(&self.open);
         if let Some(streams) = open.get_mut(account) {
             streams.retain(|l| !l.tx.is_closed());
@@ -256,7 +256,7 @@ impl Lobbies {
 /// seats of a table taken over, a seat whose token was lost re-keyed, bots seated at
 /// people's tables (`people`).
 #[derive(Debug)]
-pub(crate) struct Seats {
+pub struct Seats {
     pub(super) ctx: Ctx,
 }
 
@@ -275,7 +275,7 @@ impl Ctx {
     }
 
     /// Hands a seat to its account's open lobbies.
-    pub(crate) fn hand_out(
+    pub fn hand_out(
         &self,
         account: &AccountId,
         key: &SeatKey,
@@ -289,7 +289,7 @@ impl Ctx {
 impl Seats {
     /// Whether `account` may open one more lobby (at most `--account-max-lobbies`, and
     /// a casual table size of 3 or 4 seats or none).
-    pub(crate) fn check_open(&self, account: &Account, casual_seats: u32) -> Result<(), CompetitionError> {
+    pub fn check_open(&self, account: &Account, casual_seats: u32) -> Result<(), CompetitionError> {
         if !matches!(casual_seats, 0 | 3 | 4) {
             return Err(CompetitionError::CasualSeats(casual_seats));
         }
@@ -306,7 +306,7 @@ impl Seats {
     /// Opens an account's lobby: the challenges `offered` to it, the seats it holds now,
     /// then every new one (see [`Competitions::open_lobby`](super::Competitions::open_lobby),
     /// which checks first and queues for casual play after).
-    pub(crate) async fn open_lobby(
+    pub async fn open_lobby(
         self: &Arc<Self>,
         account: &Account,
         wish: LobbyWish,
@@ -345,7 +345,7 @@ impl Seats {
 
     /// Ends every open lobby of an account (it became hosted: its seats go to the
     /// runner's feed, which opens a lobby of its own).
-    pub(crate) fn close_lobbies(&self, account: &AccountId) {
+    pub fn close_lobbies(&self, account: &AccountId) {
         self.ctx.lobbies.close_all(account);
     }
 
@@ -392,7 +392,7 @@ impl Seats {
     /// are open here already (with new tokens: this replica never had the old ones, and
     /// a bot that had one may never have received it). A lobby opened later is handed
     /// them as after a restart.
-    pub(crate) async fn offer_taken_over(&self, table: &TableId) {
+    pub async fn offer_taken_over(&self, table: &TableId) {
         let open = self.ctx.lobbies.open_counts();
         for (key, a) in self.ctx.lobbies.without_token(table) {
             if !open.contains_key(&a.account_id) {
@@ -410,7 +410,7 @@ impl Seats {
         let token = SeatToken::generate().ok()?;
         let hash = token.hash();
         handle
-            .mutate(&self.ctx.journal, self.ctx.metrics.table(), |t| t.rekey(key.seat, hash, Instant::now()))
+            .mutate(&self.ctx.journal, self.ctx.metrics.tables(), |t| t.rekey(key.seat, hash, Instant::now()))
             .await
             .ok()?
             .ok()?;

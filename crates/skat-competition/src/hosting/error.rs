@@ -1,12 +1,12 @@
 //! Why a hosting call is refused: one enum, mapped to status codes and reasons once, in
 //! the rpc room (`rpc/refusal.rs`).
 
-use crate::competition::CompetitionError;
+use crate::CompetitionError;
 use skat_store::StoreError;
 
 /// A refused hosting call.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum HostingError {
+pub enum HostingError {
     /// Hosting keeps its versions in the database.
     #[error("hosted bots need a database: this server runs with --database memory")]
     NoDatabase,

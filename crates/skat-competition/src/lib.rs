@@ -1,6 +1,10 @@
-//! # The competition room
+//! # skat-competition
 //!
-//! Bot accounts, their lobbies, tournaments and ratings.
+//! Bot accounts, their lobbies, tournaments and ratings; and hosted bots ([`hosting`]):
+//! their versions, the runner's feed, places on the runners. This crate knows no wire:
+//! the server's rpc room calls these services and turns their answers and
+//! [`CompetitionError`]s into protobuf. Its settings are a [`CompetitionConfig`] and what
+//! it counts goes to a [`CompetitionMetrics`], both given by the server.
 //!
 //! | concern | how | where |
 //! |---|---|---|
@@ -36,46 +40,49 @@
 //! them and holds the few steps that span several (a lobby opening, a restart, a
 //! takeover).
 
-pub(crate) mod accounts;
-pub(crate) mod admin;
-pub(crate) mod admission;
-pub(crate) mod casual;
-pub(crate) mod challenges;
-pub(crate) mod control;
-pub(crate) mod embargo;
-pub(crate) mod error;
-pub(crate) mod lobby;
-pub(crate) mod people;
-pub(crate) mod places;
-pub(crate) mod results;
-pub(crate) mod scheduler;
-pub(crate) mod seating;
-pub(crate) mod views;
+pub mod accounts;
+pub mod admin;
+pub mod admission;
+pub mod casual;
+pub mod challenges;
+mod config;
+pub mod control;
+pub mod embargo;
+pub mod error;
+pub mod hosting;
+pub mod lobby;
+mod metrics;
+pub mod people;
+pub mod places;
+pub mod results;
+pub mod scheduler;
+pub mod seating;
+pub mod views;
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use skat_engine::matches::Seat;
 
-pub(crate) use error::CompetitionError;
-pub(crate) use lobby::SeatOffer;
+pub use config::{CompetitionConfig, HostingConfig, PeopleTables};
+pub use error::CompetitionError;
+pub use lobby::SeatOffer;
+pub use metrics::{CompetitionMetrics, Metrics};
 
-use crate::config::ServerConfig;
+use lobby::{LobbyNote, LobbyWish};
 use skat_journal::Journal;
-use crate::metrics::Metrics;
 use skat_store::accounts::Account;
 use skat_store::tournaments::PlayingTable;
 use skat_store::{Store, StoreError};
 use skat_table::{TableId, Tables};
-use lobby::{LobbyNote, LobbyWish};
 use tokio::sync::mpsc;
 
 /// What every competition service reaches: the journal (and its store), the tables,
 /// the settings and the metrics, and the state several services share.
 #[derive(Debug, Clone)]
-pub(crate) struct Ctx {
+pub struct Ctx {
     journal: Journal,
     tables: Arc<Tables>,
-    config: Arc<ServerConfig>,
+    config: Arc<CompetitionConfig>,
     metrics: Metrics,
     /// Open lobby streams and the seats handed to their accounts.
     lobbies: Arc<lobby::Lobbies>,
@@ -104,24 +111,31 @@ impl Ctx {
 
 /// The competitions of one server: its services, composed.
 #[derive(Debug)]
-pub(crate) struct Competitions {
+pub struct Competitions {
     ctx: Ctx,
-    pub(crate) accounts: accounts::Accounts,
-    pub(crate) seats: Arc<lobby::Seats>,
-    pub(crate) scheduler: Arc<scheduler::Scheduler>,
-    pub(crate) challenges: challenges::Challenges,
-    pub(crate) operators: Arc<admin::Operators>,
-    pub(crate) views: views::Views,
-    pub(crate) embargo: embargo::Embargo,
+    /// Accounts: registration, tokens, names.
+    pub accounts: accounts::Accounts,
+    /// Lobbies and the seats handed to them; people's tables with bots.
+    pub seats: Arc<lobby::Seats>,
+    /// Tournaments' schedulers, seating, casual matching.
+    pub scheduler: Arc<scheduler::Scheduler>,
+    /// Challenges between accounts.
+    pub challenges: challenges::Challenges,
+    /// The operator's calls (checked once per call) and the audit log.
+    pub operators: Arc<admin::Operators>,
+    /// What callers read: tournaments, standings, bots, the leaderboard.
+    pub views: views::Views,
+    /// Tournament tables' spectators held back until every rotation finished.
+    pub embargo: embargo::Embargo,
 }
 
 /// A seat at a table: the key of a seat handed to an account.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(crate) struct SeatKey {
+pub struct SeatKey {
     /// The table.
-    pub(crate) table: TableId,
+    pub table: TableId,
     /// The seat.
-    pub(crate) seat: Seat,
+    pub seat: Seat,
 }
 
 /// Locks a std mutex, taking it over when a holder panicked (every critical section here
@@ -132,10 +146,10 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Competitions {
     /// The competitions of a server.
-    pub(crate) fn new(
+    pub fn new(
         journal: Journal,
         tables: Arc<Tables>,
-        config: Arc<ServerConfig>,
+        config: Arc<CompetitionConfig>,
         metrics: Metrics,
     ) -> Arc<Self> {
         let ctx = Ctx {
@@ -165,7 +179,7 @@ impl Competitions {
     /// After a restart: watches this replica's tournament tables again, and from now on
     /// runs the scheduler of every running tournament whose lease is free (its own from
     /// before, or one a dead replica held).
-    pub(crate) async fn start(self: &Arc<Self>) -> Result<(), StoreError> {
+    pub async fn start(self: &Arc<Self>) -> Result<(), StoreError> {
         let Some(store) = self.ctx.journal.store().cloned() else { return Ok(()) };
         for playing in store.tournaments.playing_tables().await? {
             let Ok(id) = playing.planned.table_id.parse::<TableId>() else { continue };
@@ -180,7 +194,7 @@ impl Competitions {
 
     /// Tables this replica took over from a dead one: their tournament tables are
     /// watched for results and their seats held for lobbies, as after a restart.
-    pub(crate) async fn adopt(self: &Arc<Self>, ids: &[TableId]) {
+    pub async fn adopt(self: &Arc<Self>, ids: &[TableId]) {
         let Some(store) = self.ctx.journal.store() else { return };
         let playing = match store.tournaments.playing_tables().await {
             Ok(p) => p,
@@ -208,12 +222,12 @@ impl Competitions {
     }
 
     /// The places for hosted seats on the runners.
-    pub(crate) fn places(&self) -> &Arc<places::Places> {
+    pub fn places(&self) -> &Arc<places::Places> {
         &self.ctx.places
     }
 
     /// The admin, if `presented` is the admin token (checked where a call arrives).
-    pub(crate) fn admin(
+    pub fn admin(
         &self,
         presented: Option<&str>,
         peer: std::net::IpAddr,
@@ -222,14 +236,14 @@ impl Competitions {
     }
 
     /// Journals an admin action (a failure is logged, not returned: the change stands).
-    pub(crate) async fn audit(&self, admin: &admin::Admin, action: &str, target: &str, detail: String) {
+    pub async fn audit(&self, admin: &admin::Admin, action: &str, target: &str, detail: String) {
         self.ctx.audit(admin, action, target, detail).await;
     }
 
     /// Opens an account's lobby: the challenges offered to it (when it asks for them),
     /// the seats it holds now, then every new one; with `casual_seats` the account also
     /// queues for casual meetings.
-    pub(crate) async fn open_lobby(
+    pub async fn open_lobby(
         &self,
         account: &Account,
         wish: LobbyWish,

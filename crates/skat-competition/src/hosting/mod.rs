@@ -20,10 +20,10 @@
 //! Only `rpc` knows protobuf: this room speaks in [`StoredVersion`], [`StoredSandbox`]
 //! and [`feed::HostedSeat`].
 
-pub(crate) mod error;
-pub(crate) mod feed;
-pub(crate) mod runners;
-pub(crate) mod upload;
+pub mod error;
+pub mod feed;
+pub mod runners;
+pub mod upload;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -31,28 +31,28 @@ use std::sync::Arc;
 use skat_league::AccountId;
 use tokio::sync::Notify;
 
-pub(crate) use error::HostingError;
+pub use error::HostingError;
 
-use crate::competition::Competitions;
-use crate::competition::admin::Admin;
-use crate::config::ServerConfig;
+use crate::CompetitionConfig;
+use crate::Competitions;
+use crate::Metrics;
+use crate::admin::Admin;
 use skat_journal::Journal;
-use crate::metrics::Metrics;
-use skat_table::secret::same_token;
 use skat_store::Store;
 use skat_store::accounts::Account;
 use skat_store::hosting::{Pin, SandboxFilter, StoredSandbox, StoredVersion, VersionState};
 use skat_store::tables::unix_ms_now;
 use skat_table::Tables;
+use skat_table::secret::same_token;
 
 /// Output kept per sandbox, in bytes (the oldest is dropped).
-pub(crate) const MAX_LOG_BYTES: usize = 1024 * 1024;
+pub const MAX_LOG_BYTES: usize = 1024 * 1024;
 
 /// The hosting of one server.
 #[derive(Debug)]
-pub(crate) struct Hosting {
+pub struct Hosting {
     journal: Journal,
-    config: Arc<ServerConfig>,
+    config: Arc<CompetitionConfig>,
     competitions: Arc<Competitions>,
     /// The tables, to hand a seat out when its table is about to play.
     tables: Arc<Tables>,
@@ -65,9 +65,9 @@ pub(crate) struct Hosting {
 
 impl Hosting {
     /// The hosting of the server whose competitions are `competitions`.
-    pub(crate) fn new(
+    pub fn new(
         journal: Journal,
-        config: Arc<ServerConfig>,
+        config: Arc<CompetitionConfig>,
         competitions: Arc<Competitions>,
         tables: Arc<Tables>,
         metrics: Metrics,
@@ -88,17 +88,17 @@ impl Hosting {
     }
 
     /// The account a bot token names.
-    pub(crate) async fn author(&self, token: Option<&str>) -> Result<Account, HostingError> {
+    pub async fn author(&self, token: Option<&str>) -> Result<Account, HostingError> {
         Ok(self.competitions.accounts.authenticate(token).await?)
     }
 
     /// The operator.
-    pub(crate) fn admin(&self, token: Option<&str>, peer: std::net::IpAddr) -> Result<Admin, HostingError> {
+    pub fn admin(&self, token: Option<&str>, peer: std::net::IpAddr) -> Result<Admin, HostingError> {
         Ok(self.competitions.admin(token, peer)?)
     }
 
     /// Checks the runner token.
-    pub(crate) fn runner(&self, token: Option<&str>) -> Result<(), HostingError> {
+    pub fn runner(&self, token: Option<&str>) -> Result<(), HostingError> {
         match (&self.config.hosting.runner_token, token) {
             (Some(want), Some(got)) if same_token(got, want) => Ok(()),
             _ => Err(HostingError::RunnerTokenInvalid),
@@ -106,7 +106,7 @@ impl Hosting {
     }
 
     /// Where an archive with this digest is kept.
-    pub(crate) fn archive_path(&self, digest: &str) -> Option<PathBuf> {
+    pub fn archive_path(&self, digest: &str) -> Option<PathBuf> {
         let hex = digest.strip_prefix("sha256:")?;
         if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
             return None;
@@ -115,7 +115,7 @@ impl Hosting {
     }
 
     /// A version pulled from a registry: its reference must pin a digest.
-    pub(crate) async fn submit_reference(
+    pub async fn submit_reference(
         &self,
         account: &Account,
         image_ref: &str,
@@ -128,7 +128,7 @@ impl Hosting {
     /// Keeps a version (as it stands when the account had it already: the same image
     /// with the same command), activates it when asked, and prunes the account's oldest
     /// versions beyond the limit.
-    pub(crate) async fn keep(
+    pub async fn keep(
         &self,
         account: &Account,
         digest: String,
@@ -223,13 +223,13 @@ impl Hosting {
     }
 
     /// The account's versions, newest first.
-    pub(crate) async fn versions(&self, account: &Account) -> Result<Vec<StoredVersion>, HostingError> {
+    pub async fn versions(&self, account: &Account) -> Result<Vec<StoredVersion>, HostingError> {
         Ok(self.store()?.hosting.versions(&account.account_id).await?)
     }
 
     /// Makes a version the one that plays (an empty digest: none plays; the account's
     /// own lobbies may open again).
-    pub(crate) async fn activate(
+    pub async fn activate(
         &self,
         account: &Account,
         pick: &VersionPick<'_>,
@@ -251,7 +251,7 @@ impl Hosting {
     }
 
     /// The operator approves a version (or sends it back to pending).
-    pub(crate) async fn approve(
+    pub async fn approve(
         &self,
         admin: &Admin,
         bot_name: &str,
@@ -277,10 +277,7 @@ impl Hosting {
 
     /// The version that plays an account's seats, when it is hosted now (an active,
     /// approved version): its own lobbies are refused.
-    pub(crate) async fn hosted_version(
-        &self,
-        account: &AccountId,
-    ) -> Result<Option<StoredVersion>, HostingError> {
+    pub async fn hosted_version(&self, account: &AccountId) -> Result<Option<StoredVersion>, HostingError> {
         let Some(store) = self.journal.store() else { return Ok(None) };
         Ok(store
             .hosting
@@ -292,7 +289,7 @@ impl Hosting {
 
     /// A hosted tournament's pins: every entrant's active, approved version, with the
     /// server's sandbox size. NOT_HOSTED names the first entrant without one.
-    pub(crate) async fn pins_for(&self, names: &[String]) -> Result<Vec<Pin>, HostingError> {
+    pub async fn pins_for(&self, names: &[String]) -> Result<Vec<Pin>, HostingError> {
         let store = self.store()?;
         let mut pins = Vec::with_capacity(names.len());
         for name in names {
@@ -317,7 +314,7 @@ impl Hosting {
     }
 
     /// A tournament's entrants and their pinned versions, by name.
-    pub(crate) async fn pinned(&self, tournament_id: &str) -> Result<Vec<PinnedEntrant>, HostingError> {
+    pub async fn pinned(&self, tournament_id: &str) -> Result<Vec<PinnedEntrant>, HostingError> {
         let Some(store) = self.journal.store() else { return Ok(Vec::new()) };
         let pins = store.hosting.pins(tournament_id).await?;
         let ids: Vec<AccountId> = pins.iter().map(|p| p.account_id.clone()).collect();
@@ -339,7 +336,7 @@ impl Hosting {
     }
 
     /// The runner's report of a sandbox.
-    pub(crate) async fn report(
+    pub async fn report(
         &self,
         mut sandbox: StoredSandbox,
         log: Option<&[u8]>,
@@ -363,31 +360,25 @@ impl Hosting {
         if sandbox.outcome != "running"
             && let (Ok(table), Ok(seat)) = (sandbox.table_id.parse(), u8::try_from(sandbox.seat))
         {
-            let key = crate::competition::SeatKey { table, seat: skat_engine::matches::Seat::new(seat) };
+            let key = crate::SeatKey { table, seat: skat_engine::matches::Seat::new(seat) };
             self.competitions.places().release_from(&key, &sandbox.runner);
         }
         if sandbox.outcome == "running" {
-            self.metrics.hosting.sandboxes_running.inc();
+            self.metrics.sandbox_started();
         } else {
-            self.metrics.hosting.ended(&sandbox.outcome);
-            if sandbox.outcome != "failed-to-start" {
-                self.metrics.hosting.sandboxes_running.dec();
-            }
+            self.metrics.sandbox_ended(&sandbox.outcome, sandbox.outcome != "failed-to-start");
         }
         store.hosting.put_sandbox(&sandbox, log.as_deref()).await?;
         Ok(())
     }
 
     /// Sandboxes, newest first.
-    pub(crate) async fn sandboxes(
-        &self,
-        filter: &SandboxFilter<'_>,
-    ) -> Result<Vec<StoredSandbox>, HostingError> {
+    pub async fn sandboxes(&self, filter: &SandboxFilter<'_>) -> Result<Vec<StoredSandbox>, HostingError> {
         Ok(self.store()?.hosting.sandboxes(filter).await?)
     }
 
     /// A sandbox's output, for its account (or the operator: `account` None).
-    pub(crate) async fn sandbox_log(
+    pub async fn sandbox_log(
         &self,
         id: &str,
         account: Option<&AccountId>,
@@ -402,11 +393,11 @@ impl Hosting {
 
 /// A version named by the author or the operator: by its name, or by its image.
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct VersionPick<'a> {
+pub struct VersionPick<'a> {
     /// The version's name (`version_id`); wins over `digest`.
-    pub(crate) version_id: &'a str,
+    pub version_id: &'a str,
     /// The image's digest, or a prefix of at least 12 hex digits.
-    pub(crate) digest: &'a str,
+    pub digest: &'a str,
 }
 
 impl VersionPick<'_> {
@@ -418,20 +409,20 @@ impl VersionPick<'_> {
 
 /// A hosted tournament's entrant and what it plays.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct PinnedEntrant {
+pub struct PinnedEntrant {
     /// The account's name.
-    pub(crate) name: String,
+    pub name: String,
     /// The image.
-    pub(crate) digest: String,
+    pub digest: String,
     /// The version's name.
-    pub(crate) version_id: String,
+    pub version_id: String,
     /// The command it runs (empty: the image's entry point).
-    pub(crate) command: Vec<String>,
+    pub command: Vec<String>,
 }
 
 /// A version's name: the image digest's first 12 hex digits, and `-` with the first 8
 /// of the SHA-256 of the command's JSON array when the version runs a command of its own.
-pub(crate) fn version_id(digest: &str, command: &[String]) -> String {
+pub fn version_id(digest: &str, command: &[String]) -> String {
     use sha2::Digest as _;
     let hex = digest.strip_prefix("sha256:").unwrap_or(digest);
     let image: String = hex.chars().take(12).collect();
@@ -446,13 +437,13 @@ pub(crate) fn version_id(digest: &str, command: &[String]) -> String {
 
 /// What the author says of a version.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct VersionHeader {
+pub struct VersionHeader {
     /// argv words.
-    pub(crate) command: Vec<String>,
+    pub command: Vec<String>,
     /// The SDK.
-    pub(crate) sdk: String,
+    pub sdk: String,
     /// Activate at once.
-    pub(crate) activate: bool,
+    pub activate: bool,
 }
 
 impl VersionHeader {
@@ -474,7 +465,7 @@ impl VersionHeader {
 }
 
 /// The digest a reference pins: `name@sha256:<64 hex>`.
-pub(crate) fn pinned_digest(image_ref: &str) -> Result<String, HostingError> {
+pub fn pinned_digest(image_ref: &str) -> Result<String, HostingError> {
     let bad = || {
         HostingError::NotAnImage(format!(
             "`{}` is not pinned by digest: give `NAME@sha256:<64 hex digits>` (a tag can change under a tournament)",

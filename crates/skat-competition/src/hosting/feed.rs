@@ -23,10 +23,10 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
 use super::Hosting;
-use crate::competition::lobby::{LobbyNote, LobbyWish};
-use crate::competition::places::Size;
-use crate::competition::{SeatKey, SeatOffer};
-use crate::config::PeopleTables;
+use crate::PeopleTables;
+use crate::lobby::{LobbyNote, LobbyWish};
+use crate::places::Size;
+use crate::{SeatKey, SeatOffer};
 use skat_store::accounts::Account;
 use skat_store::hosting::{StoredVersion, VersionState};
 use skat_table::{Status, TableId};
@@ -44,17 +44,17 @@ const LOOK_EVERY: Duration = Duration::from_secs(2);
 
 /// A seat for a runner.
 #[derive(Debug, Clone)]
-pub(crate) struct HostedSeat {
+pub struct HostedSeat {
     /// The account's name.
-    pub(crate) bot_name: String,
+    pub bot_name: String,
     /// The version to run.
-    pub(crate) version: StoredVersion,
+    pub version: StoredVersion,
     /// Where and which seat, with its token.
-    pub(crate) offer: SeatOffer,
+    pub offer: SeatOffer,
     /// CPU, in millicores.
-    pub(crate) cpu_millis: u32,
+    pub cpu_millis: u32,
     /// Memory, in MiB.
-    pub(crate) memory_mib: u32,
+    pub memory_mib: u32,
 }
 
 impl HostedSeat {
@@ -85,7 +85,7 @@ impl Hosting {
     /// Opens the feed of runner `runner`, which can hold `capacity` (an older feed of that
     /// name ends: its stream sees the channel close). The seats already placed on it come
     /// first. The feed lives while its receiver does; then the runner is away.
-    pub(crate) fn feed(self: &Arc<Self>, runner: &str, capacity: Size) -> mpsc::Receiver<HostedSeat> {
+    pub fn feed(self: &Arc<Self>, runner: &str, capacity: Size) -> mpsc::Receiver<HostedSeat> {
         let name: String = runner.chars().filter(|c| !c.is_control()).take(64).collect();
         let places = self.competitions.places();
         places.runner_came(&name, capacity);
@@ -103,14 +103,14 @@ impl Hosting {
     }
 
     /// Follows the hosted accounts and hands their seats out until `stopped` turns true.
-    pub(crate) fn start(self: &Arc<Self>, mut stopped: watch::Receiver<bool>) -> Option<JoinHandle<()>> {
+    pub fn start(self: &Arc<Self>, mut stopped: watch::Receiver<bool>) -> Option<JoinHandle<()>> {
         self.config.hosting.runner_token.as_ref()?;
         let me = Arc::clone(self);
         Some(tokio::spawn(async move {
             let mut followed: HashMap<AccountId, Followed> = HashMap::new();
             loop {
                 me.follow_hosted(&mut followed).await;
-                me.metrics.hosting.accounts.set(followed.len() as i64);
+                me.metrics.hosted_accounts(followed.len());
                 me.tidy().await;
                 tokio::select! {
                     _ = tokio::time::sleep(LOOK_EVERY) => {}
@@ -145,8 +145,7 @@ impl Hosting {
         }
         let waiting = places.runners();
         let (cap, used) = waiting.iter().fold((0, 0), |(c, u), r| (c + r.capacity.millis, u + r.used.millis));
-        self.metrics.hosting.places_millis.set(i64::try_from(cap).unwrap_or(i64::MAX));
-        self.metrics.hosting.used_millis.set(i64::try_from(used).unwrap_or(i64::MAX));
+        self.metrics.runner_places(cap, used);
     }
 
     /// Opens lobbies for accounts that became hosted, closes those of accounts no

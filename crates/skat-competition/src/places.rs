@@ -23,15 +23,15 @@ use super::SeatKey;
 use skat_table::TableId;
 
 /// How long a runner may be away before its seats' places move to other runners.
-pub(crate) const RUNNER_GONE_AFTER: Duration = Duration::from_secs(20);
+pub const RUNNER_GONE_AFTER: Duration = Duration::from_secs(20);
 
 /// A sandbox's size, or a runner's capacity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) struct Size {
+pub struct Size {
     /// CPU, in millicores.
-    pub(crate) millis: u64,
+    pub millis: u64,
     /// Memory, in MiB.
-    pub(crate) mib: u64,
+    pub mib: u64,
 }
 
 impl Size {
@@ -65,17 +65,17 @@ impl Runner {
 
 /// What a runner holds now (metrics, `skat admin online`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct RunnerPlaces {
+pub struct RunnerPlaces {
     /// Its name.
-    pub(crate) name: String,
+    pub name: String,
     /// What it can hold.
-    pub(crate) capacity: Size,
+    pub capacity: Size,
     /// What its seats hold.
-    pub(crate) used: Size,
+    pub used: Size,
     /// Seats placed on it.
-    pub(crate) seats: usize,
+    pub seats: usize,
     /// Whether its feed is open.
-    pub(crate) connected: bool,
+    pub connected: bool,
 }
 
 #[derive(Debug, Default)]
@@ -114,7 +114,7 @@ impl State {
 
 /// The places of one replica.
 #[derive(Debug, Default)]
-pub(crate) struct Places {
+pub struct Places {
     state: Mutex<State>,
     /// Places were given back or a runner came: a waiting table may fit now.
     freed: Notify,
@@ -127,7 +127,7 @@ impl Places {
 
     /// A runner follows the feed with `capacity` (again: it is back, its capacity as it
     /// says now).
-    pub(crate) fn runner_came(&self, name: &str, capacity: Size) {
+    pub fn runner_came(&self, name: &str, capacity: Size) {
         {
             let mut s = self.state();
             let r = s.runners.entry(name.to_string()).or_insert(Runner {
@@ -142,7 +142,7 @@ impl Places {
     }
 
     /// A runner's feed closed: its seats keep their places for [`RUNNER_GONE_AFTER`].
-    pub(crate) fn runner_left(&self, name: &str) {
+    pub fn runner_left(&self, name: &str) {
         if let Some(r) = self.state().runners.get_mut(name) {
             r.away_since.get_or_insert_with(Instant::now);
         }
@@ -150,7 +150,7 @@ impl Places {
 
     /// Places every seat of `seats` (each of `size`) on the runners, all or none: the
     /// runner of each, in order, or `None` when they do not all fit now.
-    pub(crate) fn admit(&self, seats: &[SeatKey], size: Size) -> Option<Vec<String>> {
+    pub fn admit(&self, seats: &[SeatKey], size: Size) -> Option<Vec<String>> {
         let mut s = self.state();
         let mut taken: HashMap<String, Size> = HashMap::new();
         let mut chosen = Vec::with_capacity(seats.len());
@@ -173,7 +173,7 @@ impl Places {
     }
 
     /// Whether seats of `size` would all fit now (`n` of them), without taking them.
-    pub(crate) fn would_fit(&self, n: usize, size: Size) -> bool {
+    pub fn would_fit(&self, n: usize, size: Size) -> bool {
         let s = self.state();
         let mut taken: HashMap<String, Size> = HashMap::new();
         for _ in 0..n {
@@ -185,13 +185,13 @@ impl Places {
     }
 
     /// The runner a seat's place is on.
-    pub(crate) fn runner_of(&self, seat: &SeatKey) -> Option<String> {
+    pub fn runner_of(&self, seat: &SeatKey) -> Option<String> {
         self.state().seats.get(seat).map(|(r, _)| r.clone())
     }
 
     /// Gives a seat's place back, if it is on `runner` (its sandbox there ended; a place
     /// that moved to another runner stays).
-    pub(crate) fn release_from(&self, seat: &SeatKey, runner: &str) {
+    pub fn release_from(&self, seat: &SeatKey, runner: &str) {
         let freed = {
             let mut s = self.state();
             s.seats.get(seat).is_some_and(|(r, _)| r == runner) && s.give_back(seat)
@@ -202,12 +202,12 @@ impl Places {
     }
 
     /// Gives back the places of every seat of a table.
-    pub(crate) fn release_table(&self, table: &TableId) {
+    pub fn release_table(&self, table: &TableId) {
         self.release_where(|t| t == table);
     }
 
     /// Gives back the places of the seats at tables `over` says are over.
-    pub(crate) fn release_where(&self, over: impl Fn(&TableId) -> bool) {
+    pub fn release_where(&self, over: impl Fn(&TableId) -> bool) {
         let freed = {
             let mut s = self.state();
             let keys: Vec<SeatKey> = s.seats.keys().filter(|k| over(&k.table)).cloned().collect();
@@ -221,7 +221,7 @@ impl Places {
 
     /// Moves the seats of runners away for [`RUNNER_GONE_AFTER`] to runners with room,
     /// and forgets those runners; the seats moved, with their new runners.
-    pub(crate) fn move_from_gone(&self, now: Instant) -> Vec<(SeatKey, String)> {
+    pub fn move_from_gone(&self, now: Instant) -> Vec<(SeatKey, String)> {
         let mut s = self.state();
         let gone: Vec<String> = s
             .runners
@@ -248,12 +248,12 @@ impl Places {
     }
 
     /// Waits until places are given back or a runner comes.
-    pub(crate) async fn freed(&self) {
+    pub async fn freed(&self) {
         self.freed.notified().await;
     }
 
     /// Every runner and what it holds.
-    pub(crate) fn runners(&self) -> Vec<RunnerPlaces> {
+    pub fn runners(&self) -> Vec<RunnerPlaces> {
         let s = self.state();
         s.runners
             .iter()

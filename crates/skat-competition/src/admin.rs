@@ -18,10 +18,10 @@ use std::time::{Duration, SystemTime};
 use skat_league::AccountId;
 
 use super::{CompetitionError, Ctx};
-use skat_table::secret::{random_u64, same_token};
 use skat_store::Store;
 use skat_store::accounts::{Account, ListedAccount};
 use skat_store::audit::AuditEntry;
+use skat_table::secret::{random_u64, same_token};
 use skat_table::unix_ms;
 
 /// How often the per-account gauges are recomputed.
@@ -33,27 +33,27 @@ const SEEN_EVERY: Duration = Duration::from_secs(60);
 /// Who acts with the admin token: checked once where the call arrives, carried to
 /// every change it makes (and its audit entry).
 #[derive(Debug, Clone)]
-pub(crate) struct Admin {
+pub struct Admin {
     /// The client's address (after `--trusted-proxies`).
     peer: IpAddr,
 }
 
 /// An account as the operator lists it.
 #[derive(Debug, Clone)]
-pub(crate) struct OperatorView {
+pub struct OperatorView {
     /// The account, its rating and former names.
-    pub(crate) listed: ListedAccount,
+    pub listed: ListedAccount,
     /// Lobby streams open on this replica.
-    pub(crate) lobbies: u32,
+    pub lobbies: u32,
     /// Tournament tables it is seated at (every replica).
-    pub(crate) tables_now: u32,
+    pub tables_now: u32,
 }
 
 /// The admin token and the audit log: what every service that acts for the operator
 /// checks and writes.
 impl Ctx {
     /// The admin, if `presented` is the admin token.
-    pub(crate) fn admin(&self, presented: Option<&str>, peer: IpAddr) -> Result<Admin, CompetitionError> {
+    pub fn admin(&self, presented: Option<&str>, peer: IpAddr) -> Result<Admin, CompetitionError> {
         match (&self.config.admin_token, presented) {
             (Some(admin), Some(p)) if same_token(admin, p) => Ok(Admin { peer }),
             (Some(_), _) => Err(CompetitionError::AdminRequired),
@@ -63,7 +63,7 @@ impl Ctx {
 
     /// Journals an admin action (see the module header: a failure is logged, not
     /// returned; the change has been made).
-    pub(crate) async fn audit(&self, admin: &Admin, action: &str, target: &str, detail: String) {
+    pub async fn audit(&self, admin: &Admin, action: &str, target: &str, detail: String) {
         let entry = AuditEntry {
             at_ms: unix_ms(SystemTime::now()),
             actor: "admin".to_string(),
@@ -87,13 +87,13 @@ impl Ctx {
 /// The operator's side: the audit log, the accounts as the operator sees them, a
 /// tournament's life (`control`), and the per-account gauges.
 #[derive(Debug)]
-pub(crate) struct Operators {
+pub struct Operators {
     pub(super) ctx: Ctx,
 }
 
 impl Operators {
     /// A page of the audit log, newest first.
-    pub(crate) async fn audit_log(
+    pub async fn audit_log(
         &self,
         _admin: &Admin,
         target: &str,
@@ -105,7 +105,7 @@ impl Operators {
     }
 
     /// Accounts as the operator sees them, by name.
-    pub(crate) async fn list_bots(
+    pub async fn list_bots(
         &self,
         _admin: &Admin,
         query: &str,
@@ -136,7 +136,7 @@ impl Operators {
     }
 
     /// One account as the operator sees it (after a change).
-    pub(crate) async fn operator_view(&self, account: Account) -> Result<OperatorView, CompetitionError> {
+    pub async fn operator_view(&self, account: Account) -> Result<OperatorView, CompetitionError> {
         let store = self.ctx.store()?;
         let id = [account.account_id.clone()];
         let listed = store
@@ -156,7 +156,7 @@ impl Operators {
 
     /// Notes that a lobby of `account` opened now, and returns a guard that notes when
     /// it closed (its last seen time) and logs it.
-    pub(crate) fn seen(&self, account: &Account) -> Seen {
+    pub fn seen(&self, account: &Account) -> Seen {
         let seen = Seen { store: self.ctx.store().ok().cloned(), account: account.clone() };
         seen.touch();
         seen
@@ -193,14 +193,10 @@ impl Operators {
                 let Ok(accounts) = store.accounts.accounts(&ids).await else { continue };
                 let name =
                     |id: &AccountId| accounts.get(id).map_or_else(|| id.to_string(), |a| a.name.to_string());
-                me.ctx.metrics.account_lobbies.clear();
-                me.ctx.metrics.account_tables.clear();
-                for (id, n) in &lobbies {
-                    me.ctx.metrics.account_lobbies.get_or_create(&vec![("account", name(id))]).set(*n as i64);
-                }
-                for (id, n) in &seats {
-                    me.ctx.metrics.account_tables.get_or_create(&vec![("account", name(id))]).set(*n as i64);
-                }
+                let named = |counts: &std::collections::HashMap<AccountId, usize>| -> Vec<(String, usize)> {
+                    counts.iter().map(|(id, n)| (name(id), *n)).collect()
+                };
+                me.ctx.metrics.per_account(&named(&lobbies), &named(&seats));
             }
         });
     }
@@ -208,7 +204,7 @@ impl Operators {
 
 /// A lobby being open: notes the account's last seen time when made and when dropped.
 #[derive(Debug)]
-pub(crate) struct Seen {
+pub struct Seen {
     store: Option<Store>,
     account: Account,
 }

@@ -7,11 +7,11 @@
 
 use super::SeatKey;
 use super::places::{Places, Size};
-use crate::config::ServerConfig;
-use skat_table::secret::random_u64;
+use crate::CompetitionConfig;
+use skat_engine::matches::Seat;
 use skat_store::hosting::Pin;
 use skat_table::TableId;
-use skat_engine::matches::Seat;
+use skat_table::secret::random_u64;
 
 /// The tables to seat now, with their ids, and how many wait for places.
 #[derive(Debug, Default)]
@@ -36,7 +36,7 @@ pub(super) fn admit(
     hosted: Option<Size>,
     seats: u8,
     picks: Vec<usize>,
-    config: &ServerConfig,
+    config: &CompetitionConfig,
 ) -> Admitted {
     let mut admitted = Admitted::default();
     let mut picks = picks.into_iter();
@@ -68,7 +68,7 @@ mod tests {
     #[test]
     fn hosted_tables_are_admitted_in_order_while_they_fit() {
         let places = Places::default();
-        let config = ServerConfig::default();
+        let config = CompetitionConfig::default();
         let free = admit(&places, None, 3, vec![4, 1, 7], &config);
         assert_eq!((free.tables.len(), free.waiting), (3, 0), "not hosted: every pick");
         let half = Size { millis: 500, mib: 128 };

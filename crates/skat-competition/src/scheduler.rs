@@ -31,10 +31,10 @@ use super::control::{check_rounds, check_start};
 use super::error::shown;
 use super::places::Size;
 use super::{CompetitionError, Ctx, lock};
-use skat_table::secret::random_u64;
 use skat_store::hosting::Pin;
 use skat_store::tournaments::Tournament;
 use skat_store::{Store, StoreError};
+use skat_table::secret::random_u64;
 use skat_table::unix_ms;
 
 /// How long a scheduler's lease lasts unless renewed.
@@ -48,7 +48,7 @@ const QUOTAS_FRESH_FOR: Duration = Duration::from_secs(2);
 
 /// The schedulers running in this process, and what wakes them.
 #[derive(Debug, Default)]
-pub(crate) struct Running {
+pub struct Running {
     ids: Mutex<HashSet<TournamentId>>,
     /// A table finished here, a lobby opened, an account changed.
     wake: Notify,
@@ -58,12 +58,12 @@ pub(crate) struct Running {
 
 impl Running {
     /// Wakes every scheduler of this process for a pass.
-    pub(crate) fn wake(&self) {
+    pub fn wake(&self) {
         self.wake.notify_waiters();
     }
 
     /// How many of a tournament's tables wait for places (as its scheduler here last saw).
-    pub(crate) fn waiting(&self, id: &TournamentId) -> u32 {
+    pub fn waiting(&self, id: &TournamentId) -> u32 {
         lock(&self.waiting).get(id).copied().unwrap_or(0)
     }
 
@@ -109,7 +109,7 @@ enum Next {
 
 /// Tournaments: created, scheduled pass by pass, seated (`seating`), and casual meetings matched (`casual`).
 #[derive(Debug)]
-pub(crate) struct Scheduler {
+pub struct Scheduler {
     pub(super) ctx: Ctx,
     pub(super) results: Arc<super::results::Results>,
     pub(super) casual: super::casual::CasualQueue,
@@ -119,7 +119,7 @@ impl Scheduler {
     /// Creates a tournament (entrants by account name) and starts its scheduler; `spec`
     /// holds every other setting (its `entrants` are filled in here). Returns its id, how
     /// many tables its first plan has and how many it will have in all.
-    pub(crate) async fn create_tournament(
+    pub async fn create_tournament(
         self: &Arc<Self>,
         name: &str,
         entrant_names: &[String],
@@ -356,7 +356,7 @@ impl Scheduler {
         let picks = self.pick(plan, &mut active, &pass.entrants);
         let admitted = admission::admit(&self.ctx.places, pass.hosted, t.spec.seats, picks, &self.ctx.config);
         let all_waiting = self.ctx.schedulers.set_waiting(id, admitted.waiting);
-        self.ctx.metrics.hosting.tables_waiting.set(i64::from(all_waiting));
+        self.ctx.metrics.tables_waiting(all_waiting);
         self.seat_admitted(store, id, t, plan, admitted.tables, &pass.entrants).await?;
         Ok(Next::Again { wait: true })
     }
@@ -463,12 +463,12 @@ impl Scheduler {
 }
 
 /// A tournament's start in words: `starts at once` or `starts 2026-12-24 18:00 UTC`.
-pub(crate) fn start_words(start_ms: u64) -> String {
+pub fn start_words(start_ms: u64) -> String {
     if start_ms == 0 { "starts at once".to_string() } else { format!("starts {}", utc_words(start_ms)) }
 }
 
 /// Unix milliseconds as a UTC date and time to the minute, `2026-12-24 18:00 UTC`.
-pub(crate) fn utc_words(ms: u64) -> String {
+pub fn utc_words(ms: u64) -> String {
     let at = std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms);
     let text = humantime::format_rfc3339_seconds(at).to_string();
     // `2026-12-24T18:00:00Z`: the date, the hour and the minute.

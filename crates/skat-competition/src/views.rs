@@ -18,41 +18,41 @@ use skat_store::tournaments::{Tournament, TournamentRow};
 
 /// Names of accounts, with the id standing in for an account that is gone.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Names(HashMap<AccountId, BotName>);
+pub struct Names(HashMap<AccountId, BotName>);
 
 impl Names {
     /// The name of `account` (its id when it is unknown).
-    pub(crate) fn of(&self, account: &AccountId) -> String {
+    pub fn of(&self, account: &AccountId) -> String {
         self.0.get(account).map_or_else(|| account.to_string(), |n| n.to_string())
     }
 }
 
 /// A tournament with its plan, standings and meetings.
 #[derive(Debug, Clone)]
-pub(crate) struct TournamentDetails {
+pub struct TournamentDetails {
     /// The tournament.
-    pub(crate) tournament: Tournament,
+    pub tournament: Tournament,
     /// Its planned tables, in order.
-    pub(crate) plan: Vec<PlannedTable>,
+    pub plan: Vec<PlannedTable>,
     /// Its entrants' standings, best mean first (ties by name).
-    pub(crate) standings: Vec<EntrantStanding>,
+    pub standings: Vec<EntrantStanding>,
     /// Its meetings (head to head), in plan order.
-    pub(crate) meetings: Vec<MeetingStanding>,
+    pub meetings: Vec<MeetingStanding>,
     /// Swiss rounds planned so far (0 for other formats).
-    pub(crate) round: u32,
+    pub round: u32,
     /// The entrants' names.
-    pub(crate) names: Names,
+    pub names: Names,
     /// Tables due and waiting for places on the runners (as this replica's scheduler saw).
-    pub(crate) waiting: u32,
+    pub waiting: u32,
     /// When it will likely be over (Unix ms; 0: not known yet).
-    pub(crate) estimated_finish_ms: u64,
+    pub estimated_finish_ms: u64,
 }
 
 /// When a tournament will likely be over: now, and the pending tables played at the rate
 /// its tables are played at once (its playing tables, at least one), each as long as its
 /// finished tables took on average, with the playing ones half done. `None` before a table
 /// finished, or once nothing is left.
-pub(crate) fn estimate(plan: &[PlannedTable], finished: (u64, u64), now_ms: u64) -> Option<u64> {
+pub fn estimate(plan: &[PlannedTable], finished: (u64, u64), now_ms: u64) -> Option<u64> {
     let (count, average_ms) = finished;
     let pending = plan.iter().filter(|p| p.status == skat_league::TableStatus::Pending).count() as u64;
     let playing = plan.iter().filter(|p| p.status == skat_league::TableStatus::Playing).count() as u64;
@@ -65,43 +65,43 @@ pub(crate) fn estimate(plan: &[PlannedTable], finished: (u64, u64), now_ms: u64)
 
 /// A tournament in a list.
 #[derive(Debug, Clone)]
-pub(crate) struct TournamentListing {
+pub struct TournamentListing {
     /// The tournament and its table counts.
-    pub(crate) row: TournamentRow,
+    pub row: TournamentRow,
     /// Its entrants' names.
-    pub(crate) entrants: Vec<String>,
+    pub entrants: Vec<String>,
 }
 
 /// A finished list of a bot.
 #[derive(Debug, Clone)]
-pub(crate) struct RecentList {
+pub struct RecentList {
     /// Its seat there.
-    pub(crate) seat: u32,
+    pub seat: u32,
     /// Seeger-Fabian points per seat.
-    pub(crate) seeger_fabian: Vec<i64>,
+    pub seeger_fabian: Vec<i64>,
     /// The table.
-    pub(crate) table_id: String,
+    pub table_id: String,
     /// Its tournament.
-    pub(crate) tournament_id: String,
+    pub tournament_id: String,
     /// The tournament's name.
-    pub(crate) tournament_name: String,
+    pub tournament_name: String,
     /// Names per seat.
-    pub(crate) seating: Vec<String>,
+    pub seating: Vec<String>,
 }
 
 /// A bot account as the public sees it.
 #[derive(Debug, Clone)]
-pub(crate) struct BotDetails {
+pub struct BotDetails {
     /// The account.
-    pub(crate) account: Account,
+    pub account: Account,
     /// Whether a lobby of it is open on this replica.
-    pub(crate) online: bool,
+    pub online: bool,
     /// Its rating, once rated.
-    pub(crate) rating: Option<Rating>,
+    pub rating: Option<Rating>,
     /// Its rating history, oldest first (the last 500 points).
-    pub(crate) history: Vec<RatingPoint>,
+    pub history: Vec<RatingPoint>,
     /// Its most recent lists, newest first.
-    pub(crate) recent: Vec<RecentList>,
+    pub recent: Vec<RecentList>,
 }
 
 /// Most rating history points a bot's page shows.
@@ -111,7 +111,7 @@ const RECENT: u64 = 50;
 
 /// What callers read: tournaments, standings, bots, the leaderboard.
 #[derive(Debug)]
-pub(crate) struct Views {
+pub struct Views {
     pub(super) ctx: Ctx,
 }
 
@@ -123,7 +123,7 @@ impl Views {
     }
 
     /// A tournament with its standings.
-    pub(crate) async fn tournament(&self, id: &str) -> Result<TournamentDetails, CompetitionError> {
+    pub async fn tournament(&self, id: &str) -> Result<TournamentDetails, CompetitionError> {
         let store = self.ctx.store()?;
         let not_found = || CompetitionError::TournamentNotFound(shown(id));
         let parsed = id.parse().map_err(|_| not_found())?;
@@ -154,7 +154,7 @@ impl Views {
     }
 
     /// A page of tournaments, newest first.
-    pub(crate) async fn list_tournaments(
+    pub async fn list_tournaments(
         &self,
         offset: u32,
         limit: u32,
@@ -168,7 +168,7 @@ impl Views {
     }
 
     /// One tournament row as listed, with its entrants' names.
-    pub(crate) async fn listing_of(&self, row: TournamentRow) -> Result<TournamentListing, CompetitionError> {
+    pub async fn listing_of(&self, row: TournamentRow) -> Result<TournamentListing, CompetitionError> {
         let mut one = self.listings(vec![row]).await?;
         one.pop().ok_or(CompetitionError::NoDatabase)
     }
@@ -188,7 +188,7 @@ impl Views {
     }
 
     /// A bot account as the public sees it.
-    pub(crate) async fn bot(&self, name: &str) -> Result<BotDetails, CompetitionError> {
+    pub async fn bot(&self, name: &str) -> Result<BotDetails, CompetitionError> {
         let store = self.ctx.store()?;
         let account = store
             .accounts
@@ -244,11 +244,7 @@ impl Views {
     }
 
     /// A page of the leaderboard.
-    pub(crate) async fn leaderboard(
-        &self,
-        offset: u32,
-        limit: u32,
-    ) -> Result<Vec<RatedAccount>, CompetitionError> {
+    pub async fn leaderboard(&self, offset: u32, limit: u32) -> Result<Vec<RatedAccount>, CompetitionError> {
         let store = self.ctx.store()?;
         let limit = if limit == 0 { 100 } else { limit.min(1000) };
         Ok(store.ratings.leaderboard(u64::from(offset), u64::from(limit)).await?)

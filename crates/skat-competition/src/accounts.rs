@@ -16,7 +16,8 @@ use skat_league::{AccountId, BotName};
 use super::admin::Admin;
 use super::error::shown;
 use super::{CompetitionError, Ctx};
-use skat_store::accounts::{Account, AccountChange, NameClaim};
+use skat_store::accounts::{Account, AccountChange};
+use skat_store::names::NameClaim;
 use skat_table::secret::{SeatToken, TokenHash, random_u64};
 use skat_table::unix_ms;
 
@@ -116,7 +117,7 @@ impl Accounts {
         }
         let Some(store) = self.ctx.journal.store() else { return Ok(()) };
         if field == "player"
-            && let Some(account) = store.accounts.name_with_keys(&skat_league::name_keys(name)).await?
+            && let Some(account) = store.names.name_with_keys(&skat_league::name_keys(name)).await?
         {
             return Err(CompetitionError::PassesFor {
                 field,
@@ -200,7 +201,7 @@ impl Accounts {
         if let Some(new_name) = &new_name
             && new_name != &account.name
             && let NameClaim::Taken(existing) =
-                store.accounts.rename_account(&account.account_id, new_name, now).await?
+                store.names.rename_account(&account.account_id, new_name, now).await?
         {
             return Err(CompetitionError::AccountExists { name: new_name.to_string(), existing });
         }

@@ -124,8 +124,8 @@ impl Operators {
             if !store.tournaments.update_spec(&tid, &spec).await? {
                 return Err(refuse("it is over"));
             }
-            let before = super::scheduler::start_words(t.spec.start_ms);
-            let after = super::scheduler::start_words(start);
+            let before = start_words(t.spec.start_ms);
+            let after = start_words(start);
             details.push(format!(
                 "start moved: {} -> {}",
                 before.trim_start_matches("starts "),
@@ -180,4 +180,17 @@ impl Operators {
             tournament,
         })
     }
+}
+
+/// A tournament's start in words: `starts at once` or `starts 2026-12-24 18:00 UTC`.
+pub fn start_words(start_ms: u64) -> String {
+    if start_ms == 0 { "starts at once".to_string() } else { format!("starts {}", utc_words(start_ms)) }
+}
+
+/// Unix milliseconds as a UTC date and time to the minute, `2026-12-24 18:00 UTC`.
+pub fn utc_words(ms: u64) -> String {
+    let at = std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms);
+    let text = humantime::format_rfc3339_seconds(at).to_string();
+    // `2026-12-24T18:00:00Z`: the date, the hour and the minute.
+    format!("{} {} UTC", &text[..10], &text[11..16])
 }

@@ -26,8 +26,8 @@ use skat_league::{NameKind, check_name};
 use tokio::sync::Notify;
 
 use super::admin::Admin;
-use super::admission;
-use super::control::{check_rounds, check_start};
+use super::{admission, casual};
+use super::control::{check_rounds, check_start, start_words};
 use super::error::shown;
 use super::places::Size;
 use super::{CompetitionError, Ctx, lock};
@@ -112,7 +112,7 @@ enum Next {
 pub struct Scheduler {
     pub(super) ctx: Ctx,
     pub(super) results: Arc<super::results::Results>,
-    pub(super) casual: super::casual::CasualQueue,
+    pub(super) casual: casual::CasualQueue,
 }
 
 impl Scheduler {
@@ -462,15 +462,41 @@ impl Scheduler {
     }
 }
 
-/// A tournament's start in words: `starts at once` or `starts 2026-12-24 18:00 UTC`.
-pub fn start_words(start_ms: u64) -> String {
-    if start_ms == 0 { "starts at once".to_string() } else { format!("starts {}", utc_words(start_ms)) }
-}
+/// Casual meetings: the queue is `casual.rs`'s; matched groups start here.
+impl Scheduler {
+    /// Queues an account for a casual meeting (once), then matches whoever waits.
+    pub fn queue_casual(self: &Arc<Self>, account: &AccountId, seats: u32) {
+        if self.casual.queue(account, seats) {
+            self.match_casual(seats);
+        }
+    }
 
-/// Unix milliseconds as a UTC date and time to the minute, `2026-12-24 18:00 UTC`.
-pub fn utc_words(ms: u64) -> String {
-    let at = std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms);
-    let text = humantime::format_rfc3339_seconds(at).to_string();
-    // `2026-12-24T18:00:00Z`: the date, the hour and the minute.
-    format!("{} {} UTC", &text[..10], &text[11..16])
+    /// Starts a casual meeting for the first `seats` waiting accounts whose lobbies are
+    /// still open.
+    fn match_casual(self: &Arc<Self>, seats: u32) {
+        let Some(group) = self.casual.take_group(seats, |a| self.ctx.lobbies.wants_casual(a, seats)) else {
+            return;
+        };
+        let me = Arc::clone(self);
+        tokio::spawn(async move {
+            let spec = casual::meeting(group.clone(), seats, &me.ctx.config);
+            if let Err(e) = me.start_tournament("casual".into(), spec, &[]).await {
+                tracing::warn!(error = %e, "could not start a casual meeting");
+                for a in &group {
+                    me.casual.done(a);
+                }
+            }
+        });
+    }
+
+    /// After a casual meeting: its entrants whose lobbies still ask for one queue again.
+    pub fn casual_finished(self: &Arc<Self>, spec: &TournamentSpec) {
+        let seats = u32::from(spec.seats);
+        for a in &spec.entrants {
+            self.casual.done(a);
+            if self.ctx.lobbies.wants_casual(a, seats) {
+                self.queue_casual(a, seats);
+            }
+        }
+    }
 }

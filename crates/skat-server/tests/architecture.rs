@@ -1,18 +1,21 @@
-//! The shape of the code, checked: a newcomer finds one concern per room, and the rules
-//! that keep the rooms apart cannot rot silently.
+//! The shape of the code, checked: a newcomer finds one concern per crate and per room,
+//! and the rules that keep them apart cannot rot silently.
 //!
-//! - Only the server's `rpc` room knows the wire: no other room names tonic, prost,
-//!   `skat_proto` or protobuf types.
-//! - No room but `rpc` (and `lib.rs`, which wires the rooms together) imports `rpc`.
-//! - The rooms' imports form no cycle, and in no crate of the workspace do the top-level
-//!   modules import each other in a circle.
+//! - The server is five crates on floors (`FLOORS`: the table, the store, the journal,
+//!   the competitions, the server); each depends only on the floors below it, and the
+//!   workspace's crate graph is the one `docs/architecture.md` draws.
+//! - Only the server's `rpc` room knows the wire: no floor below it depends on tonic,
+//!   prost or `skat-proto`, and no other file names them. Nothing but `lib.rs` imports
+//!   `rpc`.
+//! - In no crate do the top-level modules import each other in a circle, and in no
+//!   directory do its files (its `mod.rs` or `lib.rs` aside).
 //! - In the whole workspace, no source file is over 600 lines (tests and generated code
 //!   aside), no `impl` block over 400, no type over 600 over all its `impl` blocks
 //!   (wherever they live: spreading a type over files does not make it smaller) and no
-//!   function over 80: a reader holds a unit.
+//!   function over 80: a reader holds a unit. A file is read to its end: only test
+//!   modules' blocks are left out.
 //!
-//! The rooms are the directories under `src/` (and the top-level files `config.rs`,
-//! `metrics.rs`, `secret.rs`); `docs/architecture.md` says what each holds.
+//! `docs/architecture.md` says what each crate and room holds.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -114,12 +117,28 @@ fn code_only(text: &str) -> String {
     out
 }
 
-/// The code before the file's `#[cfg(test)]` module (tests are not counted).
-fn without_tests(code: &str) -> &str {
-    match code.find("#[cfg(test)]\nmod tests") {
-        Some(i) => &code[..i],
-        None => code,
+/// The code without its test modules (`#[cfg(test)] mod tests { ... }`, to their closing
+/// brace): tests are not counted. A declaration (`#[cfg(test)] mod tests;`) is not a test
+/// module: the code after it is read to the end.
+fn without_tests(code: &str) -> String {
+    let lines: Vec<&str> = code.lines().collect();
+    let mut out = Vec::with_capacity(lines.len());
+    let mut i = 0;
+    while i < lines.len() {
+        let next = lines.get(i + 1).map(|l| l.trim_start());
+        let is_module = lines[i].trim() == "#[cfg(test)]"
+            && next.is_some_and(|n| (n.starts_with("mod ") || n.starts_with("pub(crate) mod ")) && !n.ends_with(';'));
+        match is_module.then(|| block_len(&lines[i + 1..])).flatten() {
+            Some(len) => i += 1 + len,
+            None => {
+                out.push(lines[i]);
+                i += 1;
+            }
+        }
     }
+    let mut text = out.join("\n");
+    text.push('\n');
+    text
 }
 
 /// The length in lines of the block that starts on `lines[0]`: to its closing brace; `None`
@@ -217,6 +236,13 @@ fn server_src() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src")
 }
 
+fn crates_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The server's crates, from the bottom floor up: each may depend only on those before it.
+const FLOORS: [&str; 5] = ["skat-table", "skat-store", "skat-journal", "skat-competition", "skat-server"];
+
 /// The room of a file: its directory under `src/`, or the file's own name at the top.
 fn room_of(path: &Path) -> String {
     let rel = path.strip_prefix(server_src()).expect("under src");
@@ -230,9 +256,19 @@ fn only_the_rpc_room_knows_the_wire_and_nothing_imports_it() {
     let mut files = Vec::new();
     rust_files(&server_src(), &mut files);
     assert!(files.len() > 20, "the server's sources are found");
+    // The floors below the server: none names the wire, and none could (not a dependency).
+    for krate in &FLOORS[..4] {
+        let dir = crates_dir().join(krate);
+        let manifest = fs::read_to_string(dir.join("Cargo.toml")).expect("a manifest");
+        for dep in ["tonic", "prost", "skat-proto"] {
+            assert!(!dependencies(&manifest).contains(dep), "{krate} depends on {dep}: only the server knows the wire");
+        }
+        rust_files(&dir.join("src"), &mut files);
+    }
     let mut broken = Vec::new();
     for path in &files {
-        let room = room_of(path);
+        let in_server = path.starts_with(server_src());
+        let room = if in_server { room_of(path) } else { String::new() };
         if room == "rpc" {
             continue;
         }
@@ -248,7 +284,7 @@ fn only_the_rpc_room_knows_the_wire_and_nothing_imports_it() {
                     ));
                 }
             }
-            if room != "lib" && line.contains("crate::rpc") {
+            if in_server && room != "lib" && line.contains("crate::rpc") {
                 broken.push(format!("{}:{}: imports rpc/: {}", path.display(), n + 1, line.trim()));
             }
         }
@@ -256,9 +292,67 @@ fn only_the_rpc_room_knows_the_wire_and_nothing_imports_it() {
     assert!(broken.is_empty(), "{}", broken.join("\n"));
 }
 
+/// The workspace crates a manifest's `[dependencies]` name (not dev- or build-).
+fn dependencies(manifest: &str) -> BTreeSet<String> {
+    let mut deps = BTreeSet::new();
+    let mut inside = false;
+    for line in manifest.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            inside = line == "[dependencies]";
+            continue;
+        }
+        if inside && let Some(name) = line.split(['=', '.', ' ']).next().filter(|n| !n.is_empty() && !n.starts_with('#')) {
+            deps.insert(name.to_string());
+        }
+    }
+    deps
+}
+
+/// The crates' graph as `docs/architecture.md` draws it: the lines `crate: dep, dep` of the
+/// code block under "The crates' graph".
+fn drawn_graph(map: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let section = map.split("## The crates' graph").nth(1).expect("docs/architecture.md draws the crates' graph");
+    let block = section.split("```").nth(1).expect("a code block");
+    block
+        .lines()
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| {
+            let deps = v.split(',').map(|d| d.trim().to_string()).filter(|d| !d.is_empty() && d != "-").collect();
+            (k.trim().to_string(), deps)
+        })
+        .collect()
+}
+
+#[test]
+fn the_crates_depend_on_each_other_as_the_map_draws_and_the_server_in_floors() {
+    let root = crates_dir().join("..");
+    let map = fs::read_to_string(root.join("docs/architecture.md")).expect("docs/architecture.md");
+    let drawn = drawn_graph(&map);
+    let mut actual: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for entry in fs::read_dir(crates_dir()).expect("crates/") {
+        let dir = entry.expect("an entry").path();
+        let Ok(manifest) = fs::read_to_string(dir.join("Cargo.toml")) else { continue };
+        let name = dir.file_name().expect("a name").to_string_lossy().to_string();
+        let deps = dependencies(&manifest).into_iter().filter(|d| d.starts_with("skat-")).collect();
+        actual.insert(name, deps);
+    }
+    assert!(actual.len() >= 19, "the crates are found ({})", actual.len());
+    assert_eq!(drawn, actual, "docs/architecture.md's graph (left) is not the manifests' (right)");
+    let names: BTreeSet<String> = actual.keys().cloned().collect();
+    if let Some(cycle) = find_cycle(&names, &actual) {
+        panic!("the crates depend on each other in a circle: {}", cycle.join(" -> "));
+    }
+    for (i, low) in FLOORS.iter().enumerate() {
+        for high in &FLOORS[i + 1..] {
+            assert!(!actual[*low].contains(*high), "{low} must not depend on {high} (it sits below it)");
+        }
+    }
+}
+
 /// The top-level modules ("rooms") of a crate's `src/`, and which import which:
-/// `crate::X` in code (comments and the trailing test module aside). The crate root
-/// (`lib.rs`, `main.rs`) wires the rooms together and is not one.
+/// `crate::X` in code (comments and test modules aside). The crate root (`lib.rs`,
+/// `main.rs`) wires the rooms together and is not one.
 fn module_imports(src: &Path) -> (BTreeSet<String>, BTreeMap<String, BTreeSet<String>>) {
     let mut files = Vec::new();
     rust_files(src, &mut files);
@@ -280,18 +374,108 @@ fn module_imports(src: &Path) -> (BTreeSet<String>, BTreeMap<String, BTreeSet<St
         if !rooms.contains(&from) {
             continue;
         }
-        let code = code_only(&fs::read_to_string(path).expect("readable"));
-        let code = without_tests(&code);
+        let code = without_tests(&code_only(&fs::read_to_string(path).expect("readable")));
         for target in &rooms {
-            let named = code
-                .match_indices(&format!("crate::{target}"))
-                .any(|(i, m)| !code[i + m.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_'));
-            if *target != from && named {
+            if *target != from && names_path(&code, &format!("crate::{target}")) {
                 edges.entry(from.clone()).or_default().insert(target.clone());
             }
         }
     }
     (rooms, edges)
+}
+
+/// Whether `code` names `path` as a whole path segment (`crate::a` is not `crate::ab`).
+fn names_path(code: &str, path: &str) -> bool {
+    code.match_indices(path)
+        .any(|(i, m)| !code[i + m.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_'))
+}
+
+/// The files of one directory (its module root aside: `lib.rs`, `main.rs`, `mod.rs`, the
+/// face its files share) and which name which: `super::x` (or `crate::x`, `crate::dir::x`
+/// for the directory's module path) in code, tests aside.
+fn sibling_imports(src: &Path, dir: &Path) -> (BTreeSet<String>, BTreeMap<String, BTreeSet<String>>) {
+    let Ok(entries) = fs::read_dir(dir) else { return Default::default() };
+    let files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+        .filter(|p| !["lib.rs", "main.rs", "mod.rs"].iter().any(|r| p.ends_with(r)))
+        .collect();
+    let stem = |p: &Path| p.file_stem().expect("a name").to_string_lossy().to_string();
+    let names: BTreeSet<String> = files.iter().map(|p| stem(p)).collect();
+    let module = dir.strip_prefix(src).expect("under src").components().fold(String::from("crate"), |m, c| {
+        format!("{m}::{}", c.as_os_str().to_string_lossy())
+    });
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for path in &files {
+        let from = stem(path);
+        let code = without_tests(&code_only(&fs::read_to_string(path).expect("readable")));
+        let grouped: BTreeSet<String> =
+            group_heads(&code, "super::{").into_iter().chain(group_heads(&code, &format!("{module}::{{"))).collect();
+        for to in names.iter().filter(|n| **n != from) {
+            if names_path(&code, &format!("super::{to}"))
+                || names_path(&code, &format!("{module}::{to}"))
+                || grouped.contains(to)
+            {
+                edges.entry(from.clone()).or_default().insert(to.clone());
+            }
+        }
+    }
+    (names, edges)
+}
+
+/// The first names of the paths in every `prefix...}` group (`use super::{a, b::C};` gives
+/// `a` and `b`).
+fn group_heads(code: &str, prefix: &str) -> Vec<String> {
+    let mut heads = Vec::new();
+    for (i, _) in code.match_indices(prefix) {
+        let mut depth = 1;
+        let mut item_start = true;
+        let mut word = String::new();
+        for c in code[i + prefix.len()..].chars() {
+            if depth == 1 && item_start && (c.is_alphanumeric() || c == '_') {
+                word.push(c);
+                continue;
+            }
+            if !word.is_empty() {
+                heads.push(std::mem::take(&mut word));
+                item_start = false;
+            }
+            match c {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                ',' if depth == 1 => item_start = true,
+                _ => {}
+            }
+            if depth == 0 {
+                break;
+            }
+        }
+        if !word.is_empty() {
+            heads.push(word);
+        }
+    }
+    heads
+}
+
+#[test]
+fn no_files_of_one_directory_import_each_other_in_a_circle() {
+    let mut dirs = Vec::new();
+    let mut broken = Vec::new();
+    for entry in fs::read_dir(crates_dir()).expect("crates/") {
+        let src = entry.expect("an entry").path().join("src");
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        let here: BTreeSet<PathBuf> = files.iter().filter_map(|f| f.parent().map(Path::to_path_buf)).collect();
+        for dir in here {
+            let (names, edges) = sibling_imports(&src, &dir);
+            if let Some(cycle) = find_cycle(&names, &edges) {
+                broken.push(format!("{}: {}", dir.display(), cycle.join(" -> ")));
+            }
+            dirs.push(dir);
+        }
+    }
+    assert!(dirs.len() > 25, "the directories are found ({})", dirs.len());
+    assert!(broken.is_empty(), "files import each other in a circle (one type spread over files, or a type both need that belongs in a leaf file):\n{}", broken.join("\n"));
 }
 
 /// A cycle among `edges`, as the path around it, if there is one.
@@ -326,9 +510,8 @@ fn find_cycle(rooms: &BTreeSet<String>, edges: &BTreeMap<String, BTreeSet<String
 
 #[test]
 fn no_crate_has_an_import_cycle() {
-    let crates = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut checked = 0;
-    for entry in fs::read_dir(&crates).expect("crates/") {
+    for entry in fs::read_dir(crates_dir()).expect("crates/") {
         let dir = entry.expect("an entry").path();
         let (rooms, edges) = module_imports(&dir.join("src"));
         checked += rooms.len();
@@ -337,23 +520,6 @@ fn no_crate_has_an_import_cycle() {
         }
     }
     assert!(checked > 60, "the crates' modules are found ({checked})");
-}
-
-#[test]
-fn the_rooms_import_each_other_without_a_cycle() {
-    let (rooms, edges) = module_imports(&server_src());
-    if let Some(cycle) = find_cycle(&rooms, &edges) {
-        panic!("the rooms import each other in a circle: {}\n(all imports: {edges:?})", cycle.join(" -> "));
-    }
-    // The layering the architecture page describes.
-    for (low, high) in
-        [("table", "journal"), ("store", "journal"), ("journal", "competition"), ("table", "competition")]
-    {
-        assert!(
-            !edges.get(low).is_some_and(|e| e.contains(high)),
-            "{low}/ must not import {high}/ (it sits below it)"
-        );
-    }
 }
 
 #[test]
@@ -375,7 +541,7 @@ fn every_source_file_in_the_workspace_is_small() {
             continue;
         }
         let code = code_only(&text);
-        let counted = without_tests(&code);
+        let counted = &without_tests(&code);
         let lines = counted.lines().count();
         if lines > MAX_FILE_LINES {
             broken.push(format!(
@@ -421,7 +587,7 @@ fn every_source_file_in_the_workspace_is_small() {
 }
 
 #[test]
-fn the_map_names_every_crate_and_every_file_of_the_server() {
+fn the_map_names_every_crate_and_every_file_of_the_servers_crates() {
     // docs/architecture.md is the one map (the README, docs/server.md and lib.rs point to
     // it): a crate or a server file it does not name is a map that drifted.
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -433,12 +599,15 @@ fn the_map_names_every_crate_and_every_file_of_the_server() {
             missing.push(format!("the crate `{name}`"));
         }
     }
-    let mut files = Vec::new();
-    rust_files(&server_src(), &mut files);
-    for path in &files {
-        let name = path.file_name().expect("a file").to_string_lossy().to_string();
-        if !["mod.rs", "tests.rs", "lib.rs"].contains(&name.as_str()) && !map.contains(&name) {
-            missing.push(format!("{}", path.strip_prefix(server_src()).expect("under src").display()));
+    for krate in FLOORS {
+        let src = crates_dir().join(krate).join("src");
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        for path in &files {
+            let name = path.file_name().expect("a file").to_string_lossy().to_string();
+            if !["mod.rs", "tests.rs", "lib.rs"].contains(&name.as_str()) && !map.contains(&name) {
+                missing.push(format!("{krate}: {}", path.strip_prefix(&src).expect("under src").display()));
+            }
         }
     }
     assert!(missing.is_empty(), "docs/architecture.md does not name: {}", missing.join(", "));
@@ -468,12 +637,11 @@ fn everything_the_map_names_exists() {
                 continue;
             }
             let found = if named.contains('/') {
-                let bases = [
-                    root.clone(),
-                    root.join("crates/skat-server"),
-                    root.join("crates/skat-server/src"),
-                    root.join("crates"),
-                ];
+                let mut bases = vec![root.clone(), root.join("crates")];
+                for krate in FLOORS {
+                    bases.push(root.join("crates").join(krate));
+                    bases.push(root.join("crates").join(krate).join("src"));
+                }
                 bases.iter().any(|b| b.join(named).is_file())
             } else {
                 names.contains(named)
@@ -505,6 +673,22 @@ fn the_checks_themselves_see_what_they_look_for() {
     assert!(!code_only("// tonic\nlet x = \"pb::\";").contains("tonic"));
     assert!(code_only("let t = tonic::Status::ok(\"\");").contains("tonic"));
     assert_eq!(without_tests("a\n#[cfg(test)]\nmod tests {}\n"), "a\n");
+    assert_eq!(without_tests("#[cfg(test)]\nmod tests;\nb\n#[cfg(test)]\nmod tests {\n  x\n}\nc\n"), "#[cfg(test)]\nmod tests;\nb\nc\n");
+    // Circles between the files of one directory are seen.
+    let dir = std::env::temp_dir().join(format!("skat-arch-{}", std::process::id()));
+    fs::create_dir_all(dir.join("room")).expect("a scratch dir");
+    fs::write(dir.join("room/a.rs"), "use super::b::X;\n").expect("written");
+    fs::write(dir.join("room/b.rs"), "// super::a is only a comment\nuse crate::room::a::Y;\n").expect("written");
+    let (names, edges) = sibling_imports(&dir, &dir.join("room"));
+    assert!(find_cycle(&names, &edges).is_some(), "{edges:?}");
+    fs::write(dir.join("room/b.rs"), "use super::{c, a};\n").expect("written");
+    let (names, edges) = sibling_imports(&dir, &dir.join("room"));
+    assert!(find_cycle(&names, &edges).is_some(), "a grouped import is seen: {edges:?}");
+    assert_eq!(group_heads("use super::{x, y::{Z, W}, v};", "super::{"), vec!["x", "y", "v"]);
+    fs::write(dir.join("room/b.rs"), "// super::a is only a comment\n").expect("written");
+    let (names, edges) = sibling_imports(&dir, &dir.join("room"));
+    assert_eq!(find_cycle(&names, &edges), None);
+    fs::remove_dir_all(&dir).expect("removed");
     // Functions: their names and lengths, bodies only.
     let code = code_only("pub(crate) async fn f(x: u8) -> u8 {\n    let s = \"}\";\n    x\n}\nfn g();\n");
     assert_eq!(functions(&code), vec![("f".to_string(), 1, 4)]);

@@ -9,7 +9,8 @@ use skat_league::{AccountId, BotName};
 use sqlx::Row as _;
 use sqlx::any::AnyRow;
 
-use super::{Db, StoreError, names, to_i64, to_u64};
+use super::names::{self, NameClaim};
+use super::{Db, StoreError, placeholders, to_i64, to_u64};
 use skat_table::secret::TokenHash;
 
 /// A bot account.
@@ -33,15 +34,6 @@ pub struct Account {
     pub removed_ms: u64,
     /// Unix milliseconds a lobby of it last opened or closed; 0: never.
     pub last_seen_ms: u64,
-}
-
-/// What creating an account or renaming one found.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum NameClaim {
-    /// The name is the account's now.
-    Claimed,
-    /// An account has (or had) this name or a look-alike of it: here it is as stored.
-    Taken(String),
 }
 
 /// What the operator changes of an account (absent: unchanged).
@@ -91,12 +83,8 @@ pub(super) fn account_from(r: &AnyRow) -> Result<Account, sqlx::Error> {
 pub(super) const ACCOUNT_COLUMNS: &str =
     "account_id, name, owner, token_hash, disabled, max_tables, created_ms, removed_ms, last_seen_ms";
 
-/// Placeholders `$first,...` for `n` values.
-pub(super) fn placeholders(first: usize, n: usize) -> String {
-    (first..first + n).map(|i| format!("${i}")).collect::<Vec<_>>().join(",")
-}
 
-/// Bot accounts and every name each has had (the name rules' SQL is `names`).
+/// Bot accounts (every name each has had: [`NameRepo`](super::names::NameRepo)).
 #[derive(Debug, Clone)]
 pub struct AccountRepo {
     pub(super) db: Db,

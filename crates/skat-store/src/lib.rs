@@ -54,6 +54,7 @@ pub use challenges::ChallengeRepo;
 pub use hosting::HostingRepo;
 pub use log::Batch;
 pub use log::LogRepo;
+pub use names::NameRepo;
 pub use nodes::NodeLease;
 pub use nodes::NodeRepo;
 pub use ratings::RatingRepo;
@@ -144,6 +145,11 @@ impl<'s> MigrationSource<'s> for Schema {
     }
 }
 
+/// Placeholders `$first,...` for `n` values.
+pub(crate) fn placeholders(first: usize, n: usize) -> String {
+    (first..first + n).map(|i| format!("${i}")).collect::<Vec<_>>().join(",")
+}
+
 /// A count or time as SQL's integer (saturating: SQL has no unsigned 64 bits).
 pub fn to_i64(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
@@ -179,8 +185,10 @@ pub struct Store {
     pub log: LogRepo,
     /// Replicas and their leases.
     pub nodes: NodeRepo,
-    /// Bot accounts and their names.
+    /// Bot accounts.
     pub accounts: AccountRepo,
+    /// Every name each account has had, and their keys.
+    pub names: NameRepo,
     /// Ratings and their history.
     pub ratings: RatingRepo,
     /// Tournaments, their plans and the operator's changes.
@@ -254,7 +262,7 @@ impl Store {
             .await?;
         Migrator::new(Schema(backend)).await?.run(&pool).await?;
         let store = Store::over(Db { pool, backend });
-        store.accounts.reserve_names().await?;
+        store.names.reserve_names().await?;
         Ok(store)
     }
 
@@ -264,6 +272,7 @@ impl Store {
             log: LogRepo { db: db.clone() },
             nodes: NodeRepo { db: db.clone() },
             accounts: AccountRepo { db: db.clone() },
+            names: NameRepo { db: db.clone() },
             ratings: RatingRepo { db: db.clone() },
             tournaments: TournamentRepo { db: db.clone() },
             challenges: ChallengeRepo { db: db.clone() },

@@ -7,9 +7,22 @@
 use skat_league::{AccountId, BotName};
 use sqlx::Row as _;
 
-use super::accounts::AccountRepo;
-use super::accounts::{ACCOUNT_COLUMNS, NameClaim, account_from};
-use super::{StoreError, to_i64};
+use super::{Db, StoreError, placeholders, to_i64};
+
+/// What creating an account or renaming one found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NameClaim {
+    /// The name is the account's now.
+    Claimed,
+    /// An account has (or had) this name or a look-alike of it: here it is as stored.
+    Taken(String),
+}
+
+/// Every name each account has had, and every key of each.
+#[derive(Debug, Clone)]
+pub struct NameRepo {
+    pub(crate) db: Db,
+}
 
 type Tx<'c> = sqlx::Transaction<'c, sqlx::Any>;
 
@@ -17,7 +30,7 @@ type Tx<'c> = sqlx::Transaction<'c, sqlx::Any>;
 /// account holds one of them (the caller then drops the transaction: nothing is
 /// written). A key the account itself holds (its own name in another case, a former
 /// name) is its already. The first statement writes, so SQLite takes its write lock
-/// before anything is read (see [`AccountRepo::create_account`]).
+/// before anything is read (see [`crate::AccountRepo::create_account`]).
 pub(super) async fn claim_keys(
     tx: &mut Tx<'_>,
     account: &AccountId,
@@ -83,7 +96,7 @@ pub(super) async fn insert_name(
     Ok(())
 }
 
-impl AccountRepo {
+impl NameRepo {
     /// The name an account has or had that holds one of `keys`, if any.
     pub async fn name_with_keys(&self, keys: &[String]) -> Result<Option<String>, StoreError> {
         if keys.is_empty() {
@@ -91,7 +104,7 @@ impl AccountRepo {
         }
         let sql = format!(
             "SELECT name FROM skat_account_name_keys WHERE name_key IN ({}) LIMIT 1",
-            super::accounts::placeholders(1, keys.len())
+            placeholders(1, keys.len())
         );
         let mut q = sqlx::query(&sql);
         for key in keys {
@@ -145,17 +158,20 @@ impl AccountRepo {
     /// keys gets them. Two old names that are one name both stay as they are: the
     /// server logs both (at every start, until the operator renames one).
     pub(super) async fn reserve_names(&self) -> Result<(), StoreError> {
-        let rows = sqlx::query(&format!(
-            "SELECT {ACCOUNT_COLUMNS} FROM skat_accounts a WHERE NOT EXISTS \
-             (SELECT 1 FROM skat_account_names n WHERE n.account_id = a.account_id) ORDER BY created_ms"
-        ))
+        let rows = sqlx::query(
+            "SELECT account_id, name, created_ms FROM skat_accounts a WHERE NOT EXISTS \
+             (SELECT 1 FROM skat_account_names n WHERE n.account_id = a.account_id) ORDER BY created_ms",
+        )
         .fetch_all(&self.db.pool)
         .await?;
         for row in &rows {
-            let a = account_from(row)?;
+            let account: AccountId =
+                row.try_get::<String, _>("account_id")?.parse().map_err(StoreError::Corrupt)?;
+            let name = BotName::stored(row.try_get("name")?);
+            let created_ms = super::to_u64(row.try_get("created_ms")?);
             let mut tx = self.db.pool.begin().await?;
             // ON CONFLICT inside: replicas starting together may both write the row.
-            insert_name(&mut tx, &a.account_id, &a.name, a.created_ms).await?;
+            insert_name(&mut tx, &account, &name, created_ms).await?;
             tx.commit().await?;
         }
         let unkeyed = sqlx::query(

@@ -5,7 +5,7 @@
 //! |---|---|
 //! | one ordered map of deadlines and one task for every table | a task per table (its future, its watch channel) cost about 0.9 KiB a table in play, and 2,000 tables in play were 2,000 sleeping tasks |
 //! | a change moves its table's entry in the map ([`Clock::set`], O(log n) under the map's lock); the task is woken only when the earliest deadline moves earlier | no task spawned, woken or aborted per action |
-//! | a deadline that passes spawns a short task that submits the forfeit through the same [`TableHandle::mutate`] a player's action goes through | time-outs are rare, and a slow journal never holds up another table's deadline |
+//! | a deadline that passes is handed to the registry, which spawns a short task that submits the forfeit through the same `TableHandle::mutate` a player's action goes through | time-outs are rare, and a slow journal never holds up another table's deadline |
 //! | the map holds tables weakly, and a table that finishes, closes or has no turn takes its entry out | at most one entry per live table: the map's bound |
 
 use std::collections::BTreeMap;
@@ -15,8 +15,6 @@ use std::time::Instant;
 
 use tokio::sync::Notify;
 
-use super::registry::{Durability, TableHandle};
-use crate::Metrics;
 
 /// A turn that can time out: its id and when (as [`super::Table::next_deadline`] gives it).
 pub(super) type Deadline = (u64, Instant);
@@ -26,15 +24,17 @@ type Key = (Instant, u64);
 
 /// A deadline in the map: the table (weakly) and the turn that times out.
 #[derive(Debug)]
-struct Due {
-    table: Weak<TableHandle>,
+struct Due<T> {
+    table: Weak<T>,
     turn: u64,
 }
 
-/// Every table's current deadline, and the task that waits for the earliest.
-#[derive(Debug, Default)]
-pub struct Clock {
-    deadlines: Mutex<BTreeMap<Key, Due>>,
+/// Every table's current deadline, and the task that waits for the earliest. It holds
+/// its tables (`T`, the registry's `TableHandle`) weakly and hands what is due to the
+/// function it was started with, so it knows nothing of how a seat forfeits.
+#[derive(Debug)]
+pub struct Clock<T> {
+    deadlines: Mutex<BTreeMap<Key, Due<T>>>,
     /// Wakes the task: an earlier deadline, or the clock closed. A wake-up sent while the
     /// task is busy is kept (`notify_one` stores a permit), so none is lost.
     wake: Notify,
@@ -42,11 +42,22 @@ pub struct Clock {
     tables: AtomicU64,
 }
 
-impl Clock {
-    /// A clock whose task submits forfeits through `journal`.
-    pub(super) fn start(metrics: Metrics, journal: impl Durability) -> Arc<Clock> {
+impl<T> Default for Clock<T> {
+    fn default() -> Self {
+        Clock {
+            deadlines: Mutex::default(),
+            wake: Notify::default(),
+            closed: AtomicBool::default(),
+            tables: AtomicU64::default(),
+        }
+    }
+}
+
+impl<T: Send + Sync + 'static> Clock<T> {
+    /// A clock whose task hands every turn that ran out to `due` (with the table).
+    pub(super) fn start(due: impl Fn(Arc<T>, u64) + Send + 'static) -> Arc<Clock<T>> {
         let clock = Arc::new(Clock::default());
-        tokio::spawn(run(Arc::clone(&clock), metrics, journal));
+        tokio::spawn(run(Arc::clone(&clock), due));
         clock
     }
 
@@ -55,7 +66,7 @@ impl Clock {
         self.tables.fetch_add(1, Ordering::Relaxed)
     }
 
-    fn lock(&self) -> MutexGuard<'_, BTreeMap<Key, Due>> {
+    fn lock(&self) -> MutexGuard<'_, BTreeMap<Key, Due<T>>> {
         self.deadlines.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -63,7 +74,7 @@ impl Clock {
     pub(super) fn set(
         &self,
         number: u64,
-        table: &Weak<TableHandle>,
+        table: &Weak<T>,
         old: Option<Deadline>,
         new: Option<Deadline>,
     ) {
@@ -87,7 +98,7 @@ impl Clock {
     }
 
     /// Takes out every deadline passed at `now`; and when the next one is.
-    fn take_due(&self, now: Instant) -> (Vec<Due>, Option<Instant>) {
+    fn take_due(&self, now: Instant) -> (Vec<Due<T>>, Option<Instant>) {
         let mut map = self.lock();
         let mut due = Vec::new();
         while let Some(first) = map.first_entry() {
@@ -106,14 +117,14 @@ impl Clock {
     }
 }
 
-/// The clock's task: forfeits what is due, then sleeps until the next deadline or until a
-/// change brings an earlier one.
-async fn run<J: Durability>(clock: Arc<Clock>, metrics: Metrics, journal: J) {
+/// The clock's task: hands over what is due, then sleeps until the next deadline or until
+/// a change brings an earlier one.
+async fn run<T: Send + Sync + 'static>(clock: Arc<Clock<T>>, due: impl Fn(Arc<T>, u64)) {
     while !clock.closed.load(Ordering::Relaxed) {
-        let (due, next) = clock.take_due(Instant::now());
-        for Due { table, turn } in due {
+        let (passed, next) = clock.take_due(Instant::now());
+        for Due { table, turn } in passed {
             if let Some(table) = table.upgrade() {
-                tokio::spawn(forfeit(table, turn, metrics.clone(), journal.clone()));
+                due(table, turn);
             }
         }
         match next {
@@ -128,20 +139,6 @@ async fn run<J: Durability>(clock: Arc<Clock>, metrics: Metrics, journal: J) {
     }
 }
 
-/// Turn `turn` of `handle` ran out of time: its seat forfeits the deal, unless the turn
-/// is over already (an action that came in at the last moment wins).
-async fn forfeit<J: Durability>(handle: Arc<TableHandle>, turn: u64, metrics: Metrics, journal: J) {
-    if handle.is_closed() {
-        return;
-    }
-    let fired =
-        handle.mutate(&journal, &metrics, |t| t.on_deadline(turn, Instant::now()).map(|_| t.id().clone()));
-    if let Ok(Some(id)) = fired.await {
-        metrics.timed_out();
-        tracing::info!(table = %id, "a seat ran out of time and forfeits the deal");
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
@@ -152,7 +149,7 @@ mod tests {
     /// deadline; what is due comes out in order, and the next deadline is told.
     #[test]
     fn the_clock_holds_one_deadline_per_table_and_gives_them_in_order() {
-        let clock = Clock::default();
+        let clock = Clock::<()>::default();
         let (a, b) = (clock.number(), clock.number());
         let t0 = Instant::now();
         let at = |s: u64| t0 + Duration::from_secs(s);
@@ -172,7 +169,7 @@ mod tests {
     /// Two tables with the same deadline both keep theirs.
     #[test]
     fn tables_may_share_an_instant() {
-        let clock = Clock::default();
+        let clock = Clock::<()>::default();
         let at = Instant::now();
         for _ in 0..3 {
             clock.set(clock.number(), &Weak::new(), None, Some((9, at)));

@@ -77,7 +77,7 @@ pub struct TableHandle {
     /// The last published seq, and the streams and tasks waiting for a later one.
     seq: PublishedSeq,
     /// The server's clock and this table's number in it (none for a table only read).
-    clock: Option<(Arc<Clock>, u64)>,
+    clock: Option<(Arc<Clock<TableHandle>>, u64)>,
     /// The deadline last handed to the clock, and the seq it was published with (an
     /// older change published late does not move it back).
     deadline: Mutex<(u64, Option<Deadline>)>,
@@ -113,7 +113,7 @@ impl TableHandle {
         Arc::new(handle)
     }
 
-    fn new(table: Table, guard: Option<Guard>, clock: Option<&Arc<Clock>>) -> TableHandle {
+    fn new(table: Table, guard: Option<Guard>, clock: Option<&Arc<Clock<TableHandle>>>) -> TableHandle {
         let seq = table.seq();
         let seats = table.seat_count();
         TableHandle {
@@ -259,7 +259,7 @@ pub struct Tables {
     map: RwLock<HashMap<TableId, Arc<TableHandle>>>,
     /// Their clock, started with the first table (which brings the journal it submits
     /// forfeits to; a server has one).
-    clock: OnceLock<Arc<Clock>>,
+    clock: OnceLock<Arc<Clock<TableHandle>>>,
 }
 
 impl Drop for Tables {
@@ -286,7 +286,12 @@ impl Tables {
             return None;
         }
         let deals = table.deals_played();
-        let clock = self.clock.get_or_init(|| Clock::start(metrics.clone(), journal.clone()));
+        let clock = self.clock.get_or_init(|| {
+            let (metrics, journal) = (metrics.clone(), journal.clone());
+            Clock::start(move |table, turn| {
+                tokio::spawn(forfeit(table, turn, metrics.clone(), journal.clone()));
+            })
+        });
         let handle = Arc::new(TableHandle::new(table, guard, Some(clock)));
         // A recovered table's deals were counted before the restart.
         handle.deals_counted.store(deals, Ordering::Relaxed);
@@ -346,5 +351,19 @@ impl Tables {
             h.stop();
         }
         expired.into_iter().map(|(_, h)| h).collect()
+    }
+}
+
+/// Turn `turn` of `handle` ran out of time: its seat forfeits the deal, unless the turn
+/// is over already (an action that came in at the last moment wins).
+async fn forfeit<J: Durability>(handle: Arc<TableHandle>, turn: u64, metrics: Metrics, journal: J) {
+    if handle.is_closed() {
+        return;
+    }
+    let fired =
+        handle.mutate(&journal, &metrics, |t| t.on_deadline(turn, Instant::now()).map(|_| t.id().clone()));
+    if let Ok(Some(id)) = fired.await {
+        metrics.timed_out();
+        tracing::info!(table = %id, "a seat ran out of time and forfeits the deal");
     }
 }

@@ -176,7 +176,7 @@ impl Operators {
     /// From now on, sets the per-account gauges every few seconds (see the module header).
     pub(super) fn follow_account_gauges(self: &Arc<Self>) {
         let me = Arc::clone(self);
-        tokio::spawn(async move {
+        self.ctx.tasks.spawn(async move {
             let mut seen_at = tokio::time::Instant::now();
             loop {
                 tokio::time::sleep(GAUGES_EVERY).await;

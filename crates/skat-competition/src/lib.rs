@@ -73,7 +73,7 @@ use skat_journal::Journal;
 use skat_store::accounts::Account;
 use skat_store::tournaments::PlayingTable;
 use skat_store::{Store, StoreError};
-use skat_table::{TableId, Tables};
+use skat_table::{TableId, Tables, Tasks};
 use tokio::sync::mpsc;
 
 /// What every competition service reaches: the journal (and its store), the tables,
@@ -84,6 +84,8 @@ pub struct Ctx {
     tables: Arc<Tables>,
     config: Arc<CompetitionConfig>,
     metrics: Metrics,
+    /// The server's tasks: every task a service spawns is one of them.
+    tasks: Tasks,
     /// Open lobby streams and the seats handed to their accounts.
     lobbies: Arc<lobby::Lobbies>,
     /// Which schedulers run here, and what wakes them.
@@ -151,12 +153,14 @@ impl Competitions {
         tables: Arc<Tables>,
         config: Arc<CompetitionConfig>,
         metrics: Metrics,
+        tasks: Tasks,
     ) -> Arc<Self> {
         let ctx = Ctx {
             journal,
             tables,
             config,
             metrics,
+            tasks,
             lobbies: Arc::default(),
             schedulers: Arc::default(),
             places: Arc::default(),

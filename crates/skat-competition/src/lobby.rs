@@ -355,7 +355,7 @@ impl Seats {
     fn follow_remote_seats(self: &Arc<Self>, account_id: &AccountId, tx: mpsc::Sender<LobbyNote>) {
         let me = Arc::clone(self);
         let account_id = account_id.clone();
-        tokio::spawn(async move {
+        self.ctx.tasks.spawn(async move {
             let mut told = HashSet::new();
             while !tx.is_closed() {
                 if let Some(store) = me.ctx.journal.store()

@@ -114,7 +114,7 @@ impl Seats {
         }
         let me = Arc::clone(self);
         let (handle, id) = (Arc::clone(handle), id.clone());
-        tokio::spawn(async move {
+        self.ctx.tasks.spawn(async move {
             loop {
                 let published = handle.published();
                 if handle.lock().is_finished() || handle.is_closed() {

@@ -54,7 +54,7 @@ impl Results {
         }
         let me = Arc::clone(self);
         let tid = tournament_id.clone();
-        tokio::spawn(async move {
+        self.ctx.tasks.spawn(async move {
             let parsed = p.table_id.parse::<TableId>().ok();
             let result = match &parsed {
                 Some(id) => me.final_result(id, &p).await,

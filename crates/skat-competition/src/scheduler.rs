@@ -26,11 +26,11 @@ use skat_league::{NameKind, check_name};
 use tokio::sync::Notify;
 
 use super::admin::Admin;
-use super::{admission, casual};
 use super::control::{check_rounds, check_start, start_words};
 use super::error::shown;
 use super::places::Size;
 use super::{CompetitionError, Ctx, lock};
+use super::{admission, casual};
 use skat_store::hosting::Pin;
 use skat_store::tournaments::Tournament;
 use skat_store::{Store, StoreError};
@@ -228,14 +228,14 @@ impl Scheduler {
         tracing::info!(tournament = %t.tournament_id, tables, format = ?t.spec.format, "tournament created");
         let me = Arc::clone(self);
         let tid = t.tournament_id.clone();
-        tokio::spawn(async move { me.run(tid).await });
+        self.ctx.tasks.spawn(async move { me.run(tid).await });
     }
 
     /// From now on, runs the scheduler of every running tournament whose lease is free
     /// (its own from before a restart, or one a dead replica held).
     pub(super) fn follow_leases(self: &Arc<Self>, store: Store) {
         let me = Arc::clone(self);
-        tokio::spawn(async move {
+        self.ctx.tasks.spawn(async move {
             loop {
                 let now = unix_ms(SystemTime::now());
                 match store.tournaments.takeable_tournaments(me.ctx.journal.owner(), now).await {
@@ -243,7 +243,7 @@ impl Scheduler {
                         for id in ids {
                             if !lock(&me.ctx.schedulers.ids).contains(&id) {
                                 let me = Arc::clone(&me);
-                                tokio::spawn(async move { me.run(id).await });
+                                me.ctx.tasks.clone().spawn(async move { me.run(id).await });
                             }
                         }
                     }
@@ -478,7 +478,7 @@ impl Scheduler {
             return;
         };
         let me = Arc::clone(self);
-        tokio::spawn(async move {
+        self.ctx.tasks.spawn(async move {
             let spec = casual::meeting(group.clone(), seats, &me.ctx.config);
             if let Err(e) = me.start_tournament("casual".into(), spec, &[]).await {
                 tracing::warn!(error = %e, "could not start a casual meeting");

@@ -16,7 +16,7 @@ use tokio::sync::watch;
 use super::{Journal, table_row};
 use crate::Metrics;
 use skat_store::{RowStatus, TableRow};
-use skat_table::{Tables, unix_ms};
+use skat_table::{Tables, Tasks, unix_ms};
 
 /// Expires tables every quarter of `expiry` (between 50 ms and 30 s) until `stop`.
 pub fn expire_tables(
@@ -25,8 +25,9 @@ pub fn expire_tables(
     metrics: Metrics,
     expiry: Duration,
     mut stop: watch::Receiver<bool>,
+    tasks: &Tasks,
 ) {
-    tokio::spawn(async move {
+    tasks.spawn(async move {
         let every = (expiry / 4).clamp(Duration::from_millis(50), Duration::from_secs(30));
         loop {
             tokio::select! {
@@ -59,9 +60,9 @@ pub fn expire_tables(
 
 /// Deletes the records of tables that ended more than `retention` ago, every tenth of
 /// it (between 1 s and an hour), until `stop`.
-pub fn purge_records(journal: &Journal, retention: Duration, mut stop: watch::Receiver<bool>) {
+pub fn purge_records(journal: &Journal, retention: Duration, mut stop: watch::Receiver<bool>, tasks: &Tasks) {
     let Some(store) = journal.store().cloned() else { return };
-    tokio::spawn(async move {
+    tasks.spawn(async move {
         let every = (retention / 10).clamp(Duration::from_secs(1), Duration::from_secs(3600));
         loop {
             let before = unix_ms(SystemTime::now()).saturating_sub(retention.as_millis() as u64);
@@ -79,9 +80,9 @@ pub fn purge_records(journal: &Journal, retention: Duration, mut stop: watch::Re
 }
 
 /// Publishes the database's size every 30 s until `stop` (nothing without a database).
-pub fn watch_size(journal: &Journal, metrics: Metrics, mut stop: watch::Receiver<bool>) {
+pub fn watch_size(journal: &Journal, metrics: Metrics, mut stop: watch::Receiver<bool>, tasks: &Tasks) {
     let Some(store) = journal.store().cloned() else { return };
-    tokio::spawn(async move {
+    tasks.spawn(async move {
         loop {
             match store.size_bytes().await {
                 Ok(bytes) => {

@@ -45,7 +45,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 
 use hotlog::HotLog;
 use skat_store::{Batch, NodeLease, Store, StoreError, StoredEntry, TableRow};
-use skat_table::{Durability, Durable, Table};
+use skat_table::{Durability, Durable, Table, Tasks};
 
 pub use metrics::{JournalMetrics, Metrics};
 pub use rows::table_row;
@@ -100,6 +100,7 @@ impl Journal {
         metrics: Metrics,
         failure: watch::Sender<bool>,
         gather: Duration,
+        tasks: &Tasks,
     ) -> Journal {
         let (tx, rx) = mpsc::unbounded_channel();
         let failed = Arc::new(AtomicBool::new(false));
@@ -112,7 +113,7 @@ impl Journal {
             failure: Arc::clone(&failure),
             lease: lease.clone(),
         });
-        tokio::spawn(write_loop(store, lease, rx, failed, metrics, failure, gather));
+        tasks.spawn(write_loop(store, lease, rx, failed, metrics, failure, gather));
         Journal { inner: Some(writer), owner }
     }
 

@@ -32,7 +32,7 @@ use crate::Journal;
 use crate::Metrics;
 use crate::recovery::bring_back;
 use skat_store::{NodeLease, Store, StoreError};
-use skat_table::{TableId, Tables, unix_ms};
+use skat_table::{TableId, Tables, Tasks, unix_ms};
 
 /// What a replica needs to take tables over.
 #[derive(Debug)]
@@ -78,13 +78,13 @@ fn now_ms() -> i64 {
 impl Takeover {
     /// Renews the lease and takes over lapsed replicas' tables until `stop` (see the
     /// module header). Nothing to do on a single server.
-    pub fn follow(self, mut stop: watch::Receiver<bool>) {
+    pub fn follow(self, mut stop: watch::Receiver<bool>, tasks: &Tasks) {
         let (Some((lease, length)), Some(store)) =
             (self.journal.lease().cloned(), self.journal.store().cloned())
         else {
             return;
         };
-        tokio::spawn(async move {
+        tasks.spawn(async move {
             loop {
                 tokio::select! {
                     _ = tokio::time::sleep(length / 4) => {}

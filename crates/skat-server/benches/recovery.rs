@@ -67,7 +67,14 @@ async fn run(store: Store, what: &str, count: u64) {
     );
 
     let (failure, _) = tokio::sync::watch::channel(false);
-    let journal = Journal::start(store, None, Metrics::new().journal(), failure, std::time::Duration::ZERO);
+    let journal = Journal::start(
+        store,
+        None,
+        Metrics::new().journal(),
+        failure,
+        std::time::Duration::ZERO,
+        &Default::default(),
+    );
     let tables = Tables::default();
     let metrics = Metrics::new();
     let recovered = recover(&journal, &tables, 100_000, Duration::from_secs(3600), &metrics.journal())

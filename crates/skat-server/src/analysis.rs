@@ -15,6 +15,7 @@
 //! The job carries the table's records, taken when it was queued: a worker reads no table
 //! and holds no lock.
 
+use skat_table::Tasks;
 use std::collections::{HashSet, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -111,6 +112,7 @@ impl Analyst {
         config: AnalysisConfig,
         store: Option<Store>,
         mut shutdown: watch::Receiver<bool>,
+        tasks: &Tasks,
     ) -> Arc<Analyst> {
         let analyst = Arc::new(Analyst {
             config,
@@ -121,7 +123,7 @@ impl Analyst {
         });
         // Made here and moved in, so that it is dropped even with the task never polled.
         let stop = StopOnDrop { stopping: Arc::clone(&analyst.stopping), wake: Arc::clone(&analyst.wake) };
-        tokio::spawn(async move {
+        tasks.spawn(async move {
             let _stop = stop;
             let _ = shutdown.wait_for(|s| *s).await;
         });
@@ -130,7 +132,7 @@ impl Analyst {
             let weak = Arc::downgrade(&analyst);
             let wake = Arc::clone(&analyst.wake);
             let stopping = Arc::clone(&analyst.stopping);
-            tokio::spawn(async move {
+            tasks.spawn(async move {
                 loop {
                     // Registered before looking at the queue: a job queued in between wakes it.
                     let woken = wake.notified();

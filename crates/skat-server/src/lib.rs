@@ -55,6 +55,8 @@ pub struct RunningServer {
     pub recovered: Recovered,
     /// The server's metrics (also served on `metrics_addr`).
     pub metrics: Metrics,
+    /// Every task the server spawned: none is left once `task` has finished.
+    pub tasks: skat_table::Tasks,
 }
 
 /// The page's address for people: `http://HOST:PORT/`, or `https://` with TLS (loopback
@@ -66,24 +68,102 @@ pub fn page_url(addr: SocketAddr, tls: bool) -> String {
     format!("{scheme}://{host}:{}/", addr.port())
 }
 
+/// How long shutdown waits, after serving ended, for the server's tasks to end once
+/// cancelled (a task in blocking work cannot be cancelled; the process goes on without it).
+const TASKS_BOUND: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Binds and starts the server; it runs until `shutdown` resolves, then: health turns
 /// NOT_SERVING, the server keeps serving for `config.drain`, open watch streams end with
-/// UNAVAILABLE ("reconnect with after_seq"), and in-flight RPCs finish.
+/// UNAVAILABLE ("reconnect with after_seq"), and in-flight RPCs finish. Then every task
+/// the server spawned (the tables' clock, the journal's writer and housekeeping, the
+/// schedulers, hosting's feed, the wire's streams) is cancelled and waited for.
 pub async fn start(
     config: ServerConfig,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<RunningServer> {
     let config = Arc::new(config);
     let metrics = Metrics::new();
-    let tables = Arc::new(skat_table::Tables::default());
+    let tasks = skat_table::Tasks::new();
+    let tables = Arc::new(skat_table::Tables::new(tasks.clone()));
     let (stop_tx, stop_rx) = watch::channel(false);
-
     // The journal, and every table it holds, before the first request is taken.
     let (failure_tx, failure_rx) = watch::channel(false);
-    let journal = open_journal(&config, &metrics, failure_tx).await?;
+    let journal = open_journal(&config, &metrics, failure_tx, &tasks).await?;
+    let recovered = recover(&config, &journal, &tables, &metrics).await?;
+    // Only now: a client that can connect finds every table it was promised.
+    let listener = tokio::net::TcpListener::bind(config.addr).await.map_err(|e| {
+        std::io::Error::new(
+            e.kind(),
+            format!("cannot listen on {} ({e}): is another server running there?", config.addr),
+        )
+    })?;
+    let addr = listener.local_addr()?;
+    let metrics_addr = match config.metrics_addr {
+        Some(a) => Some(metrics.clone().serve(a, stopped(stop_rx.clone()), &tasks).await?),
+        None => None,
+    };
+    keep_tables(&config, &tables, &journal, &metrics, &stop_rx, &tasks);
+    let competitions = start_competitions(&config, &tables, &journal, &metrics, &stop_rx, &tasks).await?;
+    let releasing = journal.clone();
+    let hosting = skat_competition::hosting::Hosting::new(
+        journal.clone(),
+        Arc::new(config.competition()),
+        Arc::clone(&competitions),
+        Arc::clone(&tables),
+        metrics.competition(),
+        tasks.clone(),
+    );
+    // The feed follows hosted accounts while the server has a runner token, until it stops.
+    let _feed = hosting.start(stop_rx.clone());
+    let floors = rpc::Floors { tables, journal, competitions, hosting, tasks: tasks.clone() };
+    let parts = rpc::Parts {
+        config: Arc::clone(&config),
+        metrics: metrics.clone(),
+        floors,
+        stop: stop_tx,
+        failed: failure_rx.clone(),
+    };
+    let serving = rpc::serve(listener, parts, shutdown).await?;
+    let task = tokio::spawn(end(serving.task, releasing, tasks.clone()));
+    tracing::info!(%addr, metrics = ?metrics_addr, web = ?serving.web_addr, "skat server listening");
+    Ok(RunningServer {
+        addr,
+        metrics_addr,
+        web_addr: serving.web_addr,
+        task,
+        journal_failed: failure_rx,
+        recovered,
+        metrics,
+        tasks,
+    })
+}
+
+/// The server's end, once serving has ended: a replica that stopped on purpose gives its
+/// lease up (so that a live replica takes its unfinished tables over at its next look
+/// rather than after the lease), then every task is cancelled and waited for.
+async fn end(
+    served: JoinHandle<std::io::Result<()>>,
+    journal: skat_journal::Journal,
+    tasks: skat_table::Tasks,
+) -> std::io::Result<()> {
+    let result = served.await.map_err(std::io::Error::other);
+    skat_journal::takeover::release(&journal).await;
+    drop(journal);
+    let left = tasks.shut_down(TASKS_BOUND).await;
+    tracing::info!(left, "the server's tasks ended");
+    result?
+}
+
+/// The tables the journal holds, back in memory.
+async fn recover(
+    config: &ServerConfig,
+    journal: &skat_journal::Journal,
+    tables: &Arc<skat_table::Tables>,
+    metrics: &Metrics,
+) -> std::io::Result<Recovered> {
     let recovered = skat_journal::recovery::recover(
-        &journal,
-        &tables,
+        journal,
+        tables,
         config.max_tables,
         config.table_expiry,
         &metrics.journal(),
@@ -99,59 +179,7 @@ pub async fn start(
         took_ms = recovered.took.as_millis() as u64,
         "journal ready"
     );
-    // Only now: a client that can connect finds every table it was promised.
-    let listener = tokio::net::TcpListener::bind(config.addr).await.map_err(|e| {
-        std::io::Error::new(
-            e.kind(),
-            format!("cannot listen on {} ({e}): is another server running there?", config.addr),
-        )
-    })?;
-    let addr = listener.local_addr()?;
-    let metrics_addr = match config.metrics_addr {
-        Some(a) => Some(metrics.clone().serve(a, stopped(stop_rx.clone())).await?),
-        None => None,
-    };
-    keep_tables(&config, &tables, &journal, &metrics, &stop_rx);
-    let competitions = start_competitions(&config, &tables, &journal, &metrics, &stop_rx).await?;
-    let releasing = journal.clone();
-    let hosting = skat_competition::hosting::Hosting::new(
-        journal.clone(),
-        Arc::new(config.competition()),
-        Arc::clone(&competitions),
-        Arc::clone(&tables),
-        metrics.competition(),
-    );
-    // The feed follows hosted accounts while the server has a runner token, until it stops.
-    let _feed = hosting.start(stop_rx.clone());
-    let parts = rpc::Parts {
-        hosting,
-        config: Arc::clone(&config),
-        metrics: metrics.clone(),
-        tables,
-        journal,
-        competitions,
-        stop: stop_tx,
-        failed: failure_rx.clone(),
-    };
-    let serving = rpc::serve(listener, parts, shutdown).await?;
-    // A replica that stopped on purpose gives its lease up, so that a live replica takes
-    // its unfinished tables over at its next look rather than after the lease.
-    let served = serving.task;
-    let task = tokio::spawn(async move {
-        let result = served.await.map_err(std::io::Error::other)?;
-        skat_journal::takeover::release(&releasing).await;
-        result
-    });
-    tracing::info!(%addr, metrics = ?metrics_addr, web = ?serving.web_addr, "skat server listening");
-    Ok(RunningServer {
-        addr,
-        metrics_addr,
-        web_addr: serving.web_addr,
-        task,
-        journal_failed: failure_rx,
-        recovered,
-        metrics,
-    })
+    Ok(recovered)
 }
 
 /// Resolves once `stop` turns true.
@@ -165,6 +193,7 @@ async fn open_journal(
     config: &ServerConfig,
     metrics: &Metrics,
     failure_tx: watch::Sender<bool>,
+    tasks: &skat_table::Tasks,
 ) -> std::io::Result<skat_journal::Journal> {
     let opened = match &config.database {
         Database::Memory => return Ok(skat_journal::Journal::memory()),
@@ -186,7 +215,14 @@ async fn open_journal(
         )),
         None => None,
     };
-    Ok(skat_journal::Journal::start(store, lease, metrics.journal(), failure_tx, config.journal_gather))
+    Ok(skat_journal::Journal::start(
+        store,
+        lease,
+        metrics.journal(),
+        failure_tx,
+        config.journal_gather,
+        tasks,
+    ))
 }
 
 /// The background work that keeps the tables bounded: expiry, the records' retention and
@@ -197,6 +233,7 @@ fn keep_tables(
     journal: &skat_journal::Journal,
     metrics: &Metrics,
     stop: &watch::Receiver<bool>,
+    tasks: &skat_table::Tasks,
 ) {
     skat_journal::expiry::expire_tables(
         Arc::clone(tables),
@@ -204,11 +241,12 @@ fn keep_tables(
         metrics.journal(),
         config.table_expiry,
         stop.clone(),
+        tasks,
     );
     if let Some(retention) = config.retention {
-        skat_journal::expiry::purge_records(journal, retention, stop.clone());
+        skat_journal::expiry::purge_records(journal, retention, stop.clone(), tasks);
     }
-    skat_journal::expiry::watch_size(journal, metrics.journal(), stop.clone());
+    skat_journal::expiry::watch_size(journal, metrics.journal(), stop.clone(), tasks);
 }
 
 /// The competitions, resumed from the journal; on replicas, the tables of dead ones taken
@@ -219,12 +257,14 @@ async fn start_competitions(
     journal: &skat_journal::Journal,
     metrics: &Metrics,
     stop: &watch::Receiver<bool>,
+    tasks: &skat_table::Tasks,
 ) -> std::io::Result<Arc<skat_competition::Competitions>> {
     let competitions = skat_competition::Competitions::new(
         journal.clone(),
         Arc::clone(tables),
         Arc::new(config.competition()),
         metrics.competition(),
+        tasks.clone(),
     );
     competitions
         .start()
@@ -239,9 +279,9 @@ async fn start_competitions(
         metrics: metrics.journal(),
         adopted: adopted_tx,
     }
-    .follow(stop.clone());
+    .follow(stop.clone(), tasks);
     let adopting = Arc::clone(&competitions);
-    tokio::spawn(async move {
+    tasks.spawn(async move {
         while let Some(ids) = adopted_rx.recv().await {
             adopting.adopt(&ids).await;
         }

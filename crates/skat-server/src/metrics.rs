@@ -467,6 +467,7 @@ impl Metrics {
         self,
         addr: SocketAddr,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+        tasks: &skat_table::Tasks,
     ) -> std::io::Result<SocketAddr> {
         let listener = tokio::net::TcpListener::bind(addr).await?;
         let bound = listener.local_addr()?;
@@ -501,7 +502,7 @@ impl Metrics {
                     }
                 }),
             );
-        tokio::spawn(async move {
+        tasks.spawn(async move {
             if let Err(e) = axum::serve(listener, app).with_graceful_shutdown(shutdown).await {
                 tracing::warn!(error = %e, "metrics server stopped");
             }

@@ -127,7 +127,9 @@ fn without_tests(code: &str) -> String {
     while i < lines.len() {
         let next = lines.get(i + 1).map(|l| l.trim_start());
         let is_module = lines[i].trim() == "#[cfg(test)]"
-            && next.is_some_and(|n| (n.starts_with("mod ") || n.starts_with("pub(crate) mod ")) && !n.ends_with(';'));
+            && next.is_some_and(|n| {
+                (n.starts_with("mod ") || n.starts_with("pub(crate) mod ")) && !n.ends_with(';')
+            });
         match is_module.then(|| block_len(&lines[i + 1..])).flatten() {
             Some(len) => i += 1 + len,
             None => {
@@ -261,7 +263,10 @@ fn only_the_rpc_room_knows_the_wire_and_nothing_imports_it() {
         let dir = crates_dir().join(krate);
         let manifest = fs::read_to_string(dir.join("Cargo.toml")).expect("a manifest");
         for dep in ["tonic", "prost", "skat-proto"] {
-            assert!(!dependencies(&manifest).contains(dep), "{krate} depends on {dep}: only the server knows the wire");
+            assert!(
+                !dependencies(&manifest).contains(dep),
+                "{krate} depends on {dep}: only the server knows the wire"
+            );
         }
         rust_files(&dir.join("src"), &mut files);
     }
@@ -302,7 +307,10 @@ fn dependencies(manifest: &str) -> BTreeSet<String> {
             inside = line == "[dependencies]";
             continue;
         }
-        if inside && let Some(name) = line.split(['=', '.', ' ']).next().filter(|n| !n.is_empty() && !n.starts_with('#')) {
+        if inside
+            && let Some(name) =
+                line.split(['=', '.', ' ']).next().filter(|n| !n.is_empty() && !n.starts_with('#'))
+        {
             deps.insert(name.to_string());
         }
     }
@@ -312,13 +320,15 @@ fn dependencies(manifest: &str) -> BTreeSet<String> {
 /// The crates' graph as `docs/architecture.md` draws it: the lines `crate: dep, dep` of the
 /// code block under "The crates' graph".
 fn drawn_graph(map: &str) -> BTreeMap<String, BTreeSet<String>> {
-    let section = map.split("## The crates' graph").nth(1).expect("docs/architecture.md draws the crates' graph");
+    let section =
+        map.split("## The crates' graph").nth(1).expect("docs/architecture.md draws the crates' graph");
     let block = section.split("```").nth(1).expect("a code block");
     block
         .lines()
         .filter_map(|l| l.split_once(':'))
         .map(|(k, v)| {
-            let deps = v.split(',').map(|d| d.trim().to_string()).filter(|d| !d.is_empty() && d != "-").collect();
+            let deps =
+                v.split(',').map(|d| d.trim().to_string()).filter(|d| !d.is_empty() && d != "-").collect();
             (k.trim().to_string(), deps)
         })
         .collect()
@@ -402,15 +412,19 @@ fn sibling_imports(src: &Path, dir: &Path) -> (BTreeSet<String>, BTreeMap<String
         .collect();
     let stem = |p: &Path| p.file_stem().expect("a name").to_string_lossy().to_string();
     let names: BTreeSet<String> = files.iter().map(|p| stem(p)).collect();
-    let module = dir.strip_prefix(src).expect("under src").components().fold(String::from("crate"), |m, c| {
-        format!("{m}::{}", c.as_os_str().to_string_lossy())
-    });
+    let module = dir
+        .strip_prefix(src)
+        .expect("under src")
+        .components()
+        .fold(String::from("crate"), |m, c| format!("{m}::{}", c.as_os_str().to_string_lossy()));
     let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for path in &files {
         let from = stem(path);
         let code = without_tests(&code_only(&fs::read_to_string(path).expect("readable")));
-        let grouped: BTreeSet<String> =
-            group_heads(&code, "super::{").into_iter().chain(group_heads(&code, &format!("{module}::{{"))).collect();
+        let grouped: BTreeSet<String> = group_heads(&code, "super::{")
+            .into_iter()
+            .chain(group_heads(&code, &format!("{module}::{{")))
+            .collect();
         for to in names.iter().filter(|n| **n != from) {
             if names_path(&code, &format!("super::{to}"))
                 || names_path(&code, &format!("{module}::{to}"))
@@ -465,7 +479,8 @@ fn no_files_of_one_directory_import_each_other_in_a_circle() {
         let src = entry.expect("an entry").path().join("src");
         let mut files = Vec::new();
         rust_files(&src, &mut files);
-        let here: BTreeSet<PathBuf> = files.iter().filter_map(|f| f.parent().map(Path::to_path_buf)).collect();
+        let here: BTreeSet<PathBuf> =
+            files.iter().filter_map(|f| f.parent().map(Path::to_path_buf)).collect();
         for dir in here {
             let (names, edges) = sibling_imports(&src, &dir);
             if let Some(cycle) = find_cycle(&names, &edges) {
@@ -475,7 +490,11 @@ fn no_files_of_one_directory_import_each_other_in_a_circle() {
         }
     }
     assert!(dirs.len() > 25, "the directories are found ({})", dirs.len());
-    assert!(broken.is_empty(), "files import each other in a circle (one type spread over files, or a type both need that belongs in a leaf file):\n{}", broken.join("\n"));
+    assert!(
+        broken.is_empty(),
+        "files import each other in a circle (one type spread over files, or a type both need that belongs in a leaf file):\n{}",
+        broken.join("\n")
+    );
 }
 
 /// A cycle among `edges`, as the path around it, if there is one.
@@ -673,12 +692,16 @@ fn the_checks_themselves_see_what_they_look_for() {
     assert!(!code_only("// tonic\nlet x = \"pb::\";").contains("tonic"));
     assert!(code_only("let t = tonic::Status::ok(\"\");").contains("tonic"));
     assert_eq!(without_tests("a\n#[cfg(test)]\nmod tests {}\n"), "a\n");
-    assert_eq!(without_tests("#[cfg(test)]\nmod tests;\nb\n#[cfg(test)]\nmod tests {\n  x\n}\nc\n"), "#[cfg(test)]\nmod tests;\nb\nc\n");
+    assert_eq!(
+        without_tests("#[cfg(test)]\nmod tests;\nb\n#[cfg(test)]\nmod tests {\n  x\n}\nc\n"),
+        "#[cfg(test)]\nmod tests;\nb\nc\n"
+    );
     // Circles between the files of one directory are seen.
     let dir = std::env::temp_dir().join(format!("skat-arch-{}", std::process::id()));
     fs::create_dir_all(dir.join("room")).expect("a scratch dir");
     fs::write(dir.join("room/a.rs"), "use super::b::X;\n").expect("written");
-    fs::write(dir.join("room/b.rs"), "// super::a is only a comment\nuse crate::room::a::Y;\n").expect("written");
+    fs::write(dir.join("room/b.rs"), "// super::a is only a comment\nuse crate::room::a::Y;\n")
+        .expect("written");
     let (names, edges) = sibling_imports(&dir, &dir.join("room"));
     assert!(find_cycle(&names, &edges).is_some(), "{edges:?}");
     fs::write(dir.join("room/b.rs"), "use super::{c, a};\n").expect("written");

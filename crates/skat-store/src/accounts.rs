@@ -83,7 +83,6 @@ pub(super) fn account_from(r: &AnyRow) -> Result<Account, sqlx::Error> {
 pub(super) const ACCOUNT_COLUMNS: &str =
     "account_id, name, owner, token_hash, disabled, max_tables, created_ms, removed_ms, last_seen_ms";
 
-
 /// Bot accounts (every name each has had: [`NameRepo`](super::names::NameRepo)).
 #[derive(Debug, Clone)]
 pub struct AccountRepo {

@@ -15,7 +15,6 @@ use std::time::Instant;
 
 use tokio::sync::Notify;
 
-
 /// A turn that can time out: its id and when (as [`super::Table::next_deadline`] gives it).
 pub(super) type Deadline = (u64, Instant);
 
@@ -55,9 +54,9 @@ impl<T> Default for Clock<T> {
 
 impl<T: Send + Sync + 'static> Clock<T> {
     /// A clock whose task hands every turn that ran out to `due` (with the table).
-    pub(super) fn start(due: impl Fn(Arc<T>, u64) + Send + 'static) -> Arc<Clock<T>> {
+    pub(super) fn start(tasks: &crate::Tasks, due: impl Fn(Arc<T>, u64) + Send + 'static) -> Arc<Clock<T>> {
         let clock = Arc::new(Clock::default());
-        tokio::spawn(run(Arc::clone(&clock), due));
+        tasks.spawn(run(Arc::clone(&clock), due));
         clock
     }
 
@@ -71,13 +70,7 @@ impl<T: Send + Sync + 'static> Clock<T> {
     }
 
     /// Moves table `number`'s deadline from `old` to `new` (`None`: no turn times out).
-    pub(super) fn set(
-        &self,
-        number: u64,
-        table: &Weak<T>,
-        old: Option<Deadline>,
-        new: Option<Deadline>,
-    ) {
+    pub(super) fn set(&self, number: u64, table: &Weak<T>, old: Option<Deadline>, new: Option<Deadline>) {
         let mut map = self.lock();
         if let Some((_, at)) = old {
             map.remove(&(at, number));

@@ -46,14 +46,18 @@ pub mod id;
 pub mod input;
 pub mod kept;
 mod limits;
+mod listing;
 pub mod log;
 pub mod published;
 pub mod records;
 pub mod registry;
+mod replay;
 pub mod seats;
 pub mod secret;
 pub mod settings;
 pub mod slots;
+pub mod tasks;
+mod timing;
 pub mod turns;
 
 #[cfg(test)]
@@ -70,7 +74,9 @@ pub use error::{ChangeError, TableError};
 pub use id::TableId;
 pub use input::{Input, JournalEntry, TableConfig};
 pub use limits::{Metrics, NoMetrics, TableLimits, TableMetrics};
+pub use listing::Listing;
 pub use registry::{Durability, Durable, TableHandle, Tables};
+pub use tasks::Tasks;
 
 /// Something in the table's log.
 #[derive(Debug, Clone)]
@@ -126,22 +132,6 @@ pub(crate) struct Slot {
     pub(crate) key: Option<TokenHash>,
 }
 
-/// The turn running now: whose, in which deal, and its clock (private to the table).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Turn {
-    pub(crate) id: u64,
-    pub(crate) seat: Seat,
-    pub(crate) deal: u32,
-    /// When it started on the table's wall clock, in whole Unix milliseconds: clocks are
-    /// charged from these, so a replay (whose times are the journal's milliseconds)
-    /// charges exactly what the live table charged.
-    pub(crate) started_ms: u64,
-    /// The time it was given (the action limit or the deal clock left, the smaller), in
-    /// whole milliseconds; none: no clock.
-    pub(crate) limit_ms: Option<u64>,
-    pub(crate) deadline: Option<Instant>,
-}
-
 /// Where a table is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Status {
@@ -151,24 +141,6 @@ pub enum Status {
     Playing,
     /// Every deal played.
     Finished,
-}
-
-/// What listings show of a table: the part of its state that changes at joins, leaves,
-/// deal ends and the end (its id, name and settings never change).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Listing {
-    /// Where it is in its life.
-    pub status: Status,
-    /// Seats taken.
-    pub occupied: u32,
-    /// Deals finished.
-    pub deals_played: u32,
-    /// Names by seat (empty for an open seat).
-    pub players: Vec<String>,
-    /// Seeger-Fabian totals by seat.
-    pub scores: Vec<i32>,
-    /// Unix milliseconds when it finished; 0 before.
-    pub finished_ms: u64,
 }
 
 /// A table.
@@ -182,10 +154,8 @@ pub struct Table {
     pub(crate) log: log::Log,
     /// Every input, compactly, to derive the events the log no longer holds.
     kept: kept::KeptInputs,
-    pub(crate) clocks: Vec<Duration>,
-    pub(crate) clock_deal: u32,
-    pub(crate) turn: Option<Turn>,
-    pub(crate) turn_ids: u64,
+    /// The running turn and the seats' deal clocks.
+    pub(crate) timing: timing::TurnClock,
     pub(crate) deal_end_times: Vec<SystemTime>,
     /// The wall-clock time that `Instant` `.0` was: the table reads no clock itself; every
     /// time it records comes from the `now` it is given.
@@ -194,8 +164,8 @@ pub struct Table {
     pub(crate) finished_at: Option<Instant>,
     pub(crate) joins: usize,
     /// Inputs not yet handed to the journal, and how many were handed before.
-    pending: Vec<JournalEntry>,
-    journaled: u64,
+    pub(crate) pending: Vec<JournalEntry>,
+    pub(crate) journaled: u64,
     created_ms: u64,
     finished_ms: Option<u64>,
     /// What listings last showed of this table (kept by the journal, which rewrites the
@@ -221,9 +191,9 @@ impl Past {
     }
 
     /// The records of the deals that ended at or before `seq`
-    /// ([`Table::records_until`]), derived.
+    /// ([`records::Records::until`]), derived.
     pub fn records_until(self, seq: u64, json: bool, context: &records::RecordContext) -> Vec<String> {
-        self.rebuilt().map_or_else(Vec::new, |t| t.records_until(seq, json, context))
+        self.rebuilt().map_or_else(Vec::new, |t| t.records().until(seq, json, context))
     }
 
     /// Every finished deal's record, derived.
@@ -234,7 +204,7 @@ impl Past {
     /// The table rebuilt from its inputs with a whole log and its finished deals'
     /// records: to be read once (records, analysis), then dropped.
     pub fn rebuilt(self) -> Option<Table> {
-        Table::rebuild(self.id, self.kept.steps(), self.now, log::Log::whole()).ok().map(|(table, _)| table)
+        replay::rebuild(self.id, self.kept.steps(), self.now, log::Log::whole()).ok().map(|(table, _)| table)
     }
 }
 
@@ -256,8 +226,8 @@ impl Table {
 
     /// [`Table::new`] with `log`: a table rebuilt to be read (a whole log) keeps its
     /// finished deals' records; a table in play keeps only its inputs and derives them
-    /// when they are asked for ([`Table::records_until`]).
-    fn with_log(
+    /// when they are asked for ([`records::Records::until`]).
+    pub(crate) fn with_log(
         id: TableId,
         config: TableConfig,
         now: Instant,
@@ -273,16 +243,13 @@ impl Table {
         kept.keep(&created);
         Ok(Table {
             id,
-            clocks: vec![Duration::from_millis(config.deal_ms); seats],
+            timing: timing::TurnClock::new(seats, config.deal_ms),
             config,
             game,
             slots: vec![Slot::default(); seats],
             started: false,
             log,
             kept,
-            clock_deal: 0,
-            turn: None,
-            turn_ids: 0,
             deal_end_times: Vec::new(),
             epoch: (now, wall),
             last_activity: now,
@@ -306,65 +273,7 @@ impl Table {
         entries: impl IntoIterator<Item = JournalEntry>,
         now: Instant,
     ) -> Result<(Table, usize), TableError> {
-        Table::rebuild(id, entries.into_iter().map(kept::Step::Input), now, log::Log::default())
-    }
-
-    /// [`Table::replay`] of steps (inputs and restarts) into `log`.
-    fn rebuild(
-        id: TableId,
-        steps: impl IntoIterator<Item = kept::Step>,
-        now: Instant,
-        log: log::Log,
-    ) -> Result<(Table, usize), TableError> {
-        let mut steps = steps.into_iter();
-        let Some(kept::Step::Input(JournalEntry {
-            n: 0,
-            at_ms: created_ms,
-            input: Input::Created { config },
-        })) = steps.next()
-        else {
-            return Err(TableError::Replay(0));
-        };
-        let at = |ms: u64| now + Duration::from_millis(ms.saturating_sub(created_ms));
-        let mut table =
-            Table::with_log(id, config, now, UNIX_EPOCH + Duration::from_millis(created_ms), log)?;
-        let mut applied = 1;
-        for step in steps {
-            let entry = match step {
-                kept::Step::Input(entry) => entry,
-                kept::Step::Resumed(wall_ms) => {
-                    table.resume(at(wall_ms), kept::KeptInputs::wall(wall_ms));
-                    continue;
-                }
-            };
-            if entry.n != applied as u64 || entry.at_ms < created_ms || !table.apply_input(entry, at) {
-                break;
-            }
-            applied += 1;
-        }
-        table.pending.clear();
-        table.journaled = applied as u64;
-        Ok((table, applied))
-    }
-
-    /// One input of a replay, at its time: whether it applied.
-    fn apply_input(&mut self, entry: JournalEntry, at: impl Fn(u64) -> Instant) -> bool {
-        let when = at(entry.at_ms);
-        match entry.input {
-            Input::Created { .. } => false,
-            Input::Joined { seat, name, token, key } => {
-                self.seat_player(&name, Some(seat), token, key, when).is_ok()
-            }
-            Input::Left { seat } => self.leave(seat, when).is_ok(),
-            Input::Acted { seat, action, comment } => {
-                self.act_commented(seat, action, comment, None, when).is_ok()
-            }
-            Input::Rekeyed { seat, token } => self.rekey(seat, token, when).is_ok(),
-            Input::TimedOut => match self.turn {
-                Some(t) => self.on_deadline(t.id, when).is_some(),
-                None => false,
-            },
-        }
+        replay::rebuild(id, entries.into_iter().map(kept::Step::Input), now, log::Log::default())
     }
 
     /// The events after seq `after`, at most `max`: from the log when it holds them,
@@ -403,7 +312,7 @@ impl Table {
         if self.finished_at.is_some() {
             self.finished_at = Some(now.checked_sub(age).unwrap_or(now));
         }
-        self.turn = None;
+        self.timing.clear();
         // The seat to move gets its turn afresh, but the events keep the deadlines they
         // were recorded with: a table's events are the same bytes before and after a
         // restart (GetTable has the turn's new deadline).
@@ -548,14 +457,7 @@ impl Table {
 
     /// What listings show of the table now.
     pub fn listing(&self) -> Listing {
-        Listing {
-            status: self.status(),
-            occupied: self.slots.iter().filter(|s| s.token.is_some()).count() as u32,
-            deals_played: self.deals_played() as u32,
-            players: self.names(),
-            scores: self.game.standings().iter().map(|s| s.seeger_fabian).collect(),
-            finished_ms: self.finished_ms.unwrap_or(0),
-        }
+        Listing::of(self)
     }
 
     /// Notes that listings now show [`Table::listing`] (the journal wrote its row).
@@ -567,15 +469,6 @@ impl Table {
     /// compared in place, since the journal asks after every change and most change no
     /// listing.
     pub fn listed_is_current(&self) -> bool {
-        let Some(l) = &self.listed else { return false };
-        let standings = self.game.standings();
-        l.status == self.status()
-            && l.occupied as usize == self.slots.iter().filter(|s| s.token.is_some()).count()
-            && l.deals_played as usize == self.deals_played()
-            && l.finished_ms == self.finished_ms.unwrap_or(0)
-            && l.players.len() == self.slots.len()
-            && l.players.iter().zip(&self.slots).all(|(p, s)| *p == s.name)
-            && l.scores.len() == standings.len()
-            && l.scores.iter().zip(standings).all(|(a, s)| *a == s.seeger_fabian)
+        self.listed.as_ref().is_some_and(|l| l.shows(self))
     }
 }

@@ -24,7 +24,7 @@ use tokio::sync::oneshot;
 use super::clock::{Clock, Deadline};
 use super::error::ChangeError;
 use super::published::{Changed, PublishedSeq, Registered};
-use super::{Table, TableId};
+use super::{Table, TableId, Tasks};
 use crate::Metrics;
 
 /// Where a table's changes are made durable before they are answered and published.
@@ -260,6 +260,8 @@ pub struct Tables {
     /// Their clock, started with the first table (which brings the journal it submits
     /// forfeits to; a server has one).
     clock: OnceLock<Arc<Clock<TableHandle>>>,
+    /// The server's tasks: the clock's and each forfeit's.
+    tasks: Tasks,
 }
 
 impl Drop for Tables {
@@ -271,6 +273,11 @@ impl Drop for Tables {
 }
 
 impl Tables {
+    /// No tables yet; their clock and forfeits will be `tasks`'.
+    pub fn new(tasks: Tasks) -> Tables {
+        Tables { map: RwLock::default(), clock: OnceLock::new(), tasks }
+    }
+
     /// Adds a table unless `max` tables exist already, and puts it on the clock; `guard` is
     /// held as long as the table (the creating client's permit).
     pub fn insert(
@@ -288,8 +295,9 @@ impl Tables {
         let deals = table.deals_played();
         let clock = self.clock.get_or_init(|| {
             let (metrics, journal) = (metrics.clone(), journal.clone());
-            Clock::start(move |table, turn| {
-                tokio::spawn(forfeit(table, turn, metrics.clone(), journal.clone()));
+            let tasks = self.tasks.clone();
+            Clock::start(&self.tasks, move |table, turn| {
+                tasks.spawn(forfeit(table, turn, metrics.clone(), journal.clone()));
             })
         });
         let handle = Arc::new(TableHandle::new(table, guard, Some(clock)));

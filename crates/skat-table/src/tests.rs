@@ -108,7 +108,7 @@ fn deal_clocks_and_forfeits_with_a_fake_clock() {
     let mut t = table(t0);
     t.config.deal_ms = 10_000;
     t.config.action_ms = 8_000;
-    t.clocks = vec![Duration::from_millis(10_000); 3];
+    t.timing.clocks = vec![Duration::from_millis(10_000); 3];
     for i in 0..3 {
         t.join("p", None, "", TokenHash::of(&format!("p{i}")), t0).unwrap();
     }
@@ -134,7 +134,7 @@ fn deal_clocks_and_forfeits_with_a_fake_clock() {
         matches!(record.outcome, skat_engine::Outcome::Penalty(p) if t.game.seats_of(0)[p.offender.index()] == second)
     );
     // The next deal starts with full clocks.
-    assert!(t.clocks.iter().all(|c| *c == Duration::from_millis(10_000)));
+    assert!(t.timing.clocks.iter().all(|c| *c == Duration::from_millis(10_000)));
 }
 
 /// Plays a table at changing times with joins, a leave, time-outs and random
@@ -195,9 +195,9 @@ fn a_replayed_journal_rebuilds_the_table_event_for_event() {
                 format!("{:?}", (b.time_ms, &b.event, &b.turn))
             );
         }
-        assert_eq!(r.records(true, "s"), t.records(true, "s"));
-        assert_eq!(r.records(false, "s"), t.records(false, "s"));
-        assert_eq!(r.clocks, t.clocks);
+        assert_eq!(r.records().all(true, "s"), t.records().all(true, "s"));
+        assert_eq!(r.records().all(false, "s"), t.records().all(false, "s"));
+        assert_eq!(r.timing.clocks, t.timing.clocks);
         assert_eq!(r.seat_of_token("back"), t.seat_of_token("back"));
         assert_eq!(r.finished_ms(), t.finished_ms());
         // A journal cut short, or with an entry that does not apply, replays its prefix.
@@ -219,7 +219,7 @@ fn resume_restarts_the_pending_turn_without_charging_the_downtime() {
     let mut t = table(t0);
     t.config.deal_ms = 10_000;
     t.config.action_ms = 8_000;
-    t.clocks = vec![Duration::from_millis(10_000); 3];
+    t.timing.clocks = vec![Duration::from_millis(10_000); 3];
     let mut journal = t.take_inputs();
     journal[0].input = Input::Created { config: t.config.clone() };
     for i in 0..3 {
@@ -234,7 +234,11 @@ fn resume_restarts_the_pending_turn_without_charging_the_downtime() {
     r.resume(later, UNIX_EPOCH + Duration::from_secs(1_800_003_600));
     let (_, deadline) = r.next_deadline().unwrap();
     assert_eq!(deadline, later + Duration::from_millis(8_000), "a full action limit from the restart");
-    assert_eq!(r.clocks[usize::from(first)], Duration::from_millis(3_000), "time spent before stays spent");
+    assert_eq!(
+        r.timing.clocks[usize::from(first)],
+        Duration::from_millis(3_000),
+        "time spent before stays spent"
+    );
 }
 
 #[test]

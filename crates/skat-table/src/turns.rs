@@ -4,10 +4,7 @@
 //! |---|---|
 //! | an action decided on an older `seq` is refused (STALE_SEQ) | a bot never acts on a state that has moved on |
 //! | each turn has an id; a timer may act only for the turn it was armed for | a late timer never forfeits a newer turn |
-//! | the deadline is the smaller of the action limit and what is left of the seat's deal clock | both time controls hold |
-//! | an open seat forfeits at once when no clock runs | a list with an empty seat still ends |
-//! | clocks refill when a new deal starts | the deal clock is per deal |
-//! | a turn that begins within `between_deals_ms` of a deal's end starts its limit and clock when that pause is over | a person reads the deal's end first; a bot acts at once anyway, so bots are not slowed |
+//! | the turn's time and the deal clocks are [`super::timing`]'s | one type holds what a turn was given |
 //! | after every change the last event notes who must act, what others may do out of turn, the turn's deadline and the deal clock left | a stream reader can act on the event alone, and knows its time |
 
 use std::time::{Duration, Instant};
@@ -16,7 +13,8 @@ use skat_engine::matches::Seat;
 use skat_engine::{Action, ForfeitReason, GameEvent};
 
 use super::records::Comment;
-use super::{Input, OutOfTurn, Table, TableError, TableEvent, Turn, unix_ms};
+use super::timing::Moment;
+use super::{Input, OutOfTurn, Table, TableError, TableEvent, unix_ms};
 
 impl Table {
     /// Notes on the last event who must act next and what it may do.
@@ -118,64 +116,21 @@ impl Table {
     pub(super) fn settle_turn(&mut self, now: Instant, actor: Option<Seat>) {
         self.mark_turn();
         let to_move = if self.started { self.game.seat_to_move() } else { None };
-        let deal = self.game.deal_number();
-        let now_ms = unix_ms(self.wall(now));
-        if let Some(t) = self.turn {
-            if Some(t.seat) == to_move && t.deal == deal && actor != Some(t.seat) {
-                // Someone else resigned or joined: the turn runs on.
-                return;
-            }
-            if t.deal == self.clock_deal && self.config.deal_ms > 0 {
-                let clock = &mut self.clocks[usize::from(t.seat)];
-                *clock = clock.saturating_sub(Duration::from_millis(now_ms.saturating_sub(t.started_ms)));
-            }
-        }
-        if deal != self.clock_deal {
-            self.clocks.fill(Duration::from_millis(self.config.deal_ms));
-            self.clock_deal = deal;
-        }
-        // Within the pause after a deal no time runs: the turn's time starts at its end.
-        // (None without a pause: times passed in need not rise, and nothing may change then.)
-        let resume_ms = match self.deal_end_times.last() {
-            Some(ended) if self.config.between_deals_ms > 0 => {
-                unix_ms(*ended).saturating_add(self.config.between_deals_ms)
-            }
-            _ => 0,
+        let moment = Moment {
+            to_move: to_move.map(|s| (s, self.slots[usize::from(s)].token.is_none())),
+            deal: self.game.deal_number(),
+            actor,
+            now,
+            now_ms: unix_ms(self.wall(now)),
+            last_deal_end_ms: self.deal_end_times.last().map(|t| unix_ms(*t)),
         };
-        let paused = Duration::from_millis(resume_ms.saturating_sub(now_ms));
-        self.turn = to_move.map(|seat| {
-            self.turn_ids += 1;
-            let mut limit: Option<Duration> = None;
-            let mut tighten = |d: Duration| limit = Some(limit.map_or(d, |l| l.min(d)));
-            if self.config.action_ms > 0 {
-                tighten(Duration::from_millis(self.config.action_ms));
-            }
-            if self.config.deal_ms > 0 {
-                tighten(self.clocks[usize::from(seat)]);
-            }
-            if self.slots[usize::from(seat)].token.is_none() {
-                // An open seat forfeits at once when there is no clock to wait for.
-                tighten(Duration::from_millis(self.config.action_ms));
-            }
-            Turn {
-                id: self.turn_ids,
-                seat,
-                deal,
-                started_ms: now_ms.max(resume_ms),
-                limit_ms: limit.map(|l| l.as_millis() as u64),
-                deadline: limit.and_then(|l| now.checked_add(paused + l)),
-            }
-        });
+        self.timing.settle(&self.config, moment);
     }
 
     /// Notes on the last event the turn's deadline and the deal clock its seat had when
     /// the turn began: both follow from journaled times, so a replay writes the same.
     fn mark_deadline(&mut self) {
-        let noted = self.turn.map_or((0, 0), |t| {
-            let clock =
-                if self.config.deal_ms > 0 { self.clocks[usize::from(t.seat)].as_millis() as u64 } else { 0 };
-            (t.limit_ms.map_or(0, |l| t.started_ms + l), clock)
-        });
+        let noted = self.timing.noted(&self.config);
         if let Some(last) = self.log.last_mut() {
             last.deadline = noted;
         }
@@ -183,13 +138,13 @@ impl Table {
 
     /// The turn that will time out next: its id and deadline.
     pub fn next_deadline(&self) -> Option<(u64, Instant)> {
-        self.turn.and_then(|t| t.deadline.map(|d| (t.id, d)))
+        self.timing.next_deadline()
     }
 
     /// Called when the deadline of turn `turn_id` passes: if that turn is still open, the
     /// seat forfeits the deal (ISS `TI`; `LE` for an open seat). Returns the new seq.
     pub fn on_deadline(&mut self, turn_id: u64, now: Instant) -> Option<u64> {
-        let turn = self.turn.filter(|t| t.id == turn_id)?;
+        let turn = self.timing.turn().filter(|t| t.id == turn_id)?;
         let reason = if self.slots[usize::from(turn.seat)].token.is_none() {
             ForfeitReason::Left
         } else {
@@ -207,21 +162,13 @@ impl Table {
     /// What is left on `seat`'s deal clock at `now` (zero with no deal clock): the time
     /// the seat to move has spent on its turn so far is already taken off.
     pub fn clock_left(&self, seat: usize, now: Instant) -> Duration {
-        if self.config.deal_ms == 0 {
-            return Duration::ZERO;
-        }
-        let mut left = self.clocks.get(seat).copied().unwrap_or_default();
-        if let Some(t) = self.turn.filter(|t| usize::from(t.seat) == seat && t.deal == self.clock_deal) {
-            let spent = unix_ms(self.wall(now)).saturating_sub(t.started_ms);
-            left = left.saturating_sub(Duration::from_millis(spent));
-        }
-        left
+        self.timing.left(&self.config, seat, unix_ms(self.wall(now)))
     }
 
     /// When the seat to move loses the deal by time-out, in Unix milliseconds (0: no
     /// deadline).
     pub fn deadline_unix_ms(&self, now: Instant) -> u64 {
-        self.turn.and_then(|t| t.deadline).map_or(0, |d| {
+        self.timing.turn().and_then(|t| t.deadline).map_or(0, |d| {
             let left = d.saturating_duration_since(now);
             unix_ms(self.wall(now) + left)
         })

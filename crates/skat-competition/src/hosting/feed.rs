@@ -65,7 +65,7 @@ impl HostedSeat {
 
 /// One account followed by the feed: its lobby's forwarder.
 struct Followed {
-    task: JoinHandle<()>,
+    task: JoinHandle<Option<()>>,
 }
 
 impl Drop for Followed {
@@ -92,7 +92,7 @@ impl Hosting {
         let (rx, watch) = self.runners.open(&name, |k| places.runner_of(k).as_deref() == Some(name.as_str()));
         tracing::info!(runner = %name, cpu_millis = capacity.millis, memory_mib = capacity.mib, "runner feed opened");
         let me = Arc::clone(self);
-        tokio::spawn(async move {
+        self.tasks.spawn(async move {
             watch.closed().await;
             if me.runners.closed(&name) {
                 me.competitions.places().runner_left(&name);
@@ -103,10 +103,10 @@ impl Hosting {
     }
 
     /// Follows the hosted accounts and hands their seats out until `stopped` turns true.
-    pub fn start(self: &Arc<Self>, mut stopped: watch::Receiver<bool>) -> Option<JoinHandle<()>> {
+    pub fn start(self: &Arc<Self>, mut stopped: watch::Receiver<bool>) -> Option<JoinHandle<Option<()>>> {
         self.config.hosting.runner_token.as_ref()?;
         let me = Arc::clone(self);
-        Some(tokio::spawn(async move {
+        Some(self.tasks.spawn(async move {
             let mut followed: HashMap<AccountId, Followed> = HashMap::new();
             loop {
                 me.follow_hosted(&mut followed).await;
@@ -170,7 +170,7 @@ impl Hosting {
                 .await
             {
                 Ok(lobby) => {
-                    let task = tokio::spawn(Arc::clone(self).forward(account.clone(), lobby));
+                    let task = self.tasks.spawn(Arc::clone(self).forward(account.clone(), lobby));
                     followed.insert(account.account_id.clone(), Followed { task });
                 }
                 Err(e) => {

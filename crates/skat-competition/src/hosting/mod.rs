@@ -42,8 +42,8 @@ use skat_store::Store;
 use skat_store::accounts::Account;
 use skat_store::hosting::{Pin, SandboxFilter, StoredSandbox, StoredVersion, VersionState};
 use skat_store::tables::unix_ms_now;
-use skat_table::Tables;
 use skat_table::secret::same_token;
+use skat_table::{Tables, Tasks};
 
 /// Output kept per sandbox, in bytes (the oldest is dropped).
 pub const MAX_LOG_BYTES: usize = 1024 * 1024;
@@ -57,6 +57,8 @@ pub struct Hosting {
     /// The tables, to hand a seat out when its table is about to play.
     tables: Arc<Tables>,
     metrics: Metrics,
+    /// The server's tasks: the feed's, each runner's, each lobby forwarded.
+    tasks: Tasks,
     /// The runners following the feed, and the seats handed to them.
     runners: runners::Runners,
     /// Versions changed: the feed looks at the hosted accounts again at once.
@@ -71,6 +73,7 @@ impl Hosting {
         competitions: Arc<Competitions>,
         tables: Arc<Tables>,
         metrics: Metrics,
+        tasks: Tasks,
     ) -> Arc<Hosting> {
         Arc::new(Hosting {
             journal,
@@ -78,6 +81,7 @@ impl Hosting {
             competitions,
             tables,
             metrics,
+            tasks,
             runners: runners::Runners::default(),
             changed: Notify::new(),
         })

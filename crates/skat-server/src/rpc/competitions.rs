@@ -171,7 +171,7 @@ pub(crate) async fn lobby(s: &SkatServer, request: Request<pb::LobbyRequest>) ->
     let (tx, rx) = tokio::sync::mpsc::channel(16);
     let mut shutdown = s.shutdown.clone();
     let seen = s.competitions.operators.seen(&account);
-    tokio::spawn(async move {
+    s.tasks.spawn(async move {
         let _permit = permit;
         // Notes when the lobby closed (last seen), however the task ends.
         let _seen = seen;

@@ -310,6 +310,7 @@ impl HostingService for HostingApi {
         let mut shutdown = self.server.shutdown.clone();
         let sandboxes = Arc::clone(&self.sandboxes);
         let stream = async_stream_of(
+            &self.server.tasks,
             async move |tx: tokio::sync::mpsc::Sender<Result<pb::RunnerFeedResponse, Status>>| {
                 loop {
                     let seat = tokio::select! {
@@ -354,6 +355,7 @@ impl HostingService for HostingApi {
         let path = self.hosting().archive_path(&digest).ok_or_else(missing)?;
         let mut file = tokio::fs::File::open(&path).await.map_err(|_| missing())?;
         let stream = async_stream_of(
+            &self.server.tasks,
             async move |tx: tokio::sync::mpsc::Sender<Result<pb::FetchBotImageResponse, Status>>| {
                 let mut buf = vec![0u8; FETCH_CHUNK];
                 loop {
@@ -474,13 +476,13 @@ fn hosted_seat(
 }
 
 /// A stream fed by a task: the task ends when the client goes (the channel closes).
-fn async_stream_of<T, F, Fut>(task: F) -> Boxed<T>
+fn async_stream_of<T, F, Fut>(tasks: &skat_table::Tasks, task: F) -> Boxed<T>
 where
     T: Send + 'static,
     F: FnOnce(tokio::sync::mpsc::Sender<Result<T, Status>>) -> Fut,
     Fut: std::future::Future<Output = ()> + Send + 'static,
 {
     let (tx, rx) = tokio::sync::mpsc::channel(16);
-    tokio::spawn(task(tx));
+    tasks.spawn(task(tx));
     Box::pin(tokio_stream::wrappers::ReceiverStream::new(rx).map(|x| x))
 }

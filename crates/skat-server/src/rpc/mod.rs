@@ -51,6 +51,7 @@ pub(crate) mod refusal;
 pub(crate) mod sandbox;
 pub(crate) mod server_info;
 pub(crate) mod service;
+pub(crate) use service::Floors;
 pub(crate) mod stall;
 pub(crate) mod tables;
 pub(crate) mod tls;
@@ -74,9 +75,6 @@ use tokio::task::JoinHandle;
 use crate::config::ServerConfig;
 use crate::metrics::Metrics;
 use service::SkatServer;
-use skat_competition::Competitions;
-use skat_journal::Journal;
-use skat_table::Tables;
 
 /// HTTP/2's limit of concurrent streams on one connection: room for every stream the
 /// server lets a connection carry and every request in flight beside them. A client that
@@ -96,10 +94,7 @@ const HOSTING_MESSAGE_BYTES: usize = 2 * 1024 * 1024;
 pub(crate) struct Parts {
     pub(crate) config: Arc<ServerConfig>,
     pub(crate) metrics: Metrics,
-    pub(crate) tables: Arc<Tables>,
-    pub(crate) journal: Journal,
-    pub(crate) competitions: Arc<Competitions>,
-    pub(crate) hosting: Arc<skat_competition::hosting::Hosting>,
+    pub(crate) floors: service::Floors,
     /// Set to true after the drain: streams end, the server stops.
     pub(crate) stop: signal::Sender<bool>,
     /// Turns true if the journal failed (the server then stops by itself).
@@ -120,7 +115,8 @@ pub(crate) async fn serve(
     parts: Parts,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<Serving> {
-    let Parts { config, metrics, tables, journal, competitions, hosting, stop, failed } = parts;
+    let Parts { config, metrics, floors, stop, failed } = parts;
+
     let (health_reporter, health_service) = tonic_health::server::health_reporter();
     health_reporter.set_serving::<SkatServiceServer<SkatServer>>().await;
     // For liveness probes: stays SERVING while the server drains, so that a pod that is
@@ -130,15 +126,7 @@ pub(crate) async fn serve(
     let reflection_v1alpha = reflection().build_v1alpha().map_err(std::io::Error::other)?;
 
     let stopped = stop.subscribe();
-    let service = SkatServer::new(
-        tables,
-        Arc::clone(&config),
-        metrics.clone(),
-        stopped.clone(),
-        journal,
-        competitions,
-        hosting,
-    );
+    let service = SkatServer::new(floors, Arc::clone(&config), metrics.clone(), stopped.clone());
     let clients = Arc::clone(&service.clients);
     // Requests are small, so the limit applies to them; responses are built by the
     // server from bounded tables.

@@ -68,6 +68,7 @@ pub(crate) fn events_of(t: &Table, entries: &[LogEntry], first: u64, viewer: Opt
                     // The comments on a deal's actions come out with its end, to everybody.
                     if let pb::event::Kind::DealEnded(d) = &mut kind {
                         d.comments = t
+                            .records()
                             .comments_of(d.deal)
                             .map(|c| pb::MoveComment {
                                 move_index: c.index,

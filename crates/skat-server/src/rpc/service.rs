@@ -21,7 +21,7 @@ use crate::metrics::Metrics;
 use skat_competition::Competitions;
 use skat_competition::hosting::Hosting;
 use skat_journal::{Journal, recovery};
-use skat_table::{TableHandle, TableId, Tables};
+use skat_table::{TableHandle, TableId, Tables, Tasks};
 
 /// The service state shared by all requests.
 #[derive(Debug, Clone)]
@@ -37,6 +37,19 @@ pub(crate) struct SkatServer {
     pub(crate) hosting: Arc<Hosting>,
     /// Ends the WatchTable streams whose readers stalled, and all of them on shutdown.
     pub(crate) watchdog: Arc<Watchdog>,
+    /// The server's tasks: every task the wire spawns is one of them.
+    pub(crate) tasks: Tasks,
+}
+
+/// What the floors below the wire hand it: the tables, the journal, the competitions,
+/// hosting, and the tasks every floor spawns into.
+#[derive(Debug)]
+pub(crate) struct Floors {
+    pub(crate) tables: Arc<Tables>,
+    pub(crate) journal: Journal,
+    pub(crate) competitions: Arc<Competitions>,
+    pub(crate) hosting: Arc<Hosting>,
+    pub(crate) tasks: Tasks,
 }
 
 /// The trailer that carries the address of the replica owning a table.
@@ -63,18 +76,17 @@ pub(crate) fn parse_id(id: &str) -> Result<TableId, Status> {
 impl SkatServer {
     /// A service over `tables`.
     pub(crate) fn new(
-        tables: Arc<Tables>,
+        floors: Floors,
         config: Arc<ServerConfig>,
         metrics: Metrics,
         shutdown: watch::Receiver<bool>,
-        journal: Journal,
-        competitions: Arc<Competitions>,
-        hosting: Arc<Hosting>,
     ) -> Self {
-        let analyst = Analyst::start(config.analysis, journal.store().cloned(), shutdown.clone());
-        let watchdog = Watchdog::start(config.stream_stall_timeout, shutdown.clone());
+        let Floors { tables, journal, competitions, hosting, tasks } = floors;
+        let analyst = Analyst::start(config.analysis, journal.store().cloned(), shutdown.clone(), &tasks);
+        let watchdog = Watchdog::start(config.stream_stall_timeout, shutdown.clone(), &tasks);
         SkatServer {
             tables,
+            tasks,
             clients: Arc::new(Clients::default()),
             analyst,
             config,

@@ -15,6 +15,7 @@
 //! | on shutdown every stream is ended (UNAVAILABLE with `after_seq`), its slots given back and its table's watchers woken | a stream waiting for its table ends at once; one waiting for its reader ends when read, and the server closes its connection after `--shutdown-grace` |
 //! | the task sweeps every quarter of the stall timeout (10 ms to 1 s) and holds weak references, pruned each sweep | a stall is found within the timeout and a half sweep; a stream that ends is forgotten within one sweep, so the list is bounded by the streams open (`--max-streams-per-client` and the tables' slots) |
 
+use skat_table::Tasks;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
@@ -152,12 +153,16 @@ pub(crate) struct Watchdog {
 impl Watchdog {
     /// The watchdog and its task, which ends with the server's shutdown (or when the
     /// watchdog is dropped).
-    pub(crate) fn start(stall: Duration, mut shutdown: watch::Receiver<bool>) -> Arc<Watchdog> {
+    pub(crate) fn start(
+        stall: Duration,
+        mut shutdown: watch::Receiver<bool>,
+        tasks: &Tasks,
+    ) -> Arc<Watchdog> {
         let dog =
             Arc::new(Watchdog { stall, entries: Mutex::default(), shutting_down: AtomicBool::new(false) });
         let weak = Arc::downgrade(&dog);
         let every = (stall / 4).clamp(Duration::from_millis(10), Duration::from_secs(1));
-        tokio::spawn(async move {
+        tasks.spawn(async move {
             let mut tick = tokio::time::interval(every);
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {

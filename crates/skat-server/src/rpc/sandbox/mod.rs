@@ -47,6 +47,8 @@ pub(crate) struct Sandboxes {
     doors: Arc<Doors>,
     /// Connections through doors' sockets, for the one server behind them all.
     arriving: mpsc::Sender<std::io::Result<DoorStream>>,
+    /// The server's tasks: each door's accepting task is one.
+    tasks: skat_table::Tasks,
 }
 
 /// The service a door's connections reach: the game service with a door's limits (its
@@ -105,7 +107,7 @@ impl Sandboxes {
         if let Some((listener, tls)) = port {
             tasks.push(serve_port(&inner, &doors, listener, tls, stopped.clone()));
         }
-        let me = Arc::new(Sandboxes { doors, arriving });
+        let me = Arc::new(Sandboxes { doors, arriving, tasks: server.tasks.clone() });
         tasks.push(tokio::spawn(Arc::clone(&me).sweep(server.clone(), stopped)));
         Ok((me, tasks))
     }
@@ -126,7 +128,7 @@ impl Sandboxes {
         }
         let pass = door.pass();
         tracing::info!(table = %pass.table_id, seat = pass.seat, bot = %pass.bot_name, "sandbox door opened");
-        tokio::spawn(accept(listener, door, self.arriving.clone()));
+        self.tasks.spawn(accept(listener, door, self.arriving.clone()));
         Ok(Some(path))
     }
 

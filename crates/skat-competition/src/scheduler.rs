@@ -54,9 +54,18 @@ pub struct Running {
     wake: Notify,
     /// Hosted tournaments' tables due and waiting for places, by tournament.
     waiting: Mutex<HashMap<TournamentId, u32>>,
+    /// Held while a scheduler seats tables and while the operator pauses or cancels: a
+    /// pause answered OK is never followed by a table seated here (the scheduler reads
+    /// the status again under it).
+    seating: tokio::sync::Mutex<()>,
 }
 
 impl Running {
+    /// Held by a change that must not cross a seating (a pause, a cancellation).
+    pub async fn hold_seating(&self) -> tokio::sync::MutexGuard<'_, ()> {
+        self.seating.lock().await
+    }
+
     /// Wakes every scheduler of this process for a pass.
     pub fn wake(&self) {
         self.wake.notify_waiters();
@@ -371,6 +380,23 @@ impl Scheduler {
         admitted: Vec<(usize, skat_table::TableId)>,
         entrants: &Entrants,
     ) -> Result<(), StoreError> {
+        if admitted.is_empty() {
+            return Ok(());
+        }
+        // Under the seating lock, the status once more: a pause or a cancellation that
+        // came after the pass read it holds (it waits for a seating already begun).
+        let _seating = self.ctx.schedulers.hold_seating().await;
+        let held = match store.tournaments.tournament_state(id).await? {
+            Some((status, _)) => status == TournamentStatus::Paused || status.is_over(),
+            None => true,
+        };
+        if held {
+            // The places a hosted table was admitted with go back.
+            for (_, table) in &admitted {
+                self.ctx.places.release_table(table);
+            }
+            return Ok(());
+        }
         let seated = self.seat_tables(t, plan, admitted, &entrants.names).await;
         let marks: Vec<(u64, String)> = seated.iter().map(|(i, tid)| (plan[*i].index, tid.clone())).collect();
         store.tournaments.mark_playing(id, &marks).await?;

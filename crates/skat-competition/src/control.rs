@@ -132,9 +132,9 @@ impl Operators {
                 after.trim_start_matches("starts ")
             ));
         }
+        let _seating = self.ctx.schedulers.hold_seating().await;
         match action {
             Some(TournamentAction::Cancel) => {
-                let _seating = self.ctx.schedulers.hold_seating().await;
                 if !store.tournaments.cancel_tournament(&tid, unix_ms(SystemTime::now())).await? {
                     return Err(refuse("it is over"));
                 }
@@ -150,7 +150,6 @@ impl Operators {
                 });
             }
             Some(a @ (TournamentAction::Pause | TournamentAction::Resume)) => {
-                let _seating = self.ctx.schedulers.hold_seating().await;
                 if !store.tournaments.set_paused(&tid, a == TournamentAction::Pause).await? {
                     return Err(refuse("it is over"));
                 }

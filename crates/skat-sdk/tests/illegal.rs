@@ -4,9 +4,6 @@
 
 mod common;
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
-
 use skat_engine::{Bid, Card, Contract};
 use skat_proto::pb;
 use skat_sdk::client::connect;
@@ -39,25 +36,10 @@ impl Bot for EighteenForever {
     }
 }
 
-/// The log lines written while playing, as text.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn illegal_bids_are_logged_and_replaced_and_the_seat_plays_on() {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt().with_ansi(false).with_writer(move || writer.clone()).finish();
+    let captured = skat_testkit::CapturedLog::default();
+    let subscriber = tracing_subscriber::fmt().with_ansi(false).with_writer(captured.writer()).finish();
     // Global: the seats play on the runtime's other threads (the only subscriber set in
     // this test binary).
     tracing::subscriber::set_global_default(subscriber).unwrap();
@@ -78,7 +60,7 @@ async fn illegal_bids_are_logged_and_replaced_and_the_seat_plays_on() {
             finished.standings
         );
     }
-    let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let log = captured.text();
     // (The other test of this binary logs its stops here too.)
     let line = log
         .lines()

@@ -3,32 +3,15 @@
 
 mod common;
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
-
 use common::*;
-
-#[derive(Clone, Default)]
-struct Capture(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Capture {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_log_line_names_a_card() {
-    let capture = Capture::default();
-    let writer = capture.clone();
+    let capture = skat_testkit::CapturedLog::default();
     tracing_subscriber::fmt()
         .with_env_filter("debug,h2=info,hyper=info,tower=info,tonic=info")
         .with_ansi(false)
-        .with_writer(move || writer.clone())
+        .with_writer(capture.writer())
         .init();
     let server = TestServer::start(config()).await;
     let mut client = server.client().await;
@@ -60,7 +43,7 @@ async fn no_log_line_names_a_card() {
             let _ = send(&mut client, &table, token, action, Some(own.seq)).await;
         }
     }
-    let text = String::from_utf8(capture.0.lock().unwrap().clone()).unwrap();
+    let text = capture.text();
     assert!(text.contains("accepted"), "debug logging was on: {}", &text[..text.len().min(500)]);
     assert!(text.contains("refused"), "refusals were logged");
     for line in text.lines() {

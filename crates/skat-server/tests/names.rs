@@ -7,9 +7,6 @@
 
 mod common;
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
-
 use common::*;
 use skat_proto::pb;
 use skat_proto::pb::ErrorReason as R;
@@ -157,28 +154,10 @@ async fn look_alikes_cannot_name_entrants_bots_tables_or_players() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-#[derive(Clone, Default)]
-struct Capture(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Capture {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn names_stored_before_their_keys_are_keyed_at_start_and_old_pairs_logged() {
-    let capture = Capture::default();
-    let writer = capture.clone();
-    tracing_subscriber::fmt()
-        .with_env_filter("warn")
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .init();
+    let capture = skat_testkit::CapturedLog::default();
+    tracing_subscriber::fmt().with_env_filter("warn").with_ansi(false).with_writer(capture.writer()).init();
     let dir = tempfile_dir();
     let mut s = server(&dir).await;
     let mut c = s.client().await;
@@ -209,7 +188,7 @@ async fn names_stored_before_their_keys_are_keyed_at_start_and_old_pairs_logged(
         let bot = c.get_bot(pb::GetBotRequest { name: name.into() }).await.unwrap().into_inner();
         assert_eq!(bot.bot.unwrap().name, name);
     }
-    let logged = String::from_utf8(capture.0.lock().unwrap().clone()).unwrap();
+    let logged = capture.text();
     assert!(logged.contains("looks like another's"), "{logged}");
     assert!(logged.contains(PAIRS[0].1) && logged.contains("HEAT"), "{logged}");
     // The names are keyed now: the Cyrillic look-alike and the small letters are refused.

@@ -8,15 +8,18 @@
 //! | ports known before a start | [`reserve_port`] (replicas that name each other) | the one case where the address must exist before the server: kept, and named for what it is |
 //! | the server's log | written to a file as it comes; printed when a test panics with the server alive, and readable with [`ServerProcess::log`] | a failure shows what the server saw |
 //! | teardown | on drop, whatever ends the test | nothing outlives its test |
+//! | what the test's process logs | [`CapturedLog`], a `tracing` writer kept in memory | tests that assert on log lines share one writer |
 //! | a PostgreSQL database | [`postgres_database`]: a fresh one on the test server, or the test is skipped | the durability tests run on both databases |
 //!
 //! The tests of the `skat` binary live in `skat-cli` (cargo gives a test the path of its
 //! own package's binaries only): they pass `env!("CARGO_BIN_EXE_skat")` to [`Serve::new`].
 
+pub mod log;
 pub mod process;
 
 use std::net::SocketAddr;
 
+pub use log::CapturedLog;
 pub use process::{Kill, Serve, ServerProcess, reserve_port};
 pub use skat_server::{RunningServer, ServerConfig};
 use tokio::sync::oneshot;

@@ -11,7 +11,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -28,8 +28,11 @@ test("Lighthouse: #/play and a live table: accessibility 100, performance 95 or 
   const { startFlow } = await import(pathToFileURL(entry).href);
   const data = mkdtempSync(path.join(os.tmpdir(), "skat-lighthouse-"));
   const [grpcPort, webPort] = [await freePort(), await freePort()];
+  // The server's log, shown when the player's turn does not come (what the house bots did).
+  const logPath = path.join(data, "server.log");
+  const serverLog = openSync(logPath, "w");
   const server = spawn(skat, ["serve", "--addr", `127.0.0.1:${grpcPort}`, "--web-addr", `127.0.0.1:${webPort}`,
-    "--metrics-addr", "off", "--admin-token", "op", "--data-dir", data, "--house-bots", "random,heuristic"], { stdio: "ignore" });
+    "--metrics-addr", "off", "--admin-token", "op", "--data-dir", data, "--house-bots", "random,heuristic"], { stdio: ["ignore", serverLog, serverLog] });
   const browser = await puppeteer.launch({ executablePath: chromium, headless: true, args: ["--no-sandbox", "--disable-gpu"] });
   const scores = {};
   const perf = {};
@@ -48,7 +51,11 @@ test("Lighthouse: #/play and a live table: accessibility 100, performance 95 or 
       // A table at the player's seat, waiting for its decision (bidding or a card).
       await page.click("#start");
       await page.waitForSelector("#my-seat");
-      await until(`the player's turn at ${width} px`, async () => (await page.$("#my-actions button:not([disabled]), #my-hand .card-button:not([disabled])")), 30000).catch(async (e) => { await page.screenshot({ path: path.join(shots, `fail-lighthouse-${width}.png`) }); throw e; });
+      await until(`the player's turn at ${width} px`, async () => (await page.$("#my-actions button:not([disabled]), #my-hand .card-button:not([disabled])")), 30000).catch(async (e) => {
+        await page.screenshot({ path: path.join(shots, `fail-lighthouse-${width}.png`) });
+        console.log(`# the server's log:\n${readFileSync(logPath, "utf8").split("\n").slice(-80).join("\n")}`);
+        throw e;
+      });
       scores[`table ${width}px`] = await audit(startFlow, page, `a live table at ${width} px`);
       // Loading the table at the player's seat: its seat link (#/sit/TABLE/TOKEN), which
       // Lighthouse's own tab takes and turns into the table.

@@ -41,7 +41,10 @@ impl Tasks {
     {
         let cancel = self.cancel.clone();
         self.tracker.spawn(async move {
+            // Biased: cancellation is looked at first, so work spawned after shutdown
+            // never starts, and a cancelled loop never takes one more turn.
             tokio::select! {
+                biased;
                 _ = cancel.cancelled() => None,
                 out = work => Some(out),
             }

@@ -73,7 +73,7 @@ pub use crate::secret::TokenHash;
 pub use error::{ChangeError, TableError};
 pub use id::TableId;
 pub use input::{Input, JournalEntry, TableConfig};
-pub use limits::{Metrics, NoMetrics, TableLimits, TableMetrics};
+pub use limits::{Metrics, TableLimits, TableMetrics};
 pub use listing::Listing;
 pub use registry::{Durability, Durable, TableHandle, Tables};
 pub use tasks::Tasks;

@@ -32,16 +32,5 @@ pub trait TableMetrics: std::fmt::Debug + Send + Sync + 'static {
     fn tables_held(&self, n: usize);
 }
 
-/// Metrics that count nothing: for tests and tools that hold tables without a server.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct NoMetrics;
-
-impl TableMetrics for NoMetrics {
-    fn timed_out(&self) {}
-    fn deals_finished(&self, _: u64) {}
-    fn watchers(&self, _: i64) {}
-    fn tables_held(&self, _: usize) {}
-}
-
 /// How table code holds the metrics: shared, behind the trait.
 pub type Metrics = Arc<dyn TableMetrics>;

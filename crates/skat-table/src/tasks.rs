@@ -7,7 +7,7 @@
 //!
 //! | rule | why |
 //! |---|---|
-//! | every task is spawned through [`Tasks::spawn`] (or [`Tasks::spawn_blocking`]) | a task nobody owns outlives the server: its loop runs for ever, holds the database and counts in nobody's metrics |
+//! | every task is spawned through [`Tasks::spawn`] | a task nobody owns outlives the server: its loop runs for ever, holds the database and counts in nobody's metrics |
 //! | a spawned task ends at its work's end or at cancellation, whichever comes first | loops need no stop signal of their own to end |
 //! | cancellation comes after serving ended and the journal's lease was given up | a change acknowledged during the drain still completes (forfeits, commits) |
 //! | waiting is bounded | a task stuck in blocking work cannot hold the process up; it is named in the log by count |
@@ -49,26 +49,6 @@ impl Tasks {
                 out = work => Some(out),
             }
         })
-    }
-
-    /// Runs blocking `work` on the blocking pool, owned here (it cannot be cancelled: it
-    /// must end by itself; shutdown waits for it within its bound).
-    pub fn spawn_blocking<F, T>(&self, work: F) -> JoinHandle<T>
-    where
-        F: FnOnce() -> T + Send + 'static,
-        T: Send + 'static,
-    {
-        self.tracker.spawn_blocking(work)
-    }
-
-    /// Resolves when shutdown has begun (for work that ends a loop cleanly itself).
-    pub async fn cancelled(&self) {
-        self.cancel.cancelled().await
-    }
-
-    /// Whether shutdown has begun.
-    pub fn is_cancelled(&self) -> bool {
-        self.cancel.is_cancelled()
     }
 
     /// Tasks running now.
